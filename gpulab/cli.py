@@ -1,0 +1,110 @@
+"""The ``gpulab`` command: opens the lab, or runs headless subcommands.
+
+``gpulab`` alone opens the desktop lab (``--panel``, ``--lang``, ``--theme``, ``--screenshot``).
+Headless: ``gpulab info``, ``gpulab list``, ``gpulab run NAME``, ``gpulab emulate``,
+``gpulab bench``. The engine never imports Qt; the desktop front end is imported only when
+the window is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from gpulab import __version__
+
+# Modules that add subcommands: each has register(subparsers) and sets args.func.
+COMMAND_MODULES = (
+    "gpulab.commands.info",
+    "gpulab.commands.experiments",
+    "gpulab.commands.bench",
+    "gpulab.simt.cli",
+)
+
+HEADLESS_HINT = (
+    "headless commands: 'gpulab info', 'gpulab list', 'gpulab run NAME --json -', "
+    "'gpulab emulate ...', 'gpulab bench ...'"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpulab",
+        description="A GPU teaching and sanity-check lab. With no command, opens the lab window.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpulab {__version__}")
+    gui = parser.add_argument_group("lab window")
+    gui.add_argument("--panel", help="panel to open first")
+    gui.add_argument("--lang", choices=("zh", "en"), help="language of the window")
+    gui.add_argument("--theme", choices=("light", "dark", "projector"), help="colour theme")
+    gui.add_argument("--screenshot", metavar="PATH",
+                     help="open the window, save a PNG of it once painted, and exit")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # a part not built yet; its command is simply absent
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return open_lab(args)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("gpulab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def has_display() -> bool:
+    """Whether a window can be shown (or Qt was told to draw offscreen)."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_lab(args: argparse.Namespace) -> int:
+    """Open the desktop lab (or take a screenshot of it)."""
+    if args.screenshot and not has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if not has_display():
+        print(f"gpulab: no display found (DISPLAY and WAYLAND_DISPLAY are unset); {HEADLESS_HINT}",
+              file=sys.stderr)
+        return 2
+    app = importlib.import_module("ui.app")
+    if args.panel and args.panel not in app.panel_names():
+        print(f"gpulab: no panel {args.panel!r} (panels: {', '.join(app.panel_names())})",
+              file=sys.stderr)
+        return 2
+    return int(app.run_gui(panel=args.panel, lang=args.lang, theme=args.theme,
+                           screenshot=args.screenshot))
+
+
+def write_json(data: Any, destination: str) -> None:
+    """Write JSON to a path, or to standard output for '-'."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    if destination == "-":
+        sys.stdout.write(text + "\n")
+    else:
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

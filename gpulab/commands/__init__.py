@@ -1,0 +1,1 @@
+"""Headless subcommands of the gpulab CLI."""

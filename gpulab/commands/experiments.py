@@ -1,0 +1,102 @@
+"""``gpulab list`` and ``gpulab run NAME``: experiments, headless."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Callable
+
+from gpulab import experiments
+from gpulab.experiments.base import Event, ExperimentError, PartialPoint, Progress
+from gpulab.results import Result
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    lister = subparsers.add_parser("list", help="list the experiments")
+    lister.set_defaults(func=run_list)
+    runner = subparsers.add_parser("run", help="run one experiment headless and print or save its result")
+    runner.add_argument("name", help="experiment name (see 'gpulab list')")
+    runner.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
+                        help="set a parameter; lists are comma-separated (sizes=1024,4096)")
+    runner.add_argument("--json", metavar="PATH", help="write the gpulab.result/1 document (- for stdout)")
+    runner.add_argument("--device", type=int, default=None, help="CUDA device index")
+    runner.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    runner.set_defaults(func=run_experiment)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    for name in experiments.names():
+        module = experiments.get(name)
+        print(f"{name:<16} {module.TITLE}")
+        for field_name, default in _defaults(module.Params).items():
+            print(f"{'':<18}{field_name} = {default}")
+    return 0
+
+
+def _defaults(params_type: type) -> dict[str, object]:
+    import dataclasses
+
+    return {f.name: getattr(params_type(), f.name) for f in dataclasses.fields(params_type)}
+
+
+def _parse_assignments(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ExperimentError(f"--set expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def run_experiment(args: argparse.Namespace) -> int:
+    try:
+        module = experiments.get(args.name)
+        params = experiments.params_from_strings(module.Params, _parse_assignments(args.assignments))
+    except ExperimentError as exc:
+        print(f"gpulab run: {exc}", file=sys.stderr)
+        return 2
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        ctx = experiments.Context(cancel_event=cancel, device_index=args.device)
+        result = experiments.drive(module.run(params, ctx), _printer(args.quiet), cancel)
+    except experiments.Cancelled:
+        print("gpulab run: cancelled", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an experiment failure is reported, not a traceback
+        print(f"gpulab run: {args.name} failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    _emit(result, args.json)
+    return 0
+
+
+def _printer(quiet: bool) -> Callable[[Event], None]:
+    def on_event(event: Event) -> None:
+        if quiet:
+            return
+        if isinstance(event, Progress) and event.message:
+            print(f"[{event.fraction:4.0%}] {event.message}", file=sys.stderr)
+        elif isinstance(event, PartialPoint):
+            p = event.point
+            print(f"       {event.series}: x={p.x:g} y={p.y:.4g}", file=sys.stderr)
+
+    return on_event
+
+
+def _emit(result: Result, destination: str | None) -> None:
+    if destination:
+        from gpulab.cli import write_json
+
+        write_json(result.to_json_dict(), destination)
+        return
+    for series in result.series:
+        print(f"{series.name} [{series.provenance.kind} on {series.provenance.device}]")
+        for p in series.points:
+            print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}")
+    for note in result.notes:
+        print(f"note: {note}")

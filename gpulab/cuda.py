@@ -1,0 +1,94 @@
+"""The thin CuPy layer: compiled kernels (memoized per device) and CUDA-event timing.
+
+Nothing here runs without a usable GPU; callers check :func:`gpu_available` first (or catch
+:class:`GpuUnavailable`). Times come from CUDA events after warm-up, never from wall clock
+around an asynchronous launch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from gpulab.devices import CudaStatus, probe_cuda
+
+DEFAULT_NVRTC_OPTIONS = ("-std=c++17",)
+
+
+class GpuUnavailable(RuntimeError):
+    """No usable CUDA device; the message says why."""
+
+
+class KernelCompileError(RuntimeError):
+    """NVRTC rejected a kernel; ``log`` holds the compiler's messages."""
+
+    def __init__(self, name: str, log: str) -> None:
+        super().__init__(f"{name} did not compile:\n{log}")
+        self.log = log
+
+
+@cache
+def cuda_status() -> CudaStatus:
+    """The CUDA probe, done once per process."""
+    return probe_cuda()
+
+
+def gpu_available() -> bool:
+    return cuda_status().available
+
+
+def require_cupy() -> Any:
+    """The cupy module, or GpuUnavailable explaining why there is no GPU."""
+    status = cuda_status()
+    if not status.available:
+        raise GpuUnavailable(status.reason)
+    import cupy
+
+    return cupy
+
+
+@cache
+def _compiled_module(device_index: int, source_hash: str, source: str, options: tuple[str, ...]) -> Any:
+    cupy = require_cupy()
+    with cupy.cuda.Device(device_index):
+        module = cupy.RawModule(code=source, options=options)
+        try:
+            module.compile()
+        except cupy.cuda.compiler.CompileException as exc:
+            raise KernelCompileError("kernel source", exc.get_message()) from None
+    return module
+
+
+def get_kernel(source: str, entry: str, device_index: int = 0,
+               options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> Any:
+    """A compiled ``cupy.RawKernel`` for ``entry``; modules are memoized per device and source."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    module = _compiled_module(device_index, digest, source, options)
+    return module.get_function(entry)
+
+
+def time_with_events(fn: Callable[[], Any], repeats: int = 10, warmup: int = 2) -> list[float]:
+    """Seconds per call of ``fn`` on the current stream, each from a pair of CUDA events."""
+    cupy = require_cupy()
+    for _ in range(warmup):
+        fn()
+    cupy.cuda.get_current_stream().synchronize()
+    times = []
+    for _ in range(repeats):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+    return times
+
+
+def device_name(device_index: int = 0) -> str:
+    status = cuda_status()
+    for dev in status.devices:
+        if dev.index == device_index:
+            return dev.name
+    return f"cuda:{device_index}"

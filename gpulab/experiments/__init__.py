@@ -1,0 +1,51 @@
+"""The experiment registry: one explicit table from name to module.
+
+Each module has ``TITLE``, ``DESCRIPTION``, a ``Params`` dataclass and ``run(params, ctx)``
+(see :mod:`gpulab.experiments.base`). Modules are imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from gpulab.experiments.base import (
+    Cancelled,
+    Context,
+    ExperimentError,
+    ParamError,
+    PartialPoint,
+    Progress,
+    drive,
+    params_from_strings,
+)
+
+REGISTRY: dict[str, str] = {
+    "vector-add": "gpulab.experiments.vector_add",
+}
+
+__all__ = [
+    "REGISTRY",
+    "Cancelled",
+    "Context",
+    "ExperimentError",
+    "ParamError",
+    "PartialPoint",
+    "Progress",
+    "drive",
+    "get",
+    "names",
+    "params_from_strings",
+]
+
+
+def names() -> list[str]:
+    """Registered experiment names, in registry order."""
+    return list(REGISTRY)
+
+
+def get(name: str) -> ModuleType:
+    """The module of experiment ``name``; ExperimentError names the known ones otherwise."""
+    if name not in REGISTRY:
+        raise ExperimentError(f"no experiment called {name!r} (known: {', '.join(REGISTRY)})")
+    return importlib.import_module(REGISTRY[name])

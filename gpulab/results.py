@@ -1,0 +1,300 @@
+"""Results with provenance, and their JSON form (schema ``gpulab.result/1``).
+
+Every series carries a :class:`Provenance`: ``measured`` (timed on real hardware in this run),
+``emulated`` (executed exactly by the SIMT emulator; no time is claimed), ``modelled``
+(computed from a spec sheet and a stated formula) or ``replayed`` (a saved report opened
+elsewhere). A point's ``spread`` is the interquartile range of its repeats, in y's units,
+or ``None`` when there was a single sample.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import socket
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+SCHEMA = "gpulab.result/1"
+PROVENANCE_KINDS = ("measured", "emulated", "modelled", "replayed")
+
+
+class ResultFormatError(ValueError):
+    """A result document is malformed or is not a gpulab result."""
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a series' numbers come from."""
+
+    kind: str
+    device: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in PROVENANCE_KINDS:
+            raise ValueError(
+                f"provenance kind must be one of {', '.join(PROVENANCE_KINDS)}, got {self.kind!r}"
+            )
+        object.__setattr__(self, "details", _frozen_mapping(self.details))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a series; ``extra`` holds per-point facts (repeats, raw samples, ...)."""
+
+    x: float
+    y: float
+    spread: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", _frozen_mapping(self.extra))
+
+
+@dataclass(frozen=True)
+class Series:
+    """A named curve with units and one provenance for all its points."""
+
+    name: str
+    provenance: Provenance
+    x_label: str
+    x_unit: str
+    y_label: str
+    y_unit: str
+    points: tuple[Point, ...] = ()
+
+    def with_point(self, point: Point) -> Series:
+        """A copy with one more point."""
+        return replace(self, points=(*self.points, point))
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one experiment run."""
+
+    experiment: str
+    params: Mapping[str, Any]
+    series: tuple[Series, ...]
+    notes: tuple[str, ...] = ()
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    host: Mapping[str, Any] = field(default_factory=lambda: host_summary())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", _frozen_mapping(self.params))
+        object.__setattr__(self, "host", _frozen_mapping(self.host))
+        object.__setattr__(self, "series", tuple(self.series))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    def get_series(self, name: str) -> Series | None:
+        """The series called ``name``, or None."""
+        return next((s for s in self.series if s.name == name), None)
+
+    def as_replayed(self) -> Result:
+        """This result as opened on another machine: every series becomes ``replayed``.
+
+        The original provenance kind stays in ``details['original_kind']``.
+        """
+        series = tuple(replace(s, provenance=_replayed(s.provenance)) for s in self.series)
+        return replace(self, series=series)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The ``gpulab.result/1`` document as plain Python data."""
+        return {
+            "schema": SCHEMA,
+            "experiment": self.experiment,
+            "params": _plain(self.params),
+            "created": self.created,
+            "host": _plain(self.host),
+            "series": [_series_to_dict(s) for s in self.series],
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The JSON text of :meth:`to_json_dict`."""
+        return json.dumps(self.to_json_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    def save(self, path: str | Path) -> None:
+        """Write the JSON document to ``path``."""
+        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+
+
+def _replayed(prov: Provenance) -> Provenance:
+    if prov.kind == "replayed":
+        return prov
+    return Provenance("replayed", prov.device, {**prov.details, "original_kind": prov.kind})
+
+
+def host_summary() -> dict[str, Any]:
+    """A small description of the machine a result was made on."""
+    import numpy
+
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Convert mapping proxies, tuples and numpy scalars to JSON-ready Python data."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalar
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _series_to_dict(s: Series) -> dict[str, Any]:
+    return {
+        "name": s.name,
+        "provenance": {
+            "kind": s.provenance.kind,
+            "device": s.provenance.device,
+            "details": _plain(s.provenance.details),
+        },
+        "x_label": s.x_label,
+        "x_unit": s.x_unit,
+        "y_label": s.y_label,
+        "y_unit": s.y_unit,
+        "points": [
+            {"x": _plain(p.x), "y": _plain(p.y), "spread": _plain(p.spread), "extra": _plain(p.extra)}
+            for p in s.points
+        ],
+    }
+
+
+# ---------------------------------------------------------------- loading
+
+
+def loads(text: str, source: str = "<string>") -> Result:
+    """Parse a ``gpulab.result/1`` JSON document; raise ResultFormatError naming the problem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultFormatError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    return from_json_dict(data, source)
+
+
+def load(path: str | Path) -> Result:
+    """Read a result file; raise ResultFormatError naming the file and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ResultFormatError(f"{path}: not a text file (is it a gpulab result?)") from None
+    except OSError as exc:
+        raise ResultFormatError(f"{path}: cannot be read ({exc.strerror})") from None
+    return loads(text, str(path))
+
+
+def from_json_dict(data: Any, source: str = "<data>") -> Result:
+    """Build a Result from parsed JSON data, validating every field."""
+    doc = _Reader(source)
+    doc.expect_type("", data, dict, "an object")
+    schema = data.get("schema")
+    if schema != SCHEMA:
+        if isinstance(schema, str) and schema.startswith("gpulab.result/"):
+            doc.fail("schema", f"version {schema!r} is not supported (this gpulab reads {SCHEMA})")
+        doc.fail("schema", f"expected {SCHEMA!r}, got {schema!r}: this is not a gpulab result")
+    series_data = doc.field(data, "", "series", list, "a list")
+    notes = doc.field(data, "", "notes", list, "a list")
+    for i, note in enumerate(notes):
+        doc.expect_type(f"notes[{i}]", note, str, "a string")
+    return Result(
+        experiment=doc.field(data, "", "experiment", str, "a string"),
+        params=doc.field(data, "", "params", dict, "an object"),
+        created=doc.field(data, "", "created", str, "a string"),
+        host=doc.field(data, "", "host", dict, "an object"),
+        series=tuple(doc.series(s, f"series[{i}]") for i, s in enumerate(series_data)),
+        notes=tuple(notes),
+    )
+
+
+class _Reader:
+    """Validation helpers that name the file and the JSON path of each problem."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, problem: str) -> None:
+        location = f"{self.source}: {where}" if where else self.source
+        raise ResultFormatError(f"{location}: {problem}")
+
+    def expect_type(self, where: str, value: Any, kind: type | tuple[type, ...], name: str) -> None:
+        ok = isinstance(value, kind) and not (kind in (int, float, (int, float)) and isinstance(value, bool))
+        if not ok:
+            self.fail(where or "document", f"expected {name}, got {type(value).__name__}")
+
+    def field(self, obj: dict[str, Any], where: str, key: str, kind: Any, name: str) -> Any:
+        path = f"{where}.{key}" if where else key
+        if key not in obj:
+            self.fail(path, "missing")
+        self.expect_type(path, obj[key], kind, name)
+        return obj[key]
+
+    def number(self, obj: dict[str, Any], where: str, key: str, optional: bool = False) -> Any:
+        path = f"{where}.{key}"
+        if optional and obj.get(key) is None:
+            return None
+        value = self.field(obj, where, key, (int, float), "a number")
+        if not math.isfinite(value):
+            self.fail(path, "must be finite")
+        return value
+
+    def series(self, data: Any, where: str) -> Series:
+        self.expect_type(where, data, dict, "an object")
+        prov = self.field(data, where, "provenance", dict, "an object")
+        kind = self.field(prov, f"{where}.provenance", "kind", str, "a string")
+        if kind not in PROVENANCE_KINDS:
+            self.fail(f"{where}.provenance.kind", f"must be one of {', '.join(PROVENANCE_KINDS)}, got {kind!r}")
+        provenance = Provenance(
+            kind=kind,
+            device=self.field(prov, f"{where}.provenance", "device", str, "a string"),
+            details=self.field(prov, f"{where}.provenance", "details", dict, "an object"),
+        )
+        points = self.field(data, where, "points", list, "a list")
+        return Series(
+            name=self.field(data, where, "name", str, "a string"),
+            provenance=provenance,
+            x_label=self.field(data, where, "x_label", str, "a string"),
+            x_unit=self.field(data, where, "x_unit", str, "a string"),
+            y_label=self.field(data, where, "y_label", str, "a string"),
+            y_unit=self.field(data, where, "y_unit", str, "a string"),
+            points=tuple(self.point(p, f"{where}.points[{i}]") for i, p in enumerate(points)),
+        )
+
+    def point(self, data: Any, where: str) -> Point:
+        self.expect_type(where, data, dict, "an object")
+        return Point(
+            x=self.number(data, where, "x"),
+            y=self.number(data, where, "y"),
+            spread=self.number(data, where, "spread", optional=True),
+            extra=self.field(data, where, "extra", dict, "an object"),
+        )
+
+
+def merge_notes(*groups: Iterable[str]) -> tuple[str, ...]:
+    """Concatenate note groups, dropping duplicates but keeping order."""
+    seen: dict[str, None] = {}
+    for group in groups:
+        for note in group:
+            seen.setdefault(note, None)
+    return tuple(seen)

@@ -1,0 +1,12 @@
+// c[i] = a[i] + b[i]: one thread per element, the "hello world" of CUDA.
+// Memory-bound: 12 bytes move for every single addition.
+extern "C" __global__ void vector_add(const float* __restrict__ a,
+                                      const float* __restrict__ b,
+                                      float* __restrict__ c,
+                                      int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] = a[i] + b[i];
+    }
+}

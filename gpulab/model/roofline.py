@@ -1,0 +1,102 @@
+"""Roofline model of one kernel: time = max(FLOP / peak, bytes / bandwidth) + launch overhead."""
+
+from __future__ import annotations
+
+import math
+
+from gpulab.model.dtypes import peak_for
+from gpulab.model.estimate import ModelEstimate
+from gpulab.specs import GpuSpec
+
+__all__ = ["DEFAULT_LAUNCH_OVERHEAD_S", "kernel_time", "ridge_point"]
+
+DEFAULT_LAUNCH_OVERHEAD_S = 5e-6
+"""Assumed cost of one kernel launch. A commonly quoted range for CUDA launch latency is
+about 3-10 microseconds; 5 us is an assumption in that range, not a measured figure."""
+
+
+def ridge_point(peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """Arithmetic intensity (FLOP/byte) where a kernel turns from memory- to compute-bound."""
+    return peak_flop_per_s / bandwidth_bytes_per_s
+
+
+def _check_fraction(name: str, value: float) -> None:
+    if not 0 < value <= 1:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+def _check_non_negative(name: str, value: float) -> None:
+    if not value >= 0 or math.isinf(value):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+
+
+def _intensity(flops: float, bytes_moved: float) -> float:
+    if bytes_moved == 0:
+        return math.inf if flops > 0 else 0.0
+    return flops / bytes_moved
+
+
+def _roofline_assumptions(
+    spec: GpuSpec,
+    peak_key: str,
+    peak_tflops: float,
+    efficiency: float,
+    memory_efficiency: float,
+    launch_overhead_s: float,
+) -> list[str]:
+    return [
+        f"Peak {peak_key} rate is {peak_tflops:g} TFLOP/s, the dense figure from the {spec.name} spec sheet.",
+        f"Memory bandwidth is {spec.memory_bandwidth_gb_s:g} GB/s from the spec sheet.",
+        f"The kernel reaches {efficiency:.0%} of peak compute.",
+        f"The kernel reaches {memory_efficiency:.0%} of peak memory bandwidth.",
+        "Computation and memory traffic overlap fully, so the slower one sets the kernel time.",
+        f"Each kernel launch costs {launch_overhead_s * 1e6:g} µs (launch latency is typically 3–10 µs).",
+    ]
+
+
+def kernel_time(
+    spec: GpuSpec,
+    flops: float,
+    bytes_moved: float,
+    dtype: str,
+    *,
+    use_tensor_cores: bool = True,
+    efficiency: float = 1.0,
+    memory_efficiency: float | None = None,
+    launch_overhead_s: float = DEFAULT_LAUNCH_OVERHEAD_S,
+) -> ModelEstimate:
+    """Roofline estimate of one kernel launch on ``spec``.
+
+    ``flops`` is the floating-point work and ``bytes_moved`` the DRAM traffic (bytes read
+    plus bytes written). ``efficiency`` is the fraction of peak compute reached;
+    ``memory_efficiency`` the fraction of peak bandwidth (defaults to ``efficiency``).
+    Raises ``ValueError`` for an unknown dtype or bad argument, and
+    :class:`~gpulab.model.dtypes.UnsupportedDtypeError` when the GPU lacks the dtype.
+    """
+    memory_efficiency = efficiency if memory_efficiency is None else memory_efficiency
+    _check_fraction("efficiency", efficiency)
+    _check_fraction("memory_efficiency", memory_efficiency)
+    _check_non_negative("flops", flops)
+    _check_non_negative("bytes_moved", bytes_moved)
+    _check_non_negative("launch_overhead_s", launch_overhead_s)
+    peak_key, peak_tflops, note = peak_for(spec, dtype, use_tensor_cores)
+    flop_rate = peak_tflops * 1e12 * efficiency
+    byte_rate = spec.memory_bandwidth_bytes_per_s * memory_efficiency
+    compute_s, memory_s = flops / flop_rate, bytes_moved / byte_rate
+    kernel_s = max(compute_s, memory_s)
+    roofline_bound = "compute-bound" if compute_s > memory_s else "memory-bound"
+    assumptions = _roofline_assumptions(spec, peak_key, peak_tflops, efficiency, memory_efficiency, launch_overhead_s)
+    return ModelEstimate(
+        seconds=kernel_s + launch_overhead_s,
+        breakdown={"kernel": kernel_s, "launch": launch_overhead_s},
+        bound="launch-bound" if launch_overhead_s > kernel_s else roofline_bound,
+        assumptions=tuple(assumptions + ([note] if note else [])),
+        gpu_name=spec.name,
+        roofline_bound=roofline_bound,
+        compute_seconds=compute_s,
+        memory_seconds=memory_s,
+        arithmetic_intensity_flop_per_byte=_intensity(flops, bytes_moved),
+        ridge_point_flop_per_byte=ridge_point(flop_rate, byte_rate),
+        peak_tflops=peak_tflops,
+        bandwidth_gb_s=spec.memory_bandwidth_gb_s,
+    )

@@ -17,7 +17,8 @@ __all__ = ["add_transfers", "matmul_estimate", "vector_add_estimate"]
 def _copies_seconds(
     spec: GpuSpec, arrays_bytes: Sequence[float], direction: Direction, pinned: bool
 ) -> tuple[float, tuple[str, ...]]:
-    seconds, notes = 0.0, tuple[str, ...]()
+    seconds = 0.0
+    notes: tuple[str, ...] = ()
     for n_bytes in arrays_bytes:
         copy = transfer_time(spec, n_bytes, pinned=pinned, direction=direction)
         seconds += copy.seconds

@@ -1,0 +1,394 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About gpulab</source>
+        <translation>关于 gpulab</translation>
+    </message>
+    <message>
+        <source>gpulab shows, with real measurements, where a GPU&apos;s time goes. Every number is labelled measured, emulated, modelled or replayed.</source>
+        <translation>gpulab 用真实的测量告诉你 GPU 的时间花在了哪里。每个数字都标明来源：实测、仿真、模型估算或回放。</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>not available</source>
+        <translation>无法获取</translation>
+    </message>
+</context>
+<context>
+    <name>DevicesPanel</name>
+    <message>
+        <source>GPU ready</source>
+        <translation>GPU 可用</translation>
+    </message>
+    <message>
+        <source>CuPy is not installed</source>
+        <translation>未安装 CuPy</translation>
+    </message>
+    <message>
+        <source>CuPy is installed but broken</source>
+        <translation>CuPy 已安装但无法使用</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver</source>
+        <translation>没有 NVIDIA 驱动</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is too old</source>
+        <translation>NVIDIA 驱动版本过旧</translation>
+    </message>
+    <message>
+        <source>no CUDA device found</source>
+        <translation>未找到 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>CUDA could not start</source>
+        <translation>CUDA 无法初始化</translation>
+    </message>
+    <message>
+        <source>Checking devices…</source>
+        <translation>正在检测设备…</translation>
+    </message>
+    <message>
+        <source>GPU: %1</source>
+        <translation>GPU：%1</translation>
+    </message>
+    <message>
+        <source>CPU only — %1</source>
+        <translation>仅 CPU — %1</translation>
+    </message>
+    <message>
+        <source>not available</source>
+        <translation>无法获取</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>CuPy</source>
+        <translation>CuPy</translation>
+    </message>
+    <message>
+        <source>CUDA runtime</source>
+        <translation>CUDA 运行时</translation>
+    </message>
+    <message>
+        <source>CUDA driver</source>
+        <translation>CUDA 驱动</translation>
+    </message>
+    <message>
+        <source>%1 threads</source>
+        <translation>%1 个线程</translation>
+    </message>
+    <message>
+        <source>%1 physical, %2 logical</source>
+        <translation>%1 个物理核心，%2 个逻辑核心</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>型号</translation>
+    </message>
+    <message>
+        <source>Cores</source>
+        <translation>核心数</translation>
+    </message>
+    <message>
+        <source>Max clock</source>
+        <translation>最高频率</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>BLAS (numpy)</source>
+        <translation>BLAS（numpy）</translation>
+    </message>
+    <message>
+        <source>Compute capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <source>Streaming multiprocessors</source>
+        <translation>流式多处理器（SM）</translation>
+    </message>
+    <message>
+        <source>SM clock</source>
+        <translation>SM 频率</translation>
+    </message>
+    <message>
+        <source>Memory clock</source>
+        <translation>显存频率</translation>
+    </message>
+    <message>
+        <source>Memory bus</source>
+        <translation>显存位宽</translation>
+    </message>
+    <message>
+        <source>L2 cache</source>
+        <translation>L2 缓存</translation>
+    </message>
+    <message>
+        <source>Peak memory bandwidth</source>
+        <translation>理论峰值显存带宽</translation>
+    </message>
+    <message>
+        <source>PCI bus</source>
+        <translation>PCI 总线</translation>
+    </message>
+    <message>
+        <source>Driver</source>
+        <translation>驱动</translation>
+    </message>
+    <message>
+        <source>PCIe link (now / max)</source>
+        <translation>PCIe 链路（当前 / 最高）</translation>
+    </message>
+    <message>
+        <source>Power (now / limit)</source>
+        <translation>功耗（当前 / 上限）</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Devices on this machine</source>
+        <translation>本机的计算设备</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Probe the GPU and CPU again</source>
+        <translation>重新检测 GPU 和 CPU</translation>
+    </message>
+    <message>
+        <source>GPU ready: %1 CUDA device(s).</source>
+        <translation>GPU 可用：共 %1 个 CUDA 设备。</translation>
+    </message>
+    <message>
+        <source>No usable GPU: %1.</source>
+        <translation>没有可用的 GPU：%1。</translation>
+    </message>
+    <message>
+        <source>CUDA software</source>
+        <translation>CUDA 软件</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+</context>
+<context>
+    <name>ExperimentsPanel</name>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Run an experiment</source>
+        <translation>运行实验</translation>
+    </message>
+    <message>
+        <source>Experiment:</source>
+        <translation>实验：</translation>
+    </message>
+    <message>
+        <source>Run on:</source>
+        <translation>运行设备：</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Experiment %1 cannot be loaded: %2</source>
+        <translation>无法加载实验 %1：%2</translation>
+    </message>
+    <message>
+        <source>Check the parameters: %1</source>
+        <translation>请检查参数：%1</translation>
+    </message>
+    <message>
+        <source>Waiting for the device to be free…</source>
+        <translation>正在等待设备空闲…</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+</context>
+<context>
+    <name>JobRunner</name>
+    <message>
+        <source>it ended without a result</source>
+        <translation>运行结束但没有给出结果</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 运行失败：%2</translation>
+    </message>
+</context>
+<context>
+    <name>Jobs</name>
+    <message>
+        <source>out of memory: try smaller sizes</source>
+        <translation>内存不足：请尝试更小的规模</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>gpulab — where a GPU&apos;s time goes</source>
+        <translation>gpulab — GPU 的时间花在哪里</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About gpulab</source>
+        <translation>关于 gpulab(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Numbers shown:</source>
+        <translation>数据来源：</translation>
+    </message>
+    <message>
+        <source>The translation for %1 could not be loaded; showing English.</source>
+        <translation>无法加载 %1 的翻译，暂时显示英文。</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBar</name>
+    <message>
+        <source>Error:</source>
+        <translation>错误：</translation>
+    </message>
+    <message>
+        <source>Warning:</source>
+        <translation>警告：</translation>
+    </message>
+    <message>
+        <source>Note:</source>
+        <translation>提示：</translation>
+    </message>
+    <message>
+        <source>Dismiss this message</source>
+        <translation>关闭这条消息</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Run experiment</source>
+        <translation>运行实验</translation>
+    </message>
+</context>
+<context>
+    <name>ProvenanceBadge</name>
+    <message>
+        <source>MEASURED</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>EMULATED</source>
+        <translation>仿真</translation>
+    </message>
+    <message>
+        <source>MODELLED</source>
+        <translation>模型估算</translation>
+    </message>
+    <message>
+        <source>REPLAYED</source>
+        <translation>回放</translation>
+    </message>
+    <message>
+        <source>NO DATA</source>
+        <translation>暂无数据</translation>
+    </message>
+    <message>
+        <source>Measured: timed on real hardware in this run.</source>
+        <translation>实测：本次运行在真实硬件上计时得到。</translation>
+    </message>
+    <message>
+        <source>Emulated: executed exactly by the SIMT emulator. Results are exact; no time is claimed.</source>
+        <translation>仿真：由 SIMT 仿真器逐条精确执行。结果是精确的，但不代表任何运行时间。</translation>
+    </message>
+    <message>
+        <source>Modelled: computed from a spec sheet and a stated formula, not measured.</source>
+        <translation>模型估算：根据规格表和给定公式计算得出，并非实测。</translation>
+    </message>
+    <message>
+        <source>Replayed: a saved report from another machine or run.</source>
+        <translation>回放：来自另一台机器或另一次运行的已保存报告。</translation>
+    </message>
+    <message>
+        <source>Nothing measured or computed yet.</source>
+        <translation>还没有任何测量或计算结果。</translation>
+    </message>
+</context>
+<context>
+    <name>Theme</name>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Projector (high contrast)</source>
+        <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,147 @@
+"""Start the desktop lab: ``run_gui()`` (called by ``gpulab`` on the command line)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from ui import i18n, settings
+from ui.jobs import JobRunner
+from ui.main_window import MainWindow
+from ui.panels import panel_names
+from ui.theme import THEME_NAMES, apply_theme
+
+PANEL_NAMES: tuple[str, ...] = tuple(panel_names())
+LANGUAGE_CODES: tuple[str, ...] = tuple(i18n.LANGUAGES)
+SCREENSHOT_SIZE = (1024, 768)
+PAINT_TIMEOUT_S = 10.0
+
+
+def get_app() -> QApplication:
+    """The running QApplication, or a new one named for QSettings."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setOrganizationName(settings.ORGANIZATION)
+        app.setApplicationName(settings.APPLICATION)
+    return app
+
+
+def choose_language(lang: str | None) -> str:
+    """The ``--lang`` choice, else the saved one, else the system's."""
+    for candidate in (lang, settings.saved_value(settings.LANGUAGE_KEY)):
+        code = i18n.normalize_language(candidate)
+        if code:
+            return code
+    return i18n.system_language()
+
+
+def choose_theme(theme: str | None) -> str:
+    for candidate in (theme, settings.saved_value(settings.THEME_KEY)):
+        if candidate in THEME_NAMES:
+            return candidate
+    return "light"
+
+
+def start_window(panel: str | None = None, lang: str | None = None, theme: str | None = None) -> MainWindow:
+    """Language, theme and window, ready to show (the part of run_gui tests share)."""
+    get_app()
+    language = choose_language(lang)
+    i18n.set_language(language)
+    settings.save_value(settings.LANGUAGE_KEY, language)
+    theme_name = choose_theme(theme)
+    apply_theme(theme_name)
+    settings.save_value(settings.THEME_KEY, theme_name)
+    window = MainWindow(panel=panel)
+    window.warn_about_fonts()
+    return window
+
+
+def run_gui(
+    panel: str | None = None,
+    lang: str | None = None,
+    theme: str | None = None,
+    screenshot: str | None = None,
+) -> int:
+    """Show the lab. With ``screenshot``, save one painted frame as PNG and return instead."""
+    if panel is not None and panel not in PANEL_NAMES:
+        print(f"gpulab: no panel {panel!r} (choose from {', '.join(PANEL_NAMES)})", file=sys.stderr)
+        return 2
+    app = get_app()
+    window = start_window(panel, lang, theme)
+    if screenshot is None:
+        window.show()
+        return app.exec()
+    return save_screenshot(window, Path(screenshot))
+
+
+class _PaintWatcher(QObject):
+    """Notes when a widget has received its first paint event."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.painted = True
+        return False
+
+
+def save_screenshot(window: MainWindow, path: Path) -> int:
+    """Show ``window`` at 1024×768, wait until it has painted and its jobs are idle, save it."""
+    window.resize(*SCREENSHOT_SIZE)
+    watcher = _PaintWatcher()
+    window.installEventFilter(watcher)
+    window.show()
+    ready = _wait_until(lambda: watcher.painted and window.services.runner.is_idle())
+    _wait_for(0.3)  # let pyqtgraph finish its deferred layout and paint
+    image = window.grab().toImage()
+    window.close()
+    JobRunner.shutdown_all()
+    return _write_image(image, path, ready)
+
+
+def _write_image(image: QImage, path: Path, ready: bool) -> int:
+    if not ready:
+        print(f"gpulab: the window did not finish painting in {PAINT_TIMEOUT_S:.0f} s", file=sys.stderr)
+    if image_is_blank(image):
+        print("gpulab: the screenshot is blank; nothing was painted", file=sys.stderr)
+        return 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not image.save(str(path), "PNG"):
+        print(f"gpulab: could not write the screenshot to {path}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _wait_until(condition, timeout_s: float = PAINT_TIMEOUT_S) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _wait_for(seconds: float) -> None:
+    _wait_until(lambda: False, seconds)
+
+
+def image_is_blank(image: QImage, min_std: float = 2.0) -> bool:
+    """True when an image is (nearly) one flat colour: its grey levels barely vary."""
+    import numpy as np
+
+    if image.isNull() or image.width() == 0 or image.height() == 0:
+        return True
+    grey = image.convertToFormat(QImage.Format.Format_Grayscale8)
+    stride = grey.bytesPerLine()
+    data = np.frombuffer(grey.constBits(), dtype=np.uint8, count=stride * grey.height())
+    pixels = data.reshape(grey.height(), stride)[:, : grey.width()]
+    return float(pixels.std()) < min_std

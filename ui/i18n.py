@@ -1,0 +1,76 @@
+"""Languages: install the compiled translations, and notice a missing Chinese font.
+
+Translations live in ``resources/i18n/gpulab_<locale>.qm`` (made by ``ui/i18n_update.py``).
+Installing a translator makes Qt send every widget a LanguageChange event; widgets then
+re-read their texts in ``retranslate()``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtGui import QFontDatabase
+
+from gpulab.paths import resource_path
+
+LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
+LANGUAGE_NAMES = {"en": "English", "zh": "中文"}  # each in its own language, never translated
+DEFAULT_LANGUAGE = "en"
+
+# Deliberately not translated: without a Chinese font, Chinese text would be unreadable.
+NO_CJK_FONT_MESSAGE = (
+    "No Chinese font is installed, so Chinese text will show as empty boxes. "
+    "Install one (for example: sudo apt install fonts-noto-cjk) and restart gpulab."
+)
+
+_installed: QTranslator | None = None
+_language = DEFAULT_LANGUAGE
+
+
+def normalize_language(code: str | None) -> str | None:
+    """'zh', 'zh_CN', 'zh-Hans' -> 'zh'; 'en_US' -> 'en'; anything else -> None."""
+    if not code:
+        return None
+    short = code.replace("-", "_").split("_")[0].lower()
+    return short if short in LANGUAGES else None
+
+
+def system_language() -> str:
+    """The user's locale as one of our languages (English when we have no translation)."""
+    return normalize_language(QLocale.system().name()) or DEFAULT_LANGUAGE
+
+
+def translation_file(language: str) -> str:
+    return str(resource_path("i18n", f"gpulab_{LANGUAGES[language]}.qm"))
+
+
+def set_language(language: str) -> bool:
+    """Install ``language``'s translator (replacing the previous one); False if it failed."""
+    global _installed, _language
+    app = QCoreApplication.instance()
+    language = normalize_language(language) or DEFAULT_LANGUAGE
+    translator = QTranslator(app)
+    loaded = translator.load(translation_file(language))
+    if _installed is not None:
+        app.removeTranslator(_installed)
+        _installed = None
+    if loaded:
+        app.installTranslator(translator)
+        _installed = translator
+    _language = language
+    return loaded
+
+
+def current_language() -> str:
+    return _language
+
+
+def has_cjk_font() -> bool:
+    """Whether any installed font family can write Simplified Chinese."""
+    return bool(QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese))
+
+
+def font_warning(language: str) -> str | None:
+    """A plain-words warning when ``language`` needs a font this machine lacks."""
+    if language == "zh" and not has_cjk_font():
+        return NO_CJK_FONT_MESSAGE
+    return None

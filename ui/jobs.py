@@ -1,0 +1,241 @@
+"""Runs experiment generators off the GUI thread: one queue per device.
+
+Jobs on the same device (``"cpu"``, ``"cuda:0"``, ...) run one after another, so two labs
+never time each other; jobs on different devices may run side by side. Each job is a
+superqt :class:`GeneratorWorker` on the global QThreadPool. Its events come back to the GUI
+thread as Qt signals; its errors go to the one :class:`~ui.notify.Notifier`.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Generator
+from typing import Any, ClassVar
+
+from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
+from superqt.utils import FunctionWorker, GeneratorWorker
+
+from gpulab.experiments import Cancelled, Context, PartialPoint, Progress
+from gpulab.results import Result
+from ui.notify import Notifier
+
+GenFactory = Callable[[Context], Generator[Any, None, Any]]
+
+_CANCELLED = object()  # what a job's worker returns when it stopped on request
+
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+
+
+def device_key(device_index: int | None) -> str:
+    """The queue name for a device: ``cpu`` or ``cuda:N``."""
+    return "cpu" if device_index is None else f"cuda:{device_index}"
+
+
+class Job(QObject):
+    """One experiment run. Connect to its signals before the runner starts it."""
+
+    progress = Signal(float, str)
+    partial = Signal(str, object)  # series name, Point (or the PartialPoint itself)
+    finished = Signal(object)  # Result
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, title: str, device: str, make_gen: GenFactory) -> None:
+        super().__init__()
+        self.title = title
+        self.device = device
+        self.make_gen = make_gen
+        self.state = QUEUED
+        self.cancel_event = threading.Event()
+        self.last_event: PartialPoint | None = None
+        self._on_cancel: Callable[[Job], None] | None = None
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next yield (or drop it if it has not started)."""
+        self.cancel_event.set()
+        if self._on_cancel is not None:
+            self._on_cancel(self)
+
+    @property
+    def is_over(self) -> bool:
+        return self.state in (DONE, FAILED, CANCELLED)
+
+
+def _job_events(make_gen: GenFactory, ctx: Context) -> Generator[Any, None, Any]:
+    """Runs on the worker thread: forwards the experiment's events, stops between yields."""
+    gen = make_gen(ctx)
+    while True:
+        if ctx.cancelled:
+            gen.close()  # runs the experiment's finally blocks on this thread
+            return _CANCELLED
+        try:
+            event = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        yield event
+
+
+class JobRunner(QObject):
+    """Queues jobs per device and runs each queue's jobs one at a time."""
+
+    job_started = Signal(object)
+    job_ended = Signal(object)
+
+    _live: ClassVar[weakref.WeakSet[JobRunner]] = weakref.WeakSet()
+
+    def __init__(self, notifier: Notifier, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.notifier = notifier
+        self._queues: dict[str, deque[Job]] = {}
+        self._running: dict[str, tuple[Job, GeneratorWorker]] = {}
+        self._tasks: set[FunctionWorker] = set()
+        self._closed = False
+        JobRunner._live.add(self)
+
+    # ------------------------------------------------------------ jobs
+
+    def submit(self, title: str, device: str, make_gen: GenFactory) -> Job:
+        """Queue ``make_gen(ctx)`` on ``device``; it starts when that device is free."""
+        job = Job(title, device, make_gen)
+        job._on_cancel = self._cancel_job
+        if self._closed:
+            job.state = CANCELLED
+            return job
+        self._queues.setdefault(device, deque()).append(job)
+        self._start_next(device)
+        return job
+
+    def busy_devices(self) -> list[str]:
+        return sorted(self._running)
+
+    def pending(self, device: str) -> int:
+        return len(self._queues.get(device, ()))
+
+    def is_idle(self) -> bool:
+        return not self._running and not self._tasks and not any(self._queues.values())
+
+    def _start_next(self, device: str) -> None:
+        queue = self._queues.get(device)
+        if device in self._running or not queue:
+            return
+        job = queue.popleft()
+        worker = GeneratorWorker(_job_events, job.make_gen, self._context(job))
+        worker.setAutoDelete(False)  # we hold it until it finishes
+        self._connect_worker(job, worker)
+        self._running[device] = (job, worker)
+        job.state = RUNNING
+        self.job_started.emit(job)
+        QThreadPool.globalInstance().start(worker)
+
+    def _context(self, job: Job) -> Context:
+        index = int(job.device.split(":")[1]) if job.device.startswith("cuda:") else None
+        return Context(cancel_event=job.cancel_event, device_index=index)
+
+    def _connect_worker(self, job: Job, worker: GeneratorWorker) -> None:
+        worker.yielded.connect(lambda event: self._forward(job, event))
+        worker.returned.connect(lambda value: self._returned(job, value))
+        worker.errored.connect(lambda exc: self._errored(job, exc))
+        worker.finished.connect(lambda: self._worker_done(job))
+
+    def _forward(self, job: Job, event: Any) -> None:
+        if isinstance(event, Progress):
+            job.progress.emit(float(event.fraction), event.message)
+        elif isinstance(event, PartialPoint):
+            job.last_event = event
+            job.partial.emit(event.series, event.point)
+
+    def _returned(self, job: Job, value: Any) -> None:
+        if value is _CANCELLED:
+            self._end(job, CANCELLED)
+        elif isinstance(value, Result):
+            self._end(job, DONE, value)
+        else:
+            self._fail(job, self.tr("it ended without a result"))
+
+    def _errored(self, job: Job, exc: BaseException) -> None:
+        if isinstance(exc, Cancelled):
+            self._end(job, CANCELLED)
+        else:
+            self._fail(job, plain_error(exc))
+
+    def _fail(self, job: Job, reason: str) -> None:
+        self.notifier.error(self.tr("%1 failed: %2").replace("%1", job.title).replace("%2", reason))
+        self._end(job, FAILED, reason)
+
+    def _end(self, job: Job, state: str, payload: Any = None) -> None:
+        if job.is_over:
+            return
+        job.state = state
+        if state == DONE:
+            job.finished.emit(payload)
+        elif state == FAILED:
+            job.failed.emit(payload)
+        else:
+            job.cancelled.emit()
+        self.job_ended.emit(job)
+
+    def _worker_done(self, job: Job) -> None:
+        if not job.is_over:  # the worker stopped without returning or raising
+            self._end(job, CANCELLED)
+        self._running.pop(job.device, None)
+        self._start_next(job.device)
+
+    def _cancel_job(self, job: Job) -> None:
+        queue = self._queues.get(job.device)
+        if job.state == QUEUED and queue is not None and job in queue:
+            queue.remove(job)
+            self._end(job, CANCELLED)
+
+    # ------------------------------------------------------------ one-off tasks
+
+    def run_task(
+        self,
+        func: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        """Run a short blocking function (a device probe) in a worker, outside the queues."""
+        if self._closed:
+            return
+        worker = FunctionWorker(func)
+        worker.setAutoDelete(False)
+        worker.returned.connect(on_result)
+        worker.errored.connect(lambda exc: self._task_failed(exc, on_error))
+        worker.finished.connect(lambda: self._tasks.discard(worker))
+        self._tasks.add(worker)
+        QThreadPool.globalInstance().start(worker)
+
+    def _task_failed(self, exc: BaseException, on_error: Callable[[str], None] | None) -> None:
+        message = plain_error(exc)
+        self.notifier.error(message)
+        if on_error is not None:
+            on_error(message)
+
+    # ------------------------------------------------------------ shutdown
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel everything, wait for the workers to stop; False if one did not in time."""
+        self._closed = True
+        for queue in self._queues.values():
+            while queue:
+                self._end(queue.popleft(), CANCELLED)
+        for job, _worker in list(self._running.values()):
+            job.cancel_event.set()
+        stopped = QThreadPool.globalInstance().waitForDone(timeout_ms)
+        QCoreApplication.processEvents()  # deliver the workers' last signals
+        return stopped and not self._running and not self._tasks
+
+    @classmethod
+    def shutdown_all(cls, timeout_ms: int = 10_000) -> bool:
+        """Shut down every live runner (window close, test teardown)."""
+        return all([runner.shutdown(timeout_ms) for runner in list(cls._live)])
+
+
+def plain_error(exc: BaseException) -> str:
+    """An exception as one line a learner can read: the message, else the type's name."""
+    text = str(exc).strip()
+    if isinstance(exc, MemoryError):
+        return QCoreApplication.translate("Jobs", "out of memory: try smaller sizes")
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,214 @@
+"""The main window: panel sidebar, stacked panels, status bar with device and provenance."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMainWindow,
+    QMenu,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpulab.devices import DeviceReport
+from ui import i18n, settings
+from ui.about import AboutDialog
+from ui.notify import INFO
+from ui.panels import PANELS, Panel
+from ui.panels.devices import device_summary
+from ui.services import Services
+from ui.theme import THEME_NAMES, apply_theme, current_theme, theme_title
+from ui.widgets.badge import ProvenanceBadge
+from ui.widgets.message_bar import MessageBar
+
+STATUS_MESSAGE_MS = 8000
+
+
+class MainWindow(QMainWindow):
+    """Shows one panel at a time; owns the services and shuts their workers down on close."""
+
+    def __init__(self, services: Services | None = None, panel: str | None = None) -> None:
+        super().__init__()
+        self.services = services or Services.create()
+        self.panels: dict[str, Panel] = {}
+        self.about_dialog: AboutDialog | None = None
+        self._make_central()
+        self._make_status_bar()
+        self._make_menus()
+        self._connect_services()
+        self.retranslate()
+        self.show_panel(panel or settings.saved_value(settings.PANEL_KEY) or PANELS[0].name)
+        self.resize(1024, 740)
+
+    # ------------------------------------------------------------ building
+
+    def _make_central(self) -> None:
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.stack = QStackedWidget()
+        for spec in PANELS:
+            panel = spec.factory(self.services)
+            panel.provenance_changed.connect(self._panel_provenance)
+            self.panels[spec.name] = panel
+            self.stack.addWidget(panel)
+            self.sidebar.addItem(spec.title())
+        self.sidebar.currentRowChanged.connect(self._row_chosen)
+        self.message_bar = MessageBar()
+        right = QVBoxLayout()
+        right.addWidget(self.message_bar)
+        right.addWidget(self.stack, 1)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.sidebar)
+        layout.addLayout(right, 1)
+        self.setCentralWidget(central)
+
+    def _make_status_bar(self) -> None:
+        self.device_label = QLabel()
+        self.badge = ProvenanceBadge()
+        self.badge_caption = QLabel()
+        self.statusBar().addWidget(self.device_label, 1)
+        self.statusBar().addPermanentWidget(self.badge_caption)
+        self.statusBar().addPermanentWidget(self.badge)
+
+    def _make_menus(self) -> None:
+        self.file_menu = self.menuBar().addMenu("")
+        self.quit_action = self.file_menu.addAction("", self.close)
+        self.view_menu = self.menuBar().addMenu("")
+        self.theme_menu = self.view_menu.addMenu("")
+        self.theme_actions = self._choice_actions(self.theme_menu, THEME_NAMES, self.set_theme)
+        self.language_menu = self.view_menu.addMenu("")
+        self.language_actions = self._choice_actions(self.language_menu, tuple(i18n.LANGUAGES), self.set_language)
+        for code, action in self.language_actions.items():
+            action.setText(i18n.LANGUAGE_NAMES[code])
+        self.help_menu = self.menuBar().addMenu("")
+        self.about_action = self.help_menu.addAction("", self.show_about)
+
+    def _choice_actions(self, menu: QMenu, keys: tuple[str, ...], choose) -> dict[str, QAction]:
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        actions = {}
+        for key in keys:
+            action = menu.addAction(key)
+            action.setCheckable(True)
+            action.triggered.connect(lambda _checked=False, key=key: choose(key))
+            group.addAction(action)
+            actions[key] = action
+        return actions
+
+    def _connect_services(self) -> None:
+        self.services.notifier.message.connect(self.show_message)
+        self.services.devices.report_changed.connect(self._show_device)
+        if self.services.devices.report is None:
+            self.services.devices.refresh()
+
+    # ------------------------------------------------------------ texts
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("gpulab — where a GPU's time goes"))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.theme_menu.setTitle(self.tr("&Theme"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.about_action.setText(self.tr("&About gpulab"))
+        self.badge_caption.setText(self.tr("Numbers shown:"))
+        for name, action in self.theme_actions.items():
+            action.setText(theme_title(name))
+        for row, spec in enumerate(PANELS):
+            self.sidebar.item(row).setText(spec.title())
+        self._show_device(self.services.devices.report)
+        self._fit_sidebar()
+        self._check_choices()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fit_sidebar()
+        super().changeEvent(event)
+
+    def _fit_sidebar(self) -> None:
+        row_height = self.sidebar.fontMetrics().height() * 2
+        for row in range(self.sidebar.count()):
+            self.sidebar.item(row).setSizeHint(QSize(0, row_height))
+        metrics = self.sidebar.fontMetrics()
+        titles = [self.sidebar.item(row).text() for row in range(self.sidebar.count())]
+        width = max(metrics.horizontalAdvance(t) for t in titles) + 48
+        self.sidebar.setFixedWidth(min(max(width, 120), 260))
+
+    def _check_choices(self) -> None:
+        self.theme_actions[current_theme().name].setChecked(True)
+        self.language_actions[i18n.current_language()].setChecked(True)
+
+    # ------------------------------------------------------------ panels
+
+    def show_panel(self, name: str) -> None:
+        """Bring panel ``name`` to the front (unknown names show the first panel)."""
+        names = list(self.panels)
+        self.sidebar.setCurrentRow(names.index(name) if name in names else 0)
+
+    def current_panel(self) -> Panel:
+        return self.stack.currentWidget()
+
+    def _row_chosen(self, row: int) -> None:
+        if row < 0:
+            return
+        self.stack.setCurrentIndex(row)
+        self.badge.set_kind(self.current_panel().provenance)
+        settings.save_value(settings.PANEL_KEY, PANELS[row].name)
+
+    def _panel_provenance(self, kind: str) -> None:
+        if self.sender() is self.current_panel():
+            self.badge.set_kind(kind)
+
+    # ------------------------------------------------------------ status
+
+    def _show_device(self, report: DeviceReport | None) -> None:
+        self.device_label.setText(device_summary(report))
+        if report is not None:
+            self.device_label.setToolTip(report.cuda.reason)
+
+    def show_message(self, level: str, text: str) -> None:
+        """Every notification reaches the status bar; warnings and errors stay on screen."""
+        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+        if level != INFO:
+            self.message_bar.show_message(level, text)
+
+    # ------------------------------------------------------------ choices
+
+    def set_theme(self, name: str) -> None:
+        apply_theme(name)
+        settings.save_value(settings.THEME_KEY, current_theme().name)
+        self._check_choices()
+        self._fit_sidebar()
+
+    def set_language(self, code: str) -> None:
+        if not i18n.set_language(code) and code != i18n.DEFAULT_LANGUAGE:
+            text = self.tr("The translation for %1 could not be loaded; showing English.")
+            self.services.notifier.warning(text.replace("%1", code))
+        settings.save_value(settings.LANGUAGE_KEY, i18n.current_language())
+        self._check_choices()
+        self.warn_about_fonts()
+
+    def warn_about_fonts(self) -> None:
+        warning = i18n.font_warning(i18n.current_language())
+        if warning:
+            self.services.notifier.warning(warning)
+
+    def show_about(self) -> AboutDialog:
+        self.about_dialog = AboutDialog(self.services.devices.report, self)
+        self.about_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.about_dialog.open()
+        return self.about_dialog
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.services.runner.shutdown()
+        super().closeEvent(event)

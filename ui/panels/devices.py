@@ -1,0 +1,227 @@
+"""The Devices panel: this machine's GPU and CPU in plain words, and why there is no GPU."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpulab.devices import BlasInfo, CpuInfo, CudaStatus, DeviceReport, GpuInfo
+from ui.panels.base import Panel
+from ui.services import Services
+
+Rows = list[tuple[str, str]]
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
+
+
+def short_reason(cuda: CudaStatus) -> str:
+    """A few translated words for why CUDA is (not) usable, from the reason code."""
+    reasons = {
+        "ok": translate("DevicesPanel", "GPU ready"),
+        "no-cupy": translate("DevicesPanel", "CuPy is not installed"),
+        "cupy-broken": translate("DevicesPanel", "CuPy is installed but broken"),
+        "no-driver": translate("DevicesPanel", "no NVIDIA driver"),
+        "old-driver": translate("DevicesPanel", "the NVIDIA driver is too old"),
+        "no-device": translate("DevicesPanel", "no CUDA device found"),
+    }
+    return reasons.get(cuda.reason_code, translate("DevicesPanel", "CUDA could not start"))
+
+
+def device_summary(report: DeviceReport | None) -> str:
+    """One line for the status bar: the GPU's name, or 'CPU only — <reason>'."""
+    if report is None:
+        return translate("DevicesPanel", "Checking devices…")
+    cuda = report.cuda
+    if cuda.available and cuda.devices:
+        names = ", ".join(gpu.name for gpu in cuda.devices)
+        return translate("DevicesPanel", "GPU: %1").replace("%1", names)
+    text = translate("DevicesPanel", "CPU only — %1")
+    return text.replace("%1", short_reason(cuda))
+
+
+def _unknown() -> str:
+    return translate("DevicesPanel", "not available")
+
+
+def _number(value: float | int | None, unit: str = "", digits: int = 0) -> str:
+    if value is None:
+        return _unknown()
+    text = f"{value:,.{digits}f}"
+    return f"{text} {unit}".strip()
+
+
+def _bytes(value: int | None) -> str:
+    if value is None:
+        return _unknown()
+    if value >= 1 << 30:
+        return f"{value / (1 << 30):.1f} GiB"
+    return f"{value / (1 << 20):.1f} MiB"
+
+
+def _text(value: str | None) -> str:
+    return value if value else _unknown()
+
+
+def cuda_rows(cuda: CudaStatus) -> Rows:
+    not_installed = translate("DevicesPanel", "not installed")
+    return [
+        (translate("DevicesPanel", "CuPy"), cuda.cupy_version or not_installed),
+        (translate("DevicesPanel", "CUDA runtime"), _text(cuda.cuda_runtime_version)),
+        (translate("DevicesPanel", "CUDA driver"), _text(cuda.cuda_driver_version)),
+    ]
+
+
+def _blas_text(blas: BlasInfo) -> str:
+    threads = translate("DevicesPanel", "%1 threads").replace("%1", str(blas.threads))
+    parts = [blas.vendor, blas.version or "", f"({blas.architecture})" if blas.architecture else ""]
+    return f"{' '.join(p for p in parts if p)}, {threads}"
+
+
+def cpu_rows(cpu: CpuInfo) -> Rows:
+    cores = translate("DevicesPanel", "%1 physical, %2 logical")
+    cores = cores.replace("%1", _number(cpu.physical_cores)).replace("%2", _number(cpu.logical_cores))
+    blas = "; ".join(_blas_text(b) for b in cpu.blas) or _unknown()
+    return [
+        (translate("DevicesPanel", "Model"), cpu.model),
+        (translate("DevicesPanel", "Cores"), cores),
+        (translate("DevicesPanel", "Max clock"), _number(cpu.max_clock_mhz, "MHz")),
+        (translate("DevicesPanel", "Memory"), _bytes(cpu.memory_total_bytes)),
+        (translate("DevicesPanel", "BLAS (numpy)"), blas),
+    ]
+
+
+def gpu_rows(gpu: GpuInfo) -> Rows:
+    rows = [
+        (translate("DevicesPanel", "Compute capability"), gpu.compute_capability),
+        (translate("DevicesPanel", "Streaming multiprocessors"), str(gpu.sm_count)),
+        (translate("DevicesPanel", "Memory"), _bytes(gpu.memory_total_bytes)),
+        (translate("DevicesPanel", "SM clock"), _number(gpu.sm_clock_mhz, "MHz")),
+        (translate("DevicesPanel", "Memory clock"), _number(gpu.memory_clock_mhz, "MHz")),
+        (translate("DevicesPanel", "Memory bus"), _number(gpu.memory_bus_width_bits, "bit")),
+        (translate("DevicesPanel", "L2 cache"), _bytes(gpu.l2_cache_bytes)),
+        (translate("DevicesPanel", "Peak memory bandwidth"), _number(gpu.peak_bandwidth_gb_s, "GB/s", 1)),
+        (translate("DevicesPanel", "PCI bus"), _text(gpu.pci_bus_id)),
+    ]
+    return rows + nvml_rows(gpu)
+
+
+def nvml_rows(gpu: GpuInfo) -> Rows:
+    nv = gpu.nvml
+    if nv is None:
+        return []
+    link = f"Gen {nv.pcie_gen_current or '?'} x{nv.pcie_width_current or '?'}"
+    link_max = f"Gen {nv.pcie_gen_max or '?'} x{nv.pcie_width_max or '?'}"
+    return [
+        (translate("DevicesPanel", "Driver"), _text(nv.driver_version)),
+        (translate("DevicesPanel", "PCIe link (now / max)"), f"{link} / {link_max}"),
+        (
+            translate("DevicesPanel", "Power (now / limit)"),
+            f"{_number(nv.power_draw_w, 'W')} / {_number(nv.power_limit_w, 'W')}",
+        ),
+        (translate("DevicesPanel", "Temperature"), _number(nv.temperature_c, "°C")),
+    ]
+
+
+def form_group(title: str, rows: Rows) -> QGroupBox:
+    box = QGroupBox(title)
+    form = QFormLayout(box)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+    for label, value in rows:
+        field = QLabel(value)  # no word wrap: QFormLayout would clip wrapped labels to one line
+        field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow(label + ":", field)
+    return box
+
+
+class DevicesPanel(Panel):
+    """The device report as a readable form, with a Refresh button."""
+
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent)
+        self.heading = QLabel()
+        self.heading.setObjectName("panelHeading")
+        self.banner = QLabel()
+        self.banner.setObjectName("gpuBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.refresh_button = QPushButton()
+        self.refresh_button.clicked.connect(services.devices.refresh)
+        self.groups = QWidget()
+        self.groups_layout = QVBoxLayout(self.groups)
+        self._build_layout()
+        services.devices.report_changed.connect(self.show_report)
+        services.devices.probing_changed.connect(self._probing)
+        self.retranslate()
+        self.show_report(services.devices.report)
+
+    def _build_layout(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.refresh_button)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.groups)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.banner)
+        layout.addWidget(scroll, 1)
+
+    def retranslate(self) -> None:
+        self.heading.setText(self.tr("Devices on this machine"))
+        self.refresh_button.setText(self.tr("Refresh"))
+        self.refresh_button.setToolTip(self.tr("Probe the GPU and CPU again"))
+        self.show_report(self.services.devices.report)
+
+    def _probing(self, probing: bool) -> None:
+        self.refresh_button.setEnabled(not probing)
+        if probing and self.services.devices.report is None:
+            self.banner.setText(self.tr("Checking devices…"))
+
+    def show_report(self, report: DeviceReport | None) -> None:
+        if report is None:
+            self.banner.setText(self.tr("Checking devices…"))
+            return
+        self._show_banner(report.cuda)
+        self._clear_groups()
+        for title, rows in self._sections(report):
+            self.groups_layout.addWidget(form_group(title, rows))
+        self.groups_layout.addStretch(1)
+        self.set_provenance("measured")
+
+    def _show_banner(self, cuda: CudaStatus) -> None:
+        self.banner.setProperty("available", "true" if cuda.available else "false")
+        self.banner.style().unpolish(self.banner)
+        self.banner.style().polish(self.banner)
+        if cuda.available:
+            head = self.tr("GPU ready: %1 CUDA device(s).").replace("%1", str(len(cuda.devices)))
+        else:
+            head = self.tr("No usable GPU: %1.").replace("%1", short_reason(cuda))
+        self.banner.setText(f"<b>{head}</b><br>{_escape(cuda.reason)}")
+
+    def _sections(self, report: DeviceReport) -> list[tuple[str, Rows]]:
+        sections = [
+            (self.tr("CUDA software"), cuda_rows(report.cuda)),
+            (self.tr("CPU"), cpu_rows(report.cpu)),
+        ]
+        for gpu in report.cuda.devices:
+            sections.append((f"GPU {gpu.index}: {gpu.name}", gpu_rows(gpu)))
+        return sections
+
+    def _clear_groups(self) -> None:
+        while self.groups_layout.count():
+            item = self.groups_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,363 @@
+"""The Run-experiment panel: pick an experiment, set its parameters, run it, watch it plot."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from types import ModuleType
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpulab import experiments
+from gpulab.devices import DeviceReport
+from gpulab.results import Point, Result
+from ui.jobs import Job
+from ui.panels.base import Panel
+from ui.services import Services
+from ui.theme import curve_pen, style_plot
+from ui.widgets.badge import kind_label, weakest_kind
+
+translate = QCoreApplication.translate
+REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
+
+
+def field_text(value: Any) -> str:
+    """A default parameter value as the text a user would type."""
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def field_editor(hint: Any, default: Any) -> QWidget:
+    """A checkbox for bool, a list for Literal, a line edit for everything else."""
+    if hint is bool:
+        box = QCheckBox()
+        box.setChecked(bool(default))
+        return box
+    if typing.get_origin(hint) is typing.Literal:
+        combo = QComboBox()
+        combo.addItems([str(a) for a in typing.get_args(hint)])
+        combo.setCurrentText(str(default))
+        return combo
+    edit = QLineEdit(field_text(default))
+    edit.setMinimumWidth(80)
+    edit.setCursorPosition(0)
+    edit.setToolTip(field_text(default))
+    return edit
+
+
+def editor_text(editor: QWidget) -> str:
+    if isinstance(editor, QCheckBox):
+        return "true" if editor.isChecked() else "false"
+    if isinstance(editor, QComboBox):
+        return editor.currentText()
+    assert isinstance(editor, QLineEdit)
+    return editor.text()
+
+
+def field_default(field: dataclasses.Field[Any]) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None
+
+
+def device_title(key: str, report: DeviceReport | None) -> str:
+    if key == "cpu":
+        return translate("ExperimentsPanel", "CPU")
+    index = int(key.split(":")[1])
+    gpus = {gpu.index: gpu.name for gpu in report.cuda.devices} if report else {}
+    return f"GPU {index}: {gpus.get(index, '?')}"
+
+
+class LivePlot(pg.PlotWidget):
+    """A plot whose curves grow as points arrive; each curve is created once."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.addLegend(offset=(10, 10)).setVisible(False)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.points: dict[str, tuple[list[float], list[float]]] = {}
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self.redraw)
+        style_plot(self)
+
+    def clear_series(self) -> None:
+        self.getPlotItem().clear()
+        self.getPlotItem().legend.clear()
+        self.getPlotItem().legend.setVisible(False)
+        self.curves.clear()
+        self.points.clear()
+        self.setLogMode(x=False, y=False)
+
+    def add_point(self, series: str, point: Point) -> None:
+        if series not in self.curves:
+            curve = self.plot([], [], name=series, pen=curve_pen(len(self.curves)))
+            curve.setSymbol("o")
+            curve.setSymbolSize(7)
+            self.curves[series] = curve
+            self.getPlotItem().legend.setVisible(True)
+            self.points[series] = ([], [])
+        xs, ys = self.points[series]
+        xs.append(float(point.x))
+        ys.append(float(point.y))
+        self._dirty = True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def redraw(self) -> None:
+        if not self._dirty:
+            self._timer.stop()
+            return
+        self._dirty = False
+        xs_all = [x for xs, _ys in self.points.values() for x in xs]
+        self.setLogMode(x=_spans_decades(xs_all), y=False)
+        for name, curve in self.curves.items():
+            xs, ys = self.points[name]
+            curve.setData(xs, ys)
+            curve.setSymbolBrush(curve.opts["pen"].color())
+
+    def label_series(self, result: Result) -> None:
+        """Name each curve with its provenance and label the axes from the result."""
+        legend = self.getPlotItem().legend
+        for series in result.series:
+            curve = self.curves.get(series.name)
+            if curve is None or legend is None:
+                continue
+            for sample, label in legend.items:
+                if sample.item is curve:
+                    label.setText(f"{series.name} — {kind_label(series.provenance.kind)}")
+        if result.series:
+            first = result.series[0]
+            self.setLabel("bottom", _axis_text(first.x_label, first.x_unit))
+            self.setLabel("left", _axis_text(first.y_label, first.y_unit))
+        style_plot(self)
+
+
+def _experiment_title(name: str) -> str:
+    try:
+        return str(experiments.get(name).TITLE)
+    except Exception:  # reported when the user picks it
+        return name
+
+
+def _axis_text(label: str, unit: str) -> str:
+    return f"{label} ({unit})" if unit else label
+
+
+def _spans_decades(xs: list[float]) -> bool:
+    positive = [x for x in xs if x > 0]
+    return len(positive) == len(xs) and len(xs) > 1 and max(positive) >= 100 * min(positive)
+
+
+class ExperimentsPanel(Panel):
+    """Run any registered experiment on a chosen device and plot its points live."""
+
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent)
+        self.module: ModuleType | None = None
+        self.editors: dict[str, QWidget] = {}
+        self.job: Job | None = None
+        self.last_result: Result | None = None
+        self._make_widgets()
+        self._build_layout()
+        self._fill_experiments()
+        services.devices.report_changed.connect(self._fill_devices)
+        self._fill_devices(services.devices.report)
+        self.retranslate()
+
+    def _make_widgets(self) -> None:
+        self.heading = QLabel()
+        self.heading.setObjectName("panelHeading")
+        self.experiment_combo = QComboBox()
+        self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.experiment_combo.setMinimumContentsLength(14)
+        self.experiment_combo.currentIndexChanged.connect(self._experiment_chosen)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.params_form = QFormLayout()
+        self.device_combo = QComboBox()
+        self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.device_combo.setMinimumContentsLength(10)
+        self.run_button = QPushButton()
+        self.run_button.clicked.connect(self.run_experiment)
+        self.cancel_button = QPushButton()
+        self.cancel_button.clicked.connect(self.cancel_experiment)
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.plot = LivePlot()
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def _build_layout(self) -> None:
+        self.experiment_label, self.device_label = QLabel(), QLabel()
+        controls = QWidget()
+        column = QVBoxLayout(controls)
+        column.addWidget(self.experiment_label)
+        column.addWidget(self.experiment_combo)
+        column.addWidget(self.description)
+        column.addLayout(self.params_form)
+        column.addWidget(self.device_label)
+        column.addWidget(self.device_combo)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.status)
+        column.addStretch(1)
+        self._split(controls)
+
+    def _split(self, controls: QWidget) -> None:
+        right = QWidget()
+        right_column = QVBoxLayout(right)
+        right_column.setContentsMargins(0, 0, 0, 0)
+        right_column.addWidget(self.plot, 1)
+        right_column.addWidget(self.notes)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(controls)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([300, 600])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(splitter, 1)
+
+    def retranslate(self) -> None:
+        self.heading.setText(self.tr("Run an experiment"))
+        self.experiment_label.setText(self.tr("Experiment:"))
+        self.device_label.setText(self.tr("Run on:"))
+        self.run_button.setText(self.tr("Run"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self._fill_devices(self.services.devices.report)
+        if self.last_result is not None:
+            self.plot.label_series(self.last_result)
+
+    # ------------------------------------------------------------ choosing
+
+    def _fill_experiments(self) -> None:
+        for name in experiments.names():
+            self.experiment_combo.addItem(_experiment_title(name), name)
+        if self.experiment_combo.count():
+            self._experiment_chosen(0)
+
+    def _experiment_chosen(self, index: int) -> None:
+        name = self.experiment_combo.itemData(index)
+        try:
+            self.module = experiments.get(name)
+        except Exception as exc:  # a broken experiment module must not take the panel down
+            self.module = None
+            self.services.notifier.error(
+                self.tr("Experiment %1 cannot be loaded: %2").replace("%1", name).replace("%2", str(exc))
+            )
+        self._show_module()
+
+    def _show_module(self) -> None:
+        while self.params_form.rowCount():
+            self.params_form.removeRow(0)
+        self.editors.clear()
+        self.run_button.setEnabled(self.module is not None and self.job is None)
+        if self.module is None:
+            self.description.setText("")
+            return
+        self.description.setText(self.module.DESCRIPTION)
+        hints = typing.get_type_hints(self.module.Params)
+        for field in dataclasses.fields(self.module.Params):
+            editor = field_editor(hints[field.name], field_default(field))
+            self.editors[field.name] = editor
+            self.params_form.addRow(field.name.replace("_", " ") + ":", editor)
+
+    def _fill_devices(self, report: DeviceReport | None) -> None:
+        current = self.device_combo.currentData()
+        self.device_combo.clear()
+        for key in self.services.devices.device_keys():
+            self.device_combo.addItem(device_title(key, report), key)
+        found = self.device_combo.findData(current)
+        self.device_combo.setCurrentIndex(max(found, 0))
+
+    # ------------------------------------------------------------ running
+
+    def read_params(self) -> Any | None:
+        """The Params the form describes, or None (after telling the user why)."""
+        assert self.module is not None
+        texts = {name: editor_text(editor) for name, editor in self.editors.items()}
+        try:
+            return experiments.params_from_strings(self.module.Params, texts)
+        except experiments.ParamError as exc:
+            self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", str(exc)))
+            return None
+
+    def run_experiment(self) -> Job | None:
+        if self.module is None or self.job is not None:
+            return None
+        params = self.read_params()
+        if params is None:
+            return None
+        module, device = self.module, self.device_combo.currentData() or "cpu"
+        job = self.services.runner.submit(module.TITLE, device, lambda ctx: module.run(params, ctx))
+        self._watch(job)
+        return job
+
+    def _watch(self, job: Job) -> None:
+        self.job = job
+        self.plot.clear_series()
+        self.notes.setText("")
+        self.progress.setValue(0)
+        self.status.setText(self.tr("Waiting for the device to be free…"))
+        job.progress.connect(self._progress)
+        job.partial.connect(self.plot.add_point)
+        job.finished.connect(self._finished)
+        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
+        job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
+        self._set_running(True)
+
+    def cancel_experiment(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.status.setText(self.tr("Cancelling…"))
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(fraction * 1000))
+        self.status.setText(message)
+
+    def _finished(self, result: Result) -> None:
+        self.last_result = result
+        self.plot.redraw()
+        self.plot.label_series(result)
+        self.notes.setText("\n".join(result.notes))
+        self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
+        self._ended(self.tr("Done."))
+
+    def _ended(self, message: str) -> None:
+        self.plot.redraw()
+        self.status.setText(message)
+        self.job = None
+        self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running and self.module is not None)
+        self.cancel_button.setEnabled(running)
+        self.experiment_combo.setEnabled(not running)

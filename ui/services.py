@@ -1,0 +1,60 @@
+"""What every panel may use: the notifier, the job runner and the device state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from gpulab.devices import DeviceReport, device_report
+from ui.jobs import JobRunner
+from ui.notify import Notifier
+
+
+class DeviceState(QObject):
+    """The latest device report; ``refresh()`` probes again in a worker thread."""
+
+    report_changed = Signal(object)  # DeviceReport
+    probing_changed = Signal(bool)
+
+    def __init__(self, runner: JobRunner, probe: Callable[[], DeviceReport] = device_report) -> None:
+        super().__init__()
+        self.runner = runner
+        self.probe = probe
+        self.report: DeviceReport | None = None
+        self.probing = False
+
+    def refresh(self) -> None:
+        if self.probing:
+            return
+        self._set_probing(True)
+        self.runner.run_task(self.probe, self._received, lambda _message: self._set_probing(False))
+
+    def _received(self, report: DeviceReport) -> None:
+        self.report = report
+        self._set_probing(False)
+        self.report_changed.emit(report)
+
+    def _set_probing(self, probing: bool) -> None:
+        self.probing = probing
+        self.probing_changed.emit(probing)
+
+    def device_keys(self) -> list[str]:
+        """Queues a job may run on: the CPU, then every usable CUDA device."""
+        cuda = self.report.cuda if self.report else None
+        gpus = [f"cuda:{gpu.index}" for gpu in cuda.devices] if cuda and cuda.available else []
+        return ["cpu", *gpus]
+
+
+@dataclass
+class Services:
+    notifier: Notifier
+    runner: JobRunner
+    devices: DeviceState
+
+    @classmethod
+    def create(cls, probe: Callable[[], DeviceReport] = device_report) -> Services:
+        notifier = Notifier()
+        runner = JobRunner(notifier)
+        return cls(notifier, runner, DeviceState(runner, probe))

@@ -1,0 +1,177 @@
+"""``simt.launch``: run one kernel of a CUDA C source on the CPU, lane by lane."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .compiler import Function, Program, compile_source
+from .ctypes_ import CType
+from .errors import KernelFault, SimtError
+from .machine import Counters, Machine
+from .trace import DEFAULT_TRACED_WARPS, TraceStep
+from .values import Frame
+
+DEFAULT_MAX_STEPS = 10**8
+DEFAULT_MAX_LOOP_ITERATIONS = 10**6
+
+
+@dataclass
+class LaunchResult:
+    """What an emulated launch produced (provenance ``emulated``: no time is claimed).
+
+    ``args`` are the arguments as passed (arrays were updated in place); ``metrics`` has
+    nvprof-style names (see the package docstring); ``trace`` maps traced global warp ids
+    to their steps; ``steps`` is the number of warp-level steps (= ``inst_executed``).
+    """
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: list[Any]
+    metrics: dict[str, float]
+    trace: dict[int, list[TraceStep]] = field(default_factory=dict)
+    steps: int = 0
+    lane_steps: int = 0
+    provenance: str = "emulated"
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else 0.0
+
+
+def metrics_from(c: Counters) -> dict[str, float]:
+    """nvprof-style metrics from raw counters."""
+    return {
+        "inst_executed": c.inst,
+        "warp_execution_efficiency": 100.0 * _ratio(c.lane_steps, 32 * c.inst) if c.inst else 0.0,
+        "branch_efficiency": 100.0 * _ratio(c.branches - c.divergent_branches, c.branches)
+        if c.branches else 100.0,
+        "branches": c.branches,
+        "divergent_branches": c.divergent_branches,
+        "gld_requests": c.gld_requests,
+        "gld_transactions": c.gld_transactions,
+        "gld_transactions_per_request": _ratio(c.gld_transactions, c.gld_requests),
+        "gst_requests": c.gst_requests,
+        "gst_transactions": c.gst_transactions,
+        "gst_transactions_per_request": _ratio(c.gst_transactions, c.gst_requests),
+        "shared_load_requests": c.shared_load_requests,
+        "shared_load_transactions": c.shared_load_transactions,
+        "shared_load_transactions_per_request": _ratio(c.shared_load_transactions,
+                                                       c.shared_load_requests),
+        "shared_store_requests": c.shared_store_requests,
+        "shared_store_transactions": c.shared_store_transactions,
+        "shared_store_transactions_per_request": _ratio(c.shared_store_transactions,
+                                                        c.shared_store_requests),
+        "atomic_requests": c.atomic_requests,
+        "atomic_transactions": c.atomic_transactions,
+        "local_load_requests": c.local_load_requests,
+        "local_store_requests": c.local_store_requests,
+        "barriers": c.barriers,
+        "lane_steps": c.lane_steps,
+    }
+
+
+def _find_kernel(program: Program, name: str) -> Function:
+    fn = program.functions.get(name)
+    if fn is None or not fn.is_kernel:
+        known = ", ".join(program.kernels) or "none"
+        raise SimtError(f"no __global__ function named {name!r} in the source (kernels: {known})")
+    return fn
+
+
+def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
+                writebacks: list[tuple[np.ndarray, np.ndarray]]) -> np.int64:
+    pointee = ptype.pointee
+    if value is None:
+        return np.int64(0)
+    if not isinstance(value, np.ndarray):
+        raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy array, "
+                        f"got {type(value).__name__}")
+    if pointee is None or pointee.dtype is None or value.dtype != pointee.dtype:
+        want = pointee.dtype.name if pointee is not None and pointee.dtype is not None else "?"
+        raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy {want} array, "
+                        f"got a {value.dtype.name} array")
+    flat = value.reshape(-1) if value.flags.c_contiguous and value.flags.writeable else None
+    if flat is None:
+        flat = np.ascontiguousarray(value).reshape(-1).copy()
+        if value.flags.writeable:
+            writebacks.append((value, flat))
+    return np.int64(mc.add_global(name, flat, index))
+
+
+def _bind_scalar(index: int, name: str, ptype: CType, value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        raise SimtError(f"argument {index} ({ptype} {name}): expected a scalar, got an array")
+    try:
+        return np.asarray(value).astype(ptype.dtype)[()]
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise SimtError(f"argument {index} ({ptype} {name}): cannot convert {value!r}") from exc
+
+
+def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any], list]:
+    if len(args) != len(fn.params):
+        raise SimtError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
+    slots: list[Any] = []
+    writebacks: list[tuple[np.ndarray, np.ndarray]] = []
+    for index, ((name, ptype), value) in enumerate(zip(fn.params, args)):
+        if ptype.is_pointer:
+            slots.append(_bind_array(mc, index, name, ptype, value, writebacks))
+        else:
+            slots.append(_bind_scalar(index, name, ptype, value))
+    return slots, writebacks
+
+
+def _traced_warps(mc_warps_per_block: int, trace: bool | Sequence[int] | None) -> list[int] | None:
+    if trace is None or trace is False:
+        return None
+    if trace is True:
+        return list(range(min(mc_warps_per_block, DEFAULT_TRACED_WARPS)))
+    return [int(w) for w in trace]
+
+
+def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | tuple[int, ...],
+           args: Sequence[Any], trace: bool | Sequence[int] | None = False, *,
+           max_steps: int = DEFAULT_MAX_STEPS,
+           max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS,
+           cancel: threading.Event | None = None, filename: str = "kernel.cu") -> LaunchResult:
+    """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
+
+    Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
+    place; scalars are converted to the parameter type. ``trace=True`` traces the warps
+    of block 0 (at most 32); a sequence of global warp ids selects warps. ``max_steps``
+    bounds warp-steps, ``max_loop_iterations`` the iterations of any one loop run;
+    ``cancel`` is polled at every step and loop back-edge. Raises CompileError,
+    KernelFault, Cancelled or SimtError.
+    """
+    program = compile_source(source, filename)
+    fn = _find_kernel(program, kernel)
+    try:
+        mc = Machine(kernel, grid, block, max_steps=max_steps,
+                     max_loop_iterations=max_loop_iterations, cancel=cancel, trace_warps=None)
+    except (ValueError, TypeError) as exc:
+        raise SimtError(f"bad launch configuration: {exc}") from None
+    traced = _traced_warps(mc.warps_per_block, trace)
+    if traced is not None:
+        mc.select_traced(traced)
+    slots, writebacks = _bind_args(mc, fn, args)
+    for decl in program.memory:
+        (mc.add_shared if decl.space == "shared" else mc.add_local)(
+            decl.name, decl.offset, decl.dtype, decl.count)
+    frame = Frame(mc, fn.nslots, is_kernel=True)
+    frame.v[:len(slots)] = slots
+    assert fn.body is not None
+    try:
+        with np.errstate(all="ignore"):
+            fn.body(frame, mc.full)
+    except RecursionError:
+        raise KernelFault(f"{kernel}: nesting too deep for the emulator", kernel) from None
+    finally:
+        for original, copy in writebacks:
+            original[...] = copy.reshape(original.shape)
+    return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
+                        mc.trace or {}, mc.counters.inst, mc.counters.lane_steps)

@@ -1,0 +1,462 @@
+"""CUDA builtin functions: math, integer intrinsics, warp intrinsics, atomics, barrier.
+
+Each handler receives the compiler, the call node and the compiled arguments and returns
+a compiled expression (:class:`~gpulab.simt.values.CExpr`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pycparser import c_ast
+
+from . import ctypes_ as ct
+from .ctypes_ import CType
+from .errors import KernelFault
+from .machine import Mask
+from .values import CExpr, Frame, converted
+
+Handler = Callable[[Any, c_ast.FuncCall, list[CExpr]], CExpr]
+BUILTINS: dict[str, Handler] = {}
+
+
+def _arity(comp: Any, node: c_ast.FuncCall, args: list[CExpr], lo: int, hi: int | None = None) -> None:
+    hi = lo if hi is None else hi
+    if not lo <= len(args) <= hi:
+        name = node.name.name
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        raise comp.error(node, f"{name} takes {want} arguments, not {len(args)}", f"call to {name}")
+
+
+def _pure_call(ctype: CType, f: Callable, args: list[CExpr], comp: Any) -> CExpr:
+    evs = [a.ev for a in args]
+    if len(evs) == 1:
+        e0 = evs[0]
+        out = CExpr(ctype, lambda fr, m: f(e0(fr, m)), args[0].pure)
+    elif len(evs) == 2:
+        e0, e1 = evs
+        out = CExpr(ctype, lambda fr, m: f(e0(fr, m), e1(fr, m)), all(a.pure for a in args))
+    else:
+        out = CExpr(ctype, lambda fr, m: f(*[e(fr, m) for e in evs]), all(a.pure for a in args))
+    return comp.fold(out, args)
+
+
+# ---------------------------------------------------------------------- float math
+def _round_half_away(x: Any) -> Any:
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)[()]
+
+
+def _fma32(a: Any, b: Any, c: Any) -> Any:
+    """Single rounding of a*b+c: the float32 product is exact in float64."""
+    wide = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64) + c
+    return wide.astype(np.float32)[()]
+
+
+_MATH1: dict[str, Callable[[Any], Any]] = {
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "fabs": np.abs, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "exp2": np.exp2, "log2": np.log2, "log10": np.log10,
+    "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "round": _round_half_away, "rint": np.rint, "cbrt": np.cbrt, "expm1": np.expm1,
+    "log1p": np.log1p,
+}
+_MATH2: dict[str, Callable[[Any, Any], Any]] = {
+    "fmin": np.fmin, "fmax": np.fmax, "pow": np.power, "atan2": np.arctan2,
+    "fmod": np.fmod, "hypot": np.hypot, "copysign": np.copysign, "fdim": lambda a, b:
+    np.maximum(a - b, 0),
+}
+
+
+def _math(name: str, f: Callable, nargs: int, ctype: CType) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, nargs)
+        return _pure_call(ctype, f, [converted(a, ctype) for a in args], comp)
+    return handler
+
+
+def _rsqrt(x: Any) -> Any:
+    return x.dtype.type(1) / np.sqrt(x)
+
+
+for _name, _f in _MATH1.items():
+    BUILTINS[_name + "f"] = _math(_name, _f, 1, ct.FLOAT)
+    BUILTINS[_name] = _math(_name, _f, 1, ct.DOUBLE)
+for _name, _f in _MATH2.items():
+    BUILTINS[_name + "f"] = _math(_name, _f, 2, ct.FLOAT)
+    BUILTINS[_name] = _math(_name, _f, 2, ct.DOUBLE)
+BUILTINS["rsqrtf"] = _math("rsqrt", _rsqrt, 1, ct.FLOAT)
+BUILTINS["rsqrt"] = _math("rsqrt", _rsqrt, 1, ct.DOUBLE)
+BUILTINS["fmaf"] = _math("fma", _fma32, 3, ct.FLOAT)
+BUILTINS["fma"] = _math("fma", lambda a, b, c: a * b + c, 3, ct.DOUBLE)
+BUILTINS["__fdividef"] = _math("div", lambda a, b: a / b, 2, ct.FLOAT)
+BUILTINS["__expf"] = _math("exp", np.exp, 1, ct.FLOAT)
+BUILTINS["__logf"] = _math("log", np.log, 1, ct.FLOAT)
+BUILTINS["__sinf"] = _math("sin", np.sin, 1, ct.FLOAT)
+BUILTINS["__cosf"] = _math("cos", np.cos, 1, ct.FLOAT)
+BUILTINS["__powf"] = _math("pow", np.power, 2, ct.FLOAT)
+BUILTINS["__saturatef"] = _math("sat", lambda x: np.clip(x, np.float32(0), np.float32(1)), 1,
+                                ct.FLOAT)
+
+
+def _minmax(f: Callable) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, 2)
+        common = ct.common_type(args[0].ctype, args[1].ctype)
+        return _pure_call(common, f, [converted(a, common) for a in args], comp)
+    return handler
+
+
+BUILTINS["min"] = _minmax(np.minimum)
+BUILTINS["max"] = _minmax(np.maximum)
+BUILTINS["umin"] = _minmax(np.minimum)
+BUILTINS["umax"] = _minmax(np.maximum)
+
+
+def _abs(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    _arity(comp, node, args, 1)
+    t = ct.promote(args[0].ctype)
+    return _pure_call(t, np.abs, [converted(args[0], t)], comp)
+
+
+BUILTINS["abs"] = _abs
+BUILTINS["llabs"] = _abs
+
+
+def _is(f: Callable) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, 1)
+        return _pure_call(ct.TRUTH, f, args, comp)
+    return handler
+
+
+BUILTINS["isnan"] = _is(np.isnan)
+BUILTINS["isinf"] = _is(np.isinf)
+BUILTINS["isfinite"] = _is(np.isfinite)
+
+
+# ---------------------------------------------------------------------- integer intrinsics
+def _bit_length(x: Any, bits: int) -> Any:
+    """Number of significant bits of unsigned ``x`` (uint32 or uint64)."""
+    x = np.asarray(x).astype(np.uint64)
+    hi = (x >> np.uint64(32)).astype(np.float64)
+    lo = (x & np.uint64(0xFFFFFFFF)).astype(np.float64)
+    hi_len = np.frexp(hi)[1]
+    lo_len = np.frexp(lo)[1]
+    return np.where(hi_len > 0, hi_len + 32, lo_len).astype(np.int32)[()]
+
+
+def _int_intrinsic(f: Callable, arg_type: CType, ret: CType = ct.INT) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, 1)
+        return _pure_call(ret, f, [converted(args[0], arg_type)], comp)
+    return handler
+
+
+BUILTINS["__popc"] = _int_intrinsic(lambda x: np.bitwise_count(x).astype(np.int32), ct.UINT)
+BUILTINS["__popcll"] = _int_intrinsic(lambda x: np.bitwise_count(x).astype(np.int32), ct.ULLONG)
+BUILTINS["__clz"] = _int_intrinsic(lambda x: np.int32(32) - _bit_length(x, 32), ct.UINT)
+BUILTINS["__clzll"] = _int_intrinsic(lambda x: np.int32(64) - _bit_length(x, 64), ct.ULLONG)
+BUILTINS["__ffs"] = _int_intrinsic(lambda x: _bit_length(x & (~x + np.uint32(1)), 32), ct.UINT)
+BUILTINS["__ffsll"] = _int_intrinsic(lambda x: _bit_length(x & (~x + np.uint64(1)), 64),
+                                     ct.ULLONG)
+def _brev(x: Any) -> Any:
+    v = np.atleast_1d(np.asarray(x, dtype=np.uint32))
+    bits = np.unpackbits(v.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
+    out = np.packbits(bits[:, ::-1], axis=1, bitorder="little").view(np.uint32).reshape(-1)
+    return out if isinstance(x, np.ndarray) else out[0]
+
+
+BUILTINS["__brev"] = _int_intrinsic(_brev, ct.UINT, ct.UINT)
+
+
+def _reinterpret(dst: CType, src: CType) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, 1)
+
+        def f(x: Any) -> Any:
+            return np.asarray(x).view(dst.dtype)[()]
+        return _pure_call(dst, f, [converted(args[0], src)], comp)
+    return handler
+
+
+BUILTINS["__int_as_float"] = _reinterpret(ct.FLOAT, ct.INT)
+BUILTINS["__uint_as_float"] = _reinterpret(ct.FLOAT, ct.UINT)
+BUILTINS["__float_as_int"] = _reinterpret(ct.INT, ct.FLOAT)
+BUILTINS["__float_as_uint"] = _reinterpret(ct.UINT, ct.FLOAT)
+
+
+def _convert_rounded(f: Callable, dst: CType, src: CType) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        _arity(comp, node, args, 1)
+        return _pure_call(dst, lambda x: ct.convert(f(x), src, dst), [converted(args[0], src)],
+                          comp)
+    return handler
+
+
+BUILTINS["__float2int_rn"] = _convert_rounded(np.rint, ct.INT, ct.FLOAT)
+BUILTINS["__float2int_rz"] = _convert_rounded(np.trunc, ct.INT, ct.FLOAT)
+BUILTINS["__float2int_rd"] = _convert_rounded(np.floor, ct.INT, ct.FLOAT)
+BUILTINS["__float2int_ru"] = _convert_rounded(np.ceil, ct.INT, ct.FLOAT)
+BUILTINS["__int2float_rn"] = _convert_rounded(lambda x: x, ct.FLOAT, ct.INT)
+
+
+# ---------------------------------------------------------------------- barrier
+def _syncthreads(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    _arity(comp, node, args, 0)
+    site = comp.site(node)
+
+    def run(fr: Frame, m: Mask) -> Any:
+        fr.mc.barrier(m, site)
+        return None
+    return CExpr(ct.VOID, run, False)
+
+
+BUILTINS["__syncthreads"] = _syncthreads
+
+
+def _fence(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    return CExpr(ct.VOID, lambda fr, m: None, False)
+
+
+BUILTINS["__threadfence"] = _fence
+BUILTINS["__threadfence_block"] = _fence
+BUILTINS["__syncwarp"] = _fence
+
+
+# ---------------------------------------------------------------------- warp intrinsics
+def _check_mask(fr: Frame, m: Mask, mask: Any, site: Any, name: str) -> np.ndarray:
+    """Per-lane 'my bit is in mask'; active lanes missing from the mask are a fault."""
+    mc = fr.mc
+    member = ((np.asarray(mask).astype(np.uint32) >> mc.lane_in_warp.astype(np.uint32))
+              & np.uint32(1)).astype(bool)
+    missing = m.bits & ~member
+    if np.any(missing):
+        lane = int(np.flatnonzero(missing)[0])
+        raise KernelFault(f"{mc.kernel}: line {site.line}: {name} executed by "
+                          f"{mc.describe_lane(lane)}, which is not named in the mask "
+                          f"{int(np.atleast_1d(mask)[0] if np.ndim(mask) == 0 else mask[lane]):#010x}",
+                          mc.kernel, site.line, lanes=(lane,))
+    return member
+
+
+def _shuffle(kind: str) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        name = node.name.name
+        _arity(comp, node, args, 3, 4)
+        mask = converted(args[0], ct.UINT).ev
+        value = args[1]
+        if not value.ctype.is_scalar:
+            raise comp.error(node, f"{name} works on arithmetic values", f"{name} on pointer")
+        var = value.ev
+        src = converted(args[2], ct.INT).ev
+        width = converted(args[3], ct.INT).ev if len(args) == 4 else (lambda fr, m: np.int32(32))
+        site = comp.site(node)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            _check_mask(fr, m, mask(fr, m), site, name)
+            v = var(fr, m)
+            if np.ndim(v) == 0:
+                return v
+            lane = mc.lane_in_warp
+            w = np.asarray(width(fr, m)).astype(np.int64)
+            s = np.asarray(src(fr, m)).astype(np.int64)
+            seg = lane & ~(w - 1)
+            if kind == "idx":
+                source = seg + (s & (w - 1))
+            elif kind == "up":
+                source = np.where(lane - seg >= s, lane - s, lane)
+            elif kind == "down":
+                source = np.where(lane - seg + s < w, lane + s, lane)
+            else:
+                source = lane ^ (s & 31)
+                source = np.where(source >= seg + w, lane, source)
+            return v[np.arange(mc.nlanes, dtype=np.int64) - lane + source]
+        return CExpr(value.ctype, run, False)
+    return handler
+
+
+BUILTINS["__shfl_sync"] = _shuffle("idx")
+BUILTINS["__shfl_up_sync"] = _shuffle("up")
+BUILTINS["__shfl_down_sync"] = _shuffle("down")
+BUILTINS["__shfl_xor_sync"] = _shuffle("xor")
+
+
+def _warp_bits(bits: np.ndarray) -> np.ndarray:
+    """Per lane: the 32-bit ballot of its warp built from lane bools."""
+    packed = np.packbits(bits.reshape(-1, 32), axis=1, bitorder="little")
+    words = packed.view("<u4").reshape(-1).astype(np.uint32)
+    return np.repeat(words, 32)
+
+
+def _vote(kind: str) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        name = node.name.name
+        _arity(comp, node, args, 2)
+        mask = converted(args[0], ct.UINT).ev
+        pred = converted(args[1], ct.BOOL).ev
+        site = comp.site(node)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            member = _check_mask(fr, m, mask(fr, m), site, name)
+            voting = m.bits & member
+            p = np.broadcast_to(pred(fr, m), voting.shape) & voting
+            if kind == "ballot":
+                return _warp_bits(p)
+            if kind == "any":
+                return _warp_bits(p) != 0
+            return _warp_bits(voting & ~p) == 0
+        return CExpr(ct.UINT if kind == "ballot" else ct.TRUTH, run, False)
+    return handler
+
+
+BUILTINS["__ballot_sync"] = _vote("ballot")
+BUILTINS["__any_sync"] = _vote("any")
+BUILTINS["__all_sync"] = _vote("all")
+
+
+def _activemask(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    _arity(comp, node, args, 0)
+    return CExpr(ct.UINT, lambda fr, m: _warp_bits(m.bits), False)
+
+
+BUILTINS["__activemask"] = _activemask
+
+
+def _lane_id(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    return CExpr(ct.UINT, lambda fr, m: fr.mc.lane_in_warp.astype(np.uint32))
+
+
+# ---------------------------------------------------------------------- atomics
+_ACCUMULATE: dict[str, np.ufunc] = {
+    "add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+}
+
+
+def _apply_unique(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndarray,
+                  cmp: np.ndarray | None) -> np.ndarray:
+    old = flat[e]
+    if op == "exch":
+        flat[e] = vals
+    elif op == "cas":
+        assert cmp is not None
+        flat[e] = np.where(old == cmp, vals, old)
+    else:
+        flat[e] = _ACCUMULATE[op](old, vals)
+    return old
+
+
+def _apply_group(op: str, flat: np.ndarray, addr: int, vals: np.ndarray,
+                 cmp: np.ndarray | None) -> np.ndarray:
+    """Serial semantics for lanes hitting one address, in increasing lane order."""
+    cur = flat[addr]
+    if op == "exch":
+        old = np.concatenate([[cur], vals[:-1]]).astype(flat.dtype)
+        flat[addr] = vals[-1]
+        return old
+    if op == "cas":
+        assert cmp is not None
+        old = np.empty(len(vals), dtype=flat.dtype)
+        for i in range(len(vals)):
+            old[i] = cur
+            if cur == cmp[i]:
+                cur = vals[i]
+        flat[addr] = cur
+        return old
+    acc = _ACCUMULATE[op].accumulate(np.concatenate([[cur], vals]).astype(flat.dtype))
+    flat[addr] = acc[-1]
+    return acc[:-1]
+
+
+def atomic_apply(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndarray,
+                 cmp: np.ndarray | None = None) -> np.ndarray:
+    """Apply an atomic ``op`` for lanes (in lane order) at element indices ``e``.
+
+    Returns each lane's old value, as if the lanes ran one after another in increasing
+    lane order (= lane order within a warp, warps in increasing global warp id).
+    """
+    order = np.argsort(e, kind="stable")
+    es = e[order]
+    dup = es[1:] == es[:-1]
+    if not dup.any():
+        return _apply_unique(op, flat, e, vals, cmp)
+    if op in ("add", "sub") and flat.dtype.kind in "iu":
+        return _integer_add_grouped(op, flat, e, vals, order, es, dup)
+    old = np.empty(len(vals), dtype=flat.dtype)
+    starts = np.flatnonzero(np.concatenate([[True], ~dup]))
+    ends = np.concatenate([starts[1:], [len(es)]])
+    single = ends - starts == 1
+    lanes_single = order[starts[single]]
+    if len(lanes_single):
+        old[lanes_single] = _apply_unique(op, flat, e[lanes_single], vals[lanes_single],
+                                          None if cmp is None else cmp[lanes_single])
+    for s, t in zip(starts[~single].tolist(), ends[~single].tolist()):
+        sel = order[s:t]
+        old[sel] = _apply_group(op, flat, int(es[s]), vals[sel],
+                                None if cmp is None else cmp[sel])
+    return old
+
+
+def _integer_add_grouped(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndarray,
+                         order: np.ndarray, es: np.ndarray, dup: np.ndarray) -> np.ndarray:
+    v = vals[order].astype(flat.dtype)
+    if op == "sub":
+        v = (np.zeros(1, dtype=flat.dtype) - v)
+    inclusive = np.cumsum(v, dtype=flat.dtype)
+    exclusive = inclusive - v
+    starts = np.flatnonzero(np.concatenate([[True], ~dup]))
+    group = np.cumsum(np.concatenate([[True], ~dup])) - 1
+    exclusive = exclusive - exclusive[starts][group]
+    base = flat[es]
+    old_sorted = base + exclusive
+    ends = np.concatenate([starts[1:], [len(es)]]) - 1
+    flat[es[starts]] = old_sorted[ends] + v[ends]
+    old = np.empty(len(vals), dtype=flat.dtype)
+    old[order] = old_sorted
+    return old
+
+
+def _atomic(op: str) -> Handler:
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        name = node.name.name
+        _arity(comp, node, args, 3 if op == "cas" else 2)
+        ptr = args[0]
+        if not ptr.ctype.is_pointer or not (ptr.ctype.pointee and ptr.ctype.pointee.is_scalar):
+            raise comp.error(node, f"{name} needs a pointer to memory as first argument",
+                             f"{name} target")
+        elem: CType = ptr.ctype.pointee
+        if elem.dtype is not None and elem.dtype.itemsize not in (4, 8):
+            raise comp.error(node, f"{name} on {elem} is not supported (4- and 8-byte types)",
+                             f"{name} on {elem}")
+        if op in ("and", "or", "xor") and elem.is_float:
+            raise comp.error(node, f"{name} needs an integer type", f"{name} on float")
+        operands = [converted(a, elem).ev for a in args[1:]]
+        pev = ptr.ev
+        site = comp.site(node)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            out = np.zeros(mc.nlanes, dtype=elem.dtype)
+            if m.count == 0:
+                return out
+            addr = pev(fr, m)
+            values = [np.broadcast_to(o(fr, m), (mc.nlanes,)) for o in operands]
+            for region, lanes, e in mc.resolve_for_atomic(addr, m, elem, site):
+                flat = region.flat_view(elem.dtype)
+                if op == "cas":
+                    old = atomic_apply(op, flat, e, values[1][lanes], values[0][lanes])
+                else:
+                    old = atomic_apply(op, flat, e, values[0][lanes])
+                out[lanes] = old
+            return out
+        return CExpr(elem, run, False)
+    return handler
+
+
+for _op in ("add", "sub", "min", "max", "exch", "and", "or", "xor"):
+    BUILTINS["atomic" + _op.capitalize()] = _atomic(_op)
+BUILTINS["atomicCAS"] = _atomic("cas")

@@ -1,0 +1,989 @@
+"""Compile a pycparser AST of the CUDA C subset into a tree of Python closures.
+
+The compiler is a visitor in pycparser's style: ``visit_If``, ``visit_For``, ... build,
+once per kernel source, closures that run a statement for all lanes of a launch at once
+under an execution mask. A statement closure has the signature ``run(frame, mask) ->
+mask`` and returns the mask of lanes that carry on after it (lanes that executed
+``break``, ``continue`` or ``return`` drop out); constructs reconverge at their end.
+Expression closures are described in :mod:`gpulab.simt.values`.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from pycparser import c_ast, c_parser
+
+from . import ctypes_ as ct
+from .ctypes_ import CType
+from .errors import CompileError, KernelFault
+from .machine import Machine, Mask, Site
+from .preprocess import Preprocessed, preprocess
+from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, store_register, truth
+
+Stmt = Callable[[Frame, Mask], Mask]
+MAX_CALL_DEPTH = 64
+_PRELUDE_TYPEDEFS = {"bool", "size_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
+                     "uint32_t", "int64_t", "uint64_t"}
+_DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+
+
+@dataclass
+class Var:
+    """A name in scope: a register slot, or a fixed address (arrays, shared scalars)."""
+
+    kind: str  # "reg", "array" or "mem"
+    ctype: CType
+    slot: int = -1
+    address: int = 0
+
+
+@dataclass
+class Function:
+    """A compiled ``__global__`` or ``__device__`` function."""
+
+    name: str
+    params: list[tuple[str, CType]]
+    ret: CType
+    is_kernel: bool
+    site: Site
+    nslots: int = 0
+    body: Stmt | None = None
+    returns: bool = False
+
+
+@dataclass
+class MemoryDecl:
+    """A ``__shared__`` or thread-local array to allocate at launch."""
+
+    name: str
+    space: str
+    offset: int
+    dtype: np.dtype
+    count: int
+
+
+@dataclass
+class Program:
+    """A compiled translation unit."""
+
+    functions: dict[str, Function]
+    memory: list[MemoryDecl]
+    pre: Preprocessed
+    shared_bytes: int = 0
+    local_bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kernels(self) -> list[str]:
+        return [f.name for f in self.functions.values() if f.is_kernel]
+
+
+class Scope:
+    """Nested C block scope."""
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.names: dict[str, Var] = {}
+
+    def lookup(self, name: str) -> Var | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+def _int_div(a: Any, b: Any) -> Any:
+    r = np.fmod(a, b)
+    return (a - r) // b
+
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
+    "|": operator.or_, "^": operator.xor,
+}
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+}
+_UNSUPPORTED = {
+    "Goto": "goto statements", "Label": "labels", "Switch": "switch statements",
+    "Case": "case labels", "Default": "default labels", "Struct": "structs",
+    "Union": "unions", "Enum": "enums", "CompoundLiteral": "compound literals",
+    "InitList": "initializer lists", "Typedef": "typedefs inside functions",
+    "Pragma": "pragmas", "NamedInitializer": "designated initializers",
+    "StaticAssert": "static assertions", "Alignas": "alignas", "EllipsisParam": "variadic functions",
+}
+
+
+class Compiler:
+    """Compiles one preprocessed source; use :func:`compile_source`."""
+
+    def __init__(self, pre: Preprocessed, filename: str) -> None:
+        self.pre = pre
+        self.filename = filename
+        self.functions: dict[str, Function] = {}
+        self.memory: list[MemoryDecl] = []
+        self.shared_bytes = 0
+        self.local_bytes = 0
+        self.typedefs: dict[str, CType] = {}
+        self.nslots = 0
+        self.current: Function | None = None
+
+    # ------------------------------------------------------------------ helpers
+    def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
+        line, col = self.position(node)
+        return CompileError(message, line, col, construct or message)
+
+    def position(self, node: c_ast.Node | None) -> tuple[int | None, int | None]:
+        coord = getattr(node, "coord", None)
+        if coord is None or coord.line is None:
+            return None, None
+        col = coord.column or 1
+        return coord.line, self.pre.original_column(coord.line, col)
+
+    def site(self, node: c_ast.Node) -> Site:
+        line, col = self.position(node)
+        if line is None:
+            return Site(0, 0, 0)
+        end = col or 1
+        for child in _walk(node):
+            cl, cc = self.position(child)
+            if cl == line and cc is not None:
+                width = len(getattr(child, "name", "") or getattr(child, "value", "") or "x") \
+                    if isinstance(child, (c_ast.ID, c_ast.Constant)) else 1
+                end = max(end, cc + width)
+        return Site(line, col or 1, end)
+
+    def new_slot(self) -> int:
+        self.nslots += 1
+        return self.nslots - 1
+
+    # ------------------------------------------------------------------ types
+    def resolve_type(self, node: c_ast.Node) -> CType:
+        if isinstance(node, c_ast.TypeDecl):
+            return self.resolve_type(node.type)
+        if isinstance(node, c_ast.Typename):
+            return self.resolve_type(node.type)
+        if isinstance(node, c_ast.IdentifierType):
+            names = node.names
+            if len(names) == 1 and names[0] in self.typedefs:
+                return self.typedefs[names[0]]
+            t = ct.type_from_specifiers(names)
+            if t is None:
+                raise self.error(node, f"type '{' '.join(names)}' is not supported by the "
+                                 "emulator", f"type {' '.join(names)}")
+            return t
+        if isinstance(node, c_ast.PtrDecl):
+            return ct.pointer_to(self.resolve_type(node.type))
+        if isinstance(node, c_ast.ArrayDecl):
+            if node.dim is None:
+                raise self.error(node, "arrays need a constant size", "unsized array")
+            dim = self.expr(node.dim, Scope())
+            if dim.const is None or not dim.ctype.is_integer or int(dim.const) <= 0:
+                raise self.error(node.dim, "array sizes must be positive integer constants",
+                                 "non-constant array size")
+            return ct.array_of(self.resolve_type(node.type), int(dim.const))
+        name = type(node).__name__
+        raise self.error(node, f"{_UNSUPPORTED.get(name, name)} are not supported by the "
+                         "emulator", _UNSUPPORTED.get(name, name))
+
+    # ------------------------------------------------------------------ top level
+    def compile(self, ast: c_ast.FileAST) -> Program:
+        defs = []
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.Typedef):
+                if ext.name not in _PRELUDE_TYPEDEFS or ext.coord is None \
+                        or ext.coord.line > 1 or ext.name in self.typedefs:
+                    self.typedefs[ext.name] = self.resolve_type(ext.type)
+                else:
+                    self.typedefs[ext.name] = ct.type_from_specifiers([ext.name]) or ct.INT
+            elif isinstance(ext, c_ast.FuncDef):
+                self.declare_function(ext.decl, ext)
+                defs.append(ext)
+            elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
+                self.declare_function(ext, None)
+            elif isinstance(ext, c_ast.Decl):
+                raise self.error(ext, "global variables (__device__/__constant__ data) are not "
+                                 "supported by the emulator", "global variable")
+            else:
+                raise self.error(ext, f"{type(ext).__name__} at file scope is not supported",
+                                 type(ext).__name__)
+        for fdef in defs:
+            self.compile_function(fdef)
+        return Program(self.functions, self.memory, self.pre, self.shared_bytes,
+                       self.local_bytes)
+
+    def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
+        fdecl = decl.type
+        ret = self.resolve_type(fdecl.type)
+        params: list[tuple[str, CType]] = []
+        for p in (fdecl.args.params if fdecl.args else []):
+            if isinstance(p, c_ast.EllipsisParam):
+                raise self.error(p, "variadic functions are not supported", "variadic function")
+            ptype = self.resolve_type(p.type)
+            if ptype is ct.VOID:
+                continue
+            if ptype.is_array:
+                ptype = ct.pointer_to(ptype.pointee)  # type: ignore[arg-type]
+            params.append((p.name or f"arg{len(params)}", ptype))
+        is_kernel = decl.name in self.pre.global_functions
+        if is_kernel and ret is not ct.VOID:
+            raise self.error(decl, "a __global__ function must return void", "non-void kernel")
+        if decl.name not in self.functions or fdef is not None:
+            self.functions[decl.name] = Function(decl.name, params, ret, is_kernel,
+                                                 self.site(decl))
+
+    def compile_function(self, fdef: c_ast.FuncDef) -> None:
+        fn = self.functions[fdef.decl.name]
+        self.current = fn
+        self.nslots = 0
+        scope = Scope()
+        for name, ptype in fn.params:
+            scope.names[name] = Var("reg", ptype, self.new_slot())
+        body, _ = self.visit(fdef.body, scope)
+        fn.body = body
+        fn.nslots = self.nslots
+        self.current = None
+
+    # ------------------------------------------------------------------ statements
+    def visit(self, node: c_ast.Node, scope: Scope) -> tuple[Stmt, bool]:
+        """Compile a statement; return (closure, may_jump)."""
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is not None:
+            return method(node, scope)
+        if isinstance(node, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp, c_ast.BinaryOp,
+                             c_ast.TernaryOp, c_ast.ExprList, c_ast.Cast, c_ast.ID,
+                             c_ast.Constant, c_ast.ArrayRef, c_ast.StructRef)):
+            return self.expression_statement(node, scope), False
+        raise self.unsupported(node)
+
+    def unsupported(self, node: c_ast.Node) -> CompileError:
+        name = type(node).__name__
+        what = _UNSUPPORTED.get(name, f"'{name}' constructs")
+        return self.error(node, f"{what} are not supported by the emulator", what)
+
+    def expression_statement(self, node: c_ast.Node, scope: Scope) -> Stmt:
+        e = self.expr(node, scope)
+        site = self.site(node)
+        kind = "stmt"
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+                and node.name.name == "__syncthreads":
+            kind = "barrier"
+        ev = e.ev
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site, kind)
+            ev(fr, m)
+            return m
+        return run
+
+    def visit_EmptyStatement(self, node: c_ast.Node, scope: Scope) -> tuple[Stmt, bool]:
+        return (lambda fr, m: m), False
+
+    def visit_Compound(self, node: c_ast.Compound, scope: Scope) -> tuple[Stmt, bool]:
+        inner = Scope(scope)
+        compiled = [self.visit(item, inner) for item in (node.block_items or [])]
+        stmts = [s for s, _ in compiled]
+        jumps = any(j for _, j in compiled)
+        if not jumps:
+            def run_plain(fr: Frame, m: Mask) -> Mask:
+                for s in stmts:
+                    s(fr, m)
+                return m
+            return run_plain, False
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            for s in stmts:
+                m = s(fr, m)
+                if m.count == 0:
+                    return m
+            return m
+        return run, True
+
+    def visit_DeclList(self, node: c_ast.DeclList, scope: Scope) -> tuple[Stmt, bool]:
+        stmts = [self.visit(d, scope)[0] for d in node.decls]
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            for s in stmts:
+                s(fr, m)
+            return m
+        return run, False
+
+    def visit_Decl(self, node: c_ast.Decl, scope: Scope) -> tuple[Stmt, bool]:
+        if isinstance(node.type, c_ast.FuncDecl):
+            raise self.error(node, "nested function declarations are not supported",
+                             "nested function declaration")
+        if "extern" in (node.storage or []):
+            raise self.error(node, "extern declarations are not supported", "extern")
+        ctype = self.resolve_type(node.type)
+        if ctype is ct.VOID:
+            raise self.error(node, "variables cannot have type void", "void variable")
+        if "static" in (node.storage or []):
+            return self.declare_memory(node, ctype, scope, "shared"), False
+        if ctype.is_array:
+            return self.declare_memory(node, ctype, scope, "local"), False
+        slot = self.new_slot()
+        init = self.initializer(node, ctype, scope)
+        scope.names[node.name] = Var("reg", ctype, slot)
+        site = self.site(node)
+        if init is None:
+            zero = np.int64(0) if ctype.is_pointer else ctype.dtype.type(0)  # type: ignore[union-attr]
+
+            def run_plain(fr: Frame, m: Mask) -> Mask:
+                fr.v[slot] = zero
+                return m
+            return run_plain, False
+        ev = init.ev
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site)
+            fr.v[slot] = ev(fr, m)
+            return m
+        return run, False
+
+    def initializer(self, node: c_ast.Decl, ctype: CType, scope: Scope) -> CExpr | None:
+        if node.init is None:
+            return None
+        if isinstance(node.init, c_ast.InitList):
+            raise self.unsupported(node.init)
+        return self.assign_convert(self.expr(node.init, scope), ctype, node.init)
+
+    def declare_memory(self, node: c_ast.Decl, ctype: CType, scope: Scope, space: str) -> Stmt:
+        if node.init is not None:
+            raise self.error(node, f"{space} memory cannot have an initializer",
+                             f"{space} initializer")
+        elem = ctype
+        count = 1
+        while elem.is_array:
+            count *= elem.length
+            elem = elem.pointee  # type: ignore[assignment]
+        if elem.dtype is None:
+            raise self.error(node, f"{space} arrays of pointers are not supported",
+                             f"{space} pointer array")
+        nbytes = count * elem.dtype.itemsize
+        if space == "shared":
+            offset = self.shared_bytes
+            self.shared_bytes = _align(offset + nbytes, 16)
+            if self.shared_bytes > 48 * 1024:
+                raise self.error(node, "more than 48 KiB of static shared memory",
+                                 "shared memory size")
+        else:
+            offset = self.local_bytes
+            self.local_bytes = _align(offset + nbytes, 16)
+        self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
+        from .machine import LOCAL_BASE, SHARED_BASE
+        base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
+        scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base)
+        return lambda fr, m: m
+
+    def visit_If(self, node: c_ast.If, scope: Scope) -> tuple[Stmt, bool]:
+        cond = truth(self.scalar(node.cond, scope))
+        then, j1 = self.visit(node.iftrue, Scope(scope))
+        els, j2 = self.visit(node.iffalse, Scope(scope)) if node.iffalse is not None \
+            else (None, False)
+        jumps = j1 or j2
+        site = self.site(node.cond)
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            c = cond(fr, m)
+            fr.mc.branch(m, c, site)
+            if np.ndim(c) == 0:
+                if c:
+                    return then(fr, m)
+                return els(fr, m) if els is not None else m
+            mt, mf = m.where(c), m.where_not(c)
+            out_t = then(fr, mt) if mt.count else mt
+            out_f = els(fr, mf) if els is not None and mf.count else mf
+            return out_t.union(out_f) if jumps else m
+        return run, jumps
+
+    def visit_For(self, node: c_ast.For, scope: Scope) -> tuple[Stmt, bool]:
+        inner = Scope(scope)
+        init = self.visit(node.init, inner)[0] if node.init is not None else None
+        return self.loop(node, node.cond, node.stmt, node.next, inner, init, False)
+
+    def visit_While(self, node: c_ast.While, scope: Scope) -> tuple[Stmt, bool]:
+        return self.loop(node, node.cond, node.stmt, None, Scope(scope), None, False)
+
+    def visit_DoWhile(self, node: c_ast.DoWhile, scope: Scope) -> tuple[Stmt, bool]:
+        return self.loop(node, node.cond, node.stmt, None, Scope(scope), None, True)
+
+    def loop(self, node: c_ast.Node, cond_node: c_ast.Node | None, body_node: c_ast.Node,
+             next_node: c_ast.Node | None, scope: Scope, init: Stmt | None,
+             do_while: bool) -> tuple[Stmt, bool]:
+        cond = truth(self.scalar(cond_node, scope)) if cond_node is not None else None
+        body, _ = self.visit(body_node, Scope(scope))
+        step = self.expression_statement(next_node, scope) if next_node is not None else None
+        returns = _contains(body_node, c_ast.Return)
+        site = self.site(cond_node) if cond_node is not None else self.site(node)
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            mc = fr.mc
+            if init is not None:
+                init(fr, m)
+            fr.cont.append(None)
+            active, iterations, first = m, 0, True
+            while True:
+                if cond is not None and not (do_while and first):
+                    c = cond(fr, active)
+                    mc.branch(active, c, site)
+                    active = active.where(c)
+                first = False
+                if active.count == 0:
+                    break
+                active = body(fr, active)
+                resumed = fr.cont[-1]
+                if resumed is not None:
+                    active = Mask(active.bits | resumed)
+                    fr.cont[-1] = None
+                if active.count == 0:
+                    break
+                if step is not None:
+                    step(fr, active)
+                iterations += 1
+                mc.loop_iteration(iterations, site)
+            fr.cont.pop()
+            if returns and fr.ret_bits is not None:
+                return m.where_not(fr.ret_bits)
+            return m
+        return run, returns
+
+    def visit_Break(self, node: c_ast.Break, scope: Scope) -> tuple[Stmt, bool]:
+        site = self.site(node)
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site)
+            return fr.mc.empty
+        return run, True
+
+    def visit_Continue(self, node: c_ast.Continue, scope: Scope) -> tuple[Stmt, bool]:
+        site = self.site(node)
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site)
+            prev = fr.cont[-1]
+            fr.cont[-1] = m.bits if prev is None else (prev | m.bits)
+            return fr.mc.empty
+        return run, True
+
+    def visit_Return(self, node: c_ast.Return, scope: Scope) -> tuple[Stmt, bool]:
+        fn = self.current
+        assert fn is not None
+        site = self.site(node)
+        value = None
+        if node.expr is not None:
+            if fn.ret is ct.VOID:
+                raise self.error(node, "a void function cannot return a value", "return value")
+            value = self.assign_convert(self.expr(node.expr, scope), fn.ret, node.expr).ev
+        elif fn.ret is not ct.VOID:
+            raise self.error(node, "this function must return a value", "missing return value")
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site)
+            if value is not None:
+                v = value(fr, m)
+                fr.retval = v if fr.retval is None else np.where(m.bits, v, fr.retval)
+            fr.ret_bits = m.bits.copy() if fr.ret_bits is None else (fr.ret_bits | m.bits)
+            if fr.is_kernel:
+                fr.mc.exited |= m.bits
+            return fr.mc.empty
+        return run, True
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: c_ast.Node, scope: Scope) -> CExpr:
+        """Compile an expression node."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node)
+        return method(node, scope)
+
+    def scalar(self, node: c_ast.Node, scope: Scope) -> CExpr:
+        """An rvalue: arrays decay to pointers."""
+        e = self.expr(node, scope)
+        if e.ctype.is_array:
+            return CExpr(ct.pointer_to(e.ctype.pointee), e.ev, e.pure, e.const)  # type: ignore[arg-type]
+        if e.ctype is ct.VOID:
+            raise self.error(node, "a void value is used", "void value")
+        return e
+
+    def expr_Constant(self, node: c_ast.Constant, scope: Scope) -> CExpr:
+        text = node.value
+        try:
+            if node.type == "string":
+                raise self.error(node, "string literals are not supported", "string literal")
+            if node.type == "char":
+                return constant(ct.parse_char_literal(text), ct.INT)
+            if node.type in ("float", "double", "long double") or (
+                    not text.lower().startswith("0x") and re.search(r"[.eE]", text)):
+                value, ctype = ct.parse_float_literal(text)
+                return constant(value, ctype)
+            ivalue, ctype = ct.parse_int_literal(text)
+            return constant(ivalue, ctype)
+        except (ValueError, KeyError) as exc:
+            raise self.error(node, f"cannot read the constant {text}", "constant") from exc
+
+    def expr_ID(self, node: c_ast.ID, scope: Scope) -> CExpr:
+        var = scope.lookup(node.name)
+        if var is None:
+            return self.builtin_name(node)
+        if var.kind == "reg":
+            slot = var.slot
+            return CExpr(var.ctype, lambda fr, m: fr.v[slot], True, None,
+                         VarLV(slot, var.ctype))
+        address = np.int64(var.address)
+        if var.kind == "array":
+            return CExpr(var.ctype, lambda fr, m: address, True, None)
+        addr = CExpr(ct.pointer_to(var.ctype), lambda fr, m: address)
+        return self.memory_ref(addr, var.ctype, node)
+
+    def builtin_name(self, node: c_ast.ID) -> CExpr:
+        name = node.name
+        if name == "warpSize":
+            return constant(32, ct.INT)
+        if name in ("true", "false"):
+            return constant(name == "true", ct.BOOL)
+        if name in ("NULL", "nullptr"):
+            zero = np.int64(0)
+            return CExpr(ct.pointer_to(ct.VOID), lambda fr, m: zero, True, None)
+        limits = {"INT_MAX": (2**31 - 1, ct.INT), "INT_MIN": (-2**31, ct.INT),
+                  "UINT_MAX": (2**32 - 1, ct.UINT), "FLT_MAX": (3.4028234663852886e38, ct.FLOAT),
+                  "LLONG_MAX": (2**63 - 1, ct.LLONG), "INFINITY": (np.inf, ct.FLOAT)}
+        if name in limits:
+            return constant(*limits[name])
+        if name in _DIM_BUILTINS:
+            raise self.error(node, f"use {name}.x, {name}.y or {name}.z", name)
+        raise self.error(node, f"'{name}' is not declared", f"undeclared name {name}")
+
+    def memory_ref(self, addr: CExpr, ctype: CType, node: c_ast.Node) -> CExpr:
+        """An lvalue in memory; arrays (rows of 2-D arrays) stay addresses."""
+        if ctype.is_array:
+            return CExpr(ctype, addr.ev, addr.pure, None)
+        if ctype.dtype is None:
+            raise self.error(node, f"cannot access memory of type {ctype}", "void access")
+        lv = MemLV(addr, ctype, self.site(node))
+        ev = addr.ev
+
+        def load(fr: Frame, m: Mask) -> Any:
+            return fr.mc.load(ev(fr, m), m, ctype, lv.site)
+        return CExpr(ctype, load, False, None, lv)
+
+    def expr_StructRef(self, node: c_ast.StructRef, scope: Scope) -> CExpr:
+        base = node.name
+        if node.type == "." and isinstance(base, c_ast.ID) and base.name in _DIM_BUILTINS \
+                and scope.lookup(base.name) is None:
+            axis = "xyz".find(node.field.name)
+            if axis < 0:
+                raise self.error(node.field, f"{base.name} has fields x, y and z",
+                                 f"{base.name}.{node.field.name}")
+            return self.dim_builtin(base.name, axis)
+        raise self.error(node, "structs and member access are not supported by the emulator",
+                         "struct member access")
+
+    def dim_builtin(self, name: str, axis: int) -> CExpr:
+        if name == "threadIdx":
+            return CExpr(ct.UINT, lambda fr, m: fr.mc.tid[axis])
+        if name == "blockIdx":
+            return CExpr(ct.UINT, lambda fr, m: fr.mc.bid[axis])
+        if name == "blockDim":
+            return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.block[axis]))
+        return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.grid[axis]))
+
+    def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope) -> CExpr:
+        base = self.scalar(node.name, scope)
+        index = self.scalar(node.subscript, scope)
+        if not base.ctype.is_pointer and index.ctype.is_pointer:
+            base, index = index, base
+        if not base.ctype.is_pointer or not index.ctype.is_integer:
+            raise self.error(node, "subscripts need a pointer or array and an integer",
+                             "subscript")
+        return self.memory_ref(self.pointer_add(base, index, node, 1), base.ctype.pointee,  # type: ignore[arg-type]
+                               node)
+
+    def pointer_add(self, ptr: CExpr, offset: CExpr, node: c_ast.Node, sign: int) -> CExpr:
+        pointee = ptr.ctype.pointee
+        assert pointee is not None
+        size = pointee.size
+        if size == 0:
+            raise self.error(node, "arithmetic on void pointers is not supported", "void*")
+        scale = np.int64(size * sign)
+        off = converted(offset, ct.LLONG).ev
+        pev = ptr.ev
+        result_type = ct.pointer_to(pointee)
+        return CExpr(result_type, lambda fr, m: pev(fr, m) + off(fr, m) * scale,
+                     ptr.pure and offset.pure)
+
+    def expr_UnaryOp(self, node: c_ast.UnaryOp, scope: Scope) -> CExpr:
+        op = node.op
+        if op == "sizeof":
+            return self.sizeof(node.expr, scope)
+        if op in ("++", "--", "p++", "p--"):
+            return self.increment(node, scope)
+        if op == "&":
+            return self.address_of(node, scope)
+        if op == "*":
+            ptr = self.scalar(node.expr, scope)
+            if not ptr.ctype.is_pointer:
+                raise self.error(node, "only pointers can be dereferenced", "dereference")
+            return self.memory_ref(ptr, ptr.ctype.pointee, node)  # type: ignore[arg-type]
+        operand = self.scalar(node.expr, scope)
+        if op == "!":
+            t = truth(operand)
+            return self.fold(CExpr(ct.TRUTH, lambda fr, m: np.logical_not(t(fr, m)),
+                                   operand.pure), [operand])
+        if not operand.ctype.is_scalar:
+            raise self.error(node, f"operator {op} needs an arithmetic operand", f"unary {op}")
+        e = converted(operand, ct.promote(operand.ctype))
+        ev = e.ev
+        if op == "-":
+            return self.fold(CExpr(e.ctype, lambda fr, m: -ev(fr, m), e.pure), [e])
+        if op == "+":
+            return e
+        if op == "~":
+            if not e.ctype.is_integer:
+                raise self.error(node, "~ needs an integer operand", "~ on float")
+            return self.fold(CExpr(e.ctype, lambda fr, m: np.invert(ev(fr, m)), e.pure), [e])
+        raise self.error(node, f"operator {op} is not supported", f"unary {op}")
+
+    def fold(self, e: CExpr, operands: list[CExpr]) -> CExpr:
+        """Evaluate at compile time when every operand is a constant."""
+        if all(o.const is not None for o in operands) and e.pure:
+            with np.errstate(all="ignore"):
+                value = e.ev(None, None)  # type: ignore[arg-type]
+            if isinstance(value, np.ndarray):
+                value = value[()]
+            return CExpr(e.ctype, lambda fr, m: value, True, value)
+        return e
+
+    def sizeof(self, target: c_ast.Node, scope: Scope) -> CExpr:
+        if isinstance(target, c_ast.Typename):
+            size = self.resolve_type(target).size
+        else:
+            size = self.expr(target, scope).ctype.size
+        return constant(size, ct.ULLONG)
+
+    def address_of(self, node: c_ast.UnaryOp, scope: Scope) -> CExpr:
+        target = self.expr(node.expr, scope)
+        if target.ctype.is_array:
+            return CExpr(ct.pointer_to(target.ctype), target.ev, target.pure)
+        if isinstance(target.lv, MemLV):
+            addr = target.lv.addr
+            return CExpr(ct.pointer_to(target.ctype), addr.ev, addr.pure)
+        raise self.error(node, "the address of a local variable cannot be taken (only of "
+                         "memory: arrays, pointers, shared variables)", "address of register")
+
+    def lvalue(self, node: c_ast.Node, scope: Scope) -> LValue:
+        target = self.expr(node, scope)
+        if target.lv is None:
+            raise self.error(node, "this expression cannot be assigned to", "assignment target")
+        return target.lv
+
+    def assign_convert(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr:
+        """Implicit conversion as in assignment/initialization/argument passing."""
+        if value.ctype.is_array:
+            value = CExpr(ct.pointer_to(value.ctype.pointee), value.ev, value.pure)  # type: ignore[arg-type]
+        if dst.is_pointer:
+            if not value.ctype.is_pointer and not (value.const is not None and value.const == 0):
+                raise self.error(node, f"cannot assign {value.ctype} to {dst}", "pointer assignment")
+            if not value.ctype.is_pointer:
+                zero = np.int64(0)
+                return CExpr(dst, lambda fr, m: zero, True, None)
+            return value
+        if value.ctype.is_pointer or not value.ctype.is_scalar:
+            raise self.error(node, f"cannot convert {value.ctype} to {dst}", "conversion")
+        return converted(value, dst)
+
+    def expr_Assignment(self, node: c_ast.Assignment, scope: Scope) -> CExpr:
+        lv = self.lvalue(node.lvalue, scope)
+        if node.op == "=":
+            rhs = self.assign_convert(self.scalar(node.rvalue, scope), lv.ctype, node.rvalue).ev
+        else:
+            rhs = self.compound_update(node, lv, scope)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            handle = lv.prepare(fr, m)
+            if node.op == "=":
+                value = rhs(fr, m)
+            else:
+                value = rhs(fr, m, lv.get(fr, m, handle))
+            lv.set(fr, m, handle, value)
+            return value
+        return CExpr(lv.ctype, run, False)
+
+    def compound_update(self, node: c_ast.Assignment, lv: LValue, scope: Scope) -> Callable:
+        """Closure (frame, mask, old) -> new value for ``x op= y``."""
+        op = node.op[:-1]
+        slot = self.new_slot()
+        old = CExpr(lv.ctype, lambda fr, m: fr.v[slot])
+        rhs = self.scalar(node.rvalue, scope)
+        combined = self.binary(op, old, rhs, node)
+        new = self.assign_convert(combined, lv.ctype, node).ev
+
+        def update(fr: Frame, m: Mask, old_value: Any) -> Any:
+            fr.v[slot] = old_value
+            return new(fr, m)
+        return update
+
+    def increment(self, node: c_ast.UnaryOp, scope: Scope) -> CExpr:
+        lv = self.lvalue(node.expr, scope)
+        postfix = node.op.startswith("p")
+        if lv.ctype.is_pointer:
+            delta = np.int64(lv.ctype.pointee.size)  # type: ignore[union-attr]
+        elif lv.ctype.dtype is not None and lv.ctype.dtype.kind != "b":
+            delta = lv.ctype.dtype.type(1)
+        else:
+            raise self.error(node, "++/-- need an arithmetic or pointer operand", "++ on bool")
+        apply = operator.sub if "-" in node.op else operator.add
+
+        def run(fr: Frame, m: Mask) -> Any:
+            handle = lv.prepare(fr, m)
+            old = lv.get(fr, m, handle)
+            new = apply(old, delta)
+            lv.set(fr, m, handle, new)
+            return old if postfix else new
+        return CExpr(lv.ctype, run, False)
+
+    def expr_BinaryOp(self, node: c_ast.BinaryOp, scope: Scope) -> CExpr:
+        left = self.scalar(node.left, scope)
+        right = self.scalar(node.right, scope)
+        return self.binary(node.op, left, right, node)
+
+    def binary(self, op: str, left: CExpr, right: CExpr, node: c_ast.Node) -> CExpr:
+        if op in ("&&", "||"):
+            return self.logical(op, left, right)
+        if left.ctype.is_pointer or right.ctype.is_pointer:
+            return self.pointer_binary(op, left, right, node)
+        if not (left.ctype.is_scalar and right.ctype.is_scalar):
+            raise self.error(node, f"operator {op} needs arithmetic operands", f"binary {op}")
+        if op in ("<<", ">>"):
+            return self.shift(op, left, right, node)
+        common = ct.common_type(left.ctype, right.ctype)
+        lv, rv = converted(left, common).ev, converted(right, common).ev
+        pure = left.pure and right.pure
+        if op in _COMPARE:
+            f = _COMPARE[op]
+            return self.fold(CExpr(ct.TRUTH, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure),
+                             [left, right])
+        if op in ("&", "|", "^") and common.is_float:
+            raise self.error(node, f"operator {op} needs integer operands", f"{op} on float")
+        f = self.arith_function(op, common, node)
+        return self.fold(CExpr(common, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure),
+                         [left, right])
+
+    def arith_function(self, op: str, common: CType, node: c_ast.Node) -> Callable:
+        if op in _ARITH:
+            return _ARITH[op]
+        if op == "/":
+            if common.is_float:
+                return operator.truediv
+            return _int_div if common.signed else operator.floordiv
+        if op == "%":
+            if common.is_float:
+                raise self.error(node, "% needs integer operands (use fmodf)", "% on float")
+            return np.fmod if common.signed else operator.mod
+        raise self.error(node, f"operator {op} is not supported", f"binary {op}")
+
+    def shift(self, op: str, left: CExpr, right: CExpr, node: c_ast.Node) -> CExpr:
+        lt = ct.promote(left.ctype)
+        if not lt.is_integer or not right.ctype.is_integer:
+            raise self.error(node, f"operator {op} needs integer operands", f"{op} on float")
+        lv = converted(left, lt).ev
+        rv = converted(right, lt).ev
+        f = np.left_shift if op == "<<" else np.right_shift
+        return self.fold(CExpr(lt, lambda fr, m: f(lv(fr, m), rv(fr, m)),
+                               left.pure and right.pure), [left, right])
+
+    def pointer_binary(self, op: str, left: CExpr, right: CExpr, node: c_ast.Node) -> CExpr:
+        pure = left.pure and right.pure
+        if op == "+" and left.ctype.is_pointer and right.ctype.is_integer:
+            return self.pointer_add(left, right, node, 1)
+        if op == "+" and right.ctype.is_pointer and left.ctype.is_integer:
+            return self.pointer_add(right, left, node, 1)
+        if op == "-" and left.ctype.is_pointer and right.ctype.is_integer:
+            return self.pointer_add(left, right, node, -1)
+        lv, rv = left.ev, right.ev
+        if op == "-" and left.ctype.is_pointer and right.ctype.is_pointer:
+            size = np.int64(max(1, left.ctype.pointee.size))  # type: ignore[union-attr]
+            return CExpr(ct.LLONG, lambda fr, m: (lv(fr, m) - rv(fr, m)) // size, pure)
+        if op in _COMPARE:
+            f = _COMPARE[op]
+            return CExpr(ct.TRUTH, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure)
+        raise self.error(node, f"operator {op} is not defined on pointers", f"pointer {op}")
+
+    def logical(self, op: str, left: CExpr, right: CExpr) -> CExpr:
+        lt, rt = truth(left), truth(right)
+        is_and = op == "&&"
+        if right.pure:
+            f = np.logical_and if is_and else np.logical_or
+            return self.fold(CExpr(ct.TRUTH, lambda fr, m: f(lt(fr, m), rt(fr, m)), left.pure),
+                             [left, right])
+
+        def short_circuit(fr: Frame, m: Mask) -> Any:
+            lval = lt(fr, m)
+            rest = m.where(lval) if is_and else m.where_not(lval)
+            if rest.count == 0:
+                return lval
+            rval = rt(fr, rest)
+            return np.logical_and(lval, rval) if is_and else np.logical_or(lval, rval)
+        return CExpr(ct.TRUTH, short_circuit, False)
+
+    def expr_TernaryOp(self, node: c_ast.TernaryOp, scope: Scope) -> CExpr:
+        cond = self.scalar(node.cond, scope)
+        a = self.scalar(node.iftrue, scope)
+        b = self.scalar(node.iffalse, scope)
+        if a.ctype.is_pointer or b.ctype.is_pointer:
+            rtype = a.ctype if a.ctype.is_pointer else b.ctype
+            av, bv = a.ev, b.ev
+        else:
+            rtype = ct.common_type(a.ctype, b.ctype)
+            av, bv = converted(a, rtype).ev, converted(b, rtype).ev
+        c = truth(cond)
+        if a.pure and b.pure:
+            return self.fold(CExpr(rtype, lambda fr, m: _select(c(fr, m), av(fr, m), bv(fr, m)),
+                                   cond.pure), [cond, a, b])
+
+        def run(fr: Frame, m: Mask) -> Any:
+            cv = c(fr, m)
+            if np.ndim(cv) == 0:
+                return av(fr, m) if cv else bv(fr, m)
+            mt, mf = m.where(cv), m.where_not(cv)
+            x = av(fr, mt) if mt.count else None
+            y = bv(fr, mf) if mf.count else None
+            if x is None or y is None:
+                return y if x is None else x
+            return np.where(cv, x, y)
+        return CExpr(rtype, run, False)
+
+    def expr_Cast(self, node: c_ast.Cast, scope: Scope) -> CExpr:
+        target = self.resolve_type(node.to_type)
+        value = self.scalar(node.expr, scope)
+        if target is ct.VOID:
+            return CExpr(ct.VOID, value.ev, value.pure)
+        if target.is_pointer:
+            if not value.ctype.is_pointer:
+                raise self.error(node, "casting integers to pointers is not supported",
+                                 "integer to pointer cast")
+            return CExpr(target, value.ev, value.pure)
+        if value.ctype.is_pointer:
+            raise self.error(node, "casting pointers to integers is not supported",
+                             "pointer to integer cast")
+        return converted(value, target)
+
+    def expr_ExprList(self, node: c_ast.ExprList, scope: Scope) -> CExpr:
+        parts = [self.expr(e, scope) for e in node.exprs]
+        evs = [p.ev for p in parts]
+
+        def run(fr: Frame, m: Mask) -> Any:
+            value = None
+            for ev in evs:
+                value = ev(fr, m)
+            return value
+        return CExpr(parts[-1].ctype, run, all(p.pure for p in parts))
+
+    def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> CExpr:
+        if not isinstance(node.name, c_ast.ID):
+            raise self.error(node, "calls through function pointers are not supported",
+                             "function pointer call")
+        name = node.name.name
+        args = list(node.args.exprs) if node.args is not None else []
+        if name in self.functions:
+            return self.device_call(self.functions[name], args, node, scope)
+        from .builtins_ import BUILTINS
+        handler = BUILTINS.get(name)
+        if handler is None:
+            raise self.error(node, f"the function '{name}' is not supported by the emulator",
+                             f"call to {name}")
+        return handler(self, node, [self.scalar(a, scope) for a in args])
+
+    def device_call(self, fn: Function, arg_nodes: list[c_ast.Node], node: c_ast.FuncCall,
+                    scope: Scope) -> CExpr:
+        if fn.is_kernel:
+            raise self.error(node, "kernels cannot be called from device code (dynamic "
+                             "parallelism is not supported)", "kernel call")
+        if len(arg_nodes) != len(fn.params):
+            raise self.error(node, f"{fn.name} takes {len(fn.params)} arguments, "
+                             f"not {len(arg_nodes)}", "argument count")
+        args = [self.assign_convert(self.scalar(a, scope), ptype, a).ev
+                for a, (_, ptype) in zip(arg_nodes, fn.params)]
+        site = self.site(node)
+
+        def call(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            if fn.body is None:
+                raise KernelFault(f"{mc.kernel}: line {site.line}: {fn.name} is declared but "
+                                  "never defined", mc.kernel, site.line)
+            callee = Frame(mc, fn.nslots)
+            for i, a in enumerate(args):
+                callee.v[i] = a(fr, m)
+            mc_depth = getattr(mc, "call_depth", 0)
+            if mc_depth >= MAX_CALL_DEPTH:
+                raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
+                                  f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
+            mc.call_depth = mc_depth + 1  # type: ignore[attr-defined]
+            try:
+                fn.body(callee, m)
+            finally:
+                mc.call_depth = mc_depth  # type: ignore[attr-defined]
+            if fn.ret is ct.VOID:
+                return None
+            if callee.retval is None:
+                return fn.ret.dtype.type(0) if fn.ret.dtype is not None else np.int64(0)
+            return callee.retval
+        return CExpr(fn.ret, call, False)
+
+
+def _select(c: Any, a: Any, b: Any) -> Any:
+    if np.ndim(c) == 0:
+        return a if c else b
+    return np.where(c, a, b)
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def _contains(node: c_ast.Node | None, kind: type) -> bool:
+    return node is not None and any(isinstance(n, kind) for n in _walk(node))
+
+
+def _align(n: int, a: int) -> int:
+    return -(-n // a) * a
+
+
+_PARSE_ERROR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
+
+
+def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
+    try:
+        return c_parser.CParser().parse(pre.text, filename=filename)
+    except Exception as exc:  # pycparser raises ParseError and, on odd input, others
+        text = str(exc)
+        m = _PARSE_ERROR.search(text)
+        if m is None:
+            raise CompileError(f"syntax error: {text}", None, None, "syntax") from None
+        line, col = int(m.group(1)), int(m.group(2))
+        col = pre.original_column(line, col)
+        detail = m.group(3).strip()
+        raise CompileError(f"syntax error {detail} (the emulator accepts a C subset of CUDA)",
+                           line, col, "syntax") from None
+
+
+@lru_cache(maxsize=64)
+def compile_source(source: str, filename: str = "kernel.cu") -> Program:
+    """Preprocess, parse and compile ``source``; cached by source text."""
+    pre = preprocess(source, filename)
+    ast = _parse(pre, filename)
+    try:
+        return Compiler(pre, filename).compile(ast)
+    except RecursionError:
+        raise CompileError("expression nested too deeply", None, None, "nesting") from None

@@ -1,0 +1,528 @@
+"""Lane-vectorized execution state of one launch: lanes, masks, memory, counters, trace.
+
+Every thread of the launch is one lane of flat numpy arrays. Each block is padded to a
+whole number of warps, so global lane ``l`` is in warp ``l // 32`` (the global warp id)
+and in block ``l // lanes_per_block``; padding lanes are never active. Memory is a set of
+regions at virtual byte addresses: global buffers (256-byte aligned, like cudaMalloc,
+separated by unmapped guard gaps so a stray index faults instead of reading a
+neighbour), per-block ``__shared__`` arrays and per-lane local arrays.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import metrics as mx
+from .ctypes_ import CType
+from .errors import Cancelled, KernelFault
+from .trace import MAX_STEPS_PER_WARP, TraceStep
+
+GLOBAL_BASE = 0x7F00_0000_0000
+SHARED_BASE = 0x0100_0000
+LOCAL_BASE = 0x0200_0000_0000
+GUARD_BYTES = 1 << 20
+MAX_LANES = 1 << 24
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a step happens in the original source (1-based line and columns)."""
+
+    line: int
+    col_start: int
+    col_end: int
+
+
+@dataclass
+class Region:
+    """One addressable allocation."""
+
+    name: str
+    space: str  # "global", "shared" or "local"
+    base: int
+    nbytes: int
+    data: np.ndarray  # 1-D for global, (rows, elements) for shared/local
+    arg_index: int | None = None
+    views: dict[np.dtype, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def end(self) -> int:
+        return self.base + self.nbytes
+
+    def flat_view(self, dtype: np.dtype) -> np.ndarray:
+        """The region's storage as a flat array of ``dtype`` (cached)."""
+        view = self.views.get(dtype)
+        if view is None:
+            view = self.data.reshape(self.data.shape[0], -1).view(dtype).reshape(-1) \
+                if self.data.ndim == 2 else self.data.view(dtype)
+            self.views[dtype] = view
+        return view
+
+    def describe(self) -> str:
+        if self.arg_index is not None:
+            return f"'{self.name}' (argument {self.arg_index})"
+        return f"{self.space} array '{self.name}'"
+
+
+class Mask:
+    """An execution mask over all lanes, with cached counts."""
+
+    __slots__ = ("bits", "count", "_idx", "_warp_any")
+
+    def __init__(self, bits: np.ndarray, count: int | None = None) -> None:
+        self.bits = bits
+        self.count = int(np.count_nonzero(bits)) if count is None else count
+        self._idx: np.ndarray | None = None
+        self._warp_any: np.ndarray | None = None
+
+    @property
+    def idx(self) -> np.ndarray:
+        """Sorted indices of the active lanes."""
+        if self._idx is None:
+            self._idx = np.flatnonzero(self.bits)
+        return self._idx
+
+    @property
+    def warp_any(self) -> np.ndarray:
+        """Per warp: does it have an active lane."""
+        if self._warp_any is None:
+            self._warp_any = warp_any(self.bits)
+        return self._warp_any
+
+    @property
+    def warps(self) -> int:
+        """Number of warps with at least one active lane."""
+        return int(np.count_nonzero(self.warp_any))
+
+    def where(self, cond: np.ndarray | np.bool_ | bool) -> Mask:
+        """Lanes of this mask for which ``cond`` holds."""
+        if np.ndim(cond) == 0:
+            return self if cond else Mask(np.zeros_like(self.bits), 0)
+        return Mask(self.bits & cond)
+
+    def where_not(self, cond: np.ndarray | np.bool_ | bool) -> Mask:
+        """Lanes of this mask for which ``cond`` does not hold."""
+        if np.ndim(cond) == 0:
+            return Mask(np.zeros_like(self.bits), 0) if cond else self
+        return Mask(self.bits & ~cond)
+
+    def union(self, other: Mask) -> Mask:
+        if other.count == 0:
+            return self
+        if self.count == 0:
+            return other
+        return Mask(self.bits | other.bits)
+
+
+def warp_any(bits: np.ndarray) -> np.ndarray:
+    """Per-warp OR of a lane bool array whose length is a multiple of 32."""
+    w = bits.view(np.uint64).reshape(-1, 4)
+    return (w[:, 0] | w[:, 1] | w[:, 2] | w[:, 3]) != 0
+
+
+def _dims(value: int | tuple[int, ...] | list[int], what: str) -> tuple[int, int, int]:
+    if isinstance(value, (int, np.integer)):
+        value = (int(value),)
+    dims = tuple(int(v) for v in value) + (1,) * (3 - len(value))
+    if len(dims) != 3 or any(d < 1 for d in dims):
+        raise ValueError(f"{what} must be a positive int or a tuple of up to 3 positive ints")
+    return dims  # type: ignore[return-value]
+
+
+@dataclass
+class Counters:
+    """Raw counts accumulated while running; see ``api.LaunchResult.metrics``."""
+
+    inst: int = 0
+    lane_steps: int = 0
+    branches: int = 0
+    divergent_branches: int = 0
+    gld_requests: int = 0
+    gld_transactions: int = 0
+    gst_requests: int = 0
+    gst_transactions: int = 0
+    shared_load_requests: int = 0
+    shared_load_transactions: int = 0
+    shared_store_requests: int = 0
+    shared_store_transactions: int = 0
+    local_load_requests: int = 0
+    local_store_requests: int = 0
+    atomic_requests: int = 0
+    atomic_transactions: int = 0
+    barriers: int = 0
+
+
+class Machine:
+    """State of one launch; the compiled kernel drives it."""
+
+    def __init__(self, kernel: str, grid: object, block: object, *, max_steps: int,
+                 max_loop_iterations: int, cancel: threading.Event | None,
+                 trace_warps: list[int] | None) -> None:
+        self.kernel = kernel
+        self.grid = _dims(grid, "grid")  # type: ignore[arg-type]
+        self.block = _dims(block, "block")  # type: ignore[arg-type]
+        self.threads_per_block = self.block[0] * self.block[1] * self.block[2]
+        if self.threads_per_block > 1024:
+            raise ValueError(f"a block has at most 1024 threads, not {self.threads_per_block}")
+        self.nblocks = self.grid[0] * self.grid[1] * self.grid[2]
+        self.lanes_per_block = -(-self.threads_per_block // 32) * 32
+        self.warps_per_block = self.lanes_per_block // 32
+        self.nlanes = self.nblocks * self.lanes_per_block
+        if self.nlanes > MAX_LANES:
+            raise ValueError(f"launch too large for the emulator: {self.nlanes} thread slots "
+                             f"(limit {MAX_LANES})")
+        self.nwarps = self.nlanes // 32
+        self.max_steps = max_steps
+        self.call_depth = 0
+        self.max_loop_iterations = max_loop_iterations
+        self.cancel = cancel
+        self.counters = Counters()
+        self.regions: list[Region] = []
+        self._bases = np.zeros(0, dtype=np.int64)
+        self._next_global = GLOBAL_BASE
+        self._build_lanes()
+        self.exited = np.zeros(self.nlanes, dtype=bool)
+        self.full = Mask(self.valid.copy(), self.nblocks * self.threads_per_block)
+        self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0)
+        self.trace: dict[int, list[TraceStep]] | None = None
+        self._traced: np.ndarray | None = None
+        if trace_warps is not None:
+            self.select_traced(trace_warps)
+
+    def select_traced(self, warps: list[int]) -> None:
+        """Record full traces for these global warp ids (others: metrics only)."""
+        chosen = sorted({w for w in warps if 0 <= w < self.nwarps})
+        self.trace = {w: [] for w in chosen}
+        self._traced = np.array(chosen, dtype=np.int64)
+
+    def _build_lanes(self) -> None:
+        lane = np.arange(self.nlanes, dtype=np.int64)
+        t = lane % self.lanes_per_block
+        b = lane // self.lanes_per_block
+        bx, by, _ = self.block
+        gx, gy, _ = self.grid
+        self.valid = t < self.threads_per_block
+        self.lane_block = b
+        u32 = np.uint32
+        self.tid = ((t % bx).astype(u32), ((t // bx) % by).astype(u32), (t // (bx * by)).astype(u32))
+        self.bid = ((b % gx).astype(u32), ((b // gx) % gy).astype(u32), (b // (gx * gy)).astype(u32))
+        self.lane_in_warp = (lane & 31).astype(np.int64)
+
+    # ----------------------------------------------------------------- memory layout
+    def add_global(self, name: str, array: np.ndarray, arg_index: int) -> int:
+        """Map a (contiguous, 1-D) array as a global buffer; return its device address."""
+        base = self._next_global
+        nbytes = array.nbytes
+        self._next_global = base + _align(nbytes, 256) + _align(max(GUARD_BYTES, nbytes), 256)
+        self._add_region(Region(name, "global", base, nbytes, array, arg_index))
+        return base
+
+    def add_shared(self, name: str, offset: int, dtype: np.dtype, count: int) -> None:
+        """Allocate a ``__shared__`` array of ``count`` elements at window ``offset``."""
+        data = np.zeros((self.nblocks, count), dtype=dtype)
+        self._add_region(Region(name, "shared", SHARED_BASE + offset, data[0].nbytes, data))
+
+    def add_local(self, name: str, offset: int, dtype: np.dtype, count: int) -> None:
+        """Allocate a thread-local array of ``count`` elements at local ``offset``."""
+        data = np.zeros((self.nlanes, count), dtype=dtype)
+        self._add_region(Region(name, "local", LOCAL_BASE + offset, data[0].nbytes, data))
+
+    def _add_region(self, region: Region) -> None:
+        self.regions.append(region)
+        self.regions.sort(key=lambda r: r.base)
+        self._bases = np.array([r.base for r in self.regions], dtype=np.int64)
+
+    # ----------------------------------------------------------------- stepping
+    def step(self, m: Mask, site: Site, kind: str = "stmt") -> None:
+        """Count one warp-level step for every warp with an active lane."""
+        self._tick(m, site)
+        if self._traced is not None:
+            self._trace_plain(m, site, kind)
+
+    def _tick(self, m: Mask, site: Site) -> None:
+        c = self.counters
+        c.inst += m.warps
+        c.lane_steps += m.count
+        if c.inst > self.max_steps:
+            raise KernelFault(f"{self.kernel}: line {site.line}: step budget of "
+                              f"{self.max_steps} warp-steps exceeded (possible infinite loop "
+                              f"at line {site.line})", self.kernel, site.line)
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(f"{self.kernel}: launch cancelled at line {site.line}")
+
+    def branch(self, m: Mask, taken: np.ndarray | np.bool_ | bool, site: Site) -> None:
+        """Count a branch evaluation; divergent when a warp's active lanes disagree."""
+        self._tick(m, site)
+        c = self.counters
+        warps = m.warps
+        c.branches += warps
+        if np.ndim(taken) == 0 or warps == 0:
+            if self._traced is not None:
+                self._trace_plain(m, site, "branch", m.bits if taken else None)
+            return
+        t = m.bits & taken
+        f = m.bits & ~taken
+        if np.any(t) and np.any(f):
+            c.divergent_branches += int(np.count_nonzero(warp_any(t) & warp_any(f)))
+        if self._traced is not None:
+            self._trace_plain(m, site, "branch", t)
+
+    def loop_iteration(self, iterations: int, site: Site) -> None:
+        """Called at each loop back-edge: cancellation and the per-loop iteration cap."""
+        if iterations > self.max_loop_iterations:
+            raise KernelFault(f"{self.kernel}: line {site.line}: loop ran more than "
+                              f"{self.max_loop_iterations} iterations (possible infinite "
+                              f"loop at line {site.line})", self.kernel, site.line)
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(f"{self.kernel}: launch cancelled at line {site.line}")
+
+    def barrier(self, m: Mask, site: Site) -> None:
+        """``__syncthreads``: every live thread of a block that reaches it must be here."""
+        self.counters.barriers += 1
+        if m.count == self.full.count:
+            return
+        shape = (self.nblocks, self.lanes_per_block)
+        here = np.count_nonzero(m.bits.reshape(shape), axis=1)
+        live = np.count_nonzero((self.valid & ~self.exited).reshape(shape), axis=1)
+        bad = np.flatnonzero((here > 0) & (here != live))
+        if len(bad):
+            b = int(bad[0])
+            missing = np.flatnonzero((self.valid & ~self.exited & ~m.bits).reshape(shape)[b])
+            raise KernelFault(
+                f"{self.kernel}: line {site.line}: divergent barrier: __syncthreads() reached "
+                f"by {here[b]} of the {live[b]} live threads of block {self.block_coords(b)} "
+                f"(thread {self.thread_coords(int(missing[0]))} did not arrive)",
+                self.kernel, site.line,
+                lanes=tuple(int(b * self.lanes_per_block + t) for t in missing[:32]))
+
+    # ----------------------------------------------------------------- naming lanes
+    def block_coords(self, b: int) -> tuple[int, int, int]:
+        gx, gy, _ = self.grid
+        return (b % gx, (b // gx) % gy, b // (gx * gy))
+
+    def thread_coords(self, t: int) -> tuple[int, int, int]:
+        bx, by, _ = self.block
+        return (t % bx, (t // bx) % by, t // (bx * by))
+
+    def describe_lane(self, lane: int) -> str:
+        b, t = divmod(lane, self.lanes_per_block)
+        return f"thread (block {_fmt(self.block_coords(b))}, thread {_fmt(self.thread_coords(t))})"
+
+    # ----------------------------------------------------------------- memory access
+    def _lane_addresses(self, addr: np.ndarray | np.integer, m: Mask) -> np.ndarray:
+        if isinstance(addr, np.ndarray):
+            if m.count == self.nlanes:
+                return addr.astype(np.int64, copy=False)
+            return addr[m.idx].astype(np.int64, copy=False)
+        return np.full(m.count, int(addr), dtype=np.int64)
+
+    def _fault(self, what: str, site: Site, lanes: np.ndarray, addrs: np.ndarray,
+               size: int, message: str, region: Region | None) -> KernelFault:
+        lane = int(lanes[0])
+        more = f" [+{len(lanes) - 1} more lanes]" if len(lanes) > 1 else ""
+        buf = region.describe() if region else "memory"
+        text = (f"{self.kernel}: line {site.line}: {what} {buf} by "
+                f"{self.describe_lane(lane)}{more}: address {int(addrs[0]):#x} {message}")
+        return KernelFault(text, self.kernel, site.line, region.name if region else None,
+                           tuple(int(x) for x in lanes[:64]), int(addrs[0]))
+
+    def _explain_bad(self, a: int, size: int) -> tuple[Region | None, str]:
+        best: tuple[int, Region, str] | None = None
+        for r in self.regions:
+            if a < r.base:
+                d, text = r.base - a, f"is {r.base - a} bytes before the start of"
+            elif a + size > r.end:
+                d = a + size - r.end
+                text = f"is {a + size - r.end} bytes past the end of"
+            else:
+                continue
+            if best is None or d < best[0]:
+                best = (d, r, text)
+        if best is None or best[0] > 1 << 32:
+            return None, "is not inside any buffer" + (" (null pointer)" if a == 0 else "")
+        return best[1], f"{best[2]} a {best[1].nbytes}-byte buffer"
+
+    def _resolve(self, a: np.ndarray, lanes: np.ndarray, size: int, what: str,
+                 site: Site) -> list[tuple[Region, np.ndarray]]:
+        """Split the active lanes by region; fault on out-of-bounds or misaligned lanes."""
+        lo, hi = int(a.min()), int(a.max())
+        k = int(np.searchsorted(self._bases, lo, side="right")) - 1
+        if k >= 0 and hi + size <= self.regions[k].end:
+            groups = [(self.regions[k], np.arange(len(a)))]
+        else:
+            groups = self._resolve_many(a, lanes, size, what, site)
+        if size > 1:
+            bad = np.flatnonzero(a & (size - 1))
+            if len(bad):
+                region = groups[0][0] if groups else None
+                raise self._fault(f"misaligned {size}-byte {what}", site, lanes[bad], a[bad],
+                                  size, "is not aligned", region)
+        return groups
+
+    def _resolve_many(self, a: np.ndarray, lanes: np.ndarray, size: int, what: str,
+                      site: Site) -> list[tuple[Region, np.ndarray]]:
+        ks = np.searchsorted(self._bases, a, side="right") - 1
+        ends = np.array([r.end for r in self.regions], dtype=np.int64)
+        ok = (ks >= 0) & (a + size <= ends[np.maximum(ks, 0)]) if len(self.regions) else ks < -1
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            region, message = self._explain_bad(int(a[bad[0]]), size)
+            raise self._fault(f"out-of-bounds {what}", site, lanes[bad], a[bad], size,
+                              message, region)
+        return [(self.regions[int(k)], np.flatnonzero(ks == k)) for k in np.unique(ks)]
+
+    def _element_index(self, region: Region, a: np.ndarray, lanes: np.ndarray,
+                       dtype: np.dtype) -> np.ndarray:
+        e = (a - region.base) // dtype.itemsize
+        if region.space == "global":
+            return e
+        row_elems = region.data.shape[1] * region.data.itemsize // dtype.itemsize
+        rows = self.lane_block[lanes] if region.space == "shared" else lanes
+        return rows * row_elems + e
+
+    def load(self, addr: np.ndarray | np.integer, m: Mask, ctype: CType, site: Site) -> np.ndarray:
+        """Per-lane load of ``ctype`` values at byte addresses ``addr`` for active lanes."""
+        dtype = ctype.dtype
+        assert dtype is not None
+        out_full = m.count == self.nlanes
+        out = None if out_full else np.zeros(self.nlanes, dtype=dtype)
+        if m.count == 0:
+            return out  # type: ignore[return-value]
+        lanes = m.idx
+        a = self._lane_addresses(addr, m)
+        for region, sel in self._resolve(a, lanes, dtype.itemsize, "load from", site):
+            la, aa = (lanes, a) if len(sel) == len(a) else (lanes[sel], a[sel])
+            self._count(region, "load", la, aa, dtype.itemsize, site)
+            vals = region.flat_view(dtype)[self._element_index(region, aa, la, dtype)]
+            if out_full and len(sel) == len(a):
+                return vals
+            if out is None:
+                out = np.zeros(self.nlanes, dtype=dtype)
+            out[la] = vals
+        return out  # type: ignore[return-value]
+
+    def store(self, addr: np.ndarray | np.integer, value: np.ndarray | np.generic, m: Mask,
+              ctype: CType, site: Site) -> None:
+        """Per-lane store; when several lanes write one address the highest lane id wins."""
+        dtype = ctype.dtype
+        assert dtype is not None
+        if m.count == 0:
+            return
+        lanes = m.idx
+        a = self._lane_addresses(addr, m)
+        for region, sel in self._resolve(a, lanes, dtype.itemsize, "store to", site):
+            la, aa = (lanes, a) if len(sel) == len(a) else (lanes[sel], a[sel])
+            self._count(region, "store", la, aa, dtype.itemsize, site)
+            flat = region.flat_view(dtype)
+            e = self._element_index(region, aa, la, dtype)
+            if isinstance(value, np.ndarray):
+                flat[e] = value if len(la) == self.nlanes else value[la]
+            else:
+                flat[e] = value
+
+    def resolve_for_atomic(self, addr: np.ndarray | np.integer, m: Mask, ctype: CType,
+                           site: Site) -> list[tuple[Region, np.ndarray, np.ndarray]]:
+        """(region, active lanes, flat element index) groups for an atomic operation."""
+        dtype = ctype.dtype
+        assert dtype is not None
+        lanes = m.idx
+        a = self._lane_addresses(addr, m)
+        groups = []
+        for region, sel in self._resolve(a, lanes, dtype.itemsize, "atomic on", site):
+            la, aa = lanes[sel], a[sel]
+            rq, tx = mx.global_transactions(la, aa)
+            self.counters.atomic_requests += rq
+            self.counters.atomic_transactions += tx
+            self._trace_memory(region, "atomic", la, aa, dtype.itemsize, site)
+            groups.append((region, la, self._element_index(region, aa, la, dtype)))
+        return groups
+
+    # ----------------------------------------------------------------- metrics
+    def _count(self, region: Region, kind: str, lanes: np.ndarray, a: np.ndarray,
+               itemsize: int, site: Site) -> None:
+        c = self.counters
+        if region.space == "global":
+            rq, tx = mx.global_transactions(lanes, a)
+            if kind == "load":
+                c.gld_requests += rq
+                c.gld_transactions += tx
+            else:
+                c.gst_requests += rq
+                c.gst_transactions += tx
+        elif region.space == "shared":
+            rq, tx = mx.shared_transactions(lanes, a - SHARED_BASE, itemsize)
+            if kind == "load":
+                c.shared_load_requests += rq
+                c.shared_load_transactions += tx
+            else:
+                c.shared_store_requests += rq
+                c.shared_store_transactions += tx
+        elif kind == "load":
+            c.local_load_requests += len(mx.warp_rows(lanes)[1])
+        else:
+            c.local_store_requests += len(mx.warp_rows(lanes)[1])
+        if self._traced is not None:
+            self._trace_memory(region, kind, lanes, a, itemsize, site)
+
+    # ----------------------------------------------------------------- tracing
+    def _warp_mask(self, bits: np.ndarray, w: int) -> int:
+        chunk = np.packbits(bits[w * 32:(w + 1) * 32], bitorder="little")
+        return int.from_bytes(chunk.tobytes(), "little")
+
+    def _append(self, w: int, step: TraceStep) -> None:
+        assert self.trace is not None
+        steps = self.trace[w]
+        if len(steps) < MAX_STEPS_PER_WARP:
+            steps.append(step)
+
+    def _trace_plain(self, m: Mask, site: Site, kind: str,
+                     taken: np.ndarray | None = None) -> None:
+        assert self._traced is not None
+        for w in self._traced[m.warp_any[self._traced]]:
+            taken_mask = None
+            if kind == "branch":
+                taken_mask = self._warp_mask(taken, int(w)) if taken is not None else 0
+            self._append(int(w), TraceStep(site.line, site.col_start, site.col_end, kind,
+                                           self._warp_mask(m.bits, int(w)),
+                                           taken_mask=taken_mask))
+
+    def _trace_memory(self, region: Region, kind: str, lanes: np.ndarray, a: np.ndarray,
+                      itemsize: int, site: Site) -> None:
+        if self._traced is None:
+            return
+        warps = lanes >> 5
+        for w in self._traced:
+            lo, hi = np.searchsorted(warps, [w, w + 1])
+            if lo == hi:
+                continue
+            self._append(int(w), self._memory_step(region, kind, lanes[lo:hi], a[lo:hi],
+                                                   itemsize, site))
+
+    def _memory_step(self, region: Region, kind: str, lanes: np.ndarray, a: np.ndarray,
+                     itemsize: int, site: Site) -> TraceStep:
+        per_lane: list[int | None] = [None] * 32
+        mask = 0
+        for lane, addr in zip((lanes & 31).tolist(), a.tolist()):
+            per_lane[lane] = addr
+            mask |= 1 << lane
+        degree = 0
+        sectors: tuple[int, ...] = ()
+        lines: tuple[int, ...] = ()
+        if region.space == "shared":
+            degree = int(mx.shared_wavefronts_per_warp(lanes, a - SHARED_BASE, itemsize)[0])
+        else:
+            sectors = tuple(sorted({x >> 5 for x in a.tolist()}))
+            lines = tuple(sorted({x >> 7 for x in a.tolist()}))
+        return TraceStep(site.line, site.col_start, site.col_end, kind, mask, tuple(per_lane),
+                         sectors, lines, degree, region.space, region.name)
+
+
+def _align(n: int, a: int) -> int:
+    return -(-n // a) * a
+
+
+def _fmt(t: tuple[int, int, int]) -> str:
+    return f"({t[0]},{t[1]},{t[2]})"

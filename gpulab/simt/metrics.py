@@ -1,0 +1,115 @@
+"""Per-warp memory-transaction arithmetic, vectorized over all warps of one access.
+
+Global memory: a request is one warp executing one load/store instruction with at least
+one active lane; its transactions are the distinct 32-byte sectors its active lanes
+touch. Shared memory: 32 banks of 4 bytes; a request takes as many wavefronts as the
+largest number of *distinct* 4-byte words that map to any one bank (lanes reading the
+same word are served by one broadcast).
+
+Input everywhere: ``lanes`` = sorted global lane ids of the active lanes (warp = lane // 32)
+and a parallel array of byte addresses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SECTOR_BYTES = 32
+LINE_BYTES = 128
+BANKS = 32
+_SENTINEL = np.iinfo(np.int64).max
+
+
+def warp_rows(lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row number of each active lane in a compact (warps, 32) matrix, and the warp ids."""
+    warps = lanes >> 5
+    if len(warps) == 0:
+        return warps, warps
+    starts = np.empty(len(warps), dtype=bool)
+    starts[0] = True
+    np.not_equal(warps[1:], warps[:-1], out=starts[1:])
+    rows = np.cumsum(starts) - 1
+    return rows, warps[starts]
+
+
+def lane_matrix(lanes: np.ndarray, values: np.ndarray, width: int = 1) -> np.ndarray:
+    """(warps, 32*width) matrix of ``values`` (shape (n, width)), sentinel where inactive."""
+    rows, warp_ids = warp_rows(lanes)
+    n = len(warp_ids)
+    values = values.reshape(len(lanes), width)
+    if len(lanes) == n * 32:
+        return values.reshape(n, 32 * width)
+    mat = np.full((n, 32, width), _SENTINEL, dtype=np.int64)
+    mat[rows, lanes & 31] = values
+    return mat.reshape(n, 32 * width)
+
+
+def _distinct_per_row(mat: np.ndarray) -> np.ndarray:
+    srt = np.sort(mat, axis=1)
+    new = srt[:, 1:] != srt[:, :-1]
+    new &= srt[:, 1:] != _SENTINEL
+    return (srt[:, 0] != _SENTINEL) + new.sum(axis=1)
+
+
+def _rows_share_pattern(mat: np.ndarray) -> bool:
+    rel = mat - mat[:, :1]
+    return bool(np.array_equal(rel, np.broadcast_to(rel[0], rel.shape)))
+
+
+def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:
+    """Distinct 32-byte sectors touched by each warp (one entry per warp with active lanes)."""
+    return _distinct_per_row(lane_matrix(lanes, addresses >> 5))
+
+
+def global_transactions(lanes: np.ndarray, addresses: np.ndarray) -> tuple[int, int]:
+    """(requests, sector transactions) of one global access by the given active lanes."""
+    if len(lanes) == 0:
+        return 0, 0
+    mat = lane_matrix(lanes, addresses)
+    nrows = mat.shape[0]
+    if nrows > 1 and len(lanes) == nrows * 32 and _rows_share_pattern(mat):
+        offsets = mat[:, 0] & (SECTOR_BYTES - 1)
+        if np.all(offsets == offsets[0]):
+            return nrows, nrows * int(_distinct_per_row(mat[:1] >> 5)[0])
+    sect = np.where(mat == _SENTINEL, _SENTINEL, mat >> 5)
+    return nrows, int(_distinct_per_row(sect).sum())
+
+
+def _words(offsets: np.ndarray, itemsize: int) -> tuple[np.ndarray, int]:
+    """4-byte word numbers touched by each lane: shape (n, width)."""
+    width = max(1, itemsize // 4)
+    first = offsets >> 2
+    if width == 1:
+        return first.reshape(-1, 1), 1
+    return first[:, None] + np.arange(width, dtype=np.int64)[None, :], width
+
+
+def _wavefronts_per_row(words: np.ndarray) -> np.ndarray:
+    srt = np.sort(words, axis=1)
+    first = np.ones(srt.shape, dtype=bool)
+    first[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    first &= srt != _SENTINEL
+    nrows = srt.shape[0]
+    keys = (np.arange(nrows, dtype=np.int64)[:, None] * BANKS + (srt & (BANKS - 1)))[first]
+    per_bank = np.bincount(keys, minlength=nrows * BANKS).reshape(nrows, BANKS)
+    return per_bank.max(axis=1)
+
+
+def shared_wavefronts_per_warp(lanes: np.ndarray, offsets: np.ndarray,
+                               itemsize: int) -> np.ndarray:
+    """Bank wavefronts of each warp with active lanes (``offsets`` relative to the window)."""
+    words, width = _words(offsets, itemsize)
+    return _wavefronts_per_row(lane_matrix(lanes, words, width))
+
+
+def shared_transactions(lanes: np.ndarray, offsets: np.ndarray,
+                        itemsize: int) -> tuple[int, int]:
+    """(requests, wavefronts) of one shared-memory access by the given active lanes."""
+    if len(lanes) == 0:
+        return 0, 0
+    words, width = _words(offsets, itemsize)
+    mat = lane_matrix(lanes, words, width)
+    nrows = mat.shape[0]
+    if nrows > 1 and len(lanes) == nrows * 32 and _rows_share_pattern(mat):
+        return nrows, nrows * int(_wavefronts_per_row(mat[:1])[0])
+    return nrows, int(_wavefronts_per_row(mat).sum())

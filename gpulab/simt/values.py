@@ -1,0 +1,143 @@
+"""Compiled-expression building blocks shared by the compiler and the builtins.
+
+A compiled expression is a :class:`CExpr`: its static C type plus a closure
+``ev(frame, mask)`` returning a numpy value over all lanes (an array of length
+``nlanes``) or a numpy scalar when the value is the same for every lane. Values of
+inactive lanes are unspecified and never observed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .ctypes_ import BOOL, TRUTH, CType, convert
+from .machine import Machine, Mask, Site
+
+Value = Any  # np.ndarray | np.generic
+Eval = Callable[["Frame", Mask], Value]
+
+
+class Frame:
+    """Registers of one (vectorized) function activation."""
+
+    __slots__ = ("mc", "v", "cont", "retval", "ret_bits", "is_kernel")
+
+    def __init__(self, mc: Machine, nslots: int, is_kernel: bool = False) -> None:
+        self.mc = mc
+        self.v: list[Value] = [None] * nslots
+        self.cont: list[np.ndarray | None] = []
+        self.retval: Value = None
+        self.ret_bits: np.ndarray | None = None
+        self.is_kernel = is_kernel
+
+
+class LValue:
+    """Something assignable: ``prepare`` evaluates the address part once."""
+
+    ctype: CType
+
+    def prepare(self, fr: Frame, m: Mask) -> Value:
+        return None
+
+    def get(self, fr: Frame, m: Mask, handle: Value) -> Value:
+        raise NotImplementedError
+
+    def set(self, fr: Frame, m: Mask, handle: Value, value: Value) -> None:
+        raise NotImplementedError
+
+
+class VarLV(LValue):
+    """A scalar local variable (register)."""
+
+    def __init__(self, slot: int, ctype: CType) -> None:
+        self.slot = slot
+        self.ctype = ctype
+
+    def get(self, fr: Frame, m: Mask, handle: Value) -> Value:
+        return fr.v[self.slot]
+
+    def set(self, fr: Frame, m: Mask, handle: Value, value: Value) -> None:
+        store_register(fr, self.slot, m, value)
+
+
+class MemLV(LValue):
+    """A memory location given by a pointer-valued expression."""
+
+    def __init__(self, addr: CExpr, ctype: CType, site: Site) -> None:
+        self.addr = addr
+        self.ctype = ctype
+        self.site = site
+
+    def prepare(self, fr: Frame, m: Mask) -> Value:
+        return self.addr.ev(fr, m)
+
+    def get(self, fr: Frame, m: Mask, handle: Value) -> Value:
+        return fr.mc.load(handle, m, self.ctype, self.site)
+
+    def set(self, fr: Frame, m: Mask, handle: Value, value: Value) -> None:
+        fr.mc.store(handle, value, m, self.ctype, self.site)
+
+
+@dataclass
+class CExpr:
+    """A compiled expression."""
+
+    ctype: CType
+    ev: Eval
+    pure: bool = True
+    const: Value = None
+    lv: LValue | None = None
+
+
+def store_register(fr: Frame, slot: int, m: Mask, value: Value) -> None:
+    """Masked register write: inactive lanes keep their old value."""
+    if m.count == fr.mc.full.count:
+        fr.v[slot] = value
+    elif m.count:
+        old = fr.v[slot]
+        fr.v[slot] = np.where(m.bits, value, old)
+
+
+def converter(src: CType, dst: CType) -> Callable[[Value], Value] | None:
+    """A function converting values of ``src`` to ``dst``, or None when nothing to do."""
+    if dst.is_pointer or dst.is_array or src.is_pointer or src.is_array:
+        return None
+    if src.dtype == dst.dtype:
+        return None
+    return lambda v: convert(v, src, dst)
+
+
+def converted(e: CExpr, dst: CType) -> CExpr:
+    """``e`` converted to ``dst`` (folded when constant)."""
+    f = converter(e.ctype, dst)
+    if f is None:
+        return e if e.ctype == dst or not dst.is_scalar else CExpr(dst, e.ev, e.pure, e.const,
+                                                                   None)
+    if e.const is not None:
+        c = f(e.const)
+        return CExpr(dst, lambda fr, m: c, True, c)
+    inner = e.ev
+    return CExpr(dst, lambda fr, m: f(inner(fr, m)), e.pure)
+
+
+def truth(e: CExpr) -> Eval:
+    """Closure giving the C truth value of ``e`` as numpy bool."""
+    inner = e.ev
+    if e.ctype in (TRUTH, BOOL):
+        return inner
+    if e.ctype.is_pointer:
+        return lambda fr, m: inner(fr, m) != 0
+    zero = e.ctype.dtype.type(0) if e.ctype.dtype is not None else 0
+    return lambda fr, m: inner(fr, m) != zero
+
+
+def constant(value: Any, ctype: CType) -> CExpr:
+    """A compile-time constant of ``ctype``."""
+    assert ctype.dtype is not None
+    c = np.asarray(value).astype(ctype.dtype)[()] if not isinstance(value, np.generic) \
+        else value.astype(ctype.dtype)
+    return CExpr(ctype, lambda fr, m: c, True, c)

@@ -56,6 +56,8 @@ class KernelSpec:
     gpu_only: bool = False
     rtol: float = 1e-5
     atol: float = 1e-6
+    tags: tuple[str, ...] = ()
+    lesson: str = ""
 
     @property
     def path(self) -> Path:
@@ -71,6 +73,11 @@ class KernelSpec:
                 return preset
         known = ", ".join(p.name for p in self.presets)
         raise CatalogueError(f"kernel {self.entry!r} has no preset {name!r} (presets: {known})")
+
+    @property
+    def smallest_preset(self) -> LaunchPreset:
+        """The preset with the fewest threads (for stepping in the visualizer and fast checks)."""
+        return min(self.presets, key=lambda p: p.threads)
 
     def build_args(self, preset: LaunchPreset, seed: int = 0) -> Args:
         """Fresh arguments for ``preset``, reproducible from ``seed``."""
@@ -145,6 +152,273 @@ def _matmul_ref(args: Args) -> dict[int, np.ndarray]:
     return {2: (a @ b).astype(np.float32).ravel()}
 
 
+# ------------------------------------------------------------- lab kernels: helpers
+
+
+def lab_preset(name: str, n: int, block: int, **sizes: int) -> LaunchPreset:
+    """A 1-D preset whose sizes also record the block size and any kernel parameters."""
+    grid, blk = grid_1d(n, block)
+    return LaunchPreset(name, grid, blk, {"n": n, "block": block, **sizes})
+
+
+def random_u32(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.integers(0, 1 << 32, n, dtype=np.uint32)
+
+
+def _u32(value: int) -> np.uint32:
+    return np.uint32(value & 0xFFFFFFFF)
+
+
+# ------------------------------------------------------------- divergence
+
+
+def _divergence_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [random_u32(rng, n), np.zeros(n, np.uint32), np.int32(n)]
+
+
+def _path_a(v: np.ndarray) -> np.ndarray:
+    v = v * _u32(3) + _u32(1)
+    v = v ^ (v >> _u32(5))
+    return v + _u32(12345)
+
+
+def _path_b(v: np.ndarray) -> np.ndarray:
+    v = v * _u32(5) + _u32(7)
+    v = v ^ (v << _u32(3))
+    return v - _u32(999)
+
+
+def _even_odd_ref(args: Args) -> dict[int, np.ndarray]:
+    """Assumes an even block size, so threadIdx.x has the parity of the global index."""
+    v = args[0]
+    lane_is_even = np.arange(v.size) % 2 == 0
+    return {1: np.where(lane_is_even, _path_a(v), _path_b(v))}
+
+
+def _warp_aligned_ref(args: Args) -> dict[int, np.ndarray]:
+    """Assumes a block size that is a multiple of 64, so (threadIdx.x / 32) % 2 == (i / 32) % 2."""
+    v = args[0]
+    warp_is_even = (np.arange(v.size) // 32) % 2 == 0
+    return {1: np.where(warp_is_even, _path_a(v), _path_b(v))}
+
+
+def _kway_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [random_u32(rng, n), np.zeros(n, np.uint32), np.int32(sizes["k"]), np.int32(n)]
+
+
+_KWAY_PATHS: tuple[Callable[[np.ndarray], np.ndarray], ...] = (
+    lambda v: v * _u32(3) + _u32(1),
+    lambda v: v * _u32(5) + _u32(7),
+    lambda v: v ^ (v >> _u32(3)),
+    lambda v: v + (v << _u32(4)),
+    lambda v: v * _u32(7) - _u32(11),
+    lambda v: v ^ (v << _u32(7)),
+    lambda v: v + _u32(1000003),
+    lambda v: v * _u32(9) + (v >> _u32(2)),
+)
+
+
+def _kway_ref(args: Args) -> dict[int, np.ndarray]:
+    """Assumes a block size that is a multiple of 32, so threadIdx.x % 32 == i % 32."""
+    v, k = args[0], int(args[2])
+    path = np.minimum((np.arange(v.size) % 32) % k, len(_KWAY_PATHS) - 1)
+    out = np.empty_like(v)
+    for p, recipe in enumerate(_KWAY_PATHS):
+        out[path == p] = recipe(v[path == p])
+    return {1: out}
+
+
+def _loop_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    counts = rng.integers(0, sizes.get("max_rounds", 32) + 1, n, dtype=np.int32)
+    return [random_u32(rng, n), counts, np.zeros(n, np.uint32), np.int32(n)]
+
+
+def _loop_ref(args: Args) -> dict[int, np.ndarray]:
+    v, counts = args[0].copy(), args[1]
+    for r in range(int(counts.max(initial=0))):
+        step = counts > r
+        v[step] = v[step] * _u32(1664525) + _u32(1013904223)
+    return {2: v}
+
+
+# ------------------------------------------------------------- global loads
+
+
+def _coalesced_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [random_f32(rng, n), np.zeros(n, np.float32), np.int32(n)]
+
+
+def _copy_ref(args: Args) -> dict[int, np.ndarray]:
+    return {1: args[0].copy()}
+
+
+def _strided_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n, stride = sizes["n"], sizes["stride"]
+    return [random_f32(rng, n * stride), np.zeros(n, np.float32), np.int32(stride), np.int32(n)]
+
+
+def _strided_ref(args: Args) -> dict[int, np.ndarray]:
+    stride, n = int(args[2]), int(args[3])
+    return {1: args[0][: n * stride : stride].copy()}
+
+
+def _gather_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    idx = rng.integers(0, n, n, dtype=np.int32)
+    return [random_f32(rng, n), idx, np.zeros(n, np.float32), np.int32(n)]
+
+
+def _gather_ref(args: Args) -> dict[int, np.ndarray]:
+    return {2: args[0][args[1]]}
+
+
+def _misaligned_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n, offset = sizes["n"], sizes["offset"]
+    return [random_f32(rng, n + offset), np.zeros(n, np.float32), np.int32(offset), np.int32(n)]
+
+
+def _misaligned_ref(args: Args) -> dict[int, np.ndarray]:
+    offset, n = int(args[2]), int(args[3])
+    return {1: args[0][offset : offset + n].copy()}
+
+
+# ------------------------------------------------------------- shared memory
+
+
+TRANSPOSE_TILE = 32
+SHARED_STRIDE_WORDS = 1024
+
+
+def preset_transpose(name: str, n: int) -> LaunchPreset:
+    """An n x n transpose: one 32 x 32 thread block per 32 x 32 tile."""
+    return preset_2d(name, n, TRANSPOSE_TILE)
+
+
+def _transpose_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [random_f32(rng, n * n), np.zeros(n * n, np.float32), np.int32(n)]
+
+
+def _transpose_ref(args: Args) -> dict[int, np.ndarray]:
+    n = int(args[2])
+    return {1: np.ascontiguousarray(args[0].reshape(n, n).T).ravel()}
+
+
+def _shared_stride_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [random_f32(rng, SHARED_STRIDE_WORDS), np.zeros(n, np.float32), np.int32(sizes["stride"]), np.int32(n)]
+
+
+def _shared_stride_ref(args: Args) -> dict[int, np.ndarray]:
+    stride, n = int(args[2]), int(args[3])
+    return {1: args[0][(np.arange(n) * stride) % SHARED_STRIDE_WORDS]}
+
+
+# ------------------------------------------------------------- reductions
+
+
+def _reduce_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n, block = sizes["n"], sizes["block"]
+    blocks = (n + block - 1) // block
+    return [rng.integers(0, 100, n, dtype=np.int32), np.zeros(blocks, np.int32), np.int32(n)]
+
+
+def reduction_block_size(n: int, blocks: int) -> int:
+    """The power-of-two block size that splits ``n`` elements into ``blocks`` blocks.
+
+    With one block every element lands in it, so any block size >= n gives the same sums.
+    """
+    per_block = -(-n // blocks)
+    return 1 << max(0, (per_block - 1).bit_length())
+
+
+def _reduce_ref(args: Args) -> dict[int, np.ndarray]:
+    """Per-block integer sums (bit-exact); assumes a power-of-two block size."""
+    values, blocks, n = args[0], args[1].size, int(args[2])
+    block = reduction_block_size(n, blocks)
+    padded = np.zeros(blocks * block, np.int64)
+    padded[:n] = values[:n]
+    return {1: padded.reshape(blocks, block).sum(axis=1).astype(np.int32)}
+
+
+def _lab(file: str, title: str, description: str, lesson: str, tags: tuple[str, ...],
+         presets: tuple[LaunchPreset, ...], make_args: ArgMaker, reference: Reference) -> KernelSpec:
+    return KernelSpec(file=file, entry=file.removesuffix(".cu"), title=title, description=description,
+                      presets=presets, make_args=make_args, reference=reference, tags=tags, lesson=lesson)
+
+
+def _divergence_presets(**sizes: int) -> tuple[LaunchPreset, ...]:
+    return (lab_preset("tiny", 64, 64, **sizes), lab_preset("small", 1024, 256, **sizes),
+            lab_preset("large", 1 << 20, 256, **sizes))
+
+
+def _load_presets(**sizes: int) -> tuple[LaunchPreset, ...]:
+    return (lab_preset("tiny", 64, 64, **sizes), lab_preset("small", 4096, 256, **sizes),
+            lab_preset("large", 1 << 22, 256, **sizes))
+
+
+def _reduce_presets() -> tuple[LaunchPreset, ...]:
+    return (lab_preset("tiny", 100, 64), lab_preset("small", 4096, 256), lab_preset("large", 1 << 22, 256))
+
+
+_DIVERGENCE = "A warp runs one instruction for all 32 lanes; lanes on the other side of a branch wait masked off."
+_COALESCING = "One warp's loads are served in 32-byte sectors: neighbouring lanes should read neighbouring addresses."
+_BANKS = "Shared memory has 32 banks of 4 bytes; lanes of a warp hitting one bank at different words queue up."
+_REDUCTION = "The same sum, three ways: how threads are picked to work decides divergence and instruction count."
+
+_LAB_ENTRIES: tuple[KernelSpec, ...] = (
+    _lab("divergence_even_odd.cu", "Divergence: even/odd lanes",
+         "Even lanes take one path, odd lanes another; every warp runs both paths at half occupancy.",
+         _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args, _even_odd_ref),
+    _lab("divergence_warp_aligned.cu", "Divergence avoided: warp-aligned branch",
+         "The same two paths chosen per warp ((threadIdx.x / 32) % 2): no lane waits.",
+         _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args, _warp_aligned_ref),
+    _lab("divergence_kway.cu", "Divergence: k different paths",
+         "lane % k picks one of k recipes (if/else-if chain, k <= 8); a warp runs all k of them.",
+         _DIVERGENCE, ("divergence",), _divergence_presets(k=4), _kway_args, _kway_ref),
+    _lab("loop_data_dependent.cu", "Divergence: data-dependent loop",
+         "Each lane loops counts[i] times; the warp loops as long as its slowest lane.",
+         _DIVERGENCE, ("divergence",), _divergence_presets(max_rounds=32), _loop_args, _loop_ref),
+    _lab("load_coalesced.cu", "Loads: coalesced", "out[i] = in[i]: 4 sectors per warp load, all bytes used.",
+         _COALESCING, ("coalescing",), _load_presets(), _coalesced_args, _copy_ref),
+    _lab("load_strided.cu", "Loads: strided", "out[i] = in[i * stride]: more sectors per load as the stride grows.",
+         _COALESCING, ("coalescing",), _load_presets(stride=4), _strided_args, _strided_ref),
+    _lab("load_gather.cu", "Loads: random gather", "out[i] = in[idx[i]] with random indices: scattered sectors.",
+         _COALESCING, ("coalescing",), _load_presets(), _gather_args, _gather_ref),
+    _lab("load_misaligned.cu", "Loads: misaligned", "out[i] = in[i + offset]: a warp's 128 bytes straddle 5 sectors.",
+         _COALESCING, ("coalescing",), _load_presets(offset=1), _misaligned_args, _misaligned_ref),
+    _lab("transpose_shared.cu", "Transpose via shared memory (no padding)",
+         "32 x 32 tile; reading a tile column is a 32-way bank conflict.",
+         _BANKS, ("shared-memory", "bank-conflicts"),
+         (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
+         _transpose_args, _transpose_ref),
+    _lab("transpose_shared_padded.cu", "Transpose via shared memory (padded 32 x 33)",
+         "One padding column per tile row puts a column on 32 different banks: conflict-free.",
+         _BANKS, ("shared-memory", "bank-conflicts"),
+         (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
+         _transpose_args, _transpose_ref),
+    _lab("shared_stride.cu", "Shared memory: strided reads",
+         "Lane t reads shared word t * stride: a gcd(stride, 32)-way bank conflict.",
+         _BANKS, ("shared-memory", "bank-conflicts"),
+         (lab_preset("tiny", 64, 64, stride=2), lab_preset("small", 1024, 256, stride=2),
+          lab_preset("large", 1 << 20, 256, stride=2)),
+         _shared_stride_args, _shared_stride_ref),
+    _lab("reduce_interleaved.cu", "Reduction: interleaved addressing",
+         "tid % (2*s) == 0 picks the workers: divergent warps, idle lanes.",
+         _REDUCTION, ("reduction", "divergence"), _reduce_presets(), _reduce_args, _reduce_ref),
+    _lab("reduce_sequential.cu", "Reduction: sequential addressing",
+         "tid < s picks the workers: whole warps work or rest together.",
+         _REDUCTION, ("reduction",), _reduce_presets(), _reduce_args, _reduce_ref),
+    _lab("reduce_shuffle.cu", "Reduction: warp shuffles",
+         "__shfl_down_sync sums inside each warp; shared memory only for one value per warp.",
+         _REDUCTION, ("reduction", "shuffle"), _reduce_presets(), _reduce_args, _reduce_ref),
+)
+
+
 _ENTRIES: tuple[KernelSpec, ...] = (
     KernelSpec(
         file="vector_add.cu",
@@ -177,6 +451,7 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         rtol=1e-4,
         atol=1e-4,
     ),
+    *_LAB_ENTRIES,
 )
 
 

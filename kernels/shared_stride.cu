@@ -1,7 +1,8 @@
 // Shared-memory bank conflicts on demand: each block copies WORDS floats into shared
-// memory (conflict-free), then lane t reads word t * stride. Shared memory has 32 banks
-// of 4 bytes, so a warp's read needs gcd(stride, 32) wavefronts: odd strides are free,
-// stride 2 is a 2-way conflict, stride 32 a 32-way one.
+// memory (conflict-free), then thread i reads word (i * stride) % WORDS. Shared memory
+// has 32 banks of 4 bytes, so a warp's read needs gcd(stride, 32) wavefronts (for
+// strides up to 32): odd strides are free, stride 2 is a 2-way conflict, stride 32 a
+// 32-way one.
 #define WORDS 1024
 
 extern "C" __global__ void shared_stride(const float* __restrict__ in,
@@ -16,6 +17,6 @@ extern "C" __global__ void shared_stride(const float* __restrict__ in,
     __syncthreads();
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        out[i] = buf[(threadIdx.x * stride) % WORDS];
+        out[i] = buf[(i * stride) % WORDS];
     }
 }

@@ -1,0 +1,218 @@
+"""The warp session: timeline merge, lane states, jumps, memory analysis (fake traces, no emulator)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from gpulab import warp_session as ws
+from gpulab.simt.trace import TraceStep
+
+FULL = 0xFFFF_FFFF
+EVEN = 0x5555_5555
+ODD = 0xAAAA_AAAA
+
+
+def stmt(line, mask=FULL, col=5, kind="stmt", **kw):
+    return TraceStep(line, col, col + 3, kind, mask, **kw)
+
+
+def branch(line, mask, taken):
+    return TraceStep(line, 5, 9, "branch", mask, taken_mask=taken)
+
+
+def session(steps, block=(64, 1, 1), grid=(1, 1, 1), source="", warps=None):
+    shape = ws.LaunchShape(grid, block)
+    return ws.WarpSession(source=source, entry="k", shape=shape, block=0,
+                          warps=warps or list(range(len(steps))), steps=steps,
+                          itemsizes=ws.buffer_itemsizes(source))
+
+
+def even_odd_warp():
+    return [stmt(2), branch(3, FULL, EVEN), stmt(4, EVEN), stmt(6, ODD), stmt(7)]
+
+
+def test_even_odd_divergence_makes_exactly_the_even_lanes_active_on_the_then_line():
+    s = session([even_odd_warp(), even_odd_warp()])
+    g = next(h for h in range(len(s)) if s.line(h) == 4)
+    states = s.lane_states(g)
+    assert list(np.flatnonzero(states[0] == ws.LANE_ACTIVE)) == list(range(0, 32, 2))
+    assert list(np.flatnonzero(states[0] == ws.LANE_MASKED)) == list(range(1, 32, 2))
+    assert np.array_equal(states[0], states[1])
+
+
+def test_warps_at_the_same_site_step_together_and_the_timeline_keeps_source_order():
+    s = session([even_odd_warp(), even_odd_warp()])
+    assert len(s) == 5
+    assert [s.line(g) for g in range(len(s))] == [2, 3, 4, 6, 7]
+    assert all(s.participants(g) == [0, 1] for g in range(len(s)))
+
+
+def test_warp_aligned_branches_serialize_across_warps_without_masking_any_lane():
+    w0 = [stmt(2), branch(3, FULL, FULL), stmt(4), stmt(7)]
+    w1 = [stmt(2), branch(3, FULL, 0), stmt(6), stmt(7)]
+    s = session([w0, w1])
+    assert [s.line(g) for g in range(len(s))] == [2, 3, 4, 6, 7]
+    then_states = s.lane_states(2)
+    assert np.all(then_states[0] == ws.LANE_ACTIVE)
+    assert np.all(then_states[1] == ws.LANE_WAITING)
+    assert not np.any(then_states == ws.LANE_MASKED)
+
+
+def test_a_loop_that_runs_longer_in_one_warp_keeps_the_other_warp_waiting_until_the_join():
+    w0 = [branch(3, FULL, FULL), stmt(4), branch(3, FULL, 0), stmt(9)]
+    w1 = [branch(3, FULL, FULL), stmt(4), branch(3, FULL, FULL), stmt(4), branch(3, FULL, 0), stmt(9)]
+    s = session([w0, w1])
+    assert [s.line(g) for g in range(len(s))] == [3, 4, 3, 4, 3, 9]
+    assert s.participants(3) == [1]
+    assert s.participants(5) == [0, 1]
+
+
+def test_lanes_that_never_run_again_show_as_exited_and_padding_lanes_as_idle():
+    bounds = [stmt(2), branch(3, 0xFFFF, 0x00FF), stmt(4, 0x00FF), stmt(5, 0x00FF)]
+    s = session([bounds], block=(16, 1, 1))
+    states = s.lane_states(2)
+    assert np.all(states[0, :8] == ws.LANE_ACTIVE)
+    assert np.all(states[0, 8:16] == ws.LANE_EXITED)
+    assert np.all(states[0, 16:] == ws.LANE_IDLE)
+
+
+def test_a_warp_whose_next_step_is_a_barrier_waits_at_the_barrier_while_others_work():
+    w0 = [stmt(2), branch(3, FULL, FULL), stmt(4), stmt(6, kind="barrier"), stmt(7)]
+    w1 = [stmt(2), branch(3, FULL, 0), stmt(6, kind="barrier"), stmt(7)]
+    s = session([w0, w1])
+    states = s.lane_states(2)
+    assert np.all(states[1] == ws.LANE_BARRIER)
+    assert np.all(s.lane_states(3) == ws.LANE_BARRIER)
+
+
+def test_next_divergence_skips_uniform_branches_and_finds_the_split():
+    w = [branch(2, FULL, FULL), stmt(3), branch(4, FULL, 0), stmt(5), branch(6, FULL, EVEN), stmt(7, EVEN)]
+    s = session([w])
+    assert s.next_divergence(0) == 4
+    assert s.next_divergence(4) is None
+
+
+def test_next_memory_finds_loads_and_stores_in_order():
+    addresses = tuple(range(0, 128, 4))
+    w = [stmt(2), stmt(3, kind="load", addresses=addresses, space="global", buffer="a"), stmt(4),
+         stmt(5, kind="store", addresses=addresses, space="global", buffer="c")]
+    s = session([w])
+    assert s.next_memory(0) == 1
+    assert s.next_memory(1) == 3
+    assert s.next_memory(3) is None
+
+
+def global_step(addresses):
+    used = [a for a in addresses if a is not None]
+    return stmt(3, kind="load", mask=sum(1 << i for i, a in enumerate(addresses) if a is not None),
+                addresses=tuple(addresses), space="global", buffer="a",
+                sectors=tuple(sorted({a >> 5 for a in used})), lines=tuple(sorted({a >> 7 for a in used})))
+
+
+def test_a_coalesced_float_load_needs_and_fetches_four_sectors_of_one_line():
+    base = 0x7F00_0000_0000
+    m = ws.analyse_memory_step(global_step([base + 4 * i for i in range(32)]), 0, 4)
+    assert (m.sectors_needed, m.sectors_fetched, len(m.lines)) == (4, 4, 1)
+    assert m.efficiency == 1.0
+    assert m.sector_of_lane[:9] == (0, 0, 0, 0, 0, 0, 0, 0, 1)
+
+
+def test_a_stride_two_load_fetches_twice_the_sectors_it_needs():
+    base = 0x7F00_0000_0000
+    m = ws.analyse_memory_step(global_step([base + 8 * i for i in range(32)]), 0, 4)
+    assert (m.sectors_needed, m.sectors_fetched, len(m.lines)) == (4, 8, 2)
+    assert m.efficiency == pytest.approx(0.5)
+    assert m.line_of_lane[15:17] == (0, 1)
+
+
+def test_inactive_lanes_have_no_sector_and_do_not_count_as_needed():
+    base = 0x7F00_0000_0000
+    m = ws.analyse_memory_step(global_step([base + 4 * i if i % 2 == 0 else None for i in range(32)]), 0, 4)
+    assert m.active_lanes == 16
+    assert m.sector_of_lane[1] == -1
+    assert m.sectors_needed == 2 and m.sectors_fetched == 4
+
+
+def shared_step(addresses, degree):
+    return stmt(3, kind="load", addresses=tuple(addresses), space="shared", buffer="tile",
+                bank_conflict_degree=degree)
+
+
+def test_a_column_read_of_a_32_wide_shared_tile_hits_one_bank_32_times():
+    m = ws.analyse_memory_step(shared_step([0x0100_0000 + 128 * i for i in range(32)], 32), 0, 4)
+    assert m.words_per_bank[0] == 32 and sum(m.words_per_bank) == 32
+    assert m.conflict_degree == 32
+    assert m.efficiency == pytest.approx(1 / 32)
+
+
+def test_a_padded_tile_spreads_a_column_read_over_all_32_banks():
+    m = ws.analyse_memory_step(shared_step([0x0100_0000 + 132 * i for i in range(32)], 1), 0, 4)
+    assert m.words_per_bank == (1,) * 32
+    assert sorted(m.bank_of_lane) == list(range(32))
+    assert m.efficiency == 1.0
+
+
+def test_lanes_reading_the_same_shared_word_are_one_broadcast_not_a_conflict():
+    m = ws.analyse_memory_step(shared_step([0x0100_0000] * 32, 1), 0, 4)
+    assert m.words_per_bank[0] == 1 and len(m.lanes_per_bank[0]) == 32
+
+
+def test_buffer_itemsizes_reads_pointer_parameters_and_shared_arrays():
+    source = """extern "C" __global__ void k(const float* __restrict__ a, double *b, int n) {
+        __shared__ float tile[16][17];
+        __shared__ unsigned long long acc[32];
+    }"""
+    assert ws.buffer_itemsizes(source) == {"a": 4, "b": 8, "tile": 4, "acc": 8}
+
+
+def test_lane_info_names_the_thread_and_its_address_at_a_memory_step():
+    addresses = tuple(0x7F00_0000_0000 + 4 * i for i in range(32))
+    w1 = [stmt(2), stmt(3, kind="load", addresses=addresses, space="global", buffer="a")]
+    s = ws.WarpSession(source="", entry="k", shape=ws.LaunchShape((4, 1, 1), (64, 1, 1)), block=2,
+                       warps=[4, 5], steps=[list(w1), list(w1)])
+    info = s.lane_info(1, 1, 3)
+    assert info.thread == (35, 0, 0) and info.block == (2, 0, 0)
+    assert info.global_thread == 2 * 64 + 35
+    assert info.address == addresses[3]
+    assert info.state == ws.LANE_ACTIVE
+
+
+def test_timeline_of_a_warp_is_a_staircase_of_active_lanes_with_timeline_positions():
+    w0 = [stmt(2), branch(3, FULL, FULL), stmt(4), stmt(7)]
+    w1 = [stmt(2), branch(3, FULL, EVEN), stmt(4, EVEN), stmt(6, ODD), stmt(7)]
+    s = session([w0, w1])
+    t = s.timeline(1)
+    assert list(t.active_lanes) == [32, 32, 16, 16, 32]
+    assert list(t.global_step) == [0, 1, 2, 3, 4]
+    assert list(s.timeline(0).global_step) == [0, 1, 2, 4]
+
+
+def test_memory_of_a_non_memory_step_is_none():
+    s = session([even_odd_warp()])
+    assert s.memory(0) is None
+
+
+def test_run_session_traces_the_selected_blocks_warps_and_passes_cancel_through():
+    seen = {}
+
+    def fake_launch(source, entry, **kw):
+        seen.update(kw)
+        return SimpleNamespace(metrics={"branch_efficiency": 50.0},
+                               trace={w: even_odd_warp() for w in kw["trace"]})
+
+    cancel = threading.Event()
+    s = ws.run_session("src", "k", (4, 1, 1), (48, 1, 1), [np.zeros(4)], block_index=3, cancel=cancel,
+                       launch=fake_launch, expected={0: np.zeros(4)}, compare=lambda a, e: True)
+    assert seen["trace"] == [6, 7] and seen["cancel"] is cancel
+    assert s.warps == [6, 7] and s.metrics["branch_efficiency"] == 50.0
+    assert s.reference_match is True
+    assert np.all(s.lane_states(0)[1, 16:] == ws.LANE_IDLE)
+
+
+def test_run_session_refuses_a_block_outside_the_grid():
+    with pytest.raises(ws.SessionError, match="outside the grid"):
+        ws.run_session("src", "k", (2, 1, 1), (32, 1, 1), [], block_index=2, launch=lambda *a, **k: None)

@@ -34,6 +34,9 @@ def warp_rows(lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def lane_matrix(lanes: np.ndarray, values: np.ndarray, width: int = 1) -> np.ndarray:
     """(warps, 32*width) matrix of ``values`` (shape (n, width)), sentinel where inactive."""
+    count = len(lanes)
+    if count % 32 == 0 and count and lanes[0] % 32 == 0 and lanes[-1] - lanes[0] == count - 1:
+        return values.reshape(count // 32, 32 * width)
     rows, warp_ids = warp_rows(lanes)
     n = len(warp_ids)
     values = values.reshape(len(lanes), width)

@@ -22,6 +22,7 @@ from gpulab.experiments.base import (
 
 REGISTRY: dict[str, str] = {
     "vector-add": "gpulab.experiments.vector_add",
+    "matmul": "gpulab.experiments.matmul",
 }
 
 __all__ = [

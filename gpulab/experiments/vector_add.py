@@ -2,13 +2,14 @@
 
 Bandwidth counts bytes read plus written (3 arrays x n x itemsize). CPU times are wall-clock
 medians of numpy's ``add``; GPU times come from CUDA events around the catalogue kernel
-``kernels/vector_add.cu``, after warm-up.
+``kernels/vector_add.cu``, after warm-up (optionally with the copies to and from the GPU).
+A modelled series for a GPU from the spec table is always added, labelled ``modelled``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -18,28 +19,45 @@ from gpulab.experiments.base import (
     ExperimentGen,
     PartialPoint,
     Progress,
-    median_and_iqr,
     params_to_dict,
 )
-from gpulab.results import Point, Provenance, Result, Series
+from gpulab.measure import (
+    RepeatPolicy,
+    crossover_notes,
+    modelled_point,
+    rate_point,
+    stage_medians,
+    time_cpu_calls,
+    time_gpu_stages,
+)
+from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = "Vector add: CPU vs GPU bandwidth"
 DESCRIPTION = "c[i] = a[i] + b[i] for growing n; GB/s counts bytes read plus written."
 
 CPU_SERIES = "CPU (numpy)"
 GPU_SERIES = "GPU (CUDA kernel)"
+FORMULA = (
+    "time = max(n / peak FLOP/s, 3·n·4 bytes / memory bandwidth) + launch overhead"
+    " [+ a and b copied in and c copied out over PCIe when transfers are included]"
+)
 
 
 @dataclass(frozen=True)
 class Params:
     sizes: tuple[int, ...] = (1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22)
     repeats: int = 7
+    include_transfers: bool = False
+    dtype: Literal["fp32"] = "fp32"
+    model_gpu: str = "h100-sxm"
 
     def __post_init__(self) -> None:
         if not self.sizes or any(n < 1 for n in self.sizes):
             raise ValueError("sizes: every size must be a positive whole number")
         if self.repeats < 1:
             raise ValueError("repeats must be at least 1")
+        if self.dtype != "fp32":
+            raise ValueError("dtype: the vector-add kernel is written for fp32 only")
 
 
 def bytes_moved(n: int, itemsize: int = 4) -> int:
@@ -47,75 +65,155 @@ def bytes_moved(n: int, itemsize: int = 4) -> int:
     return 3 * n * itemsize
 
 
-def time_cpu(n: int, repeats: int, rng: np.random.Generator) -> list[float]:
-    """Seconds per ``np.add(a, b, out=c)`` call, one warm-up call first."""
+def model_series_name(gpu_name: str) -> str:
+    return f"{gpu_name} (model)"
+
+
+def time_cpu(n: int, repeats: int, rng: np.random.Generator, ctx: Context | None = None) -> list[float]:
+    """Seconds per ``np.add(a, b, out=c)`` call: at least ``repeats`` samples after one warm-up."""
     a = rng.standard_normal(n, dtype=np.float32)
     b = rng.standard_normal(n, dtype=np.float32)
     c = np.empty_like(a)
-    np.add(a, b, out=c)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        np.add(a, b, out=c)
-        samples.append(time.perf_counter() - start)
-    return samples
+    check = ctx.check_cancelled if ctx is not None else None
+    return time_cpu_calls(lambda: np.add(a, b, out=c), RepeatPolicy(repeats=repeats), check)
 
 
-def time_gpu(n: int, repeats: int, rng: np.random.Generator, device: int) -> list[float]:
-    """Seconds per launch of the catalogue kernel, from CUDA events."""
+def time_gpu(
+    n: int, repeats: int, rng: np.random.Generator, device: int, include_transfers: bool = False,
+    ctx: Context | None = None,
+) -> dict[str, list[float]]:  # fmt: skip
+    """CUDA-event seconds per stage (``kernel``, and ``h2d``/``d2h`` with transfers), plus ``total``."""
     cupy = cuda.require_cupy()
+    import cupyx
+
     spec = kernels.get("vector_add")
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
     grid, block = kernels.grid_1d(n, 256)
+    check = ctx.check_cancelled if ctx is not None else None
+    policy = RepeatPolicy(repeats=repeats)
     with cupy.cuda.Device(device):
-        a = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
-        b = cupy.asarray(rng.standard_normal(n, dtype=np.float32))
+        a_host = rng.standard_normal(n, dtype=np.float32)
+        b_host = rng.standard_normal(n, dtype=np.float32)
+        a, b = cupy.asarray(a_host), cupy.asarray(b_host)
         c = cupy.empty_like(a)
-        return cuda.time_with_events(lambda: kernel(grid, block, (a, b, c, np.int32(n))), repeats)
+        size = np.int32(n)
+
+        def launch() -> None:
+            kernel(grid, block, (a, b, c, size))
+
+        if not include_transfers:
+            return time_gpu_stages([("kernel", launch)], policy, check)
+        a_pin, b_pin, c_pin = (cupyx.empty_like_pinned(a_host) for _ in range(3))
+        a_pin[...], b_pin[...] = a_host, b_host
+
+        def h2d() -> None:
+            a.set(a_pin)
+            b.set(b_pin)
+
+        def d2h() -> None:
+            cupy.asnumpy(c, out=c_pin, blocking=False)
+
+        return time_gpu_stages([("h2d", h2d), ("kernel", launch), ("d2h", d2h)], policy, check)
 
 
-def _point(n: int, samples: list[float]) -> Point:
-    """Median bandwidth over the repeats, with the interquartile range of per-repeat GB/s."""
-    gb = bytes_moved(n) / 1e9
-    bandwidth, spread = median_and_iqr([gb / s for s in samples])
-    seconds, _ = median_and_iqr(samples)
-    return Point(x=n, y=bandwidth, spread=spread, extra={"seconds": seconds, "repeats": len(samples)})
-
-
-def _empty_series(name: str, provenance: Provenance) -> Series:
+def _series(name: str, provenance: Provenance) -> Series:
     return Series(name, provenance, "elements", "", "bandwidth", "GB/s")
 
 
-def run(params: Params, ctx: Context) -> ExperimentGen:
-    """Time numpy and (when a GPU is usable) the CUDA kernel for each size."""
+def _cpu_provenance() -> Provenance:
     from gpulab.devices import describe_cpu
 
-    rng = np.random.default_rng(0)
     cpu = describe_cpu()
     blas = cpu.blas[0].vendor if cpu.blas else "unknown"
-    cpu_series = _empty_series(CPU_SERIES, Provenance("measured", cpu.model, {"library": "numpy", "blas": blas}))
+    return Provenance(
+        "measured",
+        cpu.model,
+        {
+            "library": "numpy",
+            "blas": blas,
+            "numpy": np.__version__,
+            "timing": "perf_counter around np.add, median of repeats",
+        },
+    )
+
+
+def _gpu_provenance(device: int, include_transfers: bool) -> Provenance:
+    status = cuda.cuda_status()
+    return Provenance(
+        "measured",
+        cuda.device_name(device),
+        {
+            "timing": "CUDA events after warm-up",
+            "cupy": status.cupy_version,
+            "cuda_runtime": status.cuda_runtime_version,
+            "cuda_driver": status.cuda_driver_version,
+            "include_transfers": include_transfers,
+            "host_memory": "pinned",
+        },
+    )
+
+
+def _model(params: Params) -> tuple[Series | None, Any, list[str]]:
+    """The modelled series (empty), its spec, and notes; (None, None, [why]) if it cannot be made."""
+    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.model import vector_add_estimate
+
+    spec = resolve_model_gpu(params.model_gpu)
+    probe = vector_add_estimate(spec, 1 << 20, params.dtype, params.include_transfers)
+    details = {
+        "formula": FORMULA,
+        "spec_key": spec.key,
+        "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
+        "include_transfers": params.include_transfers,
+        "assumptions": list(probe.assumptions),
+    }
+    series = _series(model_series_name(spec.name), Provenance("modelled", spec.name, details))
+    return series, spec, list(probe.assumptions)
+
+
+def _model_point(spec: Any, n: int, params: Params) -> Point:
+    from gpulab.model import vector_add_estimate
+
+    estimate = vector_add_estimate(spec, n, params.dtype, params.include_transfers)
+    parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
+    return modelled_point(n, bytes_moved(n), estimate.seconds, bound=estimate.bound, **parts)
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Time numpy and (when a GPU is usable) the CUDA kernel for each size; model the chosen GPU."""
+    rng = np.random.default_rng(0)
+    cpu_series = _series(CPU_SERIES, _cpu_provenance())
     status = cuda.cuda_status()
     device = ctx.device_index or 0
-    gpu_series = None
-    notes: list[str] = []
-    if status.available:
-        gpu_series = _empty_series(GPU_SERIES, Provenance("measured", cuda.device_name(device), {
-            "timing": "CUDA events after warm-up", "cupy": status.cupy_version,
-            "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version}))
-    else:
-        notes.append(f"No GPU series: {status.reason}")
+    gpu_series = _series(GPU_SERIES, _gpu_provenance(device, params.include_transfers)) if status.available else None
+    notes: list[str] = [] if status.available else [f"No GPU series: {status.reason}"]
+    model_series, spec, assumptions = _model(params)
     steps = len(params.sizes)
     for i, n in enumerate(params.sizes):
         yield Progress(i / steps, f"CPU n={n}")
-        point = _point(n, time_cpu(n, params.repeats, rng))
+        point = rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
         cpu_series = cpu_series.with_point(point)
         yield PartialPoint(CPU_SERIES, point)
         if gpu_series is not None:
-            yield Progress((i + 0.5) / steps, f"GPU n={n}")
-            point = _point(n, time_gpu(n, params.repeats, rng, device))
+            yield Progress((i + 0.4) / steps, f"GPU n={n}")
+            samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
+            point = rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples))
             gpu_series = gpu_series.with_point(point)
             yield PartialPoint(GPU_SERIES, point)
+        if model_series is not None:
+            yield Progress((i + 0.8) / steps, f"model n={n}")
+            point = _model_point(spec, n, params)
+            model_series = model_series.with_point(point)
+            yield PartialPoint(model_series.name, point)
     yield Progress(1.0, "done")
-    series = (cpu_series,) if gpu_series is None else (cpu_series, gpu_series)
-    notes.append("Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.")
-    return Result("vector-add", params_to_dict(params), series, tuple(notes))
+    series = tuple(s for s in (cpu_series, gpu_series, model_series) if s is not None)
+    result = Result("vector-add", params_to_dict(params), series)
+    gpu_names = [s.name for s in series[1:]]
+    transfers = (
+        "GPU times include copying a and b to the GPU and c back (pinned host memory)."
+        if params.include_transfers
+        else "GPU times count the kernel only: the arrays are already on the GPU."
+    )
+    notes += ["Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.", transfers]
+    all_notes = merge_notes(crossover_notes(result, gpu_names, [CPU_SERIES], unit="n"), notes, assumptions)
+    return Result("vector-add", params_to_dict(params), series, all_notes)

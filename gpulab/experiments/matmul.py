@@ -1,0 +1,341 @@
+"""Matrix multiply C = A·B for N×N matrices: the CPU's BLAS against the GPU, size by size.
+
+Work counts 2·N³ floating-point operations, so y is GFLOP/s = 2·N³ / median seconds / 1e9.
+CPU series are measured (numpy with all BLAS threads, and with one thread through
+threadpoolctl); GPU series are measured with CUDA events after warm-up when a GPU is usable
+(cuBLAS through ``cupy.matmul``, and the catalogue's naive and tiled kernels); a modelled
+series for a GPU from the spec table is always added, labelled ``modelled``.
+
+    >>> from gpulab.experiments import drive, matmul
+    >>> result = drive(matmul.run(matmul.Params(sizes=(64, 128)), matmul.Context()))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from gpulab import cuda, kernels
+from gpulab.experiments.base import (
+    Context,
+    ExperimentError,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    params_to_dict,
+)
+from gpulab.measure import (
+    RepeatPolicy,
+    crossover_notes,
+    modelled_point,
+    rate_point,
+    stage_medians,
+    time_cpu_calls,
+    time_gpu_stages,
+)
+from gpulab.results import Point, Provenance, Result, Series, merge_notes
+
+__all__ = [
+    "CPU_ONE_THREAD",
+    "DESCRIPTION",
+    "GPU_CUBLAS",
+    "GPU_NAIVE",
+    "GPU_TILED",
+    "MAX_SIZE",
+    "TITLE",
+    "Context",
+    "Params",
+    "cpu_all_threads_name",
+    "flops",
+    "model_series_name",
+    "resolve_model_gpu",
+    "run",
+]
+
+TITLE = "Matrix multiply: CPU vs GPU"
+DESCRIPTION = (
+    "C = A·B for N×N matrices on the CPU (numpy/BLAS, all threads and one thread) and the GPU "
+    "(cuBLAS, naive and tiled kernels) or a modelled GPU; GFLOP/s counts 2·N³ operations."
+)
+
+MAX_SIZE = 8192
+CPU_ONE_THREAD = "CPU numpy (1 thread)"
+GPU_CUBLAS = "GPU cuBLAS (cupy.matmul)"
+GPU_NAIVE = "GPU naive kernel"
+GPU_TILED = "GPU tiled kernel (16×16 tiles)"
+
+NUMPY_DTYPES = {"fp32": np.float32, "fp64": np.float64, "fp16": np.float16}
+CPU_DTYPES = ("fp32", "fp64")  # numpy has no half-precision BLAS
+FORMULA = (
+    "time = max(2·N³ / peak FLOP/s, 3·N²·bytes per element / memory bandwidth) + launch overhead"
+    " [+ A and B copied in and C copied out over PCIe when transfers are included]"
+)
+
+
+@dataclass(frozen=True)
+class Params:
+    sizes: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048)
+    dtype: Literal["fp32", "fp64", "fp16"] = "fp32"
+    include_transfers: bool = False
+    repeats: int = 5
+    model_gpu: str = "h100-sxm"
+    cpu_single_thread: bool = True
+    gpu_kernels: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.sizes or any(n < 1 or n > MAX_SIZE for n in self.sizes):
+            raise ValueError(f"sizes: every size must be a whole number from 1 to {MAX_SIZE}")
+        if self.repeats < 1:
+            raise ValueError("repeats must be at least 1")
+        if self.dtype not in NUMPY_DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(NUMPY_DTYPES)}, got {self.dtype!r}")
+
+
+def flops(n: int) -> float:
+    """Floating-point operations of one N×N×N multiply: N³ multiplies and N³ adds."""
+    return 2.0 * float(n) ** 3
+
+
+def cpu_all_threads_name(threads: int) -> str:
+    return f"CPU numpy (all {threads} threads)" if threads != 1 else "CPU numpy (all 1 thread)"
+
+
+def model_series_name(gpu_name: str) -> str:
+    return f"{gpu_name} (model)"
+
+
+def resolve_model_gpu(key_or_name: str) -> Any:
+    """The spec-table entry for a key (``h100-sxm``) or a device name; ExperimentError if unknown."""
+    from gpulab.specs import load_specs
+
+    table = load_specs()
+    spec = table.get(key_or_name) or table.match(key_or_name)
+    if spec is None:
+        raise ExperimentError(f"model_gpu: no GPU {key_or_name!r} in the spec table (known: {', '.join(table.keys())})")
+    return spec
+
+
+def _series(name: str, provenance: Provenance) -> Series:
+    return Series(name, provenance, "matrix size N", "", "throughput", "GFLOP/s")
+
+
+# ----------------------------------------------------------------- timing
+
+
+def _cpu_samples(a: np.ndarray, b: np.ndarray, policy: RepeatPolicy, ctx: Context, threads: int | None) -> list[float]:
+    """Seconds per ``np.matmul(a, b, out=c)``; ``threads=1`` limits the BLAS to one thread."""
+    from threadpoolctl import threadpool_limits
+
+    c = np.empty_like(a)
+    call: Callable[[], Any] = lambda: np.matmul(a, b, out=c)  # noqa: E731
+    if threads is None:
+        return time_cpu_calls(call, policy, ctx.check_cancelled)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        return time_cpu_calls(call, policy, ctx.check_cancelled)
+
+
+def _gpu_samples(
+    a: np.ndarray, b: np.ndarray, method: str, include_transfers: bool, policy: RepeatPolicy, ctx: Context
+) -> dict[str, list[float]]:
+    """CUDA-event seconds per stage of one GPU multiply (``method``: cublas, naive or tiled)."""
+    cupy = cuda.require_cupy()
+    import cupyx
+
+    n = a.shape[0]
+    device = ctx.device_index or 0
+    with cupy.cuda.Device(device):
+        a_d, b_d = cupy.asarray(a), cupy.asarray(b)
+        c_d = cupy.empty_like(a_d)
+        compute = _gpu_compute(cupy, method, a_d, b_d, c_d, n, device)
+        if not include_transfers:
+            return time_gpu_stages([("kernel", compute)], policy, ctx.check_cancelled)
+        a_pin, b_pin = cupyx.empty_like_pinned(a), cupyx.empty_like_pinned(b)
+        c_pin = cupyx.empty_like_pinned(a)
+        a_pin[...], b_pin[...] = a, b
+
+        def h2d() -> None:
+            a_d.set(a_pin)
+            b_d.set(b_pin)
+
+        def d2h() -> None:
+            cupy.asnumpy(c_d, out=c_pin, blocking=False)
+
+        return time_gpu_stages([("h2d", h2d), ("kernel", compute), ("d2h", d2h)], policy, ctx.check_cancelled)
+
+
+def _gpu_compute(cupy: Any, method: str, a_d: Any, b_d: Any, c_d: Any, n: int, device: int) -> Callable[[], Any]:
+    if method == "cublas":
+        return lambda: cupy.matmul(a_d, b_d, out=c_d)
+    spec = kernels.get("matmul_naive" if method == "naive" else "matmul_tiled")
+    kernel = cuda.get_kernel(spec.source, spec.entry, device)
+    grid, block = kernels.grid_2d(n, 16)
+    size = np.int32(n)
+    return lambda: kernel(grid, block, (a_d, b_d, c_d, size))
+
+
+# ----------------------------------------------------------------- the run
+
+
+@dataclass
+class _Plan:
+    """Which series this run fills, and how each of them gets one point."""
+
+    params: Params
+    series: dict[str, Series]
+    point_makers: dict[str, Callable[[int, np.ndarray, np.ndarray], Point]]
+    notes: list[str]
+    gpu_names: list[str]
+    cpu_names: list[str]
+    model_assumptions: tuple[str, ...] = ()
+
+
+def _cpu_provenance(threads: int) -> Provenance:
+    from gpulab.devices import describe_cpu
+
+    cpu = describe_cpu()
+    blas = cpu.blas[0] if cpu.blas else None
+    details = {
+        "library": "numpy", "numpy": np.__version__, "timing": "perf_counter around np.matmul, median of repeats",
+        "blas": blas.vendor if blas else "unknown", "blas_version": blas.version if blas else None,
+        "blas_threads": threads, "logical_cores": cpu.logical_cores,
+    }  # fmt: skip
+    return Provenance("measured", cpu.model, details)
+
+
+def _blas_threads() -> int:
+    from gpulab.devices import blas_info
+
+    pools = blas_info()
+    return pools[0].threads if pools else 1
+
+
+def _plan_cpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
+    params = plan.params
+    if params.dtype not in CPU_DTYPES:
+        plan.notes.append(
+            f"No CPU series for {params.dtype}: numpy has no half-precision BLAS, so its matmul would run a slow "
+            "generic loop that says nothing about the CPU."
+        )
+        return
+    threads = _blas_threads()
+    configs: list[tuple[str, int | None, int]] = [(cpu_all_threads_name(threads), None, threads)]
+    if params.cpu_single_thread:
+        configs.append((CPU_ONE_THREAD, 1, 1))
+    for name, limit, shown in configs:
+        plan.series[name] = _series(name, _cpu_provenance(shown))
+        plan.cpu_names.append(name)
+        plan.point_makers[name] = _cpu_maker(limit, shown, policy, ctx)
+
+
+def _cpu_maker(limit: int | None, threads: int, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
+    def make(n: int, a: np.ndarray, b: np.ndarray) -> Point:
+        return rate_point(n, flops(n), _cpu_samples(a, b, policy, ctx, limit), threads=threads)
+
+    return make
+
+
+def _plan_gpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
+    params = plan.params
+    status = cuda.cuda_status()
+    if not status.available:
+        plan.notes.append(f"No measured GPU series: {status.reason}")
+        return
+    device = ctx.device_index or 0
+    methods = [(GPU_CUBLAS, "cublas")]
+    if params.gpu_kernels and params.dtype == "fp32":
+        methods += [(GPU_NAIVE, "naive"), (GPU_TILED, "tiled")]
+    elif params.gpu_kernels:
+        plan.notes.append("The naive and tiled kernels are written for fp32 only; they are left out for this dtype.")
+    for name, method in methods:
+        details = {
+            "method": method, "timing": "CUDA events after warm-up, median of repeats",
+            "include_transfers": params.include_transfers, "host_memory": "pinned", "cupy": status.cupy_version,
+            "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version,
+        }  # fmt: skip
+        plan.series[name] = _series(name, Provenance("measured", cuda.device_name(device), details))
+        plan.gpu_names.append(name)
+        plan.point_makers[name] = _gpu_maker(method, params.include_transfers, policy, ctx)
+
+
+def _gpu_maker(method: str, include_transfers: bool, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
+    def make(n: int, a: np.ndarray, b: np.ndarray) -> Point:
+        samples = _gpu_samples(a, b, method, include_transfers, policy, ctx)
+        return rate_point(n, flops(n), samples["total"], **stage_medians(samples))
+
+    return make
+
+
+def _plan_model(plan: _Plan) -> None:
+    from gpulab.model import UnsupportedDtypeError, matmul_estimate
+
+    params = plan.params
+    spec = resolve_model_gpu(params.model_gpu)
+    try:
+        probe = matmul_estimate(spec, 1024, params.dtype, params.include_transfers)
+    except UnsupportedDtypeError as exc:
+        plan.notes.append(f"No modelled GPU series: {exc}")
+        return
+    name = model_series_name(spec.name)
+    details = {
+        "formula": FORMULA, "spec_key": spec.key, "peak_tflops": probe.peak_tflops,
+        "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s, "include_transfers": params.include_transfers,
+        "assumptions": list(probe.assumptions),
+    }  # fmt: skip
+    plan.series[name] = _series(name, Provenance("modelled", spec.name, details))
+    plan.gpu_names.append(name)
+    plan.model_assumptions = probe.assumptions
+
+    def make(n: int, _a: np.ndarray, _b: np.ndarray) -> Point:
+        estimate = matmul_estimate(spec, n, params.dtype, params.include_transfers)
+        parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
+        return modelled_point(n, flops(n), estimate.seconds, bound=estimate.bound, **parts)
+
+    plan.point_makers[name] = make
+
+
+def _operands(n: int, dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    kind = NUMPY_DTYPES[dtype]
+    return rng.standard_normal((n, n)).astype(kind), rng.standard_normal((n, n)).astype(kind)
+
+
+def _points(plan: _Plan, rng: np.random.Generator) -> Iterator[Progress | PartialPoint]:
+    sizes, names = plan.params.sizes, list(plan.point_makers)
+    steps = len(sizes) * len(names)
+    for i, n in enumerate(sizes):
+        a, b = _operands(n, plan.params.dtype, rng)
+        for j, name in enumerate(names):
+            yield Progress((i * len(names) + j) / steps, f"{name}: N={n}")
+            point = plan.point_makers[name](n, a, b)
+            plan.series[name] = plan.series[name].with_point(point)
+            yield PartialPoint(name, point)
+
+
+def _final_notes(plan: _Plan, partial: Result) -> tuple[str, ...]:
+    params = plan.params
+    transfers = (
+        "GPU times include copying A and B to the GPU and C back (pinned host memory)."
+        if params.include_transfers
+        else "GPU times count the multiply only: the matrices are already on the GPU."
+    )
+    general = [
+        "GFLOP/s counts 2·N³ floating-point operations per multiply; each point is the median of its repeats.",
+        transfers,
+    ]
+    crossings = crossover_notes(partial, plan.gpu_names, plan.cpu_names)
+    return merge_notes(crossings, general, plan.notes, plan.model_assumptions)
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Time every series at every size, yielding each point as soon as it is known."""
+    policy = RepeatPolicy(repeats=params.repeats)
+    plan = _Plan(params, {}, {}, [], [], [])
+    _plan_cpu(plan, ctx, policy)
+    _plan_gpu(plan, ctx, policy)
+    _plan_model(plan)
+    yield from _points(plan, np.random.default_rng(0))
+    yield Progress(1.0, "done")
+    partial = Result("matmul", params_to_dict(params), tuple(plan.series.values()))
+    return Result("matmul", params_to_dict(params), partial.series, _final_notes(plan, partial))

@@ -1,0 +1,194 @@
+"""Shared measuring helpers for the CPU-vs-GPU labs: adaptive repeats, points, crossover.
+
+CPU work is timed with ``time.perf_counter`` around a synchronous call; GPU work is timed
+with CUDA events (see :mod:`gpulab.cuda`). Either way one call gives one sample, and a
+point is the median of its samples with their interquartile range as spread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpulab.experiments.base import median_and_iqr
+from gpulab.results import Point, Result
+
+MIN_SECONDS_PER_POINT = 0.2
+"""Keep repeating a cheap call until this much time is spent, so tiny sizes get many samples."""
+
+MAX_SECONDS_PER_POINT = 2.0
+"""Stop repeating an expensive call once this much time is spent (at least one sample)."""
+
+MAX_SAMPLES = 2000
+"""Never take more samples than this for one point."""
+
+
+@dataclass(frozen=True)
+class RepeatPolicy:
+    """How many samples one point takes: at least ``repeats`` and ``min_seconds`` of work,
+    but stop at ``max_samples`` or once ``max_seconds`` are spent."""
+
+    repeats: int = 5
+    min_seconds: float = MIN_SECONDS_PER_POINT
+    max_seconds: float = MAX_SECONDS_PER_POINT
+    max_samples: int = MAX_SAMPLES
+
+    def wants_more(self, count: int, spent: float) -> bool:
+        if count == 0:
+            return True
+        if count >= self.max_samples or spent >= self.max_seconds:
+            return False
+        return count < self.repeats or spent < self.min_seconds
+
+
+def time_cpu_calls(
+    fn: Callable[[], Any],
+    policy: RepeatPolicy,
+    check_cancelled: Callable[[], None] | None = None,
+    warmup: int = 1,
+) -> list[float]:
+    """Seconds per call of a synchronous ``fn`` (wall clock), after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    samples: list[float] = []
+    spent = 0.0
+    clock = time.perf_counter
+    while policy.wants_more(len(samples), spent):
+        if check_cancelled is not None:
+            check_cancelled()
+        start = clock()
+        fn()
+        seconds = clock() - start
+        samples.append(seconds)
+        spent += seconds
+    return samples
+
+
+def rate_point(x: float, work: float, samples: list[float], **extra: Any) -> Point:
+    """A point whose y is ``work / seconds / 1e9`` (GFLOP/s or GB/s): median over samples,
+    spread = IQR of the per-sample rates; ``extra`` gets the median seconds and the count."""
+    rates = [work / s / 1e9 for s in samples if s > 0]
+    if not rates:
+        raise ValueError("every sample took zero seconds; the timer is too coarse for this size")
+    y, spread = median_and_iqr(rates)
+    seconds, seconds_iqr = median_and_iqr(samples)
+    facts = {"seconds": seconds, "seconds_iqr": seconds_iqr, "repeats": len(samples), **extra}
+    return Point(x=x, y=y, spread=spread, extra=facts)
+
+
+def modelled_point(x: float, work: float, seconds: float, **extra: Any) -> Point:
+    """A point from a model: one number, no spread."""
+    return Point(x=x, y=work / seconds / 1e9, spread=None, extra={"seconds": seconds, "repeats": 0, **extra})
+
+
+# ----------------------------------------------------------------- crossover
+
+
+def _seconds_by_size(points: tuple[Point, ...]) -> Mapping[float, float]:
+    """x -> median seconds; falls back to 1/y when a point has no seconds (same work per x)."""
+    out: dict[float, float] = {}
+    for p in points:
+        seconds = p.extra.get("seconds")
+        out[p.x] = float(seconds) if seconds else (1.0 / p.y if p.y > 0 else float("inf"))
+    return out
+
+
+def crossover(result: Result, gpu_series: str, cpu_series: str) -> int | None:
+    """The smallest size from which the GPU series is faster than the CPU series at every
+    size both measured, or None if the GPU is not faster at the largest common size."""
+    gpu, cpu = result.get_series(gpu_series), result.get_series(cpu_series)
+    if gpu is None or cpu is None:
+        return None
+    gpu_s, cpu_s = _seconds_by_size(gpu.points), _seconds_by_size(cpu.points)
+    sizes = sorted(set(gpu_s) & set(cpu_s))
+    winner: float | None = None
+    for x in reversed(sizes):
+        if gpu_s[x] < cpu_s[x]:
+            winner = x
+        else:
+            break
+    return None if winner is None else int(winner)
+
+
+def best_series(result: Result, names: list[str]) -> str | None:
+    """Of ``names``, the series that is fastest at its largest size (the best CPU curve)."""
+    best: tuple[float, str] | None = None
+    for name in names:
+        series = result.get_series(name)
+        if series is None or not series.points:
+            continue
+        largest = max(series.points, key=lambda p: p.x)
+        if best is None or largest.y > best[0]:
+            best = (largest.y, name)
+    return None if best is None else best[1]
+
+
+def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], unit: str = "N") -> list[str]:
+    """One sentence per GPU series saying from which size it beats the best CPU series."""
+    cpu = best_series(result, cpu_names)
+    if cpu is None:
+        return []
+    notes = []
+    for gpu in gpu_names:
+        series = result.get_series(gpu)
+        if series is None or not series.points:
+            continue
+        size = crossover(result, gpu, cpu)
+        kind = series.provenance.kind
+        if size is None:
+            notes.append(f"Crossover: {gpu} ({kind}) does not beat {cpu} at the sizes run.")
+        else:
+            notes.append(f"Crossover: {gpu} ({kind}) is faster than {cpu} from {unit}={size} up.")
+    return notes
+
+
+# ----------------------------------------------------------------- GPU stages
+
+
+def time_gpu_stages(
+    stages: list[tuple[str, Callable[[], Any]]],
+    policy: RepeatPolicy,
+    check_cancelled: Callable[[], None] | None = None,
+    warmup: int = 2,
+) -> dict[str, list[float]]:
+    """Seconds of each stage of one GPU call (``h2d``, ``kernel``, ``d2h``...), per repeat.
+
+    Stages are enqueued on the current stream with a CUDA event between each two, so one
+    repeat gives one sample per stage and their sum (key ``"total"``). Warm-up calls first.
+    """
+    from gpulab.cuda import require_cupy
+
+    cupy = require_cupy()
+    stream = cupy.cuda.get_current_stream()
+    for _ in range(warmup):
+        for _name, fn in stages:
+            fn()
+    stream.synchronize()
+    samples: dict[str, list[float]] = {name: [] for name, _fn in stages}
+    samples["total"] = []
+    spent = 0.0
+    while policy.wants_more(len(samples["total"]), spent):
+        if check_cancelled is not None:
+            check_cancelled()
+        events = [cupy.cuda.Event()]
+        events[0].record()
+        for _name, fn in stages:
+            fn()
+            events.append(cupy.cuda.Event())
+            events[-1].record()
+        events[-1].synchronize()
+        total = 0.0
+        for (name, _fn), start, end in zip(stages, events[:-1], events[1:], strict=True):
+            seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
+            samples[name].append(seconds)
+            total += seconds
+        samples["total"].append(total)
+        spent += total
+    return samples
+
+
+def stage_medians(samples: dict[str, list[float]]) -> dict[str, float]:
+    """Median seconds of each stage except the total (for a point's ``extra``)."""
+    return {f"{name}_seconds": median_and_iqr(values)[0] for name, values in samples.items() if name != "total"}

@@ -1,0 +1,256 @@
+"""A live monitor: a background thread samples CPU and GPU counters into a ring buffer.
+
+:class:`Sampler` wakes ``hz`` times a second, reads per-core CPU utilization (psutil) and,
+where NVML works, each GPU's utilization, memory, SM clock, power, temperature and PCIe
+traffic, and stores one immutable :class:`Snapshot`. Readers (a GUI timer, a script) call
+:meth:`Sampler.latest` or :meth:`Sampler.history` from any thread.
+
+NVML's "GPU utilization" is the share of the last sample period during which *a kernel was
+running*; it says nothing about how many SMs that kernel kept busy.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "GPU_UTILIZATION_MEANING",
+    "GpuSample",
+    "Sampler",
+    "Snapshot",
+    "Source",
+    "nvml_source",
+    "read_cpu_percent",
+]
+
+GPU_UTILIZATION_MEANING = (
+    "GPU utilization is the share of time a kernel was running, not how busy the SMs were: "
+    "one tiny kernel on one SM can show 100%."
+)
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One GPU's counters at one moment; ``None`` where the GPU does not report a figure."""
+
+    index: int
+    name: str
+    utilization_pct: float | None = None
+    memory_used_bytes: int | None = None
+    memory_total_bytes: int | None = None
+    sm_clock_mhz: float | None = None
+    power_w: float | None = None
+    temperature_c: float | None = None
+    pcie_tx_bytes_s: float | None = None
+    pcie_rx_bytes_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything sampled at one moment. ``time_s`` is ``time.monotonic()``."""
+
+    time_s: float
+    cpu_percent: tuple[float, ...]
+    gpus: tuple[GpuSample, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """A counter source and whether this machine has it; ``reason`` says why not."""
+
+    name: str
+    available: bool
+    reason: str = ""
+
+
+# ----------------------------------------------------------------- CPU
+
+
+def read_cpu_percent() -> tuple[float, ...]:
+    """Per-core utilization in percent since the previous call (psutil; the first call primes it)."""
+    import psutil
+
+    return tuple(float(v) for v in psutil.cpu_percent(interval=None, percpu=True))
+
+
+def cpu_source() -> Source:
+    try:
+        import psutil  # noqa: F401
+    except ImportError:
+        return Source("cpu", False, "psutil is not installed, so CPU utilization cannot be read.")
+    return Source("cpu", True)
+
+
+# ----------------------------------------------------------------- NVML
+
+
+def _nvml_init() -> tuple[Any | None, str]:
+    """The initialised pynvml module, or None and the reason in plain words."""
+    try:
+        import pynvml
+    except ImportError:
+        return None, "nvidia-ml-py (pynvml) is not installed, so GPU counters cannot be read."
+    try:
+        pynvml.nvmlInit()
+    except Exception as exc:
+        text = str(exc) or type(exc).__name__
+        if "Library Not Found" in text or "LibraryNotFound" in type(exc).__name__:
+            return None, f"No NVIDIA driver: the NVML library was not found ({text}), so there are no GPU counters."
+        return None, f"NVML could not start: {text}"
+    return pynvml, ""
+
+
+def nvml_source() -> Source:
+    """Whether NVML works here (it needs the NVIDIA driver) and at least one GPU is listed."""
+    nv, reason = _nvml_init()
+    if nv is None:
+        return Source("nvml", False, reason)
+    try:
+        count = int(nv.nvmlDeviceGetCount())
+    except Exception as exc:
+        return Source("nvml", False, f"NVML could not count the GPUs: {exc}")
+    if count == 0:
+        return Source("nvml", False, "NVML works but lists no GPU.")
+    return Source("nvml", True)
+
+
+def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception:  # a counter a GPU does not support reads as None
+        return None
+
+
+def _text(value: Any) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def _kb_per_s(value: Any) -> float | None:
+    return None if value is None else float(value) * 1024
+
+
+class NvmlReader:
+    """Reads every GPU's counters through NVML; handles are looked up once."""
+
+    def __init__(self, nv: Any) -> None:
+        self.nv = nv
+        count = int(nv.nvmlDeviceGetCount())
+        self.handles = [nv.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+        self.names = [_text(_call(nv.nvmlDeviceGetName, h) or f"GPU {i}") for i, h in enumerate(self.handles)]
+
+    def read(self) -> tuple[GpuSample, ...]:
+        return tuple(self._one(i, h) for i, h in enumerate(self.handles))
+
+    def _one(self, index: int, handle: Any) -> GpuSample:
+        nv = self.nv
+        util = _call(nv.nvmlDeviceGetUtilizationRates, handle)
+        memory = _call(nv.nvmlDeviceGetMemoryInfo, handle)
+        power_mw = _call(nv.nvmlDeviceGetPowerUsage, handle)
+        return GpuSample(
+            index=index,
+            name=self.names[index],
+            utilization_pct=float(util.gpu) if util is not None else None,
+            memory_used_bytes=int(memory.used) if memory is not None else None,
+            memory_total_bytes=int(memory.total) if memory is not None else None,
+            sm_clock_mhz=_call(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_SM),
+            power_w=power_mw / 1000 if power_mw is not None else None,
+            temperature_c=_call(nv.nvmlDeviceGetTemperature, handle, nv.NVML_TEMPERATURE_GPU),
+            pcie_tx_bytes_s=_kb_per_s(_call(nv.nvmlDeviceGetPcieThroughput, handle, nv.NVML_PCIE_UTIL_TX_BYTES)),
+            pcie_rx_bytes_s=_kb_per_s(_call(nv.nvmlDeviceGetPcieThroughput, handle, nv.NVML_PCIE_UTIL_RX_BYTES)),
+        )
+
+
+# ----------------------------------------------------------------- the sampler
+
+
+class Sampler:
+    """Samples at ``hz`` on a background thread into a ring of ``capacity`` snapshots.
+
+    ``read_cpu`` and ``read_gpus`` may be replaced (tests, replays); by default they are psutil
+    and NVML, and a GPU reader is used only when :func:`nvml_source` says NVML works.
+    """
+
+    def __init__(
+        self,
+        hz: float = 4.0,
+        capacity: int = 240,
+        read_cpu: Callable[[], tuple[float, ...]] | None = None,
+        read_gpus: Callable[[], tuple[GpuSample, ...]] | None = None,
+        use_nvml: bool = True,
+    ) -> None:
+        if not hz > 0:
+            raise ValueError(f"hz must be positive, got {hz!r}")
+        self.period_s = 1.0 / hz
+        self._ring: deque[Snapshot] = deque(maxlen=capacity)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._cpu_source = cpu_source()
+        self._read_cpu = read_cpu or (read_cpu_percent if self._cpu_source.available else (lambda: ()))
+        self._gpu_source = Source("nvml", False, "GPU counters were switched off.")
+        self._read_gpus = read_gpus
+        if read_gpus is not None:
+            self._gpu_source = Source("nvml", True)
+        elif use_nvml:
+            self._gpu_source = nvml_source()
+
+    def sources(self) -> tuple[Source, ...]:
+        """Each counter source with whether it is available and, if not, why."""
+        return (self._cpu_source, self._gpu_source)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start sampling (a no-op if already running)."""
+        if self.running:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="gpulab-monitor", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        """Stop sampling and wait for the thread to end."""
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout_s)
+
+    def latest(self) -> Snapshot | None:
+        with self._lock:
+            return self._ring[-1] if self._ring else None
+
+    def history(self) -> tuple[Snapshot, ...]:
+        """All snapshots in the ring, oldest first."""
+        with self._lock:
+            return tuple(self._ring)
+
+    def sample_once(self) -> Snapshot:
+        """Take one snapshot now and store it (the thread calls this every period)."""
+        gpus = self._read_gpus() if self._read_gpus is not None else None
+        snapshot = Snapshot(time.monotonic(), tuple(self._read_cpu()), gpus)
+        with self._lock:
+            self._ring.append(snapshot)
+        return snapshot
+
+    def _loop(self) -> None:
+        if self._read_gpus is None and self._gpu_source.available:
+            self._read_gpus = self._open_nvml()
+        self._read_cpu()  # psutil's first reading is meaningless; it starts the interval
+        next_due = time.monotonic() + self.period_s
+        while not self._stop.wait(max(0.0, next_due - time.monotonic())):
+            self.sample_once()
+            next_due = max(next_due + self.period_s, time.monotonic())
+
+    def _open_nvml(self) -> Callable[[], tuple[GpuSample, ...]] | None:
+        nv, reason = _nvml_init()
+        if nv is None:
+            self._gpu_source = Source("nvml", False, reason)
+            return None
+        return NvmlReader(nv).read

@@ -1,0 +1,49 @@
+import pytest
+
+from gpulab.cuda import cuda_status
+from gpulab.experiments import Context, drive, vector_add
+from gpulab.results import Result
+
+
+@pytest.fixture(scope="module")
+def small_result() -> Result:
+    return drive(vector_add.run(vector_add.Params(sizes=(1024, 1 << 16), repeats=3), Context()))
+
+
+def model_of(result: Result):
+    return next(s for s in result.series if s.provenance.kind == "modelled")
+
+
+def test_cpu_series_keeps_its_name_and_reports_gb_per_s(small_result):
+    cpu = small_result.get_series(vector_add.CPU_SERIES)
+    assert cpu.provenance.kind == "measured" and cpu.y_unit == "GB/s"
+    point = cpu.points[-1]
+    assert point.y == pytest.approx(3 * 4 * (1 << 16) / point.extra["seconds"] / 1e9, rel=0.25)
+    assert point.extra["repeats"] >= 3
+
+
+def test_a_modelled_gpu_series_is_added_and_labelled_as_such(small_result):
+    model = model_of(small_result)
+    assert model.name == vector_add.model_series_name(model.provenance.device)
+    assert model.provenance.details["spec_key"] == "h100-sxm"
+    assert [p.x for p in model.points] == [1024, 1 << 16]
+    assert any("Memory bandwidth is" in note for note in small_result.notes)
+
+
+@pytest.mark.skipif(cuda_status().available, reason="checks the no-GPU case")
+def test_without_a_gpu_there_is_no_measured_gpu_series_and_the_notes_say_why(small_result):
+    assert small_result.get_series(vector_add.GPU_SERIES) is None
+    assert any(cuda_status().reason in note for note in small_result.notes)
+
+
+def test_transfers_dominate_the_modelled_vector_add():
+    result = drive(vector_add.run(vector_add.Params(sizes=(1 << 20,), repeats=1, include_transfers=True), Context()))
+    point = model_of(result).points[0]
+    copies = point.extra["h2d_seconds"] + point.extra["d2h_seconds"]
+    assert copies > point.extra["kernel_seconds"] * 10  # PCIe is ~100x slower than HBM
+    assert point.extra["bound"] == "transfer-bound"
+
+
+def test_only_fp32_is_accepted():
+    with pytest.raises(ValueError, match="fp32"):
+        vector_add.Params(dtype="fp64")  # type: ignore[arg-type]

@@ -64,7 +64,7 @@ class Region:
     def describe(self) -> str:
         if self.arg_index is not None:
             return f"'{self.name}' (argument {self.arg_index})"
-        return f"{self.space} array '{self.name}'"
+        return f"'{self.name}'"
 
 
 class Mask:
@@ -370,7 +370,8 @@ class Machine:
         bad = np.flatnonzero(~ok)
         if len(bad):
             region, message = self._explain_bad(int(a[bad[0]]), size)
-            raise self._fault(f"out-of-bounds {what}", site, lanes[bad], a[bad], size,
+            space = f"{region.space} " if region is not None else ""
+            raise self._fault(f"out-of-bounds {space}{what}", site, lanes[bad], a[bad], size,
                               message, region)
         return [(self.regions[int(k)], np.flatnonzero(ks == k)) for k in np.unique(ks)]
 

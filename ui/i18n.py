@@ -7,7 +7,7 @@ re-read their texts in ``retranslate()``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
 from gpulab.paths import resource_path
@@ -57,6 +57,8 @@ def set_language(language: str) -> bool:
         app.installTranslator(translator)
         _installed = translator
     _language = language
+    # Qt posts LanguageChange to every widget; deliver them now so texts switch at once.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     return loaded
 
 

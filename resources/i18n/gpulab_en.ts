@@ -242,6 +242,33 @@
     </message>
 </context>
 <context>
+    <name>ExportButton</name>
+    <message>
+        <source>Export…</source>
+        <translation>Export…</translation>
+    </message>
+    <message>
+        <source>Plots as PNG image…</source>
+        <translation>Plots as PNG image…</translation>
+    </message>
+    <message>
+        <source>Plots as SVG drawing…</source>
+        <translation>Plots as SVG drawing…</translation>
+    </message>
+    <message>
+        <source>Points as CSV table…</source>
+        <translation>Points as CSV table…</translation>
+    </message>
+    <message>
+        <source>Result as JSON (gpulab report)…</source>
+        <translation>Result as JSON (gpulab report)…</translation>
+    </message>
+    <message>
+        <source>Export as %1</source>
+        <translation>Export as %1</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>it ended without a result</source>
@@ -257,6 +284,69 @@
     <message>
         <source>out of memory: try smaller sizes</source>
         <translation>out of memory: try smaller sizes</translation>
+    </message>
+</context>
+<context>
+    <name>LaneGrid</name>
+    <message>
+        <source>active</source>
+        <translation>active</translation>
+    </message>
+    <message>
+        <source>masked (divergence)</source>
+        <translation>masked (divergence)</translation>
+    </message>
+    <message>
+        <source>exited</source>
+        <translation>exited</translation>
+    </message>
+    <message>
+        <source>at barrier</source>
+        <translation>at barrier</translation>
+    </message>
+    <message>
+        <source>warp not issued</source>
+        <translation>warp not issued</translation>
+    </message>
+    <message>
+        <source>no thread</source>
+        <translation>no thread</translation>
+    </message>
+    <message>
+        <source>The lane executes this step.</source>
+        <translation>The lane executes this step.</translation>
+    </message>
+    <message>
+        <source>Its warp executes this step, but the lane took the other side of a branch and waits.</source>
+        <translation>Its warp executes this step, but the lane took the other side of a branch and waits.</translation>
+    </message>
+    <message>
+        <source>The thread has finished; it never runs again.</source>
+        <translation>The thread has finished; it never runs again.</translation>
+    </message>
+    <message>
+        <source>The lane is at __syncthreads(), waiting for every thread of the block.</source>
+        <translation>The lane is at __syncthreads(), waiting for every thread of the block.</translation>
+    </message>
+    <message>
+        <source>Other warps run this step; this warp runs its own instructions at another step.</source>
+        <translation>Other warps run this step; this warp runs its own instructions at another step.</translation>
+    </message>
+    <message>
+        <source>Beyond the launch: the block has no thread here.</source>
+        <translation>Beyond the launch: the block has no thread here.</translation>
+    </message>
+    <message>
+        <source>warp</source>
+        <translation>warp</translation>
+    </message>
+    <message>
+        <source>lane</source>
+        <translation>lane</translation>
+    </message>
+    <message>
+        <source>all warps</source>
+        <translation>all warps</translation>
     </message>
 </context>
 <context>
@@ -376,6 +466,21 @@
     </message>
 </context>
 <context>
+    <name>RaceView</name>
+    <message>
+        <source>%1 is %2× faster than %3</source>
+        <translation>%1 is %2× faster than %3</translation>
+    </message>
+    <message>
+        <source>Run a sweep, then race one size.</source>
+        <translation>Run a sweep, then race one size.</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>running…</translation>
+    </message>
+</context>
+<context>
     <name>Theme</name>
     <message>
         <source>Light</source>
@@ -388,6 +493,61 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>Projector (high contrast)</translation>
+    </message>
+</context>
+<context>
+    <name>Transport</name>
+    <message>
+        <source>step %1 / %2</source>
+        <translation>step %1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 steps/s</source>
+        <translation>%1 steps/s</translation>
+    </message>
+    <message>
+        <source>Go to the first step</source>
+        <translation>Go to the first step</translation>
+    </message>
+    <message>
+        <source>Step back</source>
+        <translation>Step back</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pause</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>Play</translation>
+    </message>
+    <message>
+        <source>Step forward</source>
+        <translation>Step forward</translation>
+    </message>
+    <message>
+        <source>Go to the last step</source>
+        <translation>Go to the last step</translation>
+    </message>
+    <message>
+        <source>Next divergence</source>
+        <translation>Next divergence</translation>
+    </message>
+    <message>
+        <source>Jump to the next branch that splits a warp's lanes</source>
+        <translation>Jump to the next branch that splits a warp's lanes</translation>
+    </message>
+    <message>
+        <source>Next memory access</source>
+        <translation>Next memory access</translation>
+    </message>
+    <message>
+        <source>Jump to the next load, store or atomic</source>
+        <translation>Jump to the next load, store or atomic</translation>
+    </message>
+    <message>
+        <source>Playback speed, 0.5 to 60 steps a second</source>
+        <translation>Playback speed, 0.5 to 60 steps a second</translation>
     </message>
 </context>
 </TS>

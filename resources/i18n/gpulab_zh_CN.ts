@@ -243,6 +243,33 @@
     </message>
 </context>
 <context>
+    <name>ExportButton</name>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plots as PNG image…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plots as SVG drawing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Points as CSV table…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Result as JSON (gpulab report)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export as %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>it ended without a result</source>
@@ -258,6 +285,69 @@
     <message>
         <source>out of memory: try smaller sizes</source>
         <translation>内存不足：请尝试更小的规模</translation>
+    </message>
+</context>
+<context>
+    <name>LaneGrid</name>
+    <message>
+        <source>active</source>
+        <translation>执行中</translation>
+    </message>
+    <message>
+        <source>masked (divergence)</source>
+        <translation>被屏蔽（分支发散）</translation>
+    </message>
+    <message>
+        <source>exited</source>
+        <translation>已退出</translation>
+    </message>
+    <message>
+        <source>at barrier</source>
+        <translation>在屏障处等待</translation>
+    </message>
+    <message>
+        <source>warp not issued</source>
+        <translation>线程束未发射</translation>
+    </message>
+    <message>
+        <source>no thread</source>
+        <translation>无线程</translation>
+    </message>
+    <message>
+        <source>The lane executes this step.</source>
+        <translation>该通道执行这一步。</translation>
+    </message>
+    <message>
+        <source>Its warp executes this step, but the lane took the other side of a branch and waits.</source>
+        <translation>所在线程束执行这一步，但该通道走了分支的另一侧，只能等待。</translation>
+    </message>
+    <message>
+        <source>The thread has finished; it never runs again.</source>
+        <translation>该线程已结束，不会再运行。</translation>
+    </message>
+    <message>
+        <source>The lane is at __syncthreads(), waiting for every thread of the block.</source>
+        <translation>该通道停在 __syncthreads()，等待线程块内所有线程到达。</translation>
+    </message>
+    <message>
+        <source>Other warps run this step; this warp runs its own instructions at another step.</source>
+        <translation>这一步由其他线程束执行；本线程束在另一步执行自己的指令。</translation>
+    </message>
+    <message>
+        <source>Beyond the launch: the block has no thread here.</source>
+        <translation>超出启动范围：线程块在此处没有线程。</translation>
+    </message>
+    <message>
+        <source>warp</source>
+        <translation>线程束</translation>
+    </message>
+    <message>
+        <source>lane</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>all warps</source>
+        <translation>全部线程束</translation>
     </message>
 </context>
 <context>
@@ -377,6 +467,21 @@
     </message>
 </context>
 <context>
+    <name>RaceView</name>
+    <message>
+        <source>%1 is %2× faster than %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run a sweep, then race one size.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Theme</name>
     <message>
         <source>Light</source>
@@ -389,6 +494,61 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+<context>
+    <name>Transport</name>
+    <message>
+        <source>step %1 / %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+    <message>
+        <source>%1 steps/s</source>
+        <translation>每秒 %1 步</translation>
+    </message>
+    <message>
+        <source>Go to the first step</source>
+        <translation>跳到第一步</translation>
+    </message>
+    <message>
+        <source>Step back</source>
+        <translation>后退一步</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Step forward</source>
+        <translation>前进一步</translation>
+    </message>
+    <message>
+        <source>Go to the last step</source>
+        <translation>跳到最后一步</translation>
+    </message>
+    <message>
+        <source>Next divergence</source>
+        <translation>下一次分支发散</translation>
+    </message>
+    <message>
+        <source>Jump to the next branch that splits a warp&apos;s lanes</source>
+        <translation>跳到下一个让线程束内通道分开执行的分支</translation>
+    </message>
+    <message>
+        <source>Next memory access</source>
+        <translation>下一次内存访问</translation>
+    </message>
+    <message>
+        <source>Jump to the next load, store or atomic</source>
+        <translation>跳到下一次读取、写入或原子操作</translation>
+    </message>
+    <message>
+        <source>Playback speed, 0.5 to 60 steps a second</source>
+        <translation>播放速度：每秒 0.5 到 60 步</translation>
     </message>
 </context>
 </TS>

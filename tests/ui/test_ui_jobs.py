@@ -79,7 +79,7 @@ def test_cancel_stops_a_running_job_between_yields_and_runs_its_finally(qtbot, r
     assert closed.is_set()
     assert len(steps_done) < 10_000
     assert finished == []
-    assert runner.is_idle()
+    qtbot.waitUntil(runner.is_idle, timeout=2000)
 
 
 def test_cancelling_a_queued_job_drops_it_before_it_starts(qtbot, runner):

@@ -1,0 +1,81 @@
+"""Starting the app: run_gui's screenshot mode, and how language and theme are chosen."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtGui import QImage
+
+from ui import i18n, settings
+from ui.app import PANEL_NAMES, choose_language, choose_theme, image_is_blank, run_gui
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_run_gui_saves_a_painted_1024_by_768_screenshot(qapp, tmp_path, lang):
+    path = tmp_path / f"shot_{lang}.png"
+    assert run_gui(panel="experiments", lang=lang, theme="projector", screenshot=str(path)) == 0
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (1024, 768)
+    assert not image_is_blank(image)
+    assert i18n.current_language() == lang
+
+
+def test_run_gui_refuses_an_unknown_panel_with_a_message(qapp, capsys):
+    assert run_gui(panel="no-such-panel", screenshot="unused.png") == 2
+    assert "no panel 'no-such-panel'" in capsys.readouterr().err
+
+
+def test_a_blank_screenshot_is_refused_and_not_written(qapp, tmp_path, monkeypatch):
+    from PySide6.QtGui import QPixmap
+
+    from ui.main_window import MainWindow
+
+    flat = QPixmap(64, 64)
+    flat.fill()
+    monkeypatch.setattr(MainWindow, "grab", lambda self: flat)
+    assert run_gui(screenshot=str(tmp_path / "blank.png")) == 1
+    assert not (tmp_path / "blank.png").exists()
+
+
+def test_panel_names_come_from_the_panel_registry():
+    from ui.panels import PANELS
+
+    assert PANEL_NAMES == tuple(spec.name for spec in PANELS)
+    assert PANEL_NAMES[:2] == ("devices", "experiments")
+
+
+def test_the_language_is_the_flag_then_the_saved_choice_then_the_system_locale(qapp, monkeypatch):
+    monkeypatch.setattr(i18n.QLocale, "system", lambda: QLocale("zh_CN"))
+    assert choose_language(None) == "zh"
+    settings.save_value(settings.LANGUAGE_KEY, "en")
+    assert choose_language(None) == "en"
+    assert choose_language("zh") == "zh"
+    assert choose_language("zh_TW") == "zh"
+
+
+def test_an_unknown_system_locale_falls_back_to_english(monkeypatch):
+    monkeypatch.setattr(i18n.QLocale, "system", lambda: QLocale("de_DE"))
+    assert i18n.system_language() == "en"
+
+
+def test_the_theme_is_the_flag_then_the_saved_choice_then_light(qapp):
+    assert choose_theme(None) == "light"
+    settings.save_value(settings.THEME_KEY, "dark")
+    assert choose_theme(None) == "dark"
+    assert choose_theme("projector") == "projector"
+    assert choose_theme("neon") == "dark"
+
+
+def test_settings_are_written_to_the_temporary_location(tmp_path):
+    settings.save_value(settings.PANEL_KEY, "devices")
+    assert settings.open_settings().fileName().startswith(str(tmp_path))
+    assert settings.saved_value(settings.PANEL_KEY) == "devices"
+
+
+def test_a_flat_image_is_blank_and_a_drawn_one_is_not():
+    image = QImage(50, 50, QImage.Format.Format_RGB32)
+    image.fill(0xFFFFFF)
+    assert image_is_blank(image)
+    for x in range(0, 50, 2):
+        image.setPixel(x, 10, 0x000000)
+    assert not image_is_blank(image, min_std=1.0)

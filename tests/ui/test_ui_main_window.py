@@ -1,0 +1,176 @@
+"""The main window: every panel paints, themes and languages switch, choices persist."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from ui import i18n, settings
+from ui.app import image_is_blank
+from ui.panels import PANELS
+from ui.theme import THEME_NAMES, current_theme
+
+
+def _grab_is_blank(widget) -> bool:
+    return image_is_blank(widget.grab().toImage())
+
+
+@pytest.mark.parametrize("name", [spec.name for spec in PANELS])
+def test_every_registered_panel_opens_and_paints_something(window, name):
+    window.show_panel(name)
+    assert window.current_panel() is window.panels[name]
+    assert not _grab_is_blank(window.current_panel())
+    assert not _grab_is_blank(window)
+
+
+def test_a_pyqtgraph_plot_paints_a_visible_image(fake_experiment, window, qtbot):
+    window.show_panel("experiments")
+    panel = window.current_panel()
+    job = panel.run_experiment()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    image = panel.plot.grab().toImage()
+    assert image.width() > 100 and image.height() > 100
+    assert not image_is_blank(image)
+
+
+def test_the_status_bar_names_the_missing_gpu_in_plain_words(window):
+    assert window.device_label.text() == "CPU only — no NVIDIA driver"
+    assert "test report" in window.device_label.toolTip()
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_the_window_fits_a_1024_by_768_screen_in_every_theme(window, theme):
+    window.set_theme(theme)
+    for name in window.panels:
+        window.show_panel(name)
+        hint = window.minimumSizeHint()
+        assert hint.width() <= 1024 and hint.height() <= 768, (theme, name, hint)
+
+
+def test_switching_to_the_dark_theme_darkens_the_window_and_the_plots(window):
+    window.set_theme("dark")
+    window_colour = QApplication.instance().palette().color(QPalette.ColorRole.Window)
+    plot = window.panels["experiments"].plot
+    assert window_colour.lightness() < 80
+    assert plot.backgroundBrush().color().lightness() < 80
+    assert window.theme_actions["dark"].isChecked()
+
+
+def test_the_projector_theme_uses_large_type_and_thick_lines(fake_experiment, window, qtbot):
+    window.set_theme("projector")
+    assert QApplication.instance().font().pointSize() >= 16
+    window.show_panel("experiments")
+    job = window.current_panel().run_experiment()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    curves = window.current_panel().plot.getPlotItem().listDataItems()
+    assert curves and all(curve.opts["pen"].width() >= 3 for curve in curves)
+    assert current_theme().line_width >= 3
+
+
+def test_switching_the_language_retranslates_the_open_window(window):
+    run_button = window.panels["experiments"].run_button
+    assert run_button.text() == "Run"
+    window.set_language("zh")
+    assert run_button.text() == "运行"
+    assert window.sidebar.item(0).text() == "设备"
+    assert window.view_menu.title() == "视图(&V)"
+    assert window.device_label.text() == "仅 CPU — 没有 NVIDIA 驱动"
+    window.set_language("en")
+    assert run_button.text() == "Run"
+    assert window.sidebar.item(0).text() == "Devices"
+
+
+def test_the_badge_follows_the_panel_on_screen(fake_experiment, window, qtbot):
+    window.show_panel("experiments")
+    assert window.badge.kind == ""
+    job = window.current_panel().run_experiment()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    assert window.badge.kind == "emulated"
+    window.show_panel("devices")
+    assert window.badge.kind == "measured"
+
+
+def test_theme_language_and_panel_choices_survive_a_restart(window, qtbot):
+    from ui.app import start_window
+
+    window.set_theme("dark")
+    window.set_language("zh")
+    window.show_panel("experiments")
+    assert settings.saved_value(settings.THEME_KEY) == "dark"
+    i18n.set_language("en")
+    restarted = start_window()
+    qtbot.addWidget(restarted)
+    assert current_theme().name == "dark"
+    assert i18n.current_language() == "zh"
+    assert restarted.current_panel() is restarted.panels["experiments"]
+    assert restarted.panels["experiments"].run_button.text() == "运行"
+
+
+def test_a_missing_chinese_font_is_reported_in_plain_words(window, monkeypatch):
+    monkeypatch.setattr(i18n, "has_cjk_font", lambda: False)
+    window.set_language("zh")
+    assert window.message_bar.isVisible()
+    assert "No Chinese font" in window.message_bar.text_label.text()
+    assert "fonts-noto-cjk" in window.services.notifier.history[-1][1]
+
+
+def test_the_cjk_font_check_asks_the_font_database_for_simplified_chinese(monkeypatch):
+    from PySide6.QtGui import QFontDatabase
+
+    asked = []
+    monkeypatch.setattr(QFontDatabase, "families", lambda system=None: asked.append(system) or [])
+    assert i18n.has_cjk_font() is False
+    assert i18n.font_warning("zh") == i18n.NO_CJK_FONT_MESSAGE
+    assert i18n.font_warning("en") is None
+    assert asked[0] == QFontDatabase.WritingSystem.SimplifiedChinese
+
+
+def test_about_lists_the_versions_of_qt_pyside_pyqtgraph_numpy_cupy_and_cuda(window):
+    import PySide6
+    from PySide6.QtWidgets import QLabel
+
+    dialog = window.show_about()
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    for name in (
+        "Qt:",
+        "PySide6:",
+        "pyqtgraph:",
+        "numpy:",
+        "CuPy:",
+        "CUDA runtime:",
+        "CUDA driver:",
+        "Python:",
+        "gpulab:",
+    ):
+        assert name in texts, name
+    assert PySide6.__version__ in texts
+    assert pg.__version__ in texts
+    dialog.close()
+
+
+def test_job_errors_show_in_the_message_area_and_the_window_stays_usable(fake_experiment, window, qtbot):
+    window.show_panel("experiments")
+    panel = window.current_panel()
+    panel.editors["fail_at"].setText("2")
+    job = panel.run_experiment()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    assert window.message_bar.isVisible()
+    assert "fake failure at step 2" in window.message_bar.text_label.text()
+    assert panel.run_button.isEnabled()
+    panel.editors["fail_at"].setText("-1")
+    again = panel.run_experiment()
+    qtbot.waitUntil(lambda: again.is_over, timeout=5000)
+    assert again.state == "done"
+
+
+def test_closing_the_window_stops_running_jobs(fake_experiment, window, qtbot):
+    window.show_panel("experiments")
+    panel = window.current_panel()
+    panel.editors["steps"].setText("1000")
+    panel.editors["delay_s"].setText("0.01")
+    job = panel.run_experiment()
+    qtbot.waitUntil(lambda: job.state == "running", timeout=5000)
+    window.close()
+    assert job.state == "cancelled"

@@ -1,0 +1,124 @@
+"""The Devices and Run-experiment panels."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtWidgets import QLabel
+
+from ui.panels.devices import DevicesPanel
+from ui.panels.experiments import ExperimentsPanel
+from ui.services import Services
+
+
+def _texts(widget) -> list[str]:
+    return [label.text() for label in widget.findChildren(QLabel)]
+
+
+def _panel(qtbot, cls, report_probe):
+    services = Services.create(probe=report_probe)
+    panel = cls(services)
+    qtbot.addWidget(panel)
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: services.devices.report is not None, timeout=5000)
+    return panel
+
+
+def test_without_a_gpu_the_devices_panel_says_why_first(qtbot, device_reports):
+    panel = _panel(qtbot, DevicesPanel, lambda: device_reports.no_gpu)
+    assert "No usable GPU: no NVIDIA driver." in panel.banner.text()
+    assert device_reports.reason in panel.banner.text()
+    texts = _texts(panel)
+    assert "Test CPU 9000" in texts
+    assert "4 physical, 8 logical" in texts
+    assert "openblas 0.3.27 (Haswell), 4 threads" in texts
+    assert "16.0 GiB" in texts
+
+
+def test_with_a_gpu_the_devices_panel_lists_its_fields_with_units(qtbot, device_reports):
+    panel = _panel(qtbot, DevicesPanel, lambda: device_reports.gpu)
+    assert "GPU ready: 1 CUDA device(s)." in panel.banner.text()
+    texts = _texts(panel)
+    for expected in ("80.0 GiB", "1,980 MHz", "5,120 bit", "3,352.3 GB/s", "9.0", "132", "13.0"):
+        assert expected in texts, expected
+
+
+def test_refresh_probes_the_devices_in_a_worker_thread(qtbot, device_reports):
+    probe_threads = []
+
+    def probe():
+        probe_threads.append(threading.get_ident())
+        return device_reports.gpu
+
+    panel = _panel(qtbot, DevicesPanel, probe)
+    with qtbot.waitSignal(panel.services.devices.report_changed, timeout=5000):
+        panel.refresh_button.click()
+    assert len(probe_threads) == 2
+    assert threading.get_ident() not in probe_threads
+
+
+def test_a_failing_probe_is_reported_and_refresh_can_be_pressed_again(qtbot):
+    def broken_probe():
+        raise OSError("probe exploded")
+
+    services = Services.create(probe=broken_probe)
+    panel = DevicesPanel(services)
+    qtbot.addWidget(panel)
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: not services.devices.probing, timeout=5000)
+    assert services.notifier.history[-1] == ("error", "probe exploded")
+    assert panel.refresh_button.isEnabled()
+
+
+def test_the_experiment_form_is_built_from_the_params_dataclass(fake_experiment, qtbot, device_reports):
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    assert panel.experiment_combo.currentText() == "Fake squares"
+    assert set(panel.editors) == {"steps", "delay_s", "fail_at"}
+    assert panel.editors["steps"].text() == "6"
+    assert [panel.device_combo.itemData(i) for i in range(panel.device_combo.count())] == ["cpu"]
+
+
+def test_a_gpu_appears_as_a_device_to_run_on(fake_experiment, qtbot, device_reports):
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.gpu)
+    devices = [panel.device_combo.itemText(i) for i in range(panel.device_combo.count())]
+    assert devices == ["CPU", "GPU 0: Test H100"]
+
+
+def test_running_an_experiment_grows_one_curve_per_series_and_labels_its_provenance(
+    fake_experiment, qtbot, device_reports
+):
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    job = panel.run_experiment()
+    assert not panel.run_button.isEnabled() and panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    curve = panel.plot.curves["squares"]
+    xs, ys = curve.getData()
+    assert list(xs) == [1, 2, 3, 4, 5, 6] and list(ys) == [1, 4, 9, 16, 25, 36]
+    assert len(panel.plot.getPlotItem().listDataItems()) == 1
+    legend_labels = [label.text for _sample, label in panel.plot.getPlotItem().legend.items]
+    assert legend_labels == ["squares — EMULATED"]
+    assert panel.provenance == "emulated"
+    assert panel.notes.text() == "a fake note"
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+
+
+def test_cancel_button_stops_the_running_experiment(fake_experiment, qtbot, device_reports):
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    panel.editors["steps"].setText("1000")
+    panel.editors["delay_s"].setText("0.01")
+    job = panel.run_experiment()
+    qtbot.waitUntil(lambda: len(panel.plot.points.get("squares", ([], []))[0]) > 0, timeout=5000)
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+    assert job.state == "cancelled"
+    assert panel.status.text() == "Cancelled."
+    assert len(panel.plot.points["squares"][0]) < 1000
+
+
+def test_a_bad_parameter_is_explained_and_nothing_runs(fake_experiment, qtbot, device_reports):
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    panel.editors["steps"].setText("many")
+    assert panel.run_experiment() is None
+    level, text = panel.services.notifier.history[-1]
+    assert level == "warning"
+    assert text.startswith("Check the parameters: steps: expected a whole number")

@@ -23,6 +23,10 @@ from gpulab.experiments.base import (
 REGISTRY: dict[str, str] = {
     "vector-add": "gpulab.experiments.vector_add",
     "matmul": "gpulab.experiments.matmul",
+    "divergence": "gpulab.experiments.divergence",
+    "coalescing": "gpulab.experiments.coalescing",
+    "bank-conflicts": "gpulab.experiments.bank_conflicts",
+    "reduction": "gpulab.experiments.reduction",
 }
 
 __all__ = [

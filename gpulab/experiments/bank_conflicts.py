@@ -1,0 +1,71 @@
+"""Shared-memory bank conflicts: transpose through a 32 x 32 tile with and without padding, and
+strided reads of a shared buffer.
+
+Shared memory has 32 banks of 4 bytes. When lanes of one warp hit different words in the same
+bank, the access is split into several wavefronts (transactions). Reading a column of a
+32 x 32 float tile puts all 32 lanes on one bank (32-way); padding rows to 33 floats spreads a
+column over all banks. Series: shared load and store transactions per request, exact from
+the emulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
+
+TITLE = "Shared-memory bank conflicts"
+DESCRIPTION = ("Shared-memory transactions per request for a tiled transpose with and without padding and for "
+               "strided shared reads, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+
+SERIES = (
+    MetricSeries("shared load transactions per request (emulated)", "wavefronts per warp shared load", "",
+                 metric("shared_load_transactions_per_request")),
+    MetricSeries("shared store transactions per request (emulated)", "wavefronts per warp shared store", "",
+                 metric("shared_store_transactions_per_request")),
+)
+TILE = 32
+
+
+@dataclass(frozen=True)
+class Params:
+    side: int = 64
+    block: int = 256
+    strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    gpu_side: int = 2048
+    repeats: int = 20
+
+    def __post_init__(self) -> None:
+        if self.side < TILE or self.side % TILE or self.gpu_side < TILE or self.gpu_side % TILE:
+            raise ValueError(f"side and gpu_side must be positive multiples of {TILE} (whole tiles)")
+        if self.block < 32 or self.block % 32 or self.block > 1024:
+            raise ValueError("block must be a multiple of 32 between 32 and 1024")
+        if any(s < 1 or s > 32 for s in self.strides):
+            raise ValueError("strides: every stride must be between 1 and 32")
+        if self.repeats < 1:
+            raise ValueError("repeats must be at least 1")
+
+
+def variants(params: Params) -> tuple[Variant, ...]:
+    """Unpadded and padded transpose, then one strided shared read per stride."""
+    return (
+        Variant("transpose 32x32 tile", "transpose_shared", tiled=True),
+        Variant("transpose 32x33 tile (padded)", "transpose_shared_padded", tiled=True),
+        *(Variant(f"shared stride {s}", "shared_stride", params.block, {"stride": s}) for s in params.strides),
+    )
+
+
+NOTES = (
+    "Transposes: n = side x side elements, one 32 x 32 thread block per tile; the tile is written by rows "
+    "(conflict-free) and read by columns.",
+    "Strided reads: thread i reads shared word (i * stride) % 1024, a gcd(stride, 32)-way conflict; the "
+    "buffer is filled by consecutive threads (conflict-free stores).",
+)
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Emulate every variant; add GPU kernel times when a GPU is usable."""
+    plan = LabPlan("bank-conflicts", params_to_dict(params), variants(params), SERIES, params.side ** 2,
+                   params.gpu_side ** 2, params.repeats, NOTES)
+    return (yield from run_variants(plan, ctx))

@@ -1,0 +1,81 @@
+"""Global-memory coalescing: how many 32-byte sectors one warp's load needs, by access pattern.
+
+A warp's load is served in 32-byte sectors. 32 neighbouring floats fill exactly 4 sectors;
+a stride, a random gather or a misaligned start make the warp fetch more sectors for the
+same 128 useful bytes. Series: sectors per request and load efficiency (useful bytes /
+fetched bytes), exact from the emulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.emulated import EmulatedRun, LabPlan, MetricSeries, Variant, metric, run_variants
+from gpulab.simt.metrics import SECTOR_BYTES
+
+TITLE = "Memory coalescing"
+DESCRIPTION = ("Sectors per warp load and load efficiency for coalesced, strided, gathered and misaligned "
+               "float loads, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+
+FLOAT_BYTES = 4
+
+
+def load_efficiency(run: EmulatedRun) -> float:
+    """Useful bytes / fetched bytes, in %: every request is a full warp of 4-byte loads (n % 32 == 0)."""
+    fetched = run.metrics["gld_transactions"] * SECTOR_BYTES
+    useful = run.metrics["gld_requests"] * 32 * FLOAT_BYTES
+    return 100.0 * useful / fetched if fetched else 0.0
+
+
+SERIES = (
+    MetricSeries("sectors per request (emulated)", "32-byte sectors per warp load", "sectors",
+                 metric("gld_transactions_per_request")),
+    MetricSeries("load efficiency (emulated)", "useful bytes / fetched bytes", "%", load_efficiency),
+)
+
+
+@dataclass(frozen=True)
+class Params:
+    n: int = 4096
+    block: int = 256
+    strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    offset: int = 1
+    gpu_n: int = 1 << 21
+    repeats: int = 20
+
+    def __post_init__(self) -> None:
+        if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:
+            raise ValueError("n and gpu_n must be positive multiples of 32, so every warp load is a full warp")
+        if self.block < 32 or self.block % 32 or self.block > 1024:
+            raise ValueError("block must be a multiple of 32 between 32 and 1024")
+        if any(s < 1 or s > 1024 for s in self.strides):
+            raise ValueError("strides: every stride must be between 1 and 1024")
+        if not 0 <= self.offset <= 1024:
+            raise ValueError("offset must be between 0 and 1024")
+        if self.repeats < 1:
+            raise ValueError("repeats must be at least 1")
+
+
+def variants(params: Params) -> tuple[Variant, ...]:
+    """Coalesced, one strided variant per stride, random gather, misaligned."""
+    return (
+        Variant("coalesced", "load_coalesced", params.block),
+        *(Variant(f"stride {s}", "load_strided", params.block, {"stride": s}) for s in params.strides),
+        Variant("random gather", "load_gather", params.block),
+        Variant(f"misaligned +{params.offset}", "load_misaligned", params.block, {"offset": params.offset}),
+    )
+
+
+NOTES = (
+    "Coalesced float32 loads need 4 sectors per warp (128 bytes); from stride 8 on every lane needs its own sector.",
+    "The gather kernel also loads its index array (coalesced), so its numbers average that load with the "
+    "scattered one.",
+)
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Emulate every load pattern; add GPU kernel times when a GPU is usable."""
+    plan = LabPlan("coalescing", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
+                   params.repeats, NOTES)
+    return (yield from run_variants(plan, ctx))

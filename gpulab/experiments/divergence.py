@@ -1,0 +1,75 @@
+"""Warp divergence: the same kernels with branches that split warps, or not, run in the emulator.
+
+A warp issues one instruction for its 32 lanes. When lanes disagree at a branch the warp runs
+both sides with part of its lanes masked off, so branch efficiency (branches where a warp
+agreed) and warp execution efficiency (share of lanes busy per instruction) drop. Variants:
+even/odd lanes, the same work branched per warp, k different paths on ``lane % k``, and a loop
+whose trip count differs per lane.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
+
+TITLE = "Warp divergence"
+DESCRIPTION = ("Branch and warp execution efficiency of even/odd, warp-aligned, k-way and data-dependent "
+               "branches, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+
+SERIES = (
+    MetricSeries("branch efficiency (emulated)", "branch efficiency", "%", metric("branch_efficiency")),
+    MetricSeries("warp execution efficiency (emulated)", "warp execution efficiency", "%",
+                 metric("warp_execution_efficiency")),
+    MetricSeries("instructions executed (emulated)", "warp instructions executed", "", metric("inst_executed")),
+)
+MAX_PATHS = 8
+
+
+@dataclass(frozen=True)
+class Params:
+    n: int = 1024
+    block: int = 256
+    kways: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    max_rounds: int = 32
+    gpu_n: int = 1 << 22
+    repeats: int = 20
+
+    def __post_init__(self) -> None:
+        if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:
+            raise ValueError("n and gpu_n must be positive multiples of 32, so only the lesson's branch can diverge")
+        if self.block < 64 or self.block % 64 or self.block > 1024:
+            raise ValueError("block must be a multiple of 64 between 64 and 1024")
+        if any(k < 1 or k > MAX_PATHS for k in self.kways):
+            raise ValueError(f"kways: every k must be between 1 and {MAX_PATHS}")
+        if self.max_rounds < 0:
+            raise ValueError("max_rounds must not be negative")
+        if self.repeats < 1:
+            raise ValueError("repeats must be at least 1")
+
+
+def variants(params: Params) -> tuple[Variant, ...]:
+    """Even/odd, warp-aligned, one k-way variant per k, and the data-dependent loop."""
+    return (
+        Variant("even/odd", "divergence_even_odd", params.block),
+        Variant("warp-aligned", "divergence_warp_aligned", params.block),
+        *(Variant(f"k-way k={k}", "divergence_kway", params.block, {"k": k}) for k in params.kways),
+        Variant("data-dependent loop", "loop_data_dependent", params.block, {"max_rounds": params.max_rounds}),
+    )
+
+
+NOTES = (
+    "Even/odd and warp-aligned do the same arithmetic; only which threads take which path differs.",
+    "k-way divergence is an if/else-if chain on lane % k (the emulator's C subset has no switch; "
+    "a switch diverges the same way on a GPU).",
+    "The data-dependent loop runs counts[i] rounds per lane (random, 0 to max_rounds): a warp loops "
+    "as long as its slowest lane.",
+)
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Emulate every variant; add GPU kernel times when a GPU is usable."""
+    plan = LabPlan("divergence", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
+                   params.repeats, NOTES)
+    return (yield from run_variants(plan, ctx))

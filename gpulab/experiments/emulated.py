@@ -1,0 +1,271 @@
+"""Shared machinery of the kernel-lab experiments: run catalogue kernels in the SIMT emulator,
+one variant at a time, and (where a GPU is usable) time the same kernels with CUDA events.
+
+A lab experiment is a list of :class:`Variant` (a catalogue kernel with its launch sizes) and a
+list of :class:`MetricSeries` (which number to plot per variant). :func:`run_variants` is the
+generator that drives them: it yields between variants so a run can be cancelled, checks every
+emulated output against the kernel's numpy reference, and labels every series with its
+provenance (``emulated`` for the emulator's exact counts, ``measured`` for GPU times).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gpulab import cuda, kernels
+from gpulab.experiments.base import Cancelled, Context, ExperimentGen, PartialPoint, Progress, median_and_iqr
+from gpulab.kernels import Args, KernelSpec, LaunchPreset
+from gpulab.results import Point, Provenance, Result, Series
+
+EMULATOR_DEVICE = "SIMT emulator (gpulab)"
+GPU_TIME_SERIES = "kernel time (GPU, measured)"
+EMULATOR_NOTE = ("Emulated series are exact counts from the SIMT emulator for the launch shown in each "
+                 "point; the emulator claims no time.")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One bar of a lab: a catalogue kernel, its block size and its extra kernel parameters.
+
+    ``tiled`` variants are square problems of n elements (side = sqrt(n)) launched as one
+    32 x 32 block per tile (the transposes); the others are 1-D launches of ``block``
+    threads per block.
+    """
+
+    name: str
+    entry: str
+    block: int = 256
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    tiled: bool = False
+
+    @property
+    def spec(self) -> KernelSpec:
+        return kernels.get(self.entry)
+
+    def preset(self, n: int) -> LaunchPreset:
+        """The launch of this variant for problem size ``n``."""
+        if self.tiled:
+            return kernels.preset_transpose(self.name, math.isqrt(n))
+        return kernels.lab_preset(self.name, n, self.block, **self.sizes)
+
+    def launch_label(self, n: int) -> str:
+        preset = self.preset(n)
+        return f"{self.entry}<<<{_dim(preset.grid)}, {_dim(preset.block)}>>>"
+
+
+@dataclass(frozen=True)
+class EmulatedRun:
+    """What one emulated launch of a variant gave: its metrics and its output arrays."""
+
+    variant: Variant
+    preset: LaunchPreset
+    inputs: Args
+    outputs: dict[int, np.ndarray]
+    metrics: Mapping[str, float]
+    matches_reference: bool
+
+
+@dataclass(frozen=True)
+class MetricSeries:
+    """A series of one emulated number per variant; ``value`` reads it from a run."""
+
+    name: str
+    y_label: str
+    y_unit: str
+    value: Callable[[EmulatedRun], float]
+
+
+def metric(key: str) -> Callable[[EmulatedRun], float]:
+    """A ``MetricSeries.value`` that reads emulator metric ``key``."""
+    return lambda run: float(run.metrics[key])
+
+
+def _dim(shape: tuple[int, int, int]) -> str:
+    x, y, z = shape
+    if z == 1 and y == 1:
+        return str(x)
+    return f"({x}, {y})" if z == 1 else f"({x}, {y}, {z})"
+
+
+# ------------------------------------------------------------- emulation
+
+
+def emulate(variant: Variant, n: int, cancel: threading.Event | None = None, seed: int = 0) -> EmulatedRun:
+    """Run ``variant`` for problem size ``n`` in the emulator and check it against its reference."""
+    from gpulab import simt
+
+    spec, preset = variant.spec, variant.preset(n)
+    args = spec.build_args(preset, seed)
+    inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = spec.expected(args)
+    try:
+        result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, args,
+                             cancel=cancel, filename=spec.file)
+    except simt.Cancelled:
+        raise Cancelled("cancelled") from None
+    outputs = {index: np.asarray(args[index]).copy() for index in expected}
+    return EmulatedRun(variant, preset, inputs, outputs, dict(result.metrics), spec.matches(args, expected))
+
+
+def emulated_series(series: MetricSeries, x_label: str, variants: Sequence[Variant], n: int) -> Series:
+    """An empty emulated series whose provenance names every kernel and launch."""
+    launches = {v.name: {"kernel": v.entry, "grid": list(v.preset(n).grid), "block": list(v.preset(n).block)}
+                for v in variants}
+    details = {"kernels": [f"{v.name}: {v.launch_label(n)}" for v in variants], "launches": launches}
+    return Series(series.name, Provenance("emulated", EMULATOR_DEVICE, details), x_label, "", series.y_label,
+                  series.y_unit)
+
+
+def variant_axis_label(variants: Sequence[Variant]) -> str:
+    """The x-axis label: variant index with the names spelt out."""
+    names = ", ".join(f"{i} = {v.name}" for i, v in enumerate(variants))
+    return f"variant ({names})"
+
+
+def emulated_point(index: int, run: EmulatedRun, value: float) -> Point:
+    """A point at x = variant index, with the variant and its launch in ``extra``."""
+    return Point(index, value, extra={
+        "variant": run.variant.name, "kernel": run.variant.entry, "grid": list(run.preset.grid),
+        "block": list(run.preset.block), "matches_reference": run.matches_reference})
+
+
+# ------------------------------------------------------------- GPU
+
+
+@dataclass(frozen=True)
+class GpuRun:
+    """A variant on the GPU: whether its outputs matched the emulator's, and its kernel times."""
+
+    matches_emulator: bool
+    seconds: list[float]
+    preset: LaunchPreset
+
+
+def _launch_on_gpu(spec: KernelSpec, preset: LaunchPreset, args: Args, device: int) -> list[Any]:
+    cupy = cuda.require_cupy()
+    kernel = cuda.get_kernel(spec.source, spec.entry, device)
+    device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    kernel(preset.grid, preset.block, tuple(device_args))
+    return device_args
+
+
+def gpu_matches_emulator(run: EmulatedRun, device: int) -> bool:
+    """Run the emulated launch again on the GPU, from the same inputs, and compare the outputs."""
+    cupy = cuda.require_cupy()
+    spec = run.variant.spec
+    with cupy.cuda.Device(device):
+        device_args = _launch_on_gpu(spec, run.preset, run.inputs, device)
+        return all(kernels.outputs_match(cupy.asnumpy(device_args[i]), want, spec.rtol, spec.atol)
+                   for i, want in run.outputs.items())
+
+
+def time_on_gpu(variant: Variant, n: int, repeats: int, device: int) -> tuple[list[float], LaunchPreset]:
+    """Seconds per launch of ``variant`` at problem size ``n``, from CUDA events after warm-up."""
+    cupy = cuda.require_cupy()
+    spec, preset = variant.spec, variant.preset(n)
+    kernel = cuda.get_kernel(spec.source, spec.entry, device)
+    with cupy.cuda.Device(device):
+        args = spec.build_args(preset)
+        device_args = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        seconds = cuda.time_with_events(lambda: kernel(preset.grid, preset.block, device_args), repeats)
+    return seconds, preset
+
+
+def measured_series(x_label: str, device: int) -> Series:
+    """An empty series of GPU kernel times (milliseconds), provenance ``measured``."""
+    status = cuda.cuda_status()
+    details = {"timing": "CUDA events after warm-up, median of repeats", "cupy": status.cupy_version,
+               "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version}
+    return Series(GPU_TIME_SERIES, Provenance("measured", cuda.device_name(device), details), x_label, "",
+                  "kernel time", "ms")
+
+
+def gpu_point(index: int, variant: Variant, seconds: list[float], preset: LaunchPreset, matches: bool) -> Point:
+    """Median kernel time in ms with its interquartile range, the launch and the output check in ``extra``."""
+    median, spread = median_and_iqr([s * 1e3 for s in seconds])
+    return Point(index, median, spread, extra={
+        "variant": variant.name, "kernel": variant.entry, "grid": list(preset.grid), "block": list(preset.block),
+        "repeats": len(seconds), "matches_emulator": matches})
+
+
+# ------------------------------------------------------------- the driver
+
+
+@dataclass(frozen=True)
+class LabPlan:
+    """Everything :func:`run_variants` needs: variants, series, sizes and notes."""
+
+    experiment: str
+    params: Mapping[str, Any]
+    variants: tuple[Variant, ...]
+    series: tuple[MetricSeries, ...]
+    n: int
+    gpu_n: int
+    repeats: int
+    notes: tuple[str, ...] = ()
+
+
+class _Collector:
+    """Series under construction, by name, in a fixed order."""
+
+    def __init__(self) -> None:
+        self.series: dict[str, Series] = {}
+
+    def add(self, name: str, point: Point) -> PartialPoint:
+        self.series[name] = self.series[name].with_point(point)
+        return PartialPoint(name, point)
+
+
+def run_variants(plan: LabPlan, ctx: Context) -> ExperimentGen:
+    """Emulate every variant (and time it on the GPU when one is usable); return the Result."""
+    x_label = variant_axis_label(plan.variants)
+    out = _Collector()
+    for s in plan.series:
+        out.series[s.name] = emulated_series(s, x_label, plan.variants, plan.n)
+    status = cuda.cuda_status()
+    device = ctx.device_index or 0
+    if status.available:
+        out.series[GPU_TIME_SERIES] = measured_series(x_label, device)
+    mismatched_reference: list[str] = []
+    gpu_mismatches: list[str] = []
+    steps = len(plan.variants)
+    for index, variant in enumerate(plan.variants):
+        yield Progress(index / steps, f"emulating {variant.name}")
+        ctx.check_cancelled()
+        run = emulate(variant, plan.n, ctx.cancel_event)
+        if not run.matches_reference:
+            mismatched_reference.append(variant.name)
+        for s in plan.series:
+            yield out.add(s.name, emulated_point(index, run, s.value(run)))
+        if status.available:
+            yield Progress((index + 0.5) / steps, f"timing {variant.name} on the GPU")
+            matches = gpu_matches_emulator(run, device)
+            if not matches:
+                gpu_mismatches.append(variant.name)
+            seconds, preset = time_on_gpu(variant, plan.gpu_n, plan.repeats, device)
+            yield out.add(GPU_TIME_SERIES, gpu_point(index, variant, seconds, preset, matches))
+    yield Progress(1.0, "done")
+    notes = [*plan.notes, EMULATOR_NOTE, *_check_notes(mismatched_reference),
+             _gpu_note(status.available, status.reason, gpu_mismatches, plan.gpu_n)]
+    return Result(plan.experiment, plan.params, tuple(out.series.values()), tuple(notes))
+
+
+def _check_notes(mismatched_reference: list[str]) -> list[str]:
+    if not mismatched_reference:
+        return ["Every emulated output matched the kernel's numpy reference."]
+    return [f"Emulated output differs from the numpy reference for: {', '.join(mismatched_reference)}."]
+
+
+def _gpu_note(available: bool, reason: str, mismatches: list[str], gpu_n: int) -> str:
+    if not available:
+        return f"No measured GPU series: {reason}"
+    timing = f"GPU kernel times are for problem size {gpu_n} (the emulated size is far too small to time)."
+    if mismatches:
+        return f"GPU outputs did NOT match the emulator's for: {', '.join(mismatches)}. {timing}"
+    return f"GPU outputs matched the emulator's for every variant. {timing}"

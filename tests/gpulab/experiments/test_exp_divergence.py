@@ -103,3 +103,22 @@ def test_gpulab_run_divergence_writes_an_emulated_result_as_json():
     kinds = {s["name"]: s["provenance"]["kind"] for s in doc["series"]}
     assert kinds[BRANCH] == "emulated"
     assert [p["extra"]["variant"] for p in doc["series"][0]["points"]][:2] == ["even/odd", "warp-aligned"]
+
+
+def test_a_gpu_whose_outputs_differ_from_the_emulator_is_named_in_the_notes(monkeypatch):
+    from dataclasses import replace
+
+    from gpulab.experiments import emulated
+
+    status = replace(cuda.cuda_status(), available=True, reason="")
+    monkeypatch.setattr(cuda, "cuda_status", lambda: status)
+    monkeypatch.setattr(emulated, "gpu_matches_emulator", lambda run, device: run.variant.name != "even/odd")
+    monkeypatch.setattr(emulated, "time_on_gpu", lambda variant, n, repeats, device: ([2e-6] * repeats,
+                                                                                    variant.preset(n)))
+    result = drive(run(replace(SMALL, kways=(2,)), Context()))
+    times = result.get_series(GPU_TIME_SERIES)
+    assert times.provenance.kind == "measured"
+    assert [p.extra["matches_emulator"] for p in times.points] == [False, True, True, True]
+    assert times.points[0].y == pytest.approx(0.002)
+    assert times.points[0].extra["grid"] == [SMALL.gpu_n // SMALL.block, 1, 1]
+    assert any("did NOT match the emulator's for: even/odd" in n for n in result.notes)

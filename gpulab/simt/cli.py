@@ -1,0 +1,146 @@
+"""``gpulab emulate FILE.cu --kernel NAME --grid G --block B --arg ...``
+
+Runs one kernel in the SIMT emulator and prints its metrics (provenance: emulated).
+
+Arguments, one ``--arg`` per kernel parameter, in order:
+
+* arrays: ``DTYPE[COUNT]=INIT`` with DTYPE one of float32, float64, int32, uint32, int64,
+  uint64, int8, uint8, bool (or the C names float, double, int, unsigned, char ...), and
+  INIT one of ``random`` (floats uniform in [0, 1), integers in [0, 100); seed 0),
+  ``zeros``, ``ones``, ``arange`` or a number (every element). Example:
+  ``--arg float32[4096]=random``.
+* scalars: ``TYPE=VALUE`` (``int=4096``, ``float=0.5``) or just ``VALUE``; the value is
+  converted to the parameter's C type.
+
+Grid and block: ``256``, ``16,16`` or ``16x16x1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .api import DEFAULT_MAX_STEPS, launch
+from .errors import SimtError
+
+_DTYPES = {
+    "float32": np.float32, "float": np.float32, "float64": np.float64, "double": np.float64,
+    "int32": np.int32, "int": np.int32, "uint32": np.uint32, "unsigned": np.uint32,
+    "uint": np.uint32, "int64": np.int64, "longlong": np.int64, "uint64": np.uint64,
+    "int8": np.int8, "char": np.int8, "uint8": np.uint8, "uchar": np.uint8, "bool": np.bool_,
+}
+_ARRAY = re.compile(r"^(\w+)\[(\d+)\](?:=(.+))?$")
+
+
+def parse_dims(text: str) -> tuple[int, ...]:
+    """``"16,16"``, ``"16x16"`` or ``"256"`` -> tuple of ints."""
+    parts = [p for p in re.split(r"[,x×]", text.strip()) if p]
+    if not parts or len(parts) > 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected up to 3 positive integers, got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def _fill(dtype: type, count: int, init: str, rng: np.random.Generator) -> np.ndarray:
+    if init == "random":
+        if np.dtype(dtype).kind == "f":
+            return rng.random(count).astype(dtype)
+        return rng.integers(0, 100, count).astype(dtype)
+    if init == "zeros":
+        return np.zeros(count, dtype=dtype)
+    if init == "ones":
+        return np.ones(count, dtype=dtype)
+    if init == "arange":
+        return np.arange(count).astype(dtype)
+    try:
+        return np.full(count, float(init) if "." in init or "e" in init else int(init, 0),
+                       dtype=dtype)
+    except ValueError:
+        raise SimtError(f"unknown array initializer {init!r} (random, zeros, ones, arange or "
+                        "a number)") from None
+
+
+def parse_arg(text: str, rng: np.random.Generator) -> Any:
+    """One ``--arg`` value: an array spec or a scalar."""
+    m = _ARRAY.match(text.strip())
+    if m:
+        dtype = _DTYPES.get(m.group(1).lower())
+        if dtype is None:
+            raise SimtError(f"unknown dtype {m.group(1)!r} in --arg {text!r} "
+                            f"(one of {', '.join(sorted(_DTYPES))})")
+        return _fill(dtype, int(m.group(2)), m.group(3) or "zeros", rng)
+    value = text.split("=", 1)[1] if "=" in text else text
+    try:
+        return int(value, 0)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            raise SimtError(f"cannot read --arg {text!r}: expected DTYPE[N]=INIT or a "
+                            "number") from None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``emulate`` subcommand."""
+    p = subparsers.add_parser("emulate", help="run a CUDA C kernel in the SIMT emulator",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="CUDA C source file (.cu)")
+    p.add_argument("--kernel", required=True, help="name of the __global__ function")
+    p.add_argument("--grid", type=parse_dims, required=True, help="grid size, e.g. 256 or 16,16")
+    p.add_argument("--block", type=parse_dims, required=True, help="block size, e.g. 256 or 16,16")
+    p.add_argument("--arg", action="append", default=[], metavar="SPEC",
+                   help="a kernel argument: float32[4096]=random, int=4096, ...")
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
+                   help="step budget in warp-steps")
+    p.add_argument("--trace", type=int, action="append", metavar="WARP",
+                   help="print the trace of this global warp id")
+    p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.set_defaults(func=run)
+
+
+def _print_trace(warp: int, steps: list, out: Any) -> None:
+    print(f"\ntrace of warp {warp} ({len(steps)} steps)", file=out)
+    for s in steps:
+        extra = ""
+        if s.space == "global":
+            extra = f" {s.space} {s.buffer} sectors={len(s.sectors)}"
+        elif s.space:
+            extra = f" {s.space} {s.buffer} wavefronts={s.bank_conflict_degree}"
+        print(f"  line {s.line:4d}:{s.col_start:<3d} {s.kind:7s} mask={s.active_mask:08x}{extra}",
+              file=out)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``gpulab emulate``; returns the exit code."""
+    out = sys.stdout
+    try:
+        source = Path(args.file).read_text(encoding="utf-8")
+        rng = np.random.default_rng(0)
+        kernel_args = [parse_arg(a, rng) for a in args.arg]
+        result = launch(source, args.kernel, args.grid, args.block, kernel_args,
+                        trace=args.trace or False, max_steps=args.max_steps,
+                        filename=Path(args.file).name)
+    except OSError as exc:
+        print(f"gpulab emulate: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except SimtError as exc:
+        print(f"gpulab emulate: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump({"kernel": result.kernel, "grid": result.grid, "block": result.block,
+                   "provenance": result.provenance, "metrics": result.metrics}, out, indent=2)
+        print(file=out)
+    else:
+        print(f"{result.kernel}<<<{result.grid}, {result.block}>>>  (emulated)", file=out)
+        width = max(len(k) for k in result.metrics)
+        for key, value in result.metrics.items():
+            text = f"{value:.2f}" if isinstance(value, float) else f"{value}"
+            print(f"  {key:<{width}}  {text:>14}", file=out)
+    for warp, steps in sorted(result.trace.items()):
+        _print_trace(warp, steps, out)
+    return 0

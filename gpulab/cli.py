@@ -46,13 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open the window, save a PNG of it once painted, and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a part not built yet; its command is simply absent
-        module.register(subparsers)
+        importlib.import_module(name).register(subparsers)
     return parser
 
 

@@ -28,11 +28,21 @@ def load_efficiency(run: EmulatedRun) -> float:
     return 100.0 * useful / fetched if fetched else 0.0
 
 
+def pattern_load_sectors(run: EmulatedRun) -> float:
+    """Sectors per request of the load from ``in`` alone (the gather without its index load)."""
+    sites = [site for site in run.load_sites if site.buffer == PATTERN_BUFFER]
+    return sites[0].sectors_per_request if sites else float(run.metrics["gld_transactions_per_request"])
+
+
+PATTERN_BUFFER = "in"
 SERIES = (
     MetricSeries("sectors per request (emulated)", "32-byte sectors per warp load", "sectors",
                  metric("gld_transactions_per_request")),
     MetricSeries("load efficiency (emulated)", "useful bytes / fetched bytes", "%", load_efficiency),
+    MetricSeries("sectors per request of the in[] load (emulated)", "32-byte sectors per warp load of in[]",
+                 "sectors", pattern_load_sectors),
 )
+MAX_N = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class Params:
     def __post_init__(self) -> None:
         if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:
             raise ValueError("n and gpu_n must be positive multiples of 32, so every warp load is a full warp")
+        if self.n > MAX_N:
+            raise ValueError(f"n must be at most {MAX_N}: every warp is traced to count each load on its own")
         if self.block < 32 or self.block % 32 or self.block > 1024:
             raise ValueError("block must be a multiple of 32 between 32 and 1024")
         if any(s < 1 or s > 1024 for s in self.strides):
@@ -69,13 +81,13 @@ def variants(params: Params) -> tuple[Variant, ...]:
 
 NOTES = (
     "Coalesced float32 loads need 4 sectors per warp (128 bytes); from stride 8 on every lane needs its own sector.",
-    "The gather kernel also loads its index array (coalesced), so its numbers average that load with the "
-    "scattered one.",
+    "The gather kernel also loads its index array (coalesced), so its kernel-wide numbers average that load "
+    "with the scattered one; the in[] series counts the load of the pattern alone (every warp traced).",
 )
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Emulate every load pattern; add GPU kernel times when a GPU is usable."""
     plan = LabPlan("coalescing", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
-                   params.repeats, NOTES)
+                   params.repeats, NOTES, trace_loads=True)
     return (yield from run_variants(plan, ctx))

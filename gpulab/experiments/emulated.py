@@ -69,6 +69,26 @@ class EmulatedRun:
     outputs: dict[int, np.ndarray]
     metrics: Mapping[str, float]
     matches_reference: bool
+    load_sites: tuple[LoadSite, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoadSite:
+    """One global load in the source (line, column, buffer) and its traffic over all warps."""
+
+    line: int
+    column: int
+    buffer: str
+    requests: int
+    sectors: int
+
+    @property
+    def sectors_per_request(self) -> float:
+        return self.sectors / self.requests if self.requests else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "buffer": self.buffer, "requests": self.requests,
+                "sectors_per_request": self.sectors_per_request}
 
 
 @dataclass(frozen=True)
@@ -96,21 +116,47 @@ def _dim(shape: tuple[int, int, int]) -> str:
 # ------------------------------------------------------------- emulation
 
 
-def emulate(variant: Variant, n: int, cancel: threading.Event | None = None, seed: int = 0) -> EmulatedRun:
-    """Run ``variant`` for problem size ``n`` in the emulator and check it against its reference."""
+def emulate(variant: Variant, n: int, cancel: threading.Event | None = None, seed: int = 0,
+            trace_loads: bool = False) -> EmulatedRun:
+    """Run ``variant`` for problem size ``n`` in the emulator and check it against its reference.
+
+    With ``trace_loads`` every warp is traced and each global load of the source gets its own
+    sectors-per-request figure (:class:`LoadSite`).
+    """
     from gpulab import simt
 
     spec, preset = variant.spec, variant.preset(n)
     args = spec.build_args(preset, seed)
     inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     expected = spec.expected(args)
+    trace = list(range(total_warps(preset))) if trace_loads else False
     try:
-        result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, args,
+        result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, args, trace,
                              cancel=cancel, filename=spec.file)
     except simt.Cancelled:
         raise Cancelled("cancelled") from None
     outputs = {index: np.asarray(args[index]).copy() for index in expected}
-    return EmulatedRun(variant, preset, inputs, outputs, dict(result.metrics), spec.matches(args, expected))
+    sites = global_load_sites(result.trace) if trace_loads else ()
+    return EmulatedRun(variant, preset, inputs, outputs, dict(result.metrics), spec.matches(args, expected), sites)
+
+
+def total_warps(preset: LaunchPreset) -> int:
+    """Warps in the whole launch (each block padded to whole warps)."""
+    bx, by, bz = preset.block
+    gx, gy, gz = preset.grid
+    return gx * gy * gz * -(-(bx * by * bz) // 32)
+
+
+def global_load_sites(trace: Mapping[int, Sequence[Any]]) -> tuple[LoadSite, ...]:
+    """Requests and sectors of each global load site, summed over the traced warps, in order of execution."""
+    totals: dict[tuple[int, int, str], list[int]] = {}
+    for steps in trace.values():
+        for step in steps:
+            if step.kind == "load" and step.space == "global":
+                acc = totals.setdefault((step.line, step.col_start, step.buffer), [0, 0])
+                acc[0] += 1
+                acc[1] += len(step.sectors)
+    return tuple(LoadSite(line, col, buffer, req, sec) for (line, col, buffer), (req, sec) in totals.items())
 
 
 def emulated_series(series: MetricSeries, x_label: str, variants: Sequence[Variant], n: int) -> Series:
@@ -129,10 +175,13 @@ def variant_axis_label(variants: Sequence[Variant]) -> str:
 
 
 def emulated_point(index: int, run: EmulatedRun, value: float) -> Point:
-    """A point at x = variant index, with the variant and its launch in ``extra``."""
-    return Point(index, value, extra={
+    """A point at x = variant index, with the variant, its launch and any load sites in ``extra``."""
+    extra: dict[str, Any] = {
         "variant": run.variant.name, "kernel": run.variant.entry, "grid": list(run.preset.grid),
-        "block": list(run.preset.block), "matches_reference": run.matches_reference})
+        "block": list(run.preset.block), "matches_reference": run.matches_reference}
+    if run.load_sites:
+        extra["load_sites"] = [site.as_dict() for site in run.load_sites]
+    return Point(index, value, extra=extra)
 
 
 # ------------------------------------------------------------- GPU
@@ -209,6 +258,7 @@ class LabPlan:
     gpu_n: int
     repeats: int
     notes: tuple[str, ...] = ()
+    trace_loads: bool = False
 
 
 class _Collector:
@@ -238,7 +288,7 @@ def run_variants(plan: LabPlan, ctx: Context) -> ExperimentGen:
     for index, variant in enumerate(plan.variants):
         yield Progress(index / steps, f"emulating {variant.name}")
         ctx.check_cancelled()
-        run = emulate(variant, plan.n, ctx.cancel_event)
+        run = emulate(variant, plan.n, ctx.cancel_event, trace_loads=plan.trace_loads)
         if not run.matches_reference:
             mismatched_reference.append(variant.name)
         for s in plan.series:

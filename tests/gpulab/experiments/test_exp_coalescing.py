@@ -59,3 +59,24 @@ def test_with_a_gpu_strided_loads_are_timed_and_match_the_emulator(result):
     times = result.get_series(GPU_TIME_SERIES)
     assert times.provenance.kind == "measured"
     assert all(p.extra["matches_emulator"] for p in times.points)
+
+
+def test_the_gathered_load_alone_needs_far_more_sectors_than_the_kernel_wide_average(result):
+    alone = by_variant(result, "sectors per request of the in[] load (emulated)")
+    assert alone["random gather"] > by_variant(result, SECTORS)["random gather"]
+    assert alone["random gather"] > 16
+    assert alone["stride 32"] == 32
+
+
+def test_load_sites_from_the_trace_account_for_every_load_request(result):
+    point = next(p for p in result.get_series(SECTORS).points if p.extra["variant"] == "random gather")
+    sites = point.extra["load_sites"]
+    assert [s["buffer"] for s in sites] == ["idx", "in"]
+    assert sites[0]["line"] == sites[1]["line"]
+    assert sites[0]["sectors_per_request"] == 4
+    assert sum(s["requests"] for s in sites) == 2 * SMALL.n // 32
+
+
+def test_an_emulated_size_too_big_to_trace_every_warp_is_refused():
+    with pytest.raises(ValueError, match="at most"):
+        Params(n=1 << 20)

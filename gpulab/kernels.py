@@ -232,7 +232,7 @@ def _kway_ref(args: Args) -> dict[int, np.ndarray]:
 
 def _loop_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
     n = sizes["n"]
-    counts = rng.integers(0, sizes.get("max_rounds", 32) + 1, n, dtype=np.int32)
+    counts = rng.integers(sizes.get("min_rounds", 0), sizes.get("max_rounds", 32) + 1, n, dtype=np.int32)
     return [random_u32(rng, n), counts, np.zeros(n, np.uint32), np.int32(n)]
 
 

@@ -30,6 +30,9 @@ TILE = 32
 
 @dataclass(frozen=True)
 class Params:
+    """The transposes are emulated on a ``side`` x ``side`` matrix, the strided shared reads with
+    side * side threads (``block`` per block); ``gpu_side`` and ``repeats`` are for GPU timing."""
+
     side: int = 64
     block: int = 256
     strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)

@@ -47,6 +47,9 @@ MAX_N = 1 << 16
 
 @dataclass(frozen=True)
 class Params:
+    """``n`` float loads (``block`` threads per block) are emulated, one per thread; ``strides`` and
+    ``offset`` set the strided and misaligned variants; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
+
     n: int = 4096
     block: int = 256
     strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)

@@ -29,6 +29,9 @@ MAX_PATHS = 8
 
 @dataclass(frozen=True)
 class Params:
+    """``n`` threads (``block`` per block) are emulated; ``kways`` are the k of the k-way variants;
+    ``max_rounds`` bounds the data-dependent loop; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
+
     n: int = 1024
     block: int = 256
     kways: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
@@ -50,12 +53,14 @@ class Params:
 
 
 def variants(params: Params) -> tuple[Variant, ...]:
-    """Even/odd, warp-aligned, one k-way variant per k, and the data-dependent loop."""
+    """Even/odd, warp-aligned, one k-way variant per k, the data-dependent loop and its uniform twin."""
     return (
         Variant("even/odd", "divergence_even_odd", params.block),
         Variant("warp-aligned", "divergence_warp_aligned", params.block),
         *(Variant(f"k-way k={k}", "divergence_kway", params.block, {"k": k}) for k in params.kways),
         Variant("data-dependent loop", "loop_data_dependent", params.block, {"max_rounds": params.max_rounds}),
+        Variant("uniform loop", "loop_data_dependent", params.block,
+                {"min_rounds": params.max_rounds // 2, "max_rounds": params.max_rounds // 2}),
     )
 
 
@@ -64,7 +69,8 @@ NOTES = (
     "k-way divergence is an if/else-if chain on lane % k (the emulator's C subset has no switch; "
     "a switch diverges the same way on a GPU).",
     "The data-dependent loop runs counts[i] rounds per lane (random, 0 to max_rounds): a warp loops "
-    "as long as its slowest lane.",
+    "as long as its slowest lane. The uniform loop is the same kernel with every lane running the "
+    "average, max_rounds / 2, rounds.",
 )
 
 

@@ -12,14 +12,22 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from gpulab import cuda, kernels
-from gpulab.experiments.base import Cancelled, Context, ExperimentGen, PartialPoint, Progress, median_and_iqr
+from gpulab.experiments.base import (
+    Cancelled,
+    Context,
+    Event,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    median_and_iqr,
+)
 from gpulab.kernels import Args, KernelSpec, LaunchPreset
 from gpulab.results import Point, Provenance, Result, Series
 
@@ -187,15 +195,6 @@ def emulated_point(index: int, run: EmulatedRun, value: float) -> Point:
 # ------------------------------------------------------------- GPU
 
 
-@dataclass(frozen=True)
-class GpuRun:
-    """A variant on the GPU: whether its outputs matched the emulator's, and its kernel times."""
-
-    matches_emulator: bool
-    seconds: list[float]
-    preset: LaunchPreset
-
-
 def _launch_on_gpu(spec: KernelSpec, preset: LaunchPreset, args: Args, device: int) -> list[Any]:
     cupy = cuda.require_cupy()
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
@@ -261,55 +260,68 @@ class LabPlan:
     trace_loads: bool = False
 
 
-class _Collector:
-    """Series under construction, by name, in a fixed order."""
+class _LabRun:
+    """One run of a plan: the series under construction and what the checks found."""
 
-    def __init__(self) -> None:
-        self.series: dict[str, Series] = {}
+    def __init__(self, plan: LabPlan, ctx: Context) -> None:
+        self.plan, self.ctx = plan, ctx
+        self.status = cuda.cuda_status()
+        self.device = ctx.device_index or 0
+        x_label = variant_axis_label(plan.variants)
+        self.series = {s.name: emulated_series(s, x_label, plan.variants, plan.n) for s in plan.series}
+        if self.status.available:
+            self.series[GPU_TIME_SERIES] = measured_series(x_label, self.device)
+        self.reference_mismatches: list[str] = []
+        self.gpu_mismatches: list[str] = []
 
     def add(self, name: str, point: Point) -> PartialPoint:
         self.series[name] = self.series[name].with_point(point)
         return PartialPoint(name, point)
 
+    def emulate(self, index: int, variant: Variant) -> Generator[Event, None, EmulatedRun]:
+        self.ctx.check_cancelled()
+        run = emulate(variant, self.plan.n, self.ctx.cancel_event, trace_loads=self.plan.trace_loads)
+        if not run.matches_reference:
+            self.reference_mismatches.append(variant.name)
+        for s in self.plan.series:
+            yield self.add(s.name, emulated_point(index, run, s.value(run)))
+        return run
+
+    def measure(self, index: int, run: EmulatedRun) -> Generator[Event, None, None]:
+        matches = gpu_matches_emulator(run, self.device)
+        if not matches:
+            self.gpu_mismatches.append(run.variant.name)
+        seconds, preset = time_on_gpu(run.variant, self.plan.gpu_n, self.plan.repeats, self.device)
+        yield self.add(GPU_TIME_SERIES, gpu_point(index, run.variant, seconds, preset, matches))
+
+    def result(self) -> Result:
+        notes = [*self.plan.notes, EMULATOR_NOTE, _reference_note(self.reference_mismatches),
+                 _gpu_note(self.status.available, self.status.reason, self.gpu_mismatches, self.plan.gpu_n)]
+        return Result(self.plan.experiment, self.plan.params, tuple(self.series.values()), tuple(notes))
+
 
 def run_variants(plan: LabPlan, ctx: Context) -> ExperimentGen:
-    """Emulate every variant (and time it on the GPU when one is usable); return the Result."""
-    x_label = variant_axis_label(plan.variants)
-    out = _Collector()
-    for s in plan.series:
-        out.series[s.name] = emulated_series(s, x_label, plan.variants, plan.n)
-    status = cuda.cuda_status()
-    device = ctx.device_index or 0
-    if status.available:
-        out.series[GPU_TIME_SERIES] = measured_series(x_label, device)
-    mismatched_reference: list[str] = []
-    gpu_mismatches: list[str] = []
+    """Emulate every variant (and time it on the GPU when one is usable); return the Result.
+
+    Yields progress before each variant and a partial point per series after it, so a run
+    can be cancelled between variants; a launch in progress polls the cancel flag too.
+    """
+    lab = _LabRun(plan, ctx)
     steps = len(plan.variants)
     for index, variant in enumerate(plan.variants):
         yield Progress(index / steps, f"emulating {variant.name}")
-        ctx.check_cancelled()
-        run = emulate(variant, plan.n, ctx.cancel_event, trace_loads=plan.trace_loads)
-        if not run.matches_reference:
-            mismatched_reference.append(variant.name)
-        for s in plan.series:
-            yield out.add(s.name, emulated_point(index, run, s.value(run)))
-        if status.available:
+        run = yield from lab.emulate(index, variant)
+        if lab.status.available:
             yield Progress((index + 0.5) / steps, f"timing {variant.name} on the GPU")
-            matches = gpu_matches_emulator(run, device)
-            if not matches:
-                gpu_mismatches.append(variant.name)
-            seconds, preset = time_on_gpu(variant, plan.gpu_n, plan.repeats, device)
-            yield out.add(GPU_TIME_SERIES, gpu_point(index, variant, seconds, preset, matches))
+            yield from lab.measure(index, run)
     yield Progress(1.0, "done")
-    notes = [*plan.notes, EMULATOR_NOTE, *_check_notes(mismatched_reference),
-             _gpu_note(status.available, status.reason, gpu_mismatches, plan.gpu_n)]
-    return Result(plan.experiment, plan.params, tuple(out.series.values()), tuple(notes))
+    return lab.result()
 
 
-def _check_notes(mismatched_reference: list[str]) -> list[str]:
-    if not mismatched_reference:
-        return ["Every emulated output matched the kernel's numpy reference."]
-    return [f"Emulated output differs from the numpy reference for: {', '.join(mismatched_reference)}."]
+def _reference_note(mismatches: list[str]) -> str:
+    if not mismatches:
+        return "Every emulated output matched the kernel's numpy reference."
+    return f"Emulated output differs from the numpy reference for: {', '.join(mismatches)}."
 
 
 def _gpu_note(available: bool, reason: str, mismatches: list[str], gpu_n: int) -> str:

@@ -31,7 +31,7 @@ def test_divergence_is_registered_and_its_series_are_emulated_with_their_kernels
     for s in emulated:
         assert s.provenance.device == EMULATOR_DEVICE
         assert any("divergence_even_odd<<<2, 128>>>" in k for k in s.provenance.details["kernels"])
-        assert [p.x for p in s.points] == list(range(6))
+        assert [p.x for p in s.points] == list(range(7))
         assert "0 = even/odd" in s.x_label
 
 
@@ -46,7 +46,13 @@ def test_even_odd_lanes_diverge_while_a_warp_aligned_branch_does_not(result):
 def test_more_paths_leave_more_lanes_idle(result):
     warp = by_variant(result, WARP)
     assert warp["k-way k=2"] > warp["k-way k=4"] > warp["k-way k=8"]
-    assert warp["data-dependent loop"] < 100
+
+
+def test_a_loop_costs_its_warp_the_slowest_lanes_rounds_while_uniform_trip_counts_keep_every_lane_busy(result):
+    warp, instructions = by_variant(result, WARP), by_variant(result, "instructions executed (emulated)")
+    assert warp["data-dependent loop"] < 75
+    assert warp["uniform loop"] == 100
+    assert instructions["data-dependent loop"] > instructions["uniform loop"]
 
 
 def test_every_point_names_its_variant_and_launch_and_matched_its_reference(result):
@@ -67,7 +73,7 @@ def test_without_a_gpu_there_is_no_measured_series_and_a_note_says_why(result):
 def test_with_a_gpu_kernel_times_are_measured_and_outputs_match_the_emulator(result):
     times = result.get_series(GPU_TIME_SERIES)
     assert times.provenance.kind == "measured"
-    assert len(times.points) == 6
+    assert len(times.points) == 7
     assert all(p.y > 0 and p.extra["matches_emulator"] for p in times.points)
     assert any("GPU outputs matched the emulator's" in n for n in result.notes)
 
@@ -83,6 +89,16 @@ def test_cancelling_stops_the_run_between_variants():
     with pytest.raises(Cancelled):
         drive(run(SMALL, Context(cancel)), on_event, cancel)
     assert seen == ["even/odd"]
+
+
+def test_a_launch_already_cancelled_stops_inside_the_emulator():
+    from gpulab.experiments.divergence import variants
+    from gpulab.experiments.emulated import emulate
+
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        emulate(variants(SMALL)[0], SMALL.n, cancel)
 
 
 @pytest.mark.parametrize("bad", [{"kways": (9,)}, {"n": 100}, {"block": 96}, {"repeats": 0}])
@@ -118,7 +134,7 @@ def test_a_gpu_whose_outputs_differ_from_the_emulator_is_named_in_the_notes(monk
     result = drive(run(replace(SMALL, kways=(2,)), Context()))
     times = result.get_series(GPU_TIME_SERIES)
     assert times.provenance.kind == "measured"
-    assert [p.extra["matches_emulator"] for p in times.points] == [False, True, True, True]
+    assert [p.extra["matches_emulator"] for p in times.points] == [False, True, True, True, True]
     assert times.points[0].y == pytest.approx(0.002)
     assert times.points[0].extra["grid"] == [SMALL.gpu_n // SMALL.block, 1, 1]
     assert any("did NOT match the emulator's for: even/odd" in n for n in result.notes)

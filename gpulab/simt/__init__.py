@@ -1,11 +1,120 @@
 """gpulab.simt — a SIMT emulator that runs real CUDA C lane by lane on any CPU.
 
-Placeholder docstring; see the end of this task for the full documentation.
+    from gpulab import simt
+    r = simt.launch(source, "vector_add", grid=4096, block=256, args=[a, b, c, n])
+    r.metrics["gld_transactions_per_request"]   # 4.0 for coalesced float32 loads
+
+Results are exact and carry provenance ``emulated``: values, lane masks, addresses,
+sectors and bank conflicts are computed, no time is claimed.
+
+The CUDA C subset
+-----------------
+The same ``kernels/*.cu`` file that CuPy compiles is preprocessed (comments, ``#define``
+object-like and function-like macros, ``#if/#ifdef/#ifndef/#else/#endif`` with integer
+conditions, ``#undef``; ``#pragma`` ignored; line and column numbers kept) and parsed with
+pycparser. Accepted: ``extern "C"``, ``__global__`` and ``__device__`` functions (device
+functions may return early and recurse up to depth 64), ``__shared__`` arrays (fixed size,
+any dimension) and scalars, fixed-size thread-local arrays, ``__restrict__``, ``const``,
+``__forceinline__``, ``__launch_bounds__``, casts, ``sizeof``. Types: ``bool``, ``char``,
+``unsigned char``, ``short``, ``int``, ``unsigned int``, ``long``/``long long`` (64-bit),
+their unsigned forms, ``size_t``/``intN_t``, ``float``, ``double`` and pointers to them
+(pointer arithmetic, comparison, difference, swapping pointers to shared buffers).
+Statements: if/else, for, while, do-while, break, continue, return, expression
+statements; operators: all C arithmetic, bitwise, logical (short-circuit), comparison,
+ternary, comma, assignment and compound assignment, ``++``/``--``. Builtins:
+``threadIdx/blockIdx/blockDim/gridDim.{x,y,z}``, ``warpSize``, ``__syncthreads``,
+``atomicAdd/Sub/Min/Max/Exch/CAS/And/Or/Xor`` (4- and 8-byte types, global and shared),
+``__shfl_sync/__shfl_up_sync/__shfl_down_sync/__shfl_xor_sync`` (with ``width``),
+``__ballot_sync``, ``__any_sync``, ``__all_sync``, ``__activemask``, ``__popc(ll)``,
+``__clz(ll)``, ``__ffs(ll)``, ``__brev``, ``min``, ``max``, ``abs``, float math
+(``sqrtf expf logf fabsf fminf fmaxf fmaf powf sinf cosf tanf rsqrtf exp2f log2f log10f
+tanhf floorf ceilf truncf roundf rintf atan2f fmodf hypotf`` ... and the double versions),
+``__int_as_float``-style reinterpretations and ``__float2int_r?`` conversions.
+Anything else (goto, switch, structs, templates, ``float4``, ``printf``, ``__constant__``,
+dynamic shared memory, global variables, ...) raises :class:`CompileError` naming the
+construct, line and column.
+
+C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
+``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is
+false); division and ``%`` truncate toward zero; float-to-int conversion truncates and
+saturates like ``cvt.rzi`` (NaN -> 0); ``float`` arithmetic is done in float32 and mixing
+in a ``double`` promotes to float64, as in C. Integer division by zero (undefined in C)
+gives 0. Transcendental functions use numpy's correctly rounded float32/float64
+functions, so they match a GPU (which uses approximations, more so with fast-math) to
+float32 tolerance, not bit for bit; ``fmaf`` rounds once.
+
+Execution model
+---------------
+Every thread of the launch is one lane of numpy arrays (registers are arrays over all
+lanes of the grid, or scalars while a value is uniform). Each block is padded to whole
+warps; a warp is 32 consecutive linear thread ids of a block (linear id = x + y*bx +
+z*bx*by); global warp id = block linear id * warps per block + warp in block. Control
+flow uses the classic SIMT stack model: an execution mask per construct, both sides of a
+divergent branch run one after the other (then-side first) with complementary masks, and
+lanes reconverge at the end of each structured construct (if, loop, function call).
+Volta and later GPUs schedule threads independently and may interleave divergent paths
+differently; results of race-free kernels are the same, timings and interleavings of
+racy ones are not. All blocks advance in lockstep statement by statement.
+
+``__syncthreads`` is a real barrier: when some but not all live threads of a block
+(threads that have not returned) reach it, the launch stops with :class:`KernelFault`
+"divergent barrier". Out-of-bounds or misaligned global/shared/local accesses raise a
+KernelFault like compute-sanitizer memcheck, with attributes ``kernel``, ``line``,
+``buffer``, ``lanes`` and ``address``. Global buffers sit at 256-byte-aligned virtual
+addresses (as cudaMalloc places them) with unmapped guard gaps between them.
+
+When several lanes store to one address in one step, the highest lane (last in linear
+launch order) wins. Atomics behave as if the lanes ran one after another in increasing
+lane order (lane order within a warp, warps in increasing global warp id): that is the
+order of the old values returned by ``atomicAdd``/``atomicExch``/``atomicCAS``.
+Shuffles read the source lane's current value of the variable; reading a lane that is
+inactive or not named in the mask (undefined on a GPU) returns that lane's last value in
+the emulator. An active lane calling a ``*_sync`` intrinsic whose mask does not include
+it is a KernelFault. Out-of-range shuffle sources (``__shfl_up/down`` past the segment,
+``__shfl_xor`` into a later segment) return the caller's own value, as on a GPU.
+
+Budget and cancellation: ``max_steps`` (default 10**8) bounds warp-steps; every loop is
+also capped at ``max_loop_iterations`` (default 10**6) iterations per execution; both
+raise KernelFault "possible infinite loop at line N". ``cancel=threading.Event()`` is
+polled at every step and loop back-edge and raises :class:`Cancelled`.
+
+Metrics (``LaunchResult.metrics``, nvprof names)
+------------------------------------------------
+A *step* is one statement executed (expression statement, initialized declaration,
+return, break, continue) or one branch/loop condition evaluated; ``inst_executed`` counts
+(warp, step) pairs where the warp has at least one active lane. ``warp_execution_efficiency``
+= 100 * active lanes summed over those steps / (32 * inst_executed).
+``branch_efficiency`` = 100 * non-divergent / all branch evaluations, a branch (if or
+loop condition) being evaluated once per warp with an active lane and divergent when its
+active lanes disagree. ``gld_requests``/``gst_requests``: warp-level global load/store
+instructions with an active lane; ``*_transactions``: distinct 32-byte sectors they touch.
+Shared memory: 32 banks of 4 bytes; ``shared_*_transactions`` are wavefronts = the largest
+number of distinct 4-byte words any one bank must serve (lanes reading one word
+broadcast). ``atomic_requests`` counts warp-level atomic instructions. Extra keys:
+``branches``, ``divergent_branches``, ``lane_steps``, ``barriers``,
+``atomic_transactions``, ``local_load_requests``, ``local_store_requests``.
+
+Trace
+-----
+``trace=True`` traces the warps of block 0 (at most 32 warps); ``trace=[ids]`` selects
+global warp ids. ``LaunchResult.trace[warp]`` is the ordered list of :class:`TraceStep`
+(line, column span, kind, 32-bit active mask; memory steps add per-lane addresses,
+sectors, 128-byte lines and the bank-conflict degree). Each warp keeps at most
+``trace.MAX_STEPS_PER_WARP`` steps; metrics always cover every warp.
 """
 
 from .api import LaunchResult, launch
+from .compiler import compile_source
 from .errors import Cancelled, CompileError, KernelFault, SimtError
 from .trace import TraceStep
 
-__all__ = ["launch", "LaunchResult", "SimtError", "CompileError", "KernelFault", "Cancelled",
-           "TraceStep"]
+__all__ = [
+           "Cancelled",
+           "CompileError",
+           "KernelFault",
+           "LaunchResult",
+           "SimtError",
+           "TraceStep",
+           "compile_source",
+           "launch",
+]

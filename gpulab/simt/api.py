@@ -118,7 +118,7 @@ def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any
         raise SimtError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
     slots: list[Any] = []
     writebacks: list[tuple[np.ndarray, np.ndarray]] = []
-    for index, ((name, ptype), value) in enumerate(zip(fn.params, args)):
+    for index, ((name, ptype), value) in enumerate(zip(fn.params, args, strict=True)):
         if ptype.is_pointer:
             slots.append(_bind_array(mc, index, name, ptype, value, writebacks))
         else:

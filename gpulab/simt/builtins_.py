@@ -81,6 +81,7 @@ def _rsqrt(x: Any) -> Any:
     return x.dtype.type(1) / np.sqrt(x)
 
 
+_f: Callable[..., Any]
 for _name, _f in _MATH1.items():
     BUILTINS[_name + "f"] = _math(_name, _f, 1, ct.FLOAT)
     BUILTINS[_name] = _math(_name, _f, 1, ct.DOUBLE)
@@ -155,8 +156,20 @@ def _int_intrinsic(f: Callable, arg_type: CType, ret: CType = ct.INT) -> Handler
     return handler
 
 
-BUILTINS["__popc"] = _int_intrinsic(lambda x: np.bitwise_count(x).astype(np.int32), ct.UINT)
-BUILTINS["__popcll"] = _int_intrinsic(lambda x: np.bitwise_count(x).astype(np.int32), ct.ULLONG)
+_BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int32)
+
+
+def _popcount(x: Any) -> Any:
+    """Set bits of each unsigned integer (numpy >= 2 has ``bitwise_count``)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.int32)
+    v = np.atleast_1d(np.asarray(x))
+    counts = _BYTE_POPCOUNT[v.view(np.uint8).reshape(len(v), -1)].sum(axis=1, dtype=np.int32)
+    return counts if isinstance(x, np.ndarray) else counts[0]
+
+
+BUILTINS["__popc"] = _int_intrinsic(_popcount, ct.UINT)
+BUILTINS["__popcll"] = _int_intrinsic(_popcount, ct.ULLONG)
 BUILTINS["__clz"] = _int_intrinsic(lambda x: np.int32(32) - _bit_length(x, 32), ct.UINT)
 BUILTINS["__clzll"] = _int_intrinsic(lambda x: np.int32(64) - _bit_length(x, 64), ct.ULLONG)
 BUILTINS["__ffs"] = _int_intrinsic(lambda x: _bit_length(x & (~x + np.uint32(1)), 32), ct.UINT)
@@ -175,9 +188,11 @@ BUILTINS["__brev"] = _int_intrinsic(_brev, ct.UINT, ct.UINT)
 def _reinterpret(dst: CType, src: CType) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         _arity(comp, node, args, 1)
+        dst_dtype = dst.dtype
+        assert dst_dtype is not None
 
         def f(x: Any) -> Any:
-            return np.asarray(x).view(dst.dtype)[()]
+            return np.asarray(x).view(dst_dtype)[()]
         return _pure_call(dst, f, [converted(args[0], src)], comp)
     return handler
 
@@ -394,7 +409,7 @@ def atomic_apply(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndarray,
     if len(lanes_single):
         old[lanes_single] = _apply_unique(op, flat, e[lanes_single], vals[lanes_single],
                                           None if cmp is None else cmp[lanes_single])
-    for s, t in zip(starts[~single].tolist(), ends[~single].tolist()):
+    for s, t in zip(starts[~single].tolist(), ends[~single].tolist(), strict=True):
         sel = order[s:t]
         old[sel] = _apply_group(op, flat, int(es[s]), vals[sel],
                                 None if cmp is None else cmp[sel])
@@ -429,6 +444,8 @@ def _atomic(op: str) -> Handler:
             raise comp.error(node, f"{name} needs a pointer to memory as first argument",
                              f"{name} target")
         elem: CType = ptr.ctype.pointee
+        dtype = elem.dtype
+        assert dtype is not None
         if elem.dtype is not None and elem.dtype.itemsize not in (4, 8):
             raise comp.error(node, f"{name} on {elem} is not supported (4- and 8-byte types)",
                              f"{name} on {elem}")
@@ -440,13 +457,13 @@ def _atomic(op: str) -> Handler:
 
         def run(fr: Frame, m: Mask) -> Any:
             mc = fr.mc
-            out = np.zeros(mc.nlanes, dtype=elem.dtype)
+            out = np.zeros(mc.nlanes, dtype=dtype)
             if m.count == 0:
                 return out
             addr = pev(fr, m)
             values = [np.broadcast_to(o(fr, m), (mc.nlanes,)) for o in operands]
             for region, lanes, e in mc.resolve_for_atomic(addr, m, elem, site):
-                flat = region.flat_view(elem.dtype)
+                flat = region.flat_view(dtype)
                 if op == "cas":
                     old = atomic_apply(op, flat, e, values[1][lanes], values[0][lanes])
                 else:

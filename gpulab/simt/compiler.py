@@ -23,9 +23,9 @@ from pycparser import c_ast, c_parser
 from . import ctypes_ as ct
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
-from .machine import Machine, Mask, Site
+from .machine import Mask, Site
 from .preprocess import Preprocessed, preprocess
-from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, store_register, truth
+from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 
 Stmt = Callable[[Frame, Mask], Mask]
 MAX_CALL_DEPTH = 64
@@ -705,18 +705,21 @@ class Compiler:
         lv = self.lvalue(node.lvalue, scope)
         if node.op == "=":
             rhs = self.assign_convert(self.scalar(node.rvalue, scope), lv.ctype, node.rvalue).ev
-        else:
-            rhs = self.compound_update(node, lv, scope)
 
-        def run(fr: Frame, m: Mask) -> Any:
-            handle = lv.prepare(fr, m)
-            if node.op == "=":
+            def assign(fr: Frame, m: Mask) -> Any:
+                handle = lv.prepare(fr, m)
                 value = rhs(fr, m)
-            else:
-                value = rhs(fr, m, lv.get(fr, m, handle))
+                lv.set(fr, m, handle, value)
+                return value
+            return CExpr(lv.ctype, assign, False)
+        update = self.compound_update(node, lv, scope)
+
+        def assign_op(fr: Frame, m: Mask) -> Any:
+            handle = lv.prepare(fr, m)
+            value = update(fr, m, lv.get(fr, m, handle))
             lv.set(fr, m, handle, value)
             return value
-        return CExpr(lv.ctype, run, False)
+        return CExpr(lv.ctype, assign_op, False)
 
     def compound_update(self, node: c_ast.Assignment, lv: LValue, scope: Scope) -> Callable:
         """Closure (frame, mask, old) -> new value for ``x op= y``."""
@@ -912,7 +915,7 @@ class Compiler:
             raise self.error(node, f"{fn.name} takes {len(fn.params)} arguments, "
                              f"not {len(arg_nodes)}", "argument count")
         args = [self.assign_convert(self.scalar(a, scope), ptype, a).ev
-                for a, (_, ptype) in zip(arg_nodes, fn.params)]
+                for a, (_, ptype) in zip(arg_nodes, fn.params, strict=True)]
         site = self.site(node)
 
         def call(fr: Frame, m: Mask) -> Any:
@@ -923,15 +926,15 @@ class Compiler:
             callee = Frame(mc, fn.nslots)
             for i, a in enumerate(args):
                 callee.v[i] = a(fr, m)
-            mc_depth = getattr(mc, "call_depth", 0)
+            mc_depth = mc.call_depth
             if mc_depth >= MAX_CALL_DEPTH:
                 raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
                                   f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
-            mc.call_depth = mc_depth + 1  # type: ignore[attr-defined]
+            mc.call_depth = mc_depth + 1
             try:
                 fn.body(callee, m)
             finally:
-                mc.call_depth = mc_depth  # type: ignore[attr-defined]
+                mc.call_depth = mc_depth
             if fn.ret is ct.VOID:
                 return None
             if callee.retval is None:

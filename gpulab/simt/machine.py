@@ -70,7 +70,7 @@ class Region:
 class Mask:
     """An execution mask over all lanes, with cached counts."""
 
-    __slots__ = ("bits", "count", "_idx", "_warp_any")
+    __slots__ = ("_idx", "_warp_any", "bits", "count")
 
     def __init__(self, bits: np.ndarray, count: int | None = None) -> None:
         self.bits = bits
@@ -129,7 +129,7 @@ def _dims(value: int | tuple[int, ...] | list[int], what: str) -> tuple[int, int
     dims = tuple(int(v) for v in value) + (1,) * (3 - len(value))
     if len(dims) != 3 or any(d < 1 for d in dims):
         raise ValueError(f"{what} must be a positive int or a tuple of up to 3 positive ints")
-    return dims  # type: ignore[return-value]
+    return dims[0], dims[1], dims[2]
 
 
 @dataclass
@@ -514,7 +514,7 @@ class Machine:
                      itemsize: int, site: Site) -> TraceStep:
         per_lane: list[int | None] = [None] * 32
         mask = 0
-        for lane, addr in zip((lanes & 31).tolist(), a.tolist()):
+        for lane, addr in zip((lanes & 31).tolist(), a.tolist(), strict=True):
             per_lane[lane] = addr
             mask |= 1 << lane
         degree = 0

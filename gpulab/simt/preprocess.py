@@ -123,7 +123,9 @@ def _parse_define(rest: str, lineno: int) -> Macro:
 
 def _split_args(text: str, start: int, lineno: int) -> tuple[list[str], int]:
     """Split ``(a, f(b, c))`` starting at the ``(`` at ``start``; return args and end."""
-    depth, args, cur = 0, [], []
+    depth = 0
+    args: list[str] = []
+    cur: list[str] = []
     for i in range(start, len(text)):
         c = text[i]
         if c == "(":
@@ -145,7 +147,7 @@ def _split_args(text: str, start: int, lineno: int) -> tuple[list[str], int]:
 
 
 def _substitute(body: str, params: list[str], args: list[str]) -> str:
-    table = dict(zip(params, args))
+    table = dict(zip(params, args, strict=True))
     return _IDENT.sub(lambda m: table.get(m.group(0), m.group(0)), body)
 
 
@@ -208,7 +210,7 @@ def _condition(expr: str, macros: dict[str, Macro], lineno: int) -> bool:
         raise CompileError("#if conditions may only use integers and defined()", lineno, 1,
                            "#if")
     try:
-        return bool(eval(expr, {"__builtins__": {}}))  # noqa: S307 - digits/operators only
+        return bool(eval(expr, {"__builtins__": {}}))
     except Exception as exc:
         raise CompileError("cannot evaluate #if condition", lineno, 1, "#if") from exc
 

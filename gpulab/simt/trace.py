@@ -19,7 +19,7 @@ class TraceStep:
     """One warp-level step.
 
     ``kind`` is one of ``"stmt"`` (a statement), ``"branch"`` (an if/loop condition),
-    ``"load"``, ``"store"``, ``"atomic"``, ``"barrier"``, ``"shuffle"``. ``active_mask``
+    ``"load"``, ``"store"``, ``"atomic"`` or ``"barrier"``. ``active_mask``
     has bit *i* set when lane *i* of the warp was active. Memory steps also carry
     ``space`` ("global", "shared" or "local"), the per-lane byte ``addresses`` (None for
     inactive lanes), the distinct 32-byte ``sectors`` and 128-byte ``lines`` touched

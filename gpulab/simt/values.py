@@ -24,7 +24,7 @@ Eval = Callable[["Frame", Mask], Value]
 class Frame:
     """Registers of one (vectorized) function activation."""
 
-    __slots__ = ("mc", "v", "cont", "retval", "ret_bits", "is_kernel")
+    __slots__ = ("cont", "is_kernel", "mc", "ret_bits", "retval", "v")
 
     def __init__(self, mc: Machine, nslots: int, is_kernel: bool = False) -> None:
         self.mc = mc

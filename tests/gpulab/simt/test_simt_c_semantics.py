@@ -65,8 +65,8 @@ def test_per_lane_division_truncates_toward_zero_for_every_sign_combination():
     q = np.zeros(64, np.int32)
     r = np.zeros(64, np.int32)
     simt.launch(src, "k", 1, 64, [a, b, q, r])
-    assert q.tolist() == [int(x / y) for x, y in zip(a.tolist(), b.tolist())]
-    assert r.tolist() == [x - int(x / y) * y for x, y in zip(a.tolist(), b.tolist())]
+    assert q.tolist() == [int(x / y) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+    assert r.tolist() == [x - int(x / y) * y for x, y in zip(a.tolist(), b.tolist(), strict=True)]
 
 
 def test_float_arithmetic_stays_in_float32():

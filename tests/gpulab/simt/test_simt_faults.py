@@ -84,7 +84,7 @@ def test_barrier_after_early_return_of_some_threads_is_allowed():
 
 def test_uniform_infinite_loop_is_stopped_by_the_step_budget():
     src = 'extern "C" __global__ void k(int* o) { int x = 0; while (1) { x++; } }'
-    with pytest.raises(simt.KernelFault, match="step budget .* at line 1"):
+    with pytest.raises(simt.KernelFault, match=r"step budget .* at line 1"):
         simt.launch(src, "k", 1, 32, [np.zeros(1, np.int32)], max_steps=10_000)
 
 

@@ -1,0 +1,95 @@
+"""Property-based fuzzing: mutated kernels and random launches raise only documented errors."""
+
+import re
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpulab import simt
+
+SEED_KERNELS = [
+    """#define TILE 4
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    __shared__ float s[TILE * 8];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = threadIdx.x;
+    s[t % (TILE * 8)] = (i < n) ? a[i] : 0.0f;
+    __syncthreads();
+    float acc = 0.0f;
+    for (int j = 0; j < TILE; j++) {
+        if (j == t % 3) continue;
+        acc += s[(t + j) % (TILE * 8)] * 2.0f;
+    }
+    while (acc > 100.0f) acc = acc / 2.0f;
+    if (i < n) out[i] = acc + __shfl_down_sync(0xffffffff, acc, 1);
+}
+""",
+    """__device__ int f(int x) { if (x < 0) return -x; return x % 7; }
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = (int)i - 5;
+    do { v = f(v) + 1; } while (v < 3);
+    if (i < n) { atomicAdd(&out[i % 4], a[i] * v); }
+    int b = __popc(__ballot_sync(0xffffffff, v & 1));
+    if (b > 40 || i >= n) return;
+    out[i] = max(out[i], (float)b);
+}
+""",
+]
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*f?|\S")
+
+
+def _mutate(source: str, data: st.DataObject) -> str:
+    kind = data.draw(st.sampled_from(["token", "line"]))
+    parts = _TOKEN.findall(source) if kind == "token" else source.split("\n")
+    for _ in range(data.draw(st.integers(1, 3))):
+        if not parts:
+            break
+        i = data.draw(st.integers(0, len(parts) - 1))
+        j = data.draw(st.integers(0, len(parts) - 1))
+        op = data.draw(st.sampled_from(["delete", "duplicate", "swap", "replace"]))
+        if op == "delete":
+            del parts[i]
+        elif op == "duplicate":
+            parts.insert(i, parts[i])
+        elif op == "swap":
+            parts[i], parts[j] = parts[j], parts[i]
+        else:
+            parts[i] = data.draw(st.sampled_from(["0", "-1", "n", "i", "(", "}", ";", "*", "++",
+                                                  "1000000", "return", "break", "s", "a"]))
+    return (" " if kind == "token" else "\n").join(parts)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_mutated_kernels_raise_only_documented_exceptions(data):
+    source = _mutate(data.draw(st.sampled_from(SEED_KERNELS)), data)
+    grid = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 2)))
+    block = data.draw(st.tuples(st.integers(1, 70), st.integers(1, 2)))
+    n = data.draw(st.integers(-5, 300))
+    a = np.arange(300, dtype=np.float32)
+    out = np.zeros(300, dtype=np.float32)
+    try:
+        simt.launch(source, "k", grid, block, [a, out, n], max_steps=20_000,
+                    max_loop_iterations=2_000)
+    except simt.SimtError as exc:
+        assert str(exc)
+
+
+@settings(max_examples=40, deadline=None)
+@given(grid=st.integers(1, 4), block=st.tuples(st.integers(1, 40), st.integers(1, 3)),
+       n=st.integers(0, 500))
+def test_valid_kernel_on_random_launch_shapes_matches_numpy(grid, block, n):
+    src = """extern "C" __global__ void k(const int* a, int* out, int n) {
+        int t = threadIdx.x + threadIdx.y * blockDim.x;
+        int i = blockIdx.x * blockDim.x * blockDim.y + t;
+        if (i < n) out[i] = a[i] * 3 - (a[i] >> 1);
+    }"""
+    a = np.arange(-250, 250, dtype=np.int32)
+    out = np.zeros(500, dtype=np.int32)
+    simt.launch(src, "k", grid, block, [a, out, n])
+    covered = min(n, grid * block[0] * block[1])
+    assert np.array_equal(out[:covered], a[:covered] * 3 - (a[:covered] >> 1))
+    assert not out[covered:].any()

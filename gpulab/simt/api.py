@@ -134,6 +134,16 @@ def _traced_warps(mc_warps_per_block: int, trace: bool | Sequence[int] | None) -
     return [int(w) for w in trace]
 
 
+MAX_EMULATED_MEMORY_BYTES = 1 << 30
+
+
+def _check_memory_size(program: Program, mc: Machine) -> None:
+    need = program.shared_bytes * mc.nblocks + program.local_bytes * mc.nlanes
+    if need > MAX_EMULATED_MEMORY_BYTES:
+        raise SimtError(f"this launch needs {need / 2**20:.0f} MiB for shared and thread-local "
+                        f"arrays; the emulator's limit is {MAX_EMULATED_MEMORY_BYTES >> 20} MiB")
+
+
 def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | tuple[int, ...],
            args: Sequence[Any], trace: bool | Sequence[int] | None = False, *,
            max_steps: int = DEFAULT_MAX_STEPS,
@@ -158,6 +168,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     traced = _traced_warps(mc.warps_per_block, trace)
     if traced is not None:
         mc.select_traced(traced)
+    _check_memory_size(program, mc)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
         (mc.add_shared if decl.space == "shared" else mc.add_local)(

@@ -199,17 +199,20 @@ class Machine:
         self._traced = np.array(chosen, dtype=np.int64)
 
     def _build_lanes(self) -> None:
-        lane = np.arange(self.nlanes, dtype=np.int64)
-        t = lane % self.lanes_per_block
-        b = lane // self.lanes_per_block
+        """Per-lane thread/block coordinates, built per block and tiled (cheap for big grids)."""
+        t = np.arange(self.lanes_per_block, dtype=np.int64)
+        b = np.arange(self.nblocks, dtype=np.int64)
         bx, by, _ = self.block
         gx, gy, _ = self.grid
-        self.valid = t < self.threads_per_block
-        self.lane_block = b
         u32 = np.uint32
-        self.tid = ((t % bx).astype(u32), ((t // bx) % by).astype(u32), (t // (bx * by)).astype(u32))
-        self.bid = ((b % gx).astype(u32), ((b // gx) % gy).astype(u32), (b // (gx * gy)).astype(u32))
-        self.lane_in_warp = (lane & 31).astype(np.int64)
+        nb, lpb = self.nblocks, self.lanes_per_block
+        self.valid = np.tile(t < self.threads_per_block, nb)
+        self.lane_block = np.repeat(b, lpb)
+        self.tid = tuple(np.tile(x.astype(u32), nb)
+                         for x in (t % bx, (t // bx) % by, t // (bx * by)))
+        self.bid = tuple(np.repeat(x.astype(u32), lpb)
+                         for x in (b % gx, (b // gx) % gy, b // (gx * gy)))
+        self.lane_in_warp = np.tile(np.arange(32, dtype=np.int64), self.nlanes // 32)
 
     # ----------------------------------------------------------------- memory layout
     def add_global(self, name: str, array: np.ndarray, arg_index: int) -> int:

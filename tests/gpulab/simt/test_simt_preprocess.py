@@ -1,0 +1,80 @@
+"""Preprocessing keeps lines and columns and records CUDA qualifiers."""
+
+import pytest
+
+from gpulab.simt import CompileError
+from gpulab.simt.preprocess import preprocess
+
+SOURCE = """#define TILE 16
+#define IDX(r, c) ((r) * TILE + (c))
+// a comment
+extern "C" __global__ void k(const float* __restrict__ a, float* b) { /* note */
+    __shared__ float t[TILE][TILE];
+    b[IDX(threadIdx.x, 1)] = a[0];
+}
+__device__ __forceinline__ int helper(int x) { return x; }
+"""
+
+
+def _body_lines(text: str) -> list[str]:
+    return text.split("\n")[2:]
+
+
+def test_qualifiers_become_spaces_of_equal_length():
+    pre = preprocess(SOURCE)
+    line4 = _body_lines(pre.text)[3]
+    assert len(line4) == len(SOURCE.split("\n")[3])
+    assert "__global__" not in line4 and "__restrict__" not in line4 and "extern" not in line4
+    assert line4.index("void k(") == SOURCE.split("\n")[3].index("void k(")
+
+
+def test_kernel_and_device_function_names_are_recorded():
+    pre = preprocess(SOURCE)
+    assert pre.global_functions == {"k"}
+    assert pre.device_functions == {"helper"}
+
+
+def test_shared_declarations_are_marked_static_and_macros_expanded():
+    line5 = _body_lines(preprocess(SOURCE).text)[4]
+    assert line5.strip() == "static     float t[16][16];"
+
+
+def test_line_count_is_preserved_including_comments_and_directives():
+    pre = preprocess(SOURCE)
+    assert len(_body_lines(pre.text)) == len(SOURCE.split("\n")) + 1
+
+
+def test_columns_after_a_macro_expansion_map_back_to_the_original():
+    pre = preprocess(SOURCE)
+    expanded = _body_lines(pre.text)[5]
+    original = SOURCE.split("\n")[5]
+    col_expanded = expanded.index("a[0]") + 1
+    assert pre.original_column(6, col_expanded) == original.index("a[0]") + 1
+    inside = expanded.index("threadIdx") + 1
+    assert pre.original_column(6, inside) == original.index("IDX") + 1
+
+
+def test_conditional_directives_select_lines():
+    pre = preprocess("#define A 1\n#if A\nint x;\n#else\nint y;\n#endif\n#ifdef B\nint z;\n#endif\n")
+    body = "\n".join(_body_lines(pre.text))
+    assert "int x;" in body and "int y;" not in body and "int z;" not in body
+
+
+def test_multi_line_macro_keeps_following_line_numbers():
+    pre = preprocess("#define SUM(a, b) \\\n    ((a) + (b))\nint x = SUM(1, 2);\n")
+    assert _body_lines(pre.text)[2] == "int x = ((1) + (2));"
+
+
+@pytest.mark.parametrize("source, construct", [
+    ("#include <cuda.h>\n", "#include"),
+    ("__constant__ float c[4];\n", "__constant__"),
+    ("extern __shared__ float dyn[];\n", "extern __shared__"),
+    ("template <int N> __global__ void k() {}\n", "template"),
+    ("/* unterminated\n", "comment"),
+    ("#if 1\nint x;\n", "#if"),
+])
+def test_unsupported_preprocessor_input_names_the_construct(source, construct):
+    with pytest.raises(CompileError) as info:
+        preprocess(source)
+    assert info.value.construct == construct
+    assert info.value.line is not None

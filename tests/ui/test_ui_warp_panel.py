@@ -1,0 +1,230 @@
+"""The warp visualizer panel: lab kernels stepped in the emulator, shown lane by lane."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpulab import kernels
+from gpulab import warp_session as ws
+from ui.app import image_is_blank
+from ui.panels.warp import WarpPanel
+
+
+def emulated(qtbot, panel: WarpPanel, entry: str, preset: str | None = None) -> ws.WarpSession:
+    """Choose a kernel and wait for its emulation to arrive."""
+    old = panel.session
+    if panel.kernel_box.currentData() == entry and preset is None:
+        panel.run()
+    else:
+        panel.choose_kernel(entry, preset)
+    qtbot.waitUntil(lambda: panel.session is not old and panel.session is not None
+                    and panel.session.entry == entry, timeout=10_000)
+    return panel.session
+
+
+@pytest.fixture
+def panel(qtbot, services):
+    widget = WarpPanel(services)
+    qtbot.addWidget(widget)
+    widget.resize(1024, 768)
+    widget.show()
+    qtbot.waitUntil(lambda: widget.session is not None, timeout=10_000)
+    return widget
+
+
+def first_step_on_line(session: ws.WarpSession, line: int) -> int:
+    return next(g for g in range(len(session)) if session.line(g) == line)
+
+
+def source_line(spec: kernels.KernelSpec, text: str) -> int:
+    return next(i for i, src in enumerate(spec.source.splitlines(), 1) if text in src)
+
+
+def test_even_odd_divergence_shows_exactly_the_even_lanes_active_on_the_then_line(panel, qtbot):
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    line = source_line(kernels.get("divergence_even_odd"), "v = v * 3 + 1")
+    panel.set_cursor(first_step_on_line(session, line))
+    shown = panel.lanes.states
+    for row in range(session.rows):
+        assert list(np.flatnonzero(shown[row] == ws.LANE_ACTIVE)) == list(range(0, 32, 2))
+        assert list(np.flatnonzero(shown[row] == ws.LANE_MASKED)) == list(range(1, 32, 2))
+    assert panel.code.highlighted_lines() == [line]
+
+
+def test_warp_aligned_divergence_never_masks_a_lane(panel, qtbot):
+    session = emulated(qtbot, panel, "divergence_warp_aligned")
+    for g in range(len(session)):
+        panel.set_cursor(g)
+        assert not np.any(panel.lanes.states == ws.LANE_MASKED)
+    assert panel.session.next_divergence(0) is None
+
+
+@pytest.mark.parametrize("entry", sorted(e for e, s in kernels.catalogue().items() if not s.gpu_only))
+def test_every_lab_kernel_steps_from_first_to_last_step_with_its_line_marked(panel, qtbot, entry):
+    session = emulated(qtbot, panel, entry)
+    assert session.reference_match is True
+    for g in range(len(session)):
+        panel.transport.step_requested.emit(1) if g else panel.transport.seek_requested.emit(0)
+        assert panel.cursor == g
+        assert panel.code.current_line == session.step(g, panel.row).line
+    assert panel.transport.position == len(session) - 1
+    assert f"step {len(session)} / {len(session)}" in panel.transport.position_label.text()
+
+
+def test_metrics_strip_shows_the_emulated_branch_efficiency_with_its_ideal(panel, qtbot):
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    expected = f"{session.metrics['branch_efficiency']:.1f} %"
+    assert panel.metrics.value_text("branch_efficiency") == expected
+    assert session.metrics["branch_efficiency"] < 100
+    assert panel.metrics.cells["branch_efficiency"].ideal.text() == "ideal 100.0 %"
+    assert panel.metrics.badge.kind == "emulated"
+    assert panel.provenance == "emulated"
+
+
+def test_next_divergence_jumps_to_a_branch_that_splits_the_warp(panel, qtbot):
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    panel.set_cursor(0)
+    panel.transport.divergence_button.click()
+    step = session.step(panel.cursor)
+    assert step.kind == "branch"
+    assert step.taken_mask not in (0, step.active_mask)
+
+
+def test_next_memory_on_a_strided_load_shows_a_quarter_of_the_fetched_sectors_used(panel, qtbot):
+    emulated(qtbot, panel, "load_strided")
+    panel.set_cursor(0)
+    panel.transport.memory_button.click()
+    shown = panel.memory.step
+    assert shown is not None and shown.kind == "load" and shown.buffer == "in"
+    assert (shown.sectors_needed, shown.sectors_fetched) == (4, 16)
+    assert panel.memory.efficiency_percent() == 25
+    assert "fetched 16" in panel.memory.summary.text()
+
+
+def shared_read_conflict(panel, qtbot, entry: str) -> int:
+    session = emulated(qtbot, panel, entry)
+    g = next(g for g in range(len(session)) if session.step(g).kind == "load" and session.step(g).space == "shared")
+    panel.set_cursor(g)
+    return panel.memory.step.conflict_degree
+
+
+def test_transposing_through_an_unpadded_tile_reads_a_column_with_a_32_way_bank_conflict(panel, qtbot):
+    assert shared_read_conflict(panel, qtbot, "transpose_shared") == 32
+    assert panel.memory.efficiency_percent() == 3
+
+
+def test_the_padded_tile_reads_its_column_without_a_bank_conflict(panel, qtbot):
+    assert shared_read_conflict(panel, qtbot, "transpose_shared_padded") == 1
+    assert panel.memory.step.words_per_bank == (1,) * 32
+
+
+def test_a_compile_error_is_written_in_plain_words_under_its_line(panel, qtbot):
+    source = panel.code.source().replace("int i = blockIdx.x", "goto end; int i = blockIdx.x", 1)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "goto" in text)
+    panel.code.setPlainText(source)
+    job = panel.run()
+    qtbot.waitUntil(lambda: job.is_over, timeout=10_000)
+    assert panel.code.error_line == line
+    assert line in panel.code.highlighted_lines()
+    assert panel.code.error_note.isVisible()
+    assert "cannot run this code" in panel.code.error_text and "goto" in panel.code.error_text
+
+
+def test_an_out_of_bounds_load_is_shown_as_a_crash_at_its_line(panel, qtbot):
+    emulated(qtbot, panel, "load_coalesced")
+    source = panel.code.source().replace("in[i]", "in[i + 100]")
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "in[i + 100]" in text)
+    panel.code.setPlainText(source)
+    job = panel.run()
+    qtbot.waitUntil(lambda: job.is_over, timeout=10_000)
+    assert panel.code.error_line == line
+    assert "crashed" in panel.code.error_text and "out-of-bounds" in panel.code.error_text
+
+
+def test_editing_the_source_and_running_emulates_the_edited_code(panel, qtbot):
+    emulated(qtbot, panel, "load_coalesced")
+    source = panel.code.source().replace("out[i] = in[i];", "out[i] = in[i] * 2.0f;")
+    panel.code.setPlainText(source)
+    old = panel.session
+    panel.run()
+    qtbot.waitUntil(lambda: panel.session is not old, timeout=10_000)
+    assert panel.session.source == source
+    assert panel.session.reference_match is False
+    assert "DIFFER" in panel.status.text()
+
+
+def test_choosing_another_block_traces_that_blocks_warps(panel, qtbot):
+    emulated(qtbot, panel, "reduce_interleaved")
+    old = panel.session
+    panel.block_box.setValue(1)
+    qtbot.waitUntil(lambda: panel.session is not old, timeout=10_000)
+    assert panel.session.block == 1
+    assert panel.session.warps == [2, 3]
+
+
+def test_hovering_a_lane_names_its_thread_and_block(panel, qtbot):
+    emulated(qtbot, panel, "divergence_even_odd")
+    panel.set_cursor(0)
+    panel.lanes.lane_hovered.emit(1, 5)
+    text = panel.lanes.hover_label.text()
+    assert "Warp 1, lane 5" in text and "threadIdx (37, 0, 0)" in text and "blockIdx (0, 0, 0)" in text
+
+
+def test_play_advances_on_its_own_and_stops_at_the_last_step(panel, qtbot):
+    session = emulated(qtbot, panel, "load_coalesced")
+    panel.set_cursor(0)
+    panel.transport.set_speed(60)
+    panel.transport.play()
+    assert panel.transport.playing
+    qtbot.waitUntil(lambda: not panel.transport.playing, timeout=5_000)
+    assert panel.cursor == len(session) - 1
+
+
+def test_the_timeline_compares_a_divergent_kernel_with_its_warp_aligned_twin(panel, qtbot):
+    emulated(qtbot, panel, "divergence_even_odd")
+    qtbot.waitUntil(lambda: panel.compare_session is not None, timeout=10_000)
+    mine, other = panel.timeline.timeline, panel.compare_timeline.timeline
+    assert other is not None and panel.compare_session.entry == "divergence_warp_aligned"
+    assert min(mine.active_lanes) == 16 and set(other.active_lanes) == {32}
+    assert len(mine.active_lanes) > len(other.active_lanes)
+
+
+def test_without_a_gpu_the_gpu_tab_says_why_and_offers_no_run(panel):
+    assert not panel.gpu_button.isEnabled()
+    assert "No GPU run" in panel.gpu_state.text()
+    assert panel.run_on_gpu() is None
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(qtbot):
+    from gpulab.devices import device_report
+    from ui.services import Services
+
+    services = Services.create(probe=device_report)
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: services.devices.report is not None, timeout=30_000)
+    widget = WarpPanel(services)
+    qtbot.addWidget(widget)
+    qtbot.waitUntil(lambda: widget.session is not None, timeout=10_000)
+    job = widget.run_on_gpu()
+    assert job is not None
+    qtbot.waitUntil(lambda: job.is_over, timeout=60_000)
+    assert widget.gpu_run is not None and widget.gpu_run.all_match
+    assert widget.gpu_badge.kind == "measured" and widget.gpu_run.median_s > 0
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_panel_paints_at_1024_by_768_in_both_languages(panel, qtbot, tmp_path, language):
+    from ui import i18n
+
+    i18n.set_language(language)
+    emulated(qtbot, panel, "divergence_even_odd")
+    panel.jump_to_next_divergence()
+    panel.set_cursor(panel.cursor + 1)
+    image = panel.grab().toImage()
+    image.save(str(tmp_path / f"warp_{language}.png"))
+    assert (image.width(), image.height()) == (1024, 768)
+    assert not image_is_blank(image)
+    if language == "zh":
+        assert panel.run_button.text() != "Run"

@@ -1,0 +1,638 @@
+"""The warp visualizer: step a kernel through the SIMT emulator lane by lane.
+
+The panel owns no science: it builds a :class:`gpulab.warp_session.WarpSession` in the job
+runner (never on the GUI thread), then only reads it: the lane grid, the code line, the memory
+traffic, the metrics and the per-warp timeline all come from the session at the cursor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpulab import kernels
+from gpulab import warp_session as ws
+from gpulab.devices import DeviceReport
+from gpulab.experiments import Cancelled, Context, Progress
+from gpulab.results import Point, Provenance, Result, Series
+from ui.jobs import Job
+from ui.panels.base import Panel
+from ui.services import Services
+from ui.theme import current_theme
+from ui.widgets.badge import ProvenanceBadge
+from ui.widgets.code_view import CodeView
+from ui.widgets.lane_grid import LaneGrid, state_name
+from ui.widgets.memory_view import MemoryView, fill
+from ui.widgets.metrics_strip import MetricsStrip
+from ui.widgets.transport import Transport
+from ui.widgets.warp_timeline import WarpTimeline
+
+translate = QCoreApplication.translate
+DEFAULT_KERNEL = "divergence_even_odd"
+DEFAULT_COMPARE = "divergence_warp_aligned"
+EMULATOR_DEVICE = "SIMT emulator"
+
+
+# ------------------------------------------------------------------ jobs (run on a worker thread)
+
+
+def session_result(session: ws.WarpSession) -> Result:
+    """The run as a Result: active lanes of the first traced warp at each of its steps."""
+    timeline = session.timeline(0)
+    prov = Provenance("emulated", EMULATOR_DEVICE, {"kernel": session.entry})
+    points = tuple(Point(float(i), float(n)) for i, n in enumerate(timeline.active_lanes))
+    series = Series(f"warp {timeline.warp}", prov, "step", "", "active lanes", "lanes", points)
+    params = {
+        "kernel": session.entry,
+        "grid": list(session.shape.grid),
+        "block": list(session.shape.block),
+        "traced_block": session.block,
+    }
+    return Result("warp-session", params, (series,))
+
+
+def emulation_job(
+    holder: dict[str, Any],
+    spec: kernels.KernelSpec,
+    preset: kernels.LaunchPreset,
+    source: str,
+    block: int,
+    ctx: Context,
+) -> Generator[Progress, None, Result]:
+    """Emulate with one block traced; leaves the session (or the emulator's error) in ``holder``."""
+    from gpulab import simt
+
+    yield Progress(0.0, "emulating")
+    args = spec.build_args(preset)
+    expected = spec.expected(args)
+    try:
+        session = ws.run_session(
+            source,
+            spec.entry,
+            preset.grid,
+            preset.block,
+            args,
+            block,
+            cancel=ctx.cancel_event,
+            expected=expected,
+            compare=spec.matches,
+        )
+    except simt.Cancelled:
+        raise Cancelled("cancelled") from None
+    except (simt.SimtError, ws.SessionError) as exc:
+        holder["error"] = exc
+        raise
+    holder["session"] = session
+    return session_result(session)
+
+
+def gpu_job(
+    holder: dict[str, Any],
+    session: ws.WarpSession,
+    spec: kernels.KernelSpec,
+    preset: kernels.LaunchPreset,
+    ctx: Context,
+) -> Generator[Progress, None, Result]:
+    """Run the session's source on the job's GPU; leaves the GpuRun in ``holder``."""
+    yield Progress(0.0, "running on the GPU")
+    run = ws.run_on_gpu(session, spec.build_args(preset), ctx.device_index or 0, rtol=spec.rtol, atol=spec.atol)
+    holder["gpu"] = run
+    prov = Provenance("measured", run.device, {"kernel": session.entry, "repeats": len(run.times_s)})
+    points = tuple(Point(float(i), t) for i, t in enumerate(run.times_s))
+    return Result(
+        "warp-session-gpu", {"kernel": session.entry}, (Series("kernel time", prov, "launch", "", "time", "s", points),)
+    )
+
+
+def error_text(exc: BaseException) -> tuple[int | None, str]:
+    """(line, message in plain words) for an emulator error."""
+    from gpulab import simt
+
+    line = getattr(exc, "line", None)
+    if isinstance(exc, simt.CompileError):
+        detail = getattr(exc, "detail", str(exc))
+        where = fill(translate("WarpPanel", "line %1: "), line) if line else ""
+        return line, fill(translate("WarpPanel", "The emulator cannot run this code: %1%2"), where, detail)
+    if isinstance(exc, simt.KernelFault):
+        return line, fill(translate("WarpPanel", "The kernel crashed while running: %1"), exc)
+    return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
+
+
+# ------------------------------------------------------------------ the panel
+
+
+class WarpPanel(Panel):
+    """Kernel source, lane grid, transport, memory traffic, metrics and timelines."""
+
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent)
+        self.session: ws.WarpSession | None = None
+        self.compare_session: ws.WarpSession | None = None
+        self.cursor = 0
+        self.row = 0
+        self.job: Job | None = None
+        self.compare_job: Job | None = None
+        self.gpu_job: Job | None = None
+        self.gpu_run: ws.GpuRun | None = None
+        self.last_error: BaseException | None = None
+        self.specs = [s for s in kernels.catalogue().values() if not s.gpu_only]
+        self._make_widgets()
+        self._build_layout()
+        self._connect()
+        self.retranslate()
+        self._fill_kernels()
+        self._device_report(services.devices.report)
+
+    # ............................................................ building
+    def _make_widgets(self) -> None:
+        self.kernel_box = QComboBox()
+        self.preset_box = QComboBox()
+        self.block_box = QSpinBox()
+        self.run_button = QPushButton()
+        self.run_button.setDefault(True)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.code = CodeView()
+        self.lanes = LaneGrid()
+        self.transport = Transport()
+        self.step_label = QLabel()
+        self.step_label.setWordWrap(True)
+        self.metrics = MetricsStrip()
+        self.memory = MemoryView()
+        self.timeline = WarpTimeline()
+        self.compare_box = QComboBox()
+        self.compare_timeline = WarpTimeline(with_cursor=False)
+        self.gpu_button = QPushButton()
+        self.gpu_state = QLabel()
+        self.gpu_state.setWordWrap(True)
+        self.gpu_badge = ProvenanceBadge("")
+        self.gpu_emulated_badge = ProvenanceBadge("")
+        self.gpu_counts = QLabel()
+        self.gpu_counts.setWordWrap(True)
+        self.tabs = QTabWidget()
+
+    def _build_layout(self) -> None:
+        top = QHBoxLayout()
+        self.kernel_label, self.preset_label, self.block_label = QLabel(), QLabel(), QLabel()
+        for label, widget in (
+            (self.kernel_label, self.kernel_box),
+            (self.preset_label, self.preset_box),
+            (self.block_label, self.block_box),
+        ):
+            top.addWidget(label)
+            top.addWidget(widget)
+        self.kernel_box.setMinimumWidth(200)
+        top.addWidget(self.run_button)
+        top.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.lanes, 1)
+        right_layout.addWidget(self.transport)
+        right_layout.addWidget(self.step_label)
+        upper = QSplitter(Qt.Orientation.Horizontal)
+        upper.addWidget(self.code)
+        upper.addWidget(right)
+        upper.setStretchFactor(0, 5)
+        upper.setStretchFactor(1, 6)
+        upper.setSizes([440, 560])
+        self.tabs.addTab(self.memory, "")
+        self.tabs.addTab(self._timeline_page(), "")
+        self.tabs.addTab(self._gpu_page(), "")
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.metrics)
+        lower_layout.addWidget(self.tabs, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(upper)
+        self.splitter.addWidget(lower)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([360, 330])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+
+    def _timeline_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.compare_label = QLabel()
+        row.addWidget(self.compare_label)
+        row.addWidget(self.compare_box, 1)
+        layout.addLayout(row)
+        plots = QHBoxLayout()
+        plots.addWidget(self.timeline)
+        plots.addWidget(self.compare_timeline)
+        layout.addLayout(plots, 1)
+        return page
+
+    def _gpu_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        row = QHBoxLayout()
+        row.addWidget(self.gpu_button)
+        row.addWidget(self.gpu_badge)
+        row.addWidget(self.gpu_state, 1)
+        layout.addLayout(row)
+        counts = QHBoxLayout()
+        counts.addWidget(self.gpu_emulated_badge)
+        counts.addWidget(self.gpu_counts, 1)
+        layout.addLayout(counts)
+        layout.addStretch(1)
+        return page
+
+    def _connect(self) -> None:
+        self.kernel_box.currentIndexChanged.connect(self._kernel_chosen)
+        self.preset_box.currentIndexChanged.connect(self._preset_chosen)
+        self.block_box.valueChanged.connect(lambda _v: self.run())
+        self.run_button.clicked.connect(self.run)
+        self.transport.step_requested.connect(lambda delta: self.set_cursor(self.cursor + delta))
+        self.transport.seek_requested.connect(
+            lambda g: self.set_cursor(len(self.session) - 1 if g < 0 and self.session else g)
+        )
+        self.transport.next_divergence_requested.connect(self.jump_to_next_divergence)
+        self.transport.next_memory_requested.connect(self.jump_to_next_memory)
+        self.lanes.lane_hovered.connect(self._lane_hovered)
+        self.lanes.row_selected.connect(self.select_row)
+        self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
+        self.gpu_button.clicked.connect(self.run_on_gpu)
+        self.services.devices.report_changed.connect(self._device_report)
+
+    def _fill_kernels(self) -> None:
+        self.kernel_box.blockSignals(True)
+        self.compare_box.blockSignals(True)
+        self.compare_box.addItem("—", "")
+        for spec in self.specs:
+            self.kernel_box.addItem(spec.title, spec.entry)
+            self.compare_box.addItem(spec.title, spec.entry)
+        self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
+        self.kernel_box.blockSignals(False)
+        self.compare_box.blockSignals(False)
+        self.kernel_box.setCurrentIndex(max(0, self.kernel_box.findData(DEFAULT_KERNEL)))
+        if self.kernel_box.currentIndex() == 0:
+            self._kernel_chosen(0)
+
+    # ............................................................ choosing
+    @property
+    def spec(self) -> kernels.KernelSpec:
+        return kernels.get(self.kernel_box.currentData())
+
+    @property
+    def preset(self) -> kernels.LaunchPreset:
+        return self.spec.preset(self.preset_box.currentData())
+
+    def choose_kernel(self, entry: str, preset: str | None = None) -> None:
+        """Select a catalogue kernel (and preset); it is emulated at once."""
+        self.kernel_box.setCurrentIndex(self.kernel_box.findData(entry))
+        if preset is not None:
+            self.preset_box.setCurrentIndex(self.preset_box.findData(preset))
+
+    def _kernel_chosen(self, _index: int) -> None:
+        spec = self.spec
+        self.code.set_source(spec.source)
+        self.description.setText(spec.description)
+        self.kernel_box.setToolTip(spec.description)
+        self.preset_box.blockSignals(True)
+        self.preset_box.clear()
+        for preset in spec.presets:
+            self.preset_box.addItem(f"{preset.name} ({preset.threads} threads)", preset.name)
+        self.preset_box.blockSignals(False)
+        self._preset_chosen(0)
+
+    def _preset_chosen(self, _index: int) -> None:
+        blocks = 1
+        for dim in self.preset.grid:
+            blocks *= dim
+        self.block_box.blockSignals(True)
+        self.block_box.setRange(0, blocks - 1)
+        self.block_box.setValue(0)
+        self.block_box.blockSignals(False)
+        self.run()
+        self.run_compare()
+
+    # ............................................................ running
+    def run(self) -> Job:
+        """Emulate the code as it stands in the editor, with the chosen block traced."""
+        if self.job is not None and not self.job.is_over:
+            self.job.cancel()
+        self.transport.pause()
+        holder: dict[str, Any] = {}
+        spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
+        job = self.services.runner.submit(
+            fill(self.tr("Emulate %1"), spec.entry),
+            "cpu",
+            lambda ctx: emulation_job(holder, spec, preset, source, block, ctx),
+        )
+        self.job = job
+        self.code.clear_error()
+        self.status.setText(self.tr("Emulating…"))
+        job.finished.connect(lambda _result: self._emulated(job, holder))
+        job.failed.connect(lambda reason: self._emulation_failed(job, holder, reason))
+        return job
+
+    def _emulated(self, job: Job, holder: dict[str, Any]) -> None:
+        if job is not self.job:
+            return
+        self.last_error = None
+        self.session = holder["session"]
+        self.gpu_run = None
+        self.row = 0
+        self.lanes.select_row(0)
+        self.timeline.set_timeline(self.session.timeline(0), self.spec.title)
+        self.metrics.set_metrics(self.session.metrics)
+        self.set_provenance("emulated")
+        self.status.setText(self._status_text())
+        self.set_cursor(0)
+        self._show_gpu()
+
+    def _emulation_failed(self, job: Job, holder: dict[str, Any], reason: str) -> None:
+        if job is not self.job:
+            return
+        error = holder.get("error")
+        self.last_error = error
+        line, text = error_text(error) if error is not None else (None, reason)
+        self.code.show_error(line, text)
+        self.status.setText(text)
+
+    def run_compare(self) -> Job | None:
+        """Emulate the kernel chosen for comparison (its timeline goes beside this one)."""
+        entry = self.compare_box.currentData()
+        if self.compare_job is not None and not self.compare_job.is_over:
+            self.compare_job.cancel()
+        if not entry:
+            self.compare_session = None
+            self.compare_timeline.set_timeline(None)
+            return None
+        spec = kernels.get(entry)
+        names = [p.name for p in spec.presets]
+        preset = spec.preset(self.preset.name if self.preset.name in names else names[0])
+        holder: dict[str, Any] = {}
+        job = self.services.runner.submit(
+            fill(self.tr("Emulate %1"), entry),
+            "cpu",
+            lambda ctx: emulation_job(holder, spec, preset, spec.source, 0, ctx),
+        )
+        self.compare_job = job
+        job.finished.connect(lambda _result: self._compared(job, holder))
+        return job
+
+    def _compared(self, job: Job, holder: dict[str, Any]) -> None:
+        if job is not self.compare_job:
+            return
+        self.compare_session = holder["session"]
+        self._show_compare()
+
+    def run_on_gpu(self) -> Job | None:
+        """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
+        if self.session is None or not self._gpu_usable():
+            return None
+        holder: dict[str, Any] = {}
+        session, spec, preset = self.session, self.spec, self.preset
+        job = self.services.runner.submit(
+            fill(self.tr("Run %1 on the GPU"), spec.entry),
+            "cuda:0",
+            lambda ctx: gpu_job(holder, session, spec, preset, ctx),
+        )
+        self.gpu_job = job
+        self.gpu_state.setText(self.tr("Running on the GPU…"))
+        job.finished.connect(lambda _result: self._gpu_done(job, holder))
+        job.failed.connect(lambda reason: self.gpu_state.setText(fill(self.tr("The GPU run failed: %1"), reason)))
+        return job
+
+    def _gpu_done(self, job: Job, holder: dict[str, Any]) -> None:
+        if job is not self.gpu_job:
+            return
+        self.gpu_run = holder["gpu"]
+        self._show_gpu()
+
+    # ............................................................ stepping
+    def set_cursor(self, g: int) -> None:
+        """Show timeline step ``g`` (clamped) everywhere."""
+        session = self.session
+        if session is None or len(session) == 0:
+            return
+        self.cursor = max(0, min(int(g), len(session) - 1))
+        self.lanes.set_states(session.lane_states(self.cursor), session.warps)
+        step = session.step(self.cursor, self.row)
+        self.code.set_current(step.line, (step.col_start, step.col_end))
+        self.memory.set_step(session.memory(self.cursor, self.row))
+        self.transport.set_position(self.cursor, len(session))
+        self._show_step_text(step)
+        self._move_timeline_cursor()
+
+    def select_row(self, row: int) -> None:
+        """Follow warp ``row`` of the traced block in the timeline and the memory view."""
+        if self.session is None:
+            return
+        self.row = max(0, min(row, self.session.rows - 1))
+        self.lanes.select_row(self.row)
+        self.timeline.set_timeline(self.session.timeline(self.row), self.spec.title)
+        self.set_cursor(self.cursor)
+
+    def jump_to_next_divergence(self) -> None:
+        if self.session is not None:
+            self._jump(self.session.next_divergence(self.cursor), self.tr("No divergent branch after this step."))
+
+    def jump_to_next_memory(self) -> None:
+        if self.session is not None:
+            self._jump(self.session.next_memory(self.cursor), self.tr("No memory access after this step."))
+
+    def _jump(self, target: int | None, none_text: str) -> None:
+        self.transport.pause()
+        if target is None:
+            self.step_label.setText(none_text)
+        else:
+            self.set_cursor(target)
+
+    # ............................................................ showing
+    def _status_text(self) -> str:
+        session = self.session
+        if session is None:
+            return ""
+        match = session.reference_match
+        verdict = {
+            True: self.tr("outputs match the numpy reference"),
+            False: self.tr("outputs DIFFER from the numpy reference"),
+            None: "",
+        }[match]
+        text = fill(
+            self.tr("Emulated block %1 of %2: %3 warps traced, %4 steps; %5."),
+            session.block,
+            session.shape.blocks,
+            session.rows,
+            len(session),
+            verdict,
+        )
+        return text
+
+    def _show_step_text(self, step: Any) -> None:
+        session = self.session
+        assert session is not None
+        states = session.lane_states(self.cursor)
+        active = int((states == ws.LANE_ACTIVE).sum() + (states == ws.LANE_BARRIER).sum())
+        warps = len(session.participants(self.cursor))
+        self.step_label.setText(
+            fill(
+                self.tr("Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),
+                step.line,
+                self._kind_word(step.kind),
+                warps,
+                session.rows,
+                active,
+            )
+        )
+
+    def _kind_word(self, kind: str) -> str:
+        words = {
+            "stmt": self.tr("statement"),
+            "branch": self.tr("branch"),
+            "load": self.tr("load"),
+            "store": self.tr("store"),
+            "atomic": self.tr("atomic"),
+            "barrier": self.tr("barrier"),
+            "shuffle": self.tr("shuffle"),
+        }
+        return words.get(kind, kind)
+
+    def _move_timeline_cursor(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        if self.timeline.timeline is None or self.timeline.timeline.warp != session.warps[self.row]:
+            self.timeline.set_timeline(session.timeline(self.row), self.spec.title)
+        own = int((session.step_at[: self.cursor + 1, self.row] >= 0).sum()) - 1
+        self.timeline.set_cursor_step(max(own, 0))
+
+    def _show_compare(self) -> None:
+        other = self.compare_session
+        if other is None:
+            self.compare_timeline.set_timeline(None)
+            return
+        self.compare_timeline.set_timeline(other.timeline(0), kernels.get(other.entry).title)
+
+    def _lane_hovered(self, row: int, lane: int) -> None:
+        if self.session is None:
+            return
+        info = self.session.lane_info(self.cursor, row, lane)
+        if info.thread is None:
+            text = fill(self.tr("Warp %1, lane %2: %3."), info.warp, lane, state_name(info.state))
+        else:
+            text = fill(
+                self.tr("Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6."),
+                info.warp,
+                lane,
+                info.thread,
+                info.block,
+                info.global_thread,
+                state_name(info.state),
+            )
+        if info.address is not None:
+            text += " " + fill(self.tr("Address %1."), hex(info.address))
+        self.lanes.hover_label.setText(text)
+        self.lanes.setToolTip(text)
+
+    # ............................................................ GPU
+    def _gpu_usable(self) -> bool:
+        report = self.services.devices.report
+        return bool(report and report.cuda.available)
+
+    def _device_report(self, report: DeviceReport | None) -> None:
+        self._show_gpu()
+
+    def _show_gpu(self) -> None:
+        usable = self._gpu_usable()
+        self.gpu_button.setEnabled(usable and self.session is not None)
+        self.gpu_emulated_badge.set_kind("emulated" if self.session else "")
+        if self.session is not None:
+            metrics = self.session.metrics
+            self.gpu_counts.setText(
+                fill(
+                    self.tr("Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
+                    int(metrics.get("inst_executed", 0)),
+                    int(metrics.get("gld_transactions", 0)),
+                    int(metrics.get("gld_requests", 0)),
+                )
+            )
+        run = self.gpu_run
+        if run is None:
+            self.gpu_badge.set_kind("")
+            report = self.services.devices.report
+            if not usable:
+                reason = report.cuda.reason if report else self.tr("the device check has not finished")
+                self.gpu_state.setText(fill(self.tr("No GPU run: %1 The emulated results above stand alone."), reason))
+            else:
+                self.gpu_state.setText(self.tr("Run the same source on the GPU to compare outputs and time it."))
+            return
+        self.gpu_badge.set_kind("measured")
+        verdict = (
+            self.tr("outputs MATCH the emulator") if run.all_match else self.tr("outputs DO NOT MATCH the emulator")
+        )
+        self.gpu_state.setText(
+            fill(
+                self.tr("%1: %2; kernel time %3 µs (median of %4 launches, CUDA events)."),
+                run.device,
+                verdict,
+                f"{run.median_s * 1e6:.2f}",
+                len(run.times_s),
+            )
+        )
+
+    # ............................................................ texts and looks
+    def retranslate(self) -> None:
+        self.kernel_label.setText(self.tr("Kernel:"))
+        self.preset_label.setText(self.tr("Size:"))
+        self.block_label.setText(self.tr("Block:"))
+        self.block_box.setToolTip(self.tr("Which block's warps to trace (linear block id)"))
+        self.run_button.setText(self.tr("Run"))
+        self.run_button.setToolTip(self.tr("Emulate the code in the editor (your edits included)"))
+        self.tabs.setTabText(0, self.tr("Memory traffic"))
+        self.tabs.setTabText(1, self.tr("Timeline"))
+        self.tabs.setTabText(2, self.tr("On a GPU"))
+        self.compare_label.setText(self.tr("Compare with:"))
+        self.gpu_button.setText(self.tr("Run on the GPU"))
+        if self.session is not None:
+            self.status.setText(self._status_text())
+            self.set_cursor(self.cursor)
+        elif self.last_error is not None:
+            self.status.setText(error_text(self.last_error)[1])
+        self._show_gpu()
+
+    def restyle(self) -> None:
+        theme = current_theme()
+        self.code.restyle(theme)
+        self.lanes.restyle(theme)
+        self.memory.restyle(theme)
+        self.timeline.restyle(theme)
+        self.compare_timeline.restyle(theme)
+        if self.session is not None:
+            self.set_cursor(self.cursor)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self.restyle()
+        super().changeEvent(event)
+
+    def shutdown_jobs(self) -> None:
+        for job in (self.job, self.compare_job, self.gpu_job):
+            if job is not None and not job.is_over:
+                job.cancel()
+

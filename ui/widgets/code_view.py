@@ -1,0 +1,312 @@
+"""The kernel's CUDA C: editable, syntax-highlighted, with the current step's line marked and
+errors written in plain words right under the line they are about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QEvent, QRect, QRegularExpression, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPainter,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QWidget
+
+from ui.theme import Theme, current_theme
+
+KEYWORDS = (
+    "if else for while do return break continue switch case default goto sizeof struct typedef "
+    "const volatile static extern inline unsigned signed void char short int long float double bool "
+    "auto true false __restrict__ size_t"
+).split()
+CUDA_WORDS = (
+    "__global__ __device__ __host__ __shared__ __constant__ __forceinline__ __syncthreads "
+    "__syncwarp __shfl_sync __shfl_down_sync __shfl_up_sync __shfl_xor_sync __ballot_sync "
+    "__any_sync __all_sync atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS "
+    "threadIdx blockIdx blockDim gridDim warpSize"
+).split()
+
+# Colours per theme lightness: (keyword, cuda word, number, string, comment, preprocessor).
+LIGHT_SYNTAX = ("#0033b3", "#8b008b", "#1750eb", "#067d17", "#6b6b6b", "#9e5400")
+DARK_SYNTAX = ("#7aa6ff", "#f0a3d0", "#8ad4ff", "#9fd68f", "#9a9a9a", "#e6b062")
+
+
+def _format(colour: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(colour))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    fmt.setFontItalic(italic)
+    return fmt
+
+
+def is_dark(theme: Theme) -> bool:
+    return QColor(theme.base).lightness() < 128
+
+
+class CudaHighlighter(QSyntaxHighlighter):
+    """Keywords, CUDA built-ins, numbers, strings, comments (also multi-line) and #directives."""
+
+    def __init__(self, document: QTextDocument, theme: Theme) -> None:
+        super().__init__(document)
+        self.set_theme(theme)
+
+    def set_theme(self, theme: Theme) -> None:
+        keyword, cuda, number, string, comment, directive = DARK_SYNTAX if is_dark(theme) else LIGHT_SYNTAX
+        words = lambda ws: QRegularExpression(r"\b(" + "|".join(map(re.escape, ws)) + r")\b")  # noqa: E731
+        self.rules = [
+            (words(KEYWORDS), _format(keyword, bold=True)),
+            (words(CUDA_WORDS), _format(cuda, bold=True)),
+            (QRegularExpression(r"\b(0[xX][0-9a-fA-F]+|\d+\.?\d*([eE][-+]?\d+)?[fFuUlL]*)\b"), _format(number)),
+            (QRegularExpression(r'"([^"\\]|\\.)*"'), _format(string)),
+            (QRegularExpression(r"^\s*#.*$"), _format(directive)),
+            (QRegularExpression(r"//[^\n]*"), _format(comment, italic=True)),
+        ]
+        self.comment_format = _format(comment, italic=True)
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:
+        for pattern, fmt in self.rules:
+            it = pattern.globalMatch(text)
+            while it.hasNext():
+                match = it.next()
+                self.setFormat(match.capturedStart(), match.capturedLength(), fmt)
+        self._block_comments(text)
+
+    def _block_comments(self, text: str) -> None:
+        self.setCurrentBlockState(0)
+        start = 0 if self.previousBlockState() == 1 else text.find("/*")
+        while start >= 0:
+            end = text.find("*/", start + (0 if self.previousBlockState() == 1 and start == 0 else 2))
+            if end < 0:
+                self.setCurrentBlockState(1)
+                self.setFormat(start, len(text) - start, self.comment_format)
+                return
+            self.setFormat(start, end + 2 - start, self.comment_format)
+            start = text.find("/*", end + 2)
+
+
+class LineNumbers(QWidget):
+    """The gutter: line numbers, with the current step's line and error lines marked."""
+
+    def __init__(self, editor: CodeView) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:
+        self.editor.paint_gutter(self, event.rect())
+
+
+class CodeView(QPlainTextEdit):
+    """Editable CUDA C with a current-line marker and inline error notes."""
+
+    edited = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = current_theme()
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setPointSize(max(9, self.theme.font_pt))
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self.highlighter = CudaHighlighter(self.document(), self.theme)
+        self.gutter = LineNumbers(self)
+        self.current_line: int | None = None
+        self.current_columns: tuple[int, int] | None = None
+        self.error_line: int | None = None
+        self.error_text = ""
+        self.error_note = QLabel(self.viewport())
+        self.error_note.setObjectName("codeErrorNote")
+        self.error_note.setWordWrap(True)
+        self.error_note.hide()
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._update_gutter)
+        self.textChanged.connect(self._text_changed)
+        self._loading = False
+        self._update_gutter_width()
+        self.restyle(self.theme)
+
+    # ............................................................ content
+    def set_source(self, source: str) -> None:
+        """Replace the text (not an edit: ``edited`` is not emitted)."""
+        self._loading = True
+        self.setPlainText(source)
+        self._loading = False
+        self.clear_error()
+        self.set_current(None)
+
+    def source(self) -> str:
+        return self.toPlainText()
+
+    def _text_changed(self) -> None:
+        if not self._loading:
+            self.clear_error()
+            self.edited.emit()
+
+    # ............................................................ markers
+    def set_current(self, line: int | None, columns: tuple[int, int] | None = None) -> None:
+        """Mark 1-based ``line`` (and the 1-based column span of the step) as executing now."""
+        self.current_line, self.current_columns = line, columns
+        self._apply_selections()
+        if line is not None:
+            self._scroll_to_line(line)
+        self.gutter.update()
+
+    def show_error(self, line: int | None, text: str) -> None:
+        """Mark ``line`` (1-based, None if unknown) and write ``text`` under it."""
+        self.error_line, self.error_text = line, text
+        self.error_note.setText(text)
+        self.error_note.show()
+        self._apply_selections()
+        if line is not None:
+            self._scroll_to_line(line)
+        self._place_error_note()
+        self.gutter.update()
+
+    def clear_error(self) -> None:
+        self.error_line, self.error_text = None, ""
+        self.error_note.hide()
+        self._apply_selections()
+        self.gutter.update()
+
+    def _line_selection(self, line: int, colour: QColor) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        selection.format.setBackground(colour)
+        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        selection.cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
+        return selection
+
+    def _span_selection(self, line: int, columns: tuple[int, int], colour: QColor) -> QTextEdit.ExtraSelection:
+        block = self.document().findBlockByNumber(line - 1)
+        start = max(0, columns[0] - 1)
+        end = max(start + 1, min(columns[1] - 1, block.length() - 1))
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(start, block.length() - 1))
+        cursor.setPosition(block.position() + end, QTextCursor.MoveMode.KeepAnchor)
+        selection = QTextEdit.ExtraSelection()
+        selection.format.setBackground(colour)
+        selection.cursor = cursor
+        return selection
+
+    def _apply_selections(self) -> None:
+        selections = []
+        lines = self.document().blockCount()
+        if self.current_line is not None and 1 <= self.current_line <= lines:
+            selections.append(self._line_selection(self.current_line, self.current_colour))
+            if self.current_columns and self.current_columns[1] > self.current_columns[0]:
+                selections.append(self._span_selection(self.current_line, self.current_columns, self.span_colour))
+        if self.error_line is not None and 1 <= self.error_line <= lines:
+            selections.append(self._line_selection(self.error_line, self.error_colour))
+        self.setExtraSelections(selections)
+
+    def highlighted_lines(self) -> list[int]:
+        """1-based lines with a full-width marker (current step first, then an error)."""
+        return [
+            s.cursor.blockNumber() + 1
+            for s in self.extraSelections()
+            if s.format.property(QTextFormat.Property.FullWidthSelection)
+        ]
+
+    def _scroll_to_line(self, line: int) -> None:
+        block = self.document().findBlockByNumber(line - 1)
+        if not block.isValid():
+            return
+        first = self.firstVisibleBlock().blockNumber()
+        visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        if not first <= line - 1 < first + visible - 2:
+            self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
+
+    # ............................................................ gutter and note geometry
+    def gutter_width(self) -> int:
+        digits = len(str(max(1, self.blockCount())))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits)
+
+    def _update_gutter_width(self) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _update_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+        self._place_error_note()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        rect = self.contentsRect()
+        self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+        self._place_error_note()
+
+    def _place_error_note(self) -> None:
+        if not self.error_note.isVisible():
+            return
+        width = max(120, self.viewport().width() - 8)
+        self.error_note.setFixedWidth(width)
+        self.error_note.adjustSize()
+        y = 4
+        if self.error_line is not None:
+            block = self.document().findBlockByNumber(self.error_line - 1)
+            if block.isValid():
+                geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+                y = int(geometry.bottom()) + 1
+        y = max(0, min(y, self.viewport().height() - self.error_note.height()))
+        self.error_note.move(4, y)
+
+    def paint_gutter(self, gutter: QWidget, rect: QRect) -> None:
+        painter = QPainter(gutter)
+        painter.fillRect(rect, self.gutter_colour)
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        height = self.fontMetrics().height()
+        while block.isValid() and top <= rect.bottom():
+            number = block.blockNumber() + 1
+            bottom = top + round(self.blockBoundingRect(block).height())
+            if block.isVisible() and bottom >= rect.top():
+                colour = self.muted_colour
+                if number == self.error_line:
+                    painter.fillRect(0, top, gutter.width(), bottom - top, self.error_colour)
+                    colour = self.text_colour
+                elif number == self.current_line:
+                    painter.fillRect(0, top, gutter.width(), bottom - top, self.current_colour)
+                    colour = self.text_colour
+                painter.setPen(colour)
+                painter.drawText(0, top, gutter.width() - 6, height, Qt.AlignmentFlag.AlignRight, str(number))
+            block = block.next()
+            top = bottom
+        painter.end()
+
+    # ............................................................ looks
+    def restyle(self, theme: Theme) -> None:
+        self.theme = theme
+        dark = is_dark(theme)
+        self.current_colour = QColor("#3d5a80" if dark else "#cfe3ff")
+        self.span_colour = QColor("#58719a" if dark else "#9cc3ff")
+        self.error_colour = QColor("#6b2b2b" if dark else "#ffd6d6")
+        self.gutter_colour = QColor(theme.window)
+        self.muted_colour = QColor(theme.muted)
+        self.text_colour = QColor(theme.text)
+        self.highlighter.set_theme(theme)
+        note_bg, note_fg = ("#7a1f1f", "#ffffff") if dark else ("#fff0f0", "#8b0000")
+        self.error_note.setStyleSheet(
+            f"QLabel#codeErrorNote {{ background: {note_bg}; color: {note_fg}; border: 1px solid #b00020;"
+            " border-radius: 4px; padding: 3px 6px; }"
+        )
+        self._apply_selections()
+        self.gutter.update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self._update_gutter_width()
+        super().changeEvent(event)

@@ -1,0 +1,314 @@
+"""The lane grid: warps x 32 lanes, one colour per lane state, with a legend in words.
+
+One pyqtgraph ImageItem with a lookup table draws the whole (warps, 32) uint8 state matrix,
+so a step is one ``setImage``. More than ``DETAIL_ROWS`` warps get a downsampled overview
+of every warp beside a detail view of ``DETAIL_ROWS`` warps around the selected one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from gpulab import warp_session as ws
+from ui.theme import Theme, current_theme
+
+DETAIL_ROWS = 32
+LANES = ws.WARP
+
+# Okabe-Ito colours (colour-blind safe), told apart by hue AND lightness; idle follows the theme.
+STATE_COLOURS = {
+    ws.LANE_ACTIVE: "#0072b2",  # blue, dark
+    ws.LANE_MASKED: "#e69f00",  # orange, light
+    ws.LANE_EXITED: "#7f7f7f",  # grey
+    ws.LANE_BARRIER: "#cc79a7",  # reddish purple
+    ws.LANE_WAITING: "#f0e442",  # yellow, lightest
+}
+
+
+def idle_colour(theme: Theme) -> QColor:
+    """Lanes beyond the launch: a faint shade of the background, so they read as 'nothing'."""
+    base, text = QColor(theme.base), QColor(theme.text)
+    mix = 0.12
+    return QColor(*(round(b + (t - b) * mix) for b, t in zip(base.getRgb()[:3], text.getRgb()[:3], strict=True)))
+
+
+def state_lut(theme: Theme) -> np.ndarray:
+    """(len(LANE_STATES), 4) uint8 RGBA lookup table for the state codes."""
+    lut = np.zeros((len(ws.LANE_STATES), 4), dtype=np.uint8)
+    for state in ws.LANE_STATES:
+        colour = idle_colour(theme) if state == ws.LANE_IDLE else QColor(STATE_COLOURS[state])
+        lut[state] = colour.getRgb()
+    return lut
+
+
+def state_name(state: int) -> str:
+    names = {
+        ws.LANE_ACTIVE: QCoreApplication.translate("LaneGrid", "active"),
+        ws.LANE_MASKED: QCoreApplication.translate("LaneGrid", "masked (divergence)"),
+        ws.LANE_EXITED: QCoreApplication.translate("LaneGrid", "exited"),
+        ws.LANE_BARRIER: QCoreApplication.translate("LaneGrid", "at barrier"),
+        ws.LANE_WAITING: QCoreApplication.translate("LaneGrid", "warp not issued"),
+        ws.LANE_IDLE: QCoreApplication.translate("LaneGrid", "no thread"),
+    }
+    return names[state]
+
+
+def state_explanation(state: int) -> str:
+    tips = {
+        ws.LANE_ACTIVE: QCoreApplication.translate("LaneGrid", "The lane executes this step."),
+        ws.LANE_MASKED: QCoreApplication.translate(
+            "LaneGrid", "Its warp executes this step, but the lane took the other side of a branch and waits."
+        ),
+        ws.LANE_EXITED: QCoreApplication.translate("LaneGrid", "The thread has finished; it never runs again."),
+        ws.LANE_BARRIER: QCoreApplication.translate(
+            "LaneGrid", "The lane is at __syncthreads(), waiting for every thread of the block."
+        ),
+        ws.LANE_WAITING: QCoreApplication.translate(
+            "LaneGrid", "Other warps run this step; this warp runs its own instructions at another step."
+        ),
+        ws.LANE_IDLE: QCoreApplication.translate("LaneGrid", "Beyond the launch: the block has no thread here."),
+    }
+    return tips[state]
+
+
+class Legend(QWidget):
+    """A colour swatch and a word for every lane state."""
+
+    LEGEND_ORDER = (ws.LANE_ACTIVE, ws.LANE_MASKED, ws.LANE_WAITING, ws.LANE_BARRIER, ws.LANE_EXITED, ws.LANE_IDLE)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setHorizontalSpacing(6)
+        layout.setVerticalSpacing(2)
+        self.swatches: dict[int, QLabel] = {}
+        self.labels: dict[int, QLabel] = {}
+        for i, state in enumerate(self.LEGEND_ORDER):
+            swatch, label = QLabel(), QLabel()
+            swatch.setFixedSize(14, 14)
+            row, col = divmod(i, 3)
+            layout.addWidget(swatch, row, col * 2)
+            layout.addWidget(label, row, col * 2 + 1)
+            self.swatches[state], self.labels[state] = swatch, label
+        layout.setColumnStretch(6, 1)
+        self.restyle(current_theme())
+        self.retranslate()
+
+    def restyle(self, theme: Theme) -> None:
+        lut = state_lut(theme)
+        for state, swatch in self.swatches.items():
+            r, g, b, _ = lut[state]
+            swatch.setStyleSheet(f"background: rgb({r},{g},{b}); border: 1px solid {theme.muted};")
+
+    def retranslate(self) -> None:
+        for state, label in self.labels.items():
+            label.setText(state_name(state))
+            label.setToolTip(state_explanation(state))
+            self.swatches[state].setToolTip(state_explanation(state))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def _image_plot(title: str = "") -> tuple[pg.PlotItem, pg.ImageItem]:
+    plot = pg.PlotItem()
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.setMouseEnabled(x=False, y=False)
+    plot.invertY(True)
+    image = pg.ImageItem(axisOrder="row-major")
+    plot.addItem(image)
+    plot.setTitle(title)
+    return plot, image
+
+
+class LaneGrid(QWidget):
+    """Shows a (warps, 32) lane-state matrix; emits ``lane_hovered(row, lane)`` under the mouse."""
+
+    lane_hovered = Signal(int, int)
+    row_selected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.states = np.zeros((1, LANES), dtype=np.uint8)
+        self.row_labels: list[int] = [0]
+        self.detail_start = 0
+        self.selected_row = 0
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.detail_plot, self.detail = _image_plot()
+        self.overview_plot, self.overview = _image_plot()
+        self.overview.setAutoDownsample(True)
+        self.window_box = pg.LinearRegionItem(
+            orientation="horizontal", movable=True, brush=pg.mkBrush(0, 0, 0, 60), pen=pg.mkPen("#000000", width=2)
+        )
+        self.window_box.sigRegionChanged.connect(self._window_moved)
+        self.overview_plot.addItem(self.window_box)
+        self.graphics.addItem(self.overview_plot, 0, 0)
+        self.graphics.addItem(self.detail_plot, 0, 1)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 1)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 4)
+        self.separators = pg.PlotCurveItem(connect="pairs")
+        self.detail_plot.addItem(self.separators)
+        self.highlight = pg.QtWidgets.QGraphicsRectItem(0, 0, LANES, 1)
+        self.detail_plot.addItem(self.highlight)
+        self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
+        self.legend = Legend()
+        self.hover_label = QLabel()
+        self.hover_label.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.legend, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.hover_label)
+        self.restyle(current_theme())
+        self.set_states(self.states)
+
+    # ............................................................ data
+    def set_states(self, states: np.ndarray, row_labels: list[int] | None = None) -> None:
+        """Show a new (warps, 32) matrix of ``LANE_*`` codes (``row_labels``: warp ids)."""
+        reshaped = states.shape != self.states.shape
+        self.states = states
+        if row_labels is not None:
+            self.row_labels = list(row_labels)
+        elif reshaped:
+            self.row_labels = list(range(states.shape[0]))
+        if reshaped:
+            self._layout_for_rows(states.shape[0])
+        self._draw()
+
+    def _layout_for_rows(self, rows: int) -> None:
+        many = rows > DETAIL_ROWS
+        self.overview_plot.setVisible(many)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 1 if many else 0)
+        self.overview_plot.setMaximumWidth(140 if many else 0)
+        self.detail_start = min(self.detail_start, max(0, rows - DETAIL_ROWS))
+        if many:
+            self.window_box.blockSignals(True)
+            self.window_box.setRegion((self.detail_start, self.detail_start + DETAIL_ROWS))
+            self.window_box.blockSignals(False)
+            self.overview_plot.setRange(xRange=(0, LANES), yRange=(0, rows), padding=0)
+        self._update_axes()
+
+    def _draw(self) -> None:
+        rows = self.states.shape[0]
+        window = self.states[self.detail_start : self.detail_start + DETAIL_ROWS]
+        self.detail.setImage(window, autoLevels=False, levels=(0, len(self.lut) - 1), lut=self.lut)
+        self.detail.setRect(0, self.detail_start, LANES, window.shape[0])
+        if rows > DETAIL_ROWS:
+            self.overview.setImage(self.states, autoLevels=False, levels=(0, len(self.lut) - 1), lut=self.lut)
+            self.overview.setRect(0, 0, LANES, rows)
+        self._place_highlight()
+
+    def _update_axes(self) -> None:
+        shown = min(DETAIL_ROWS, self.states.shape[0])
+        self.detail_plot.setRange(xRange=(0, LANES), yRange=(self.detail_start, self.detail_start + shown), padding=0)
+        left = self.detail_plot.getAxis("left")
+        step = max(1, shown // 8)
+        ticks = [
+            (r + 0.5, str(self.row_labels[r]))
+            for r in range(self.detail_start, self.detail_start + shown, step)
+            if r < len(self.row_labels)
+        ]
+        left.setTicks([ticks])
+        self._place_separators(shown)
+        self.detail_plot.getAxis("bottom").setTicks([[(x + 0.5, str(x)) for x in range(0, LANES, 4)]])
+
+    def _place_separators(self, shown: int) -> None:
+        """Thin lines between lanes (every lane) and between warps, in the background colour."""
+        top, bottom = self.detail_start, self.detail_start + shown
+        xs = np.repeat(np.arange(1, LANES, dtype=float), 2)
+        ys = np.tile([top, bottom], LANES - 1).astype(float)
+        rows = np.arange(top + 1, bottom, dtype=float)
+        xs = np.concatenate([xs, np.tile([0.0, LANES], len(rows))])
+        ys = np.concatenate([ys, np.repeat(rows, 2)])
+        self.separators.setData(xs, ys)
+
+    # ............................................................ selection
+    def select_row(self, row: int) -> None:
+        """Outline one warp; scroll the detail view to it when there are many warps."""
+        self.selected_row = max(0, min(row, self.states.shape[0] - 1))
+        if not self.detail_start <= self.selected_row < self.detail_start + DETAIL_ROWS:
+            self.show_window(self.selected_row - DETAIL_ROWS // 2)
+        self._place_highlight()
+
+    def show_window(self, start: int) -> None:
+        """Show warps ``start`` .. ``start + DETAIL_ROWS`` in the detail view."""
+        self.detail_start = max(0, min(int(start), self.states.shape[0] - DETAIL_ROWS))
+        self.window_box.blockSignals(True)
+        self.window_box.setRegion((self.detail_start, self.detail_start + DETAIL_ROWS))
+        self.window_box.blockSignals(False)
+        self._update_axes()
+        self._draw()
+
+    def _window_moved(self) -> None:
+        low, _high = self.window_box.getRegion()
+        self.show_window(round(low))
+
+    def _place_highlight(self) -> None:
+        self.highlight.setRect(0, self.selected_row, LANES, 1)
+
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        """(row, lane) under a scene position, or None outside the detail image."""
+        if not self.detail_plot.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.detail_plot.vb.mapSceneToView(scene_pos)
+        row, lane = int(np.floor(point.y())), int(np.floor(point.x()))
+        if 0 <= lane < LANES and self.detail_start <= row < min(self.states.shape[0], self.detail_start + DETAIL_ROWS):
+            return row, lane
+        return None
+
+    def _mouse_moved(self, scene_pos: QPointF) -> None:
+        cell = self.cell_at(scene_pos)
+        if cell is not None:
+            self.lane_hovered.emit(*cell)
+
+    def _mouse_clicked(self, event) -> None:
+        cell = self.cell_at(event.scenePos())
+        if cell is not None:
+            self.select_row(cell[0])
+            self.row_selected.emit(cell[0])
+
+    # ............................................................ looks
+    def restyle(self, theme: Theme) -> None:
+        self.lut = state_lut(theme)
+        self.graphics.setBackground(theme.base)
+        pen = pg.mkPen(theme.text, width=max(2, theme.line_width))
+        self.highlight.setPen(pen)
+        self.separators.setPen(pg.mkPen(theme.base, width=1))
+        for plot in (self.detail_plot, self.overview_plot):
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setPen(theme.muted)
+                plot.getAxis(side).setTextPen(theme.text)
+        self.legend.restyle(theme)
+        self.retranslate()
+        if hasattr(self, "states"):
+            self._draw()
+
+    def retranslate(self) -> None:
+        self.detail_plot.setLabel("left", QCoreApplication.translate("LaneGrid", "warp"))
+        self.detail_plot.setLabel("bottom", QCoreApplication.translate("LaneGrid", "lane"))
+        self.overview_plot.setTitle(QCoreApplication.translate("LaneGrid", "all warps"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def counts_by_state(states: np.ndarray) -> dict[int, int]:
+    """How many lanes are in each state (for the caption and the tests)."""
+    counts = np.bincount(states.ravel(), minlength=len(ws.LANE_STATES))
+    return {state: int(counts[state]) for state in ws.LANE_STATES}
+
+
+__all__ = ["DETAIL_ROWS", "STATE_COLOURS", "LaneGrid", "Legend", "counts_by_state", "state_lut", "state_name"]

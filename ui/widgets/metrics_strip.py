@@ -1,0 +1,148 @@
+"""The metrics strip: four nvprof-style metrics of the emulated launch, each with its ideal
+value beside it and one line saying what it means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ui.widgets.badge import ProvenanceBadge
+
+translate = QCoreApplication.translate
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    key: str  # the emulator's (nvprof) metric name
+    unit: str  # "%" or "" (a ratio)
+    ideal: float
+    title: Callable[[], str]
+    explanation: Callable[[], str]
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        "branch_efficiency", "%", 100.0,
+        lambda: translate("MetricsStrip", "Branch efficiency"),
+        lambda: translate("MetricsStrip", "Share of branches where all lanes of a warp went the same way."),
+    ),
+    MetricSpec(
+        "warp_execution_efficiency", "%", 100.0,
+        lambda: translate("MetricsStrip", "Warp execution efficiency"),
+        lambda: translate("MetricsStrip", "Average share of a warp's 32 lanes doing work at each step."),
+    ),
+    MetricSpec(
+        "gld_transactions_per_request", "", 4.0,
+        lambda: translate("MetricsStrip", "Sectors per load request"),
+        lambda: translate("MetricsStrip", "32-byte sectors per warp load; 32 lanes x 4 bytes need only 4."),
+    ),
+    MetricSpec(
+        "shared_load_transactions_per_request", "", 1.0,
+        lambda: translate("MetricsStrip", "Shared transactions per request"),
+        lambda: translate("MetricsStrip", "Bank passes per shared load; more than 1 means bank conflicts."),
+    ),
+)  # fmt: skip
+
+
+def format_value(value: float | None, unit: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    text = f"{value:.1f}" if unit == "%" else f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{text} %" if unit == "%" else text
+
+
+def is_ideal(value: float | None, spec: MetricSpec) -> bool | None:
+    """Whether a value reaches its ideal (None when there is no value or nothing was measured)."""
+    if value is None:
+        return None
+    return value >= spec.ideal - 1e-9 if spec.unit == "%" else value <= spec.ideal + 1e-9
+
+
+class MetricCell(QFrame):
+    def __init__(self, spec: MetricSpec, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.spec = spec
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.value = QLabel("—")
+        self.value.setObjectName("metricValue")
+        font = self.value.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        self.value.setFont(font)
+        self.ideal = QLabel()
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.explanation.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        small = self.explanation.font()
+        small.setPointSizeF(small.pointSizeF() * 0.85)
+        self.explanation.setFont(small)
+        self.title.setFont(small)
+        layout = QGridLayout(self)
+        layout.setVerticalSpacing(1)
+        layout.addWidget(self.title, 0, 0, 1, 2)
+        layout.addWidget(self.value, 1, 0)
+        layout.addWidget(self.ideal, 1, 1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.explanation, 2, 0, 1, 2)
+        layout.setContentsMargins(5, 2, 5, 2)
+        self.number: float | None = None
+
+    def set_value(self, value: float | None) -> None:
+        self.number = value
+        self.value.setText(format_value(value, self.spec.unit))
+        ideal = is_ideal(value, self.spec)
+        colour = "" if ideal is None else ("#1b7f3b" if ideal else "#c83200")
+        self.value.setStyleSheet(f"color: {colour};" if colour else "")
+
+    def retranslate(self) -> None:
+        self.title.setText(self.spec.title())
+        self.ideal.setText(
+            translate("MetricsStrip", "ideal %1").replace("%1", format_value(self.spec.ideal, self.spec.unit))
+        )
+        self.explanation.setText(self.spec.explanation())
+
+
+class MetricsStrip(QWidget):
+    """Four metric cells and an 'emulated' provenance badge."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.badge = ProvenanceBadge("")
+        self.cells = {spec.key: MetricCell(spec) for spec in METRICS}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        side = QVBoxLayout()
+        side.addWidget(self.badge)
+        side.addStretch(1)
+        layout.addLayout(side)
+        for cell in self.cells.values():
+            layout.addWidget(cell, 1)
+        self.retranslate()
+
+    def set_metrics(self, metrics: Mapping[str, float] | None) -> None:
+        """Show a launch's metrics (None: nothing run yet). Ratios with no request show '—'."""
+        metrics = metrics or {}
+        for key, cell in self.cells.items():
+            value = metrics.get(key)
+            if key.endswith("_per_request") and not metrics.get(key.replace("transactions_per_request", "requests")):
+                value = None
+            cell.set_value(None if value is None else float(value))
+        self.badge.set_kind("emulated" if metrics else "")
+
+    def value_text(self, key: str) -> str:
+        return self.cells[key].value.text()
+
+    def retranslate(self) -> None:
+        for cell in self.cells.values():
+            cell.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

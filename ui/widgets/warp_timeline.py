@@ -1,0 +1,90 @@
+"""A warp's timeline: its own step number vs active lanes. Serialized branch paths show up as
+a staircase (32 lanes, then 16 + 16, ...); two of these side by side compare two kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gpulab import warp_session as ws
+from ui.theme import Theme, current_theme, curve_pen, style_plot
+
+translate = QCoreApplication.translate
+
+
+def staircase_summary(timeline: ws.Timeline) -> tuple[int, float]:
+    """(steps, mean active lanes) of a warp."""
+    steps = len(timeline.active_lanes)
+    return steps, float(timeline.active_lanes.mean()) if steps else 0.0
+
+
+class WarpTimeline(QWidget):
+    """Step curve of active lanes for one warp, with a cursor at the current step."""
+
+    def __init__(self, parent: QWidget | None = None, with_cursor: bool = True) -> None:
+        super().__init__(parent)
+        self.with_cursor = with_cursor
+        self.timeline: ws.Timeline | None = None
+        self.name = ""
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.setYRange(0, ws.WARP + 1, padding=0)
+        self.plot.getPlotItem().getAxis("left").setTicks([[(v, str(v)) for v in (0, 8, 16, 24, 32)]])
+        self.curve = self.plot.plot([], [], stepMode="center", fillLevel=0)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False)
+        self.plot.addItem(self.cursor)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.plot, 1)
+        self.restyle(current_theme())
+        self.retranslate()
+
+    def set_timeline(self, timeline: ws.Timeline | None, name: str = "") -> None:
+        self.timeline, self.name = timeline, name
+        if timeline is None or len(timeline.active_lanes) == 0:
+            self.curve.setData([], [])
+            self.cursor.setVisible(False)
+        else:
+            lanes = timeline.active_lanes.astype(float)
+            edges = np.arange(len(lanes) + 1, dtype=float)
+            self.curve.setData(edges, lanes)
+            self.plot.setXRange(0, len(lanes), padding=0.02)
+            self.cursor.setVisible(self.with_cursor)
+        self.retranslate()
+
+    def set_cursor_step(self, own_step: int) -> None:
+        """Put the cursor on the warp's ``own_step``-th step."""
+        self.cursor.setPos(own_step + 0.5)
+
+    def restyle(self, theme: Theme) -> None:
+        style_plot(self.plot, theme)
+        pen = curve_pen(0, theme)
+        self.curve.setPen(pen)
+        colour = pg.mkColor(theme.curve_colors[0])
+        colour.setAlpha(70)
+        self.curve.setBrush(pg.mkBrush(colour))
+        self.cursor.setPen(pg.mkPen(theme.curve_colors[1], width=theme.line_width))
+
+    def retranslate(self) -> None:
+        self.plot.setLabel("left", translate("WarpTimeline", "active lanes"))
+        self.plot.setLabel("bottom", translate("WarpTimeline", "step of this warp"))
+        if self.timeline is None:
+            self.caption.setText(self.name or translate("WarpTimeline", "Nothing run yet."))
+            return
+        steps, mean = staircase_summary(self.timeline)
+        text = translate("WarpTimeline", "%1 — warp %2: %3 steps, %4 active lanes on average")
+        for i, value in reversed(list(enumerate((self.name, self.timeline.warp, steps, f"{mean:.1f}"), 1))):
+            text = text.replace(f"%{i}", str(value))
+        self.caption.setText(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

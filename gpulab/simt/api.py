@@ -181,6 +181,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
             fn.body(frame, mc.full)
     except RecursionError:
         raise KernelFault(f"{kernel}: nesting too deep for the emulator", kernel) from None
+    except (SimtError, MemoryError):
+        raise
+    except Exception as exc:  # a bug in the emulator must still surface as a SimtError
+        raise SimtError(f"{kernel}: internal error in the emulator ({type(exc).__name__}: "
+                        f"{exc}); please report this kernel") from exc
     finally:
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)

@@ -102,18 +102,21 @@ BUILTINS["__saturatef"] = _math("sat", lambda x: np.clip(x, np.float32(0), np.fl
                                 ct.FLOAT)
 
 
-def _minmax(f: Callable) -> Handler:
+def _minmax(int_f: Callable, float_f: Callable) -> Handler:
+    """CUDA's min/max: integer overloads, and fminf/fmaxf (NaN-ignoring) for floats."""
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         _arity(comp, node, args, 2)
+        if not all(a.ctype.is_scalar for a in args):
+            raise comp.error(node, f"{node.name.name} needs arithmetic arguments",
+                             f"{node.name.name} on pointer")
         common = ct.common_type(args[0].ctype, args[1].ctype)
+        f = float_f if common.is_float else int_f
         return _pure_call(common, f, [converted(a, common) for a in args], comp)
     return handler
 
 
-BUILTINS["min"] = _minmax(np.minimum)
-BUILTINS["max"] = _minmax(np.maximum)
-BUILTINS["umin"] = _minmax(np.minimum)
-BUILTINS["umax"] = _minmax(np.maximum)
+BUILTINS["min"] = _minmax(np.minimum, np.fmin)
+BUILTINS["max"] = _minmax(np.maximum, np.fmax)
 
 
 def _abs(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:

@@ -227,6 +227,9 @@ class Compiler:
         ret = self.resolve_type(fdecl.type)
         params: list[tuple[str, CType]] = []
         for p in (fdecl.args.params if fdecl.args else []):
+            if isinstance(p, c_ast.ID):
+                raise self.error(p, "parameters need types (K&R-style parameter lists are not "
+                                 "supported)", "K&R parameter list")
             if isinstance(p, c_ast.EllipsisParam):
                 raise self.error(p, "variadic functions are not supported", "variadic function")
             ptype = self.resolve_type(p.type)
@@ -504,7 +507,10 @@ class Compiler:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.unsupported(node)
-        return method(node, scope)
+        try:
+            return method(node, scope)
+        except TypeError as exc:
+            raise self.error(node, str(exc), "type mismatch") from None
 
     def scalar(self, node: c_ast.Node, scope: Scope) -> CExpr:
         """An rvalue: arrays decay to pointers."""
@@ -966,14 +972,30 @@ def _align(n: int, a: int) -> int:
 _PARSE_ERROR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
 
 
-def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
+def _next_token_position(parser: c_parser.CParser) -> tuple[int, int, str] | None:
+    """Where a coordinate-less pycparser 3 error happened (private API, best effort)."""
+    peek = getattr(parser, "_peek", None)
     try:
-        return c_parser.CParser().parse(pre.text, filename=filename)
+        tok = peek() if peek is not None else None
+        return (int(tok.lineno), int(tok.column), str(tok.value)) if tok is not None else None
+    except Exception:
+        return None
+
+
+def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
+    parser = c_parser.CParser()
+    try:
+        return parser.parse(pre.text, filename=filename)
     except Exception as exc:  # pycparser raises ParseError and, on odd input, others
         text = str(exc)
         m = _PARSE_ERROR.search(text)
         if m is None:
-            raise CompileError(f"syntax error: {text}", None, None, "syntax") from None
+            where = _next_token_position(parser)
+            if where is None or where[0] < 1:
+                raise CompileError(f"syntax error: {text}", None, None, "syntax") from None
+            line, col, value = where
+            raise CompileError(f"syntax error near {value!r} ({text.split(': ')[-1]})", line,
+                               pre.original_column(line, col), "syntax") from None
         line, col = int(m.group(1)), int(m.group(2))
         col = pre.original_column(line, col)
         detail = m.group(3).strip()
@@ -990,3 +1012,7 @@ def compile_source(source: str, filename: str = "kernel.cu") -> Program:
         return Compiler(pre, filename).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:
+        raise CompileError(f"internal error in the emulator's compiler ({type(exc).__name__}: "
+                           f"{exc}); please report this kernel", None, None,
+                           "internal error") from exc

@@ -113,6 +113,10 @@ def converter(src: CType, dst: CType) -> Callable[[Value], Value] | None:
 
 def converted(e: CExpr, dst: CType) -> CExpr:
     """``e`` converted to ``dst`` (folded when constant)."""
+    if (e.ctype.is_pointer or e.ctype.is_array) and dst.is_scalar:
+        raise TypeError(f"a pointer ({e.ctype}) is used where a {dst} value is needed")
+    if not e.ctype.is_scalar and not e.ctype.is_pointer and not e.ctype.is_array:
+        raise TypeError(f"a {e.ctype} value is used where a {dst} value is needed")
     f = converter(e.ctype, dst)
     if f is None:
         return e if e.ctype == dst or not dst.is_scalar else CExpr(dst, e.ev, e.pure, e.const,

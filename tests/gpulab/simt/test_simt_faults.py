@@ -180,3 +180,10 @@ def test_non_contiguous_arrays_are_written_back():
     view = base[::2]
     simt.launch(src, "k", 1, 32, [view])
     assert view.tolist() == list(range(32)) and base[1] == 0
+
+
+def test_pointer_passed_to_math_function_is_a_compile_error():
+    src = 'extern "C" __global__ void k(float* o) {\n    o[0] = sqrtf(o);\n}'
+    with pytest.raises(simt.CompileError) as info:
+        simt.launch(src, "k", 1, 1, [np.zeros(1, np.float32)])
+    assert info.value.construct == "type mismatch" and info.value.line == 2

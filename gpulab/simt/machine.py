@@ -465,7 +465,7 @@ class Machine:
                 c.gst_requests += rq
                 c.gst_transactions += tx
         elif region.space == "shared":
-            rq, tx = mx.shared_transactions(lanes, a - SHARED_BASE, itemsize)
+            rq, tx = mx.shared_transactions(lanes, a, itemsize)
             if kind == "load":
                 c.shared_load_requests += rq
                 c.shared_load_transactions += tx
@@ -524,7 +524,7 @@ class Machine:
         sectors: tuple[int, ...] = ()
         lines: tuple[int, ...] = ()
         if region.space == "shared":
-            degree = int(mx.shared_wavefronts_per_warp(lanes, a - SHARED_BASE, itemsize)[0])
+            degree = int(mx.shared_wavefronts_per_warp(lanes, a, itemsize)[0])
         else:
             sectors = tuple(sorted({x >> 5 for x in a.tolist()}))
             lines = tuple(sorted({x >> 7 for x in a.tolist()}))

@@ -55,8 +55,10 @@ def _distinct_per_row(mat: np.ndarray) -> np.ndarray:
 
 
 def _rows_share_pattern(mat: np.ndarray) -> bool:
+    """Is every row the first row plus a constant?"""
     rel = mat - mat[:, :1]
-    return bool(np.array_equal(rel, np.broadcast_to(rel[0], rel.shape)))
+    rel -= rel[0]
+    return not rel.any()
 
 
 def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:
@@ -110,6 +112,13 @@ def shared_transactions(lanes: np.ndarray, offsets: np.ndarray,
     """(requests, wavefronts) of one shared-memory access by the given active lanes."""
     if len(lanes) == 0:
         return 0, 0
+    if itemsize >= 4:
+        # aligned accesses: equal byte patterns mean equal word patterns, and a bank
+        # pattern shifted by whole words has the same conflicts (banks just rotate)
+        raw = lane_matrix(lanes, offsets)
+        if raw.shape[0] > 1 and len(lanes) == raw.shape[0] * 32 and _rows_share_pattern(raw):
+            words, width = _words(raw[0], itemsize)
+            return raw.shape[0], raw.shape[0] * int(_wavefronts_per_row(words.reshape(1, -1))[0])
     words, width = _words(offsets, itemsize)
     mat = lane_matrix(lanes, words, width)
     nrows = mat.shape[0]

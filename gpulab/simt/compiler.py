@@ -232,11 +232,12 @@ class Compiler:
                                  "supported)", "K&R parameter list")
             if isinstance(p, c_ast.EllipsisParam):
                 raise self.error(p, "variadic functions are not supported", "variadic function")
-            ptype = self.resolve_type(p.type)
+            if isinstance(p.type, c_ast.ArrayDecl):  # float a[] is float* a
+                ptype = ct.pointer_to(self.resolve_type(p.type.type))
+            else:
+                ptype = self.resolve_type(p.type)
             if ptype is ct.VOID:
                 continue
-            if ptype.is_array:
-                ptype = ct.pointer_to(ptype.pointee)  # type: ignore[arg-type]
             params.append((p.name or f"arg{len(params)}", ptype))
         is_kernel = decl.name in self.pre.global_functions
         if is_kernel and ret is not ct.VOID:

@@ -127,3 +127,17 @@ def test_result_reports_kernel_shape_steps_and_provenance():
     assert (r.kernel, r.grid, r.block, r.provenance) == ("k", (2, 1, 1), (32, 2, 1), "emulated")
     assert r.steps == r.metrics["inst_executed"] == 4
     assert r.lane_steps == 128
+
+
+def test_array_parameters_prototypes_and_several_kernels_in_one_file():
+    src = """__device__ int twice(int x);
+    extern "C" {
+    __global__ void first(int out[], int n) { out[threadIdx.x] = twice(n); }
+    __global__ void second(int out[]) { out[threadIdx.x] = -1; }
+    }
+    __device__ int twice(int x) { return 2 * x; }"""
+    out = np.zeros(4, np.int32)
+    simt.launch(src, "first", 1, 4, [out, 21])
+    assert out.tolist() == [42] * 4
+    simt.launch(src, "second", 1, 2, [out])
+    assert out.tolist() == [-1, -1, 42, 42]

@@ -362,7 +362,7 @@ class Compiler:
         return self.assign_convert(self.expr(node.init, scope), ctype, node.init)
 
     def declare_memory(self, node: c_ast.Decl, ctype: CType, scope: Scope, space: str) -> Stmt:
-        if node.init is not None:
+        if node.init is not None and (space == "shared" or not ctype.is_array):
             raise self.error(node, f"{space} memory cannot have an initializer",
                              f"{space} initializer")
         elem = ctype
@@ -387,7 +387,47 @@ class Compiler:
         from .machine import LOCAL_BASE, SHARED_BASE
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base)
+        if node.init is not None:
+            return self.local_array_initializer(node, ctype, elem, base, scope)
         return lambda fr, m: m
+
+    def init_leaves(self, init: c_ast.Node, ctype: CType) -> list[c_ast.Node | None]:
+        """Initializer expression per element of ``ctype`` (None = zero), C brace rules
+        for fully braced nested lists and for flat lists."""
+        total = ctype.size // max(1, _element_type(ctype).size)
+        if not isinstance(init, c_ast.InitList):
+            raise self.error(init, "arrays are initialized with a {...} list", "array initializer")
+        leaves: list[c_ast.Node | None] = []
+        sub = ctype.pointee
+        if sub is not None and sub.is_array and all(isinstance(e, c_ast.InitList)
+                                                     for e in init.exprs):
+            if len(init.exprs) > ctype.length:
+                raise self.error(init, "too many initializers", "array initializer")
+            for e in init.exprs:
+                leaves += self.init_leaves(e, sub)
+        else:
+            leaves = list(_flatten_init(init))
+            if len(leaves) > total:
+                raise self.error(init, f"too many initializers for {total} elements",
+                                 "array initializer")
+        return leaves + [None] * (total - len(leaves))
+
+    def local_array_initializer(self, node: c_ast.Decl, ctype: CType, elem: CType, base: int,
+                                scope: Scope) -> Stmt:
+        """``float w[3] = {a, b, c};``: every execution stores all elements (rest zero)."""
+        assert elem.dtype is not None
+        zero = elem.dtype.type(0)
+        values = [self.assign_convert(self.scalar(e, scope), elem, e).ev if e is not None
+                  else (lambda fr, m: zero) for e in self.init_leaves(node.init, ctype)]
+        addresses = [np.int64(base + i * elem.size) for i in range(len(values))]
+        site = self.site(node)
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.mc.step(m, site)
+            for value, address in zip(values, addresses, strict=True):
+                fr.mc.store(address, value(fr, m), m, elem, site)
+            return m
+        return run
 
     def visit_If(self, node: c_ast.If, scope: Scope) -> tuple[Stmt, bool]:
         cond = truth(self.scalar(node.cond, scope))
@@ -948,6 +988,18 @@ class Compiler:
                 return fn.ret.dtype.type(0) if fn.ret.dtype is not None else np.int64(0)
             return callee.retval
         return CExpr(fn.ret, call, False)
+
+
+def _element_type(ctype: CType) -> CType:
+    while ctype.is_array and ctype.pointee is not None:
+        ctype = ctype.pointee
+    return ctype
+
+
+def _flatten_init(init: c_ast.Node) -> list[c_ast.Node]:
+    if isinstance(init, c_ast.InitList):
+        return [leaf for e in init.exprs for leaf in _flatten_init(e)]
+    return [init]
 
 
 def _select(c: Any, a: Any, b: Any) -> Any:

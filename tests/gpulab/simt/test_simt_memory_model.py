@@ -141,3 +141,27 @@ def test_array_parameters_prototypes_and_several_kernels_in_one_file():
     assert out.tolist() == [42] * 4
     simt.launch(src, "second", 1, 2, [out])
     assert out.tolist() == [-1, -1, 42, 42]
+
+
+def test_local_array_initializer_list_fills_the_rest_with_zeros_each_time():
+    src = """extern "C" __global__ void k(float* o) {
+        for (int r = 0; r < 2; r++) {
+            float w[2][3] = {{0.25f, 0.5f}, {(float)threadIdx.x}};
+            o[threadIdx.x * 2 + r] = w[0][0] + w[0][1] + 10.0f * w[0][2] + w[1][0] + w[1][1] + r;
+            w[0][2] = 100.0f;
+        }
+    }"""
+    o = np.zeros(8, np.float32)
+    r = simt.launch(src, "k", 1, 4, [o])
+    assert o.tolist() == [0.75 + t + rr for t in range(4) for rr in range(2)]
+    assert r.metrics["local_store_requests"] == 2 * 7
+
+
+def test_flat_initializer_list_fills_a_two_dimensional_array_row_by_row():
+    src = """extern "C" __global__ void k(int* o) {
+        int w[2][2] = {1, 2, 3};
+        o[0] = w[0][0]; o[1] = w[0][1]; o[2] = w[1][0]; o[3] = w[1][1];
+    }"""
+    o = np.full(4, -1, np.int32)
+    simt.launch(src, "k", 1, 1, [o])
+    assert o.tolist() == [1, 2, 3, 0]

@@ -14,7 +14,7 @@ object-like and function-like macros, ``#if/#ifdef/#ifndef/#else/#endif`` with i
 conditions, ``#undef``; ``#pragma`` ignored; line and column numbers kept) and parsed with
 pycparser. Accepted: ``extern "C"``, ``__global__`` and ``__device__`` functions (device
 functions may return early and recurse up to depth 64), ``__shared__`` arrays (fixed size,
-any dimension) and scalars, fixed-size thread-local arrays, ``__restrict__``, ``const``,
+any dimension) and scalars, fixed-size thread-local arrays (with ``{...}`` initializers), ``__restrict__``, ``const``,
 ``__forceinline__``, ``__launch_bounds__``, casts, ``sizeof``. Types: ``bool``, ``char``,
 ``unsigned char``, ``short``, ``int``, ``unsigned int``, ``long``/``long long`` (64-bit),
 their unsigned forms, ``size_t``/``intN_t``, ``float``, ``double`` and pointers to them

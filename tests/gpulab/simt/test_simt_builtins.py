@@ -214,3 +214,24 @@ def test_shared_memory_tree_reduction_matches_numpy_sum():
     simt.launch(src, "reduce", 20, 256, [x, partial, 5000])
     assert partial.sum() == x.sum()
     assert partial[0] == x[:256].sum()
+
+
+def test_integer_atomic_add_histogram_returns_serial_old_values():
+    src = """
+    extern "C" __global__ void hist(const int* bins, unsigned int* h, unsigned int* old) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        old[i] = atomicAdd(&h[bins[i]], 3u);
+    }"""
+    rng = np.random.default_rng(3)
+    bins = rng.integers(0, 10, 512).astype(np.int32)
+    h = np.full(10, 2**32 - 5, np.uint32)  # wraps around after two increments
+    old = np.zeros(512, np.uint32)
+    simt.launch(src, "hist", 4, 128, [bins, h, old])
+    counts = np.bincount(bins, minlength=10)
+    assert h.tolist() == [(2**32 - 5 + 3 * c) % 2**32 for c in counts]
+    seen = np.zeros(10, np.int64)
+    expected = []
+    for b in bins.tolist():
+        expected.append((2**32 - 5 + 3 * seen[b]) % 2**32)
+        seen[b] += 1
+    assert old.tolist() == expected

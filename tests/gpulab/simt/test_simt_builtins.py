@@ -152,6 +152,8 @@ def test_atomic_add_float_histogram_in_shared_memory_matches_numpy():
     ("atomicMax(&m[0], v)", lambda vs: max(vs)), ("atomicMin(&m[0], v)", lambda vs: min(vs)),
     ("atomicOr(&m[0], v)", lambda vs: np.bitwise_or.reduce(vs)),
     ("atomicXor(&m[0], v)", lambda vs: np.bitwise_xor.reduce(vs)),
+    ("atomicAnd(&m[0], v | 0x7fff0000)", lambda vs: 0),
+    ("if (v > 500) atomicExch(&m[0], warpSize)", lambda vs: 32),
     ("atomicSub(&m[0], v)", lambda vs: -sum(vs)),
 ])
 def test_integer_atomics_under_full_conflict(call, ref):

@@ -458,6 +458,156 @@ def run_session(
                        args=args, reference_match=match, itemsizes=buffer_itemsizes(source))
 
 
+# ------------------------------------------------------------------ emulating in a child process
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """Everything :func:`run_session` needs, picklable, to send to the emulator process."""
+
+    source: str
+    entry: str
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    args: list[Any]
+    block_index: int = 0
+    max_steps: int = DEFAULT_MAX_STEPS
+    expected: Mapping[int, np.ndarray] | None = None
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+def session_from_request(request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
+    """Run one request here, in this process."""
+    from gpulab.kernels import outputs_match
+
+    def compare(args: list[Any], expected: Mapping[int, np.ndarray]) -> bool:
+        return all(outputs_match(args[i], want, request.rtol, request.atol) for i, want in expected.items())
+
+    return run_session(request.source, request.entry, request.grid, request.block, request.args,
+                       request.block_index, cancel=cancel, max_steps=request.max_steps,
+                       expected=request.expected, compare=compare)
+
+
+def _pack_error(exc: BaseException) -> tuple[str, str, str, dict[str, Any]]:
+    return type(exc).__module__, type(exc).__qualname__, str(exc), dict(vars(exc))
+
+
+def _unpack_error(packed: tuple[str, str, str, dict[str, Any]]) -> BaseException:
+    """Rebuild an emulator error (its line, buffer, lanes, ... kept) from the child's report."""
+    import importlib
+
+    module, name, message, attributes = packed
+    try:
+        cls = getattr(importlib.import_module(module), name)
+        exc = cls.__new__(cls)
+        Exception.__init__(exc, message)
+        vars(exc).update(attributes)
+        return exc
+    except Exception:  # an error class we cannot rebuild: keep its words
+        return SessionError(message)
+
+
+def _serve(connection: Any) -> None:
+    """The emulator process: answer requests until the pipe closes."""
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            connection.send(("ok", session_from_request(request)))
+        except Exception as exc:  # every error goes back to the caller, in plain words
+            try:
+                connection.send(("error", _pack_error(exc)))
+            except Exception:  # attributes that do not pickle: keep the words
+                connection.send(("error", (*_pack_error(exc)[:3], {})))
+
+
+class EmulatorProcess:
+    """A child process that runs emulations, so a long one never holds this process's GIL.
+
+    Threads of one Python process share one interpreter lock: an emulation running in a
+    worker thread makes the GUI thread wait for the lock at every call into Python, which
+    stalls the event loop for hundreds of milliseconds. The child starts on first use (spawn:
+    about a second), is reused, and is killed to cancel a run (then restarted on the next).
+    """
+
+    POLL_S = 0.02
+
+    def __init__(self) -> None:
+        self._process: Any = None
+        self._connection: Any = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        import sys
+        import types
+
+        context = multiprocessing.get_context("spawn")
+        parent, child = context.Pipe()
+        process = context.Process(target=_serve, args=(child,), name="gpulab-emulator", daemon=True)
+        # The child needs only this module: hide the caller's main script from spawn, which
+        # would otherwise re-run it in the child (a script without a __main__ guard breaks).
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            process.start()
+        finally:
+            sys.modules["__main__"] = main
+        child.close()
+        self._process, self._connection = process, parent
+
+    def run(self, request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
+        """Emulate ``request`` in the child; raises its errors here, or ``Cancelled`` when cancelled."""
+        with self._lock:
+            if self._process is None or not self._process.is_alive():
+                self._start()
+            self._connection.send(request)
+            while not self._connection.poll(self.POLL_S):
+                if cancel is not None and cancel.is_set():
+                    self.stop()
+                    from gpulab.simt import Cancelled
+
+                    raise Cancelled("emulation cancelled")
+                if not self._process.is_alive():
+                    self._forget()
+                    raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
+            status, payload = self._connection.recv()
+        if status == "error":
+            raise _unpack_error(payload)
+        return payload
+
+    def stop(self) -> None:
+        """Kill the child (a later run starts a new one)."""
+        if self._process is not None and self._process.is_alive():
+            self._process.kill()
+            self._process.join(timeout=5)
+        self._forget()
+
+    def _forget(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        self._process, self._connection = None, None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+
+_shared_process: EmulatorProcess | None = None
+
+
+def emulator_process() -> EmulatorProcess:
+    """The process-wide emulator child (created on first use)."""
+    global _shared_process
+    if _shared_process is None:
+        _shared_process = EmulatorProcess()
+    return _shared_process
+
+
 def _dims(value: Sequence[int] | int) -> tuple[int, int, int]:
     dims = (int(value),) if isinstance(value, (int, np.integer)) else tuple(int(v) for v in value)
     return (*dims, *(1,) * (3 - len(dims)))  # type: ignore[return-value]

@@ -77,19 +77,11 @@ def emulation_job(
 
     yield Progress(0.0, "emulating")
     args = spec.build_args(preset)
-    expected = spec.expected(args)
+    request = ws.SessionRequest(source, spec.entry, preset.grid, preset.block, args, block,
+                                expected=spec.expected(args), rtol=spec.rtol, atol=spec.atol)
     try:
-        session = ws.run_session(
-            source,
-            spec.entry,
-            preset.grid,
-            preset.block,
-            args,
-            block,
-            cancel=ctx.cancel_event,
-            expected=expected,
-            compare=spec.matches,
-        )
+        # In a child process: an emulation in this process would stall the GUI thread (GIL).
+        session = ws.emulator_process().run(request, ctx.cancel_event)
     except simt.Cancelled:
         raise Cancelled("cancelled") from None
     except (simt.SimtError, ws.SessionError) as exc:

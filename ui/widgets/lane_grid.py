@@ -1,7 +1,9 @@
 """The lane grid: warps x 32 lanes, one colour per lane state, with a legend in words.
 
-One pyqtgraph ImageItem with a lookup table draws the whole (warps, 32) uint8 state matrix,
-so a step is one ``setImage``. More than ``DETAIL_ROWS`` warps get a downsampled overview
+One image item with a lookup table draws the whole (warps, 32) uint8 state matrix, so a step
+is one ``set_states``. The item scales its tiny image to screen pixels itself (nearest
+neighbour, then an unscaled blit): letting QPainter scale it costs ~5x more at 1920x1080,
+too slow for 30 frames/s on a laptop. More than ``DETAIL_ROWS`` warps get a downsampled overview
 of every warp beside a detail view of ``DETAIL_ROWS`` warps around the selected one.
 """
 
@@ -9,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QCoreApplication, QEvent, QLineF, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpulab import warp_session as ws
@@ -117,13 +119,68 @@ class Legend(QWidget):
         super().changeEvent(event)
 
 
-def _image_plot(title: str = "") -> tuple[pg.PlotItem, pg.ImageItem]:
+class LaneImage(pg.GraphicsObject):
+    """A (rows, 32) state matrix drawn one cell per lane, in item units of one lane x one warp."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states = np.zeros((0, LANES), dtype=np.uint8)
+        self.argb_lut = np.zeros(len(ws.LANE_STATES), dtype=np.uint32)
+        self.separator: QColor | None = None  # thin lines between cells, when they are big enough
+
+    def set_lut(self, lut: np.ndarray) -> None:
+        """RGBA rows (as from :func:`state_lut`) to packed 0xffRRGGBB (opaque RGB32: the fastest blit)."""
+        lut = lut.astype(np.uint32)
+        self.argb_lut = np.uint32(0xFF000000) | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]
+        self.update()
+
+    def set_states(self, states: np.ndarray) -> None:
+        if states.shape != self.states.shape:
+            self.prepareGeometryChange()
+        self.states = states
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, LANES, self.states.shape[0])
+
+    def paint(self, painter: QPainter, *_args) -> None:
+        rows = self.states.shape[0]
+        if rows == 0:
+            return
+        transform = painter.transform()
+        target = transform.mapRect(self.boundingRect()).toAlignedRect()
+        if target.width() <= 0 or target.height() <= 0:
+            return
+        states = self.states[:: -1 if transform.m22() < 0 else 1, :: -1 if transform.m11() < 0 else 1]
+        argb = np.ascontiguousarray(self.argb_lut[states])
+        image = QImage(argb.data, LANES, rows, LANES * 4, QImage.Format.Format_RGB32)
+        scaled = image.scaled(target.width(), target.height(), Qt.AspectRatioMode.IgnoreAspectRatio,
+                              Qt.TransformationMode.FastTransformation)
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(target.topLeft(), scaled)
+        if self.separator is not None:
+            self._draw_separators(painter, target, rows)
+        painter.restore()
+
+    def _draw_separators(self, painter: QPainter, target: QRect, rows: int) -> None:
+        cell_w, cell_h = target.width() / LANES, target.height() / rows
+        if cell_w < 4 or cell_h < 4:
+            return
+        painter.setPen(QPen(self.separator, 1))
+        left, top, right, bottom = target.left(), target.top(), target.right(), target.bottom()
+        lines = [QLineF(left + k * cell_w, top, left + k * cell_w, bottom) for k in range(1, LANES)]
+        lines += [QLineF(left, top + r * cell_h, right, top + r * cell_h) for r in range(1, rows)]
+        painter.drawLines(lines)
+
+
+def _image_plot(title: str = "") -> tuple[pg.PlotItem, LaneImage]:
     plot = pg.PlotItem()
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)
     plot.invertY(True)
-    image = pg.ImageItem(axisOrder="row-major")
+    image = LaneImage()
     plot.addItem(image)
     plot.setTitle(title)
     return plot, image
@@ -144,7 +201,6 @@ class LaneGrid(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.detail_plot, self.detail = _image_plot()
         self.overview_plot, self.overview = _image_plot()
-        self.overview.setAutoDownsample(True)
         self.window_box = pg.LinearRegionItem(
             orientation="horizontal", movable=True, brush=pg.mkBrush(0, 0, 0, 60), pen=pg.mkPen("#000000", width=2)
         )
@@ -154,8 +210,6 @@ class LaneGrid(QWidget):
         self.graphics.addItem(self.detail_plot, 0, 1)
         self.graphics.ci.layout.setColumnStretchFactor(0, 1)
         self.graphics.ci.layout.setColumnStretchFactor(1, 4)
-        self.separators = pg.PlotCurveItem(connect="pairs")
-        self.detail_plot.addItem(self.separators)
         self.highlight = pg.QtWidgets.QGraphicsRectItem(0, 0, LANES, 1)
         self.detail_plot.addItem(self.highlight)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
@@ -202,11 +256,10 @@ class LaneGrid(QWidget):
     def _draw(self) -> None:
         rows = self.states.shape[0]
         window = self.states[self.detail_start : self.detail_start + DETAIL_ROWS]
-        self.detail.setImage(window, autoLevels=False, levels=(0, len(self.lut) - 1), lut=self.lut)
-        self.detail.setRect(0, self.detail_start, LANES, window.shape[0])
+        self.detail.set_states(window)
+        self.detail.setPos(0, self.detail_start)
         if rows > DETAIL_ROWS:
-            self.overview.setImage(self.states, autoLevels=False, levels=(0, len(self.lut) - 1), lut=self.lut)
-            self.overview.setRect(0, 0, LANES, rows)
+            self.overview.set_states(self.states)
         self._place_highlight()
 
     def _update_axes(self) -> None:
@@ -220,18 +273,7 @@ class LaneGrid(QWidget):
             if r < len(self.row_labels)
         ]
         left.setTicks([ticks])
-        self._place_separators(shown)
         self.detail_plot.getAxis("bottom").setTicks([[(x + 0.5, str(x)) for x in range(0, LANES, 4)]])
-
-    def _place_separators(self, shown: int) -> None:
-        """Thin lines between lanes (every lane) and between warps, in the background colour."""
-        top, bottom = self.detail_start, self.detail_start + shown
-        xs = np.repeat(np.arange(1, LANES, dtype=float), 2)
-        ys = np.tile([top, bottom], LANES - 1).astype(float)
-        rows = np.arange(top + 1, bottom, dtype=float)
-        xs = np.concatenate([xs, np.tile([0.0, LANES], len(rows))])
-        ys = np.concatenate([ys, np.repeat(rows, 2)])
-        self.separators.setData(xs, ys)
 
     # ............................................................ selection
     def select_row(self, row: int) -> None:
@@ -281,10 +323,12 @@ class LaneGrid(QWidget):
     # ............................................................ looks
     def restyle(self, theme: Theme) -> None:
         self.lut = state_lut(theme)
+        self.detail.set_lut(self.lut)
+        self.overview.set_lut(self.lut)
         self.graphics.setBackground(theme.base)
         pen = pg.mkPen(theme.text, width=max(2, theme.line_width))
         self.highlight.setPen(pen)
-        self.separators.setPen(pg.mkPen(theme.base, width=1))
+        self.detail.separator = QColor(theme.base)
         for plot in (self.detail_plot, self.overview_plot):
             for side in ("left", "bottom"):
                 plot.getAxis(side).setPen(theme.muted)

@@ -542,7 +542,6 @@ class EmulatorProcess:
 
     def _start(self) -> None:
         import multiprocessing
-
         import sys
         import types
 

@@ -20,6 +20,153 @@
     </message>
 </context>
 <context>
+    <name>CpuVsGpuPanel</name>
+    <message>
+        <source>CPU vs GPU: where does the GPU start to win?</source>
+        <translation>CPU vs GPU: where does the GPU start to win?</translation>
+    </message>
+    <message>
+        <source>Experiment:</source>
+        <translation>Experiment:</translation>
+    </message>
+    <message>
+        <source>Sizes:</source>
+        <translation>Sizes:</translation>
+    </message>
+    <message>
+        <source>Data type:</source>
+        <translation>Data type:</translation>
+    </message>
+    <message>
+        <source>GPU to model:</source>
+        <translation>GPU to model:</translation>
+    </message>
+    <message>
+        <source>Matrix multiply (GFLOP/s)</source>
+        <translation>Matrix multiply (GFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Vector add (GB/s)</source>
+        <translation>Vector add (GB/s)</translation>
+    </message>
+    <message>
+        <source>Include PCIe copies</source>
+        <translation>Include PCIe copies</translation>
+    </message>
+    <message>
+        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
+        <translation>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</translation>
+    </message>
+    <message>
+        <source>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
+        <translation>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation>Run sweep</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>Size:</translation>
+    </message>
+    <message>
+        <source>Start race</source>
+        <translation>Start race</translation>
+    </message>
+    <message>
+        <source>Series:</source>
+        <translation>Series:</translation>
+    </message>
+    <message>
+        <source>matrix size N</source>
+        <translation>matrix size N</translation>
+    </message>
+    <message>
+        <source>elements n</source>
+        <translation>elements n</translation>
+    </message>
+    <message>
+        <source>Time (ms)</source>
+        <translation>Time (ms)</translation>
+    </message>
+    <message>
+        <source>Race</source>
+        <translation>Race</translation>
+    </message>
+    <message>
+        <source>time (ms)</source>
+        <translation>time (ms)</translation>
+    </message>
+    <message>
+        <source>Quick</source>
+        <translation>Quick</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>Large</translation>
+    </message>
+    <message>
+        <source>Huge (slow on a CPU)</source>
+        <translation>Huge (slow on a CPU)</translation>
+    </message>
+    <message>
+        <source>The GPU spec table cannot be read: %1</source>
+        <translation>The GPU spec table cannot be read: %1</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Failed: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Cancelled.</translation>
+    </message>
+    <message>
+        <source>Waiting for the device to be free…</source>
+        <translation>Waiting for the device to be free…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Cancelling…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>Done.</translation>
+    </message>
+    <message>
+        <source>GPU wins from %1</source>
+        <translation>GPU wins from %1</translation>
+    </message>
+    <message>
+        <source>One multiply at N = %1</source>
+        <translation>One multiply at N = %1</translation>
+    </message>
+    <message>
+        <source>One add of n = %1</source>
+        <translation>One add of n = %1</translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run a sweep to the end first.</source>
+        <translation>Nothing to save yet: run a sweep to the end first.</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>Could not save %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>Saved %1</translation>
+    </message>
+</context>
+<context>
     <name>DevicesPanel</name>
     <message>
         <source>GPU ready</source>
@@ -393,6 +540,77 @@
     </message>
 </context>
 <context>
+    <name>MemoryView</name>
+    <message>
+        <source>load from</source>
+        <translation>load from</translation>
+    </message>
+    <message>
+        <source>store to</source>
+        <translation>store to</translation>
+    </message>
+    <message>
+        <source>atomic on</source>
+        <translation>atomic on</translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation>global</translation>
+    </message>
+    <message>
+        <source>shared</source>
+        <translation>shared</translation>
+    </message>
+    <message>
+        <source>local</source>
+        <translation>local</translation>
+    </message>
+    <message>
+        <source>Warp %1: %2 '%3' (%4 memory), %5 lanes x %6 bytes.</source>
+        <translation>Warp %1: %2 '%3' (%4 memory), %5 lanes x %6 bytes.</translation>
+    </message>
+    <message>
+        <source>Conflict degree %1: the busiest bank serves %1 words one after another.</source>
+        <translation>Conflict degree %1: the busiest bank serves %1 words one after another.</translation>
+    </message>
+    <message>
+        <source>No bank conflict: each bank serves one word (same-word reads are broadcast).</source>
+        <translation>No bank conflict: each bank serves one word (same-word reads are broadcast).</translation>
+    </message>
+    <message>
+        <source>Sectors needed %1, fetched %2, in %3 line(s) of 128 bytes.</source>
+        <translation>Sectors needed %1, fetched %2, in %3 line(s) of 128 bytes.</translation>
+    </message>
+    <message>
+        <source>Step to a load or store to see its memory traffic.</source>
+        <translation>Step to a load or store to see its memory traffic.</translation>
+    </message>
+    <message>
+        <source>sector %1</source>
+        <translation>sector %1</translation>
+    </message>
+    <message>
+        <source>line %1</source>
+        <translation>line %1</translation>
+    </message>
+    <message>
+        <source>... and %1 more lines</source>
+        <translation>... and %1 more lines</translation>
+    </message>
+    <message>
+        <source>No memory access at this step.</source>
+        <translation>No memory access at this step.</translation>
+    </message>
+    <message>
+        <source>bank efficiency %1% (1 / conflict degree)</source>
+        <translation>bank efficiency %1% (1 / conflict degree)</translation>
+    </message>
+    <message>
+        <source>coalescing efficiency %1% (sectors needed / fetched)</source>
+        <translation>coalescing efficiency %1% (sectors needed / fetched)</translation>
+    </message>
+</context>
+<context>
     <name>MessageBar</name>
     <message>
         <source>Error:</source>
@@ -412,6 +630,84 @@
     </message>
 </context>
 <context>
+    <name>MetricsStrip</name>
+    <message>
+        <source>Branch efficiency</source>
+        <translation>Branch efficiency</translation>
+    </message>
+    <message>
+        <source>Share of branches where all lanes of a warp went the same way.</source>
+        <translation>Share of branches where all lanes of a warp went the same way.</translation>
+    </message>
+    <message>
+        <source>Warp execution efficiency</source>
+        <translation>Warp execution efficiency</translation>
+    </message>
+    <message>
+        <source>Average share of a warp's 32 lanes doing work at each step.</source>
+        <translation>Average share of a warp's 32 lanes doing work at each step.</translation>
+    </message>
+    <message>
+        <source>Sectors per load request</source>
+        <translation>Sectors per load request</translation>
+    </message>
+    <message>
+        <source>32-byte sectors per warp load; 32 lanes x 4 bytes need only 4.</source>
+        <translation>32-byte sectors per warp load; 32 lanes x 4 bytes need only 4.</translation>
+    </message>
+    <message>
+        <source>Shared transactions per request</source>
+        <translation>Shared transactions per request</translation>
+    </message>
+    <message>
+        <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
+        <translation>Bank passes per shared load; more than 1 means bank conflicts.</translation>
+    </message>
+    <message>
+        <source>ideal %1</source>
+        <translation>ideal %1</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorStrip</name>
+    <message>
+        <source>CPU per core (%)</source>
+        <translation>CPU per core (%)</translation>
+    </message>
+    <message>
+        <source>GPU utilization (%)</source>
+        <translation>GPU utilization (%)</translation>
+    </message>
+    <message>
+        <source>GPU memory used (GiB)</source>
+        <translation>GPU memory used (GiB)</translation>
+    </message>
+    <message>
+        <source>SM clock (MHz)</source>
+        <translation>SM clock (MHz)</translation>
+    </message>
+    <message>
+        <source>Power (W)</source>
+        <translation>Power (W)</translation>
+    </message>
+    <message>
+        <source>Temperature (°C)</source>
+        <translation>Temperature (°C)</translation>
+    </message>
+    <message>
+        <source>PCIe TX / RX (GB/s)</source>
+        <translation>PCIe TX / RX (GB/s)</translation>
+    </message>
+    <message>
+        <source>GPU counters hidden: %1</source>
+        <translation>GPU counters hidden: %1</translation>
+    </message>
+    <message>
+        <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>
+        <translation>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Devices</source>
@@ -420,6 +716,14 @@
     <message>
         <source>Run experiment</source>
         <translation>Run experiment</translation>
+    </message>
+    <message>
+        <source>CPU vs GPU</source>
+        <translation>CPU vs GPU</translation>
+    </message>
+    <message>
+        <source>Warp visualizer</source>
+        <translation>Warp visualizer</translation>
     </message>
 </context>
 <context>
@@ -474,10 +778,6 @@
     <message>
         <source>Run a sweep, then race one size.</source>
         <translation>Run a sweep, then race one size.</translation>
-    </message>
-    <message>
-        <source>running…</source>
-        <translation>running…</translation>
     </message>
 </context>
 <context>
@@ -548,6 +848,200 @@
     <message>
         <source>Playback speed, 0.5 to 60 steps a second</source>
         <translation>Playback speed, 0.5 to 60 steps a second</translation>
+    </message>
+</context>
+<context>
+    <name>WarpPanel</name>
+    <message>
+        <source>line %1: </source>
+        <translation>line %1: </translation>
+    </message>
+    <message>
+        <source>The emulator cannot run this code: %1%2</source>
+        <translation>The emulator cannot run this code: %1%2</translation>
+    </message>
+    <message>
+        <source>The kernel crashed while running: %1</source>
+        <translation>The kernel crashed while running: %1</translation>
+    </message>
+    <message>
+        <source>The emulation stopped: %1</source>
+        <translation>The emulation stopped: %1</translation>
+    </message>
+    <message>
+        <source>Emulate %1</source>
+        <translation>Emulate %1</translation>
+    </message>
+    <message>
+        <source>Emulating…</source>
+        <translation>Emulating…</translation>
+    </message>
+    <message>
+        <source>Run %1 on the GPU</source>
+        <translation>Run %1 on the GPU</translation>
+    </message>
+    <message>
+        <source>Running on the GPU…</source>
+        <translation>Running on the GPU…</translation>
+    </message>
+    <message>
+        <source>The GPU run failed: %1</source>
+        <translation>The GPU run failed: %1</translation>
+    </message>
+    <message>
+        <source>No divergent branch after this step.</source>
+        <translation>No divergent branch after this step.</translation>
+    </message>
+    <message>
+        <source>No memory access after this step.</source>
+        <translation>No memory access after this step.</translation>
+    </message>
+    <message>
+        <source>outputs match the numpy reference</source>
+        <translation>outputs match the numpy reference</translation>
+    </message>
+    <message>
+        <source>outputs DIFFER from the numpy reference</source>
+        <translation>outputs DIFFER from the numpy reference</translation>
+    </message>
+    <message>
+        <source>Emulated block %1 of %2: %3 warps traced, %4 steps; %5.</source>
+        <translation>Emulated block %1 of %2: %3 warps traced, %4 steps; %5.</translation>
+    </message>
+    <message>
+        <source>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</source>
+        <translation>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</translation>
+    </message>
+    <message>
+        <source>statement</source>
+        <translation>statement</translation>
+    </message>
+    <message>
+        <source>branch</source>
+        <translation>branch</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>load</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>store</translation>
+    </message>
+    <message>
+        <source>atomic</source>
+        <translation>atomic</translation>
+    </message>
+    <message>
+        <source>barrier</source>
+        <translation>barrier</translation>
+    </message>
+    <message>
+        <source>shuffle</source>
+        <translation>shuffle</translation>
+    </message>
+    <message>
+        <source>Warp %1, lane %2: %3.</source>
+        <translation>Warp %1, lane %2: %3.</translation>
+    </message>
+    <message>
+        <source>Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6.</source>
+        <translation>Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6.</translation>
+    </message>
+    <message>
+        <source>Address %1.</source>
+        <translation>Address %1.</translation>
+    </message>
+    <message>
+        <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
+        <translation>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</translation>
+    </message>
+    <message>
+        <source>the device check has not finished</source>
+        <translation>the device check has not finished</translation>
+    </message>
+    <message>
+        <source>No GPU run: %1 The emulated results above stand alone.</source>
+        <translation>No GPU run: %1 The emulated results above stand alone.</translation>
+    </message>
+    <message>
+        <source>Run the same source on the GPU to compare outputs and time it.</source>
+        <translation>Run the same source on the GPU to compare outputs and time it.</translation>
+    </message>
+    <message>
+        <source>outputs MATCH the emulator</source>
+        <translation>outputs MATCH the emulator</translation>
+    </message>
+    <message>
+        <source>outputs DO NOT MATCH the emulator</source>
+        <translation>outputs DO NOT MATCH the emulator</translation>
+    </message>
+    <message>
+        <source>%1: %2; kernel time %3 µs (median of %4 launches, CUDA events).</source>
+        <translation>%1: %2; kernel time %3 µs (median of %4 launches, CUDA events).</translation>
+    </message>
+    <message>
+        <source>Kernel:</source>
+        <translation>Kernel:</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>Size:</translation>
+    </message>
+    <message>
+        <source>Block:</source>
+        <translation>Block:</translation>
+    </message>
+    <message>
+        <source>Which block's warps to trace (linear block id)</source>
+        <translation>Which block's warps to trace (linear block id)</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Run</translation>
+    </message>
+    <message>
+        <source>Emulate the code in the editor (your edits included)</source>
+        <translation>Emulate the code in the editor (your edits included)</translation>
+    </message>
+    <message>
+        <source>Memory traffic</source>
+        <translation>Memory traffic</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>Timeline</translation>
+    </message>
+    <message>
+        <source>On a GPU</source>
+        <translation>On a GPU</translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation>Compare with:</translation>
+    </message>
+    <message>
+        <source>Run on the GPU</source>
+        <translation>Run on the GPU</translation>
+    </message>
+</context>
+<context>
+    <name>WarpTimeline</name>
+    <message>
+        <source>active lanes</source>
+        <translation>active lanes</translation>
+    </message>
+    <message>
+        <source>step of this warp</source>
+        <translation>step of this warp</translation>
+    </message>
+    <message>
+        <source>Nothing run yet.</source>
+        <translation>Nothing run yet.</translation>
+    </message>
+    <message>
+        <source>%1 — warp %2: %3 steps, %4 active lanes on average</source>
+        <translation>%1 — warp %2: %3 steps, %4 active lanes on average</translation>
     </message>
 </context>
 </TS>

@@ -21,6 +21,153 @@
     </message>
 </context>
 <context>
+    <name>CpuVsGpuPanel</name>
+    <message>
+        <source>CPU vs GPU: where does the GPU start to win?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Experiment:</source>
+        <translation type="unfinished">实验：</translation>
+    </message>
+    <message>
+        <source>Sizes:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data type:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU to model:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Matrix multiply (GFLOP/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vector add (GB/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Include PCIe copies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Without a GPU, this GPU&apos;s spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished">取消</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation type="unfinished">规模：</translation>
+    </message>
+    <message>
+        <source>Start race</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Series:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>matrix size N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>elements n</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Race</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>time (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quick</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Huge (slow on a CPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPU spec table cannot be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation type="unfinished">失败：%1</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation type="unfinished">已取消。</translation>
+    </message>
+    <message>
+        <source>Waiting for the device to be free…</source>
+        <translation type="unfinished">正在等待设备空闲…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished">正在取消…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation type="unfinished">完成。</translation>
+    </message>
+    <message>
+        <source>GPU wins from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One multiply at N = %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One add of n = %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run a sweep to the end first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DevicesPanel</name>
     <message>
         <source>GPU ready</source>
@@ -394,6 +541,77 @@
     </message>
 </context>
 <context>
+    <name>MemoryView</name>
+    <message>
+        <source>load from</source>
+        <translation>读取</translation>
+    </message>
+    <message>
+        <source>store to</source>
+        <translation>写入</translation>
+    </message>
+    <message>
+        <source>atomic on</source>
+        <translation>原子操作</translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>shared</source>
+        <translation>共享</translation>
+    </message>
+    <message>
+        <source>local</source>
+        <translation>局部</translation>
+    </message>
+    <message>
+        <source>Warp %1: %2 &apos;%3&apos; (%4 memory), %5 lanes x %6 bytes.</source>
+        <translation>线程束 %1：%2 &apos;%3&apos;（%4内存），%5 个通道 × %6 字节。</translation>
+    </message>
+    <message>
+        <source>Conflict degree %1: the busiest bank serves %1 words one after another.</source>
+        <translation>冲突度 %1：最忙的存储体要依次服务 %1 个不同的字。</translation>
+    </message>
+    <message>
+        <source>No bank conflict: each bank serves one word (same-word reads are broadcast).</source>
+        <translation>没有存储体冲突：每个存储体只服务一个字（读同一个字会广播）。</translation>
+    </message>
+    <message>
+        <source>Sectors needed %1, fetched %2, in %3 line(s) of 128 bytes.</source>
+        <translation>需要 %1 个扇区，实际取了 %2 个，分布在 %3 个 128 字节的缓存行里。</translation>
+    </message>
+    <message>
+        <source>Step to a load or store to see its memory traffic.</source>
+        <translation>走到一次读取或写入，就能看到它的内存流量。</translation>
+    </message>
+    <message>
+        <source>sector %1</source>
+        <translation>扇区 %1</translation>
+    </message>
+    <message>
+        <source>line %1</source>
+        <translation>行 %1</translation>
+    </message>
+    <message>
+        <source>... and %1 more lines</source>
+        <translation>……还有 %1 行</translation>
+    </message>
+    <message>
+        <source>No memory access at this step.</source>
+        <translation>这一步没有内存访问。</translation>
+    </message>
+    <message>
+        <source>bank efficiency %1% (1 / conflict degree)</source>
+        <translation>存储体效率 %1%（1 / 冲突度）</translation>
+    </message>
+    <message>
+        <source>coalescing efficiency %1% (sectors needed / fetched)</source>
+        <translation>合并访问效率 %1%（需要的扇区 / 取回的扇区）</translation>
+    </message>
+</context>
+<context>
     <name>MessageBar</name>
     <message>
         <source>Error:</source>
@@ -413,6 +631,84 @@
     </message>
 </context>
 <context>
+    <name>MetricsStrip</name>
+    <message>
+        <source>Branch efficiency</source>
+        <translation>分支效率</translation>
+    </message>
+    <message>
+        <source>Share of branches where all lanes of a warp went the same way.</source>
+        <translation>线程束内所有通道走同一方向的分支所占比例。</translation>
+    </message>
+    <message>
+        <source>Warp execution efficiency</source>
+        <translation>线程束执行效率</translation>
+    </message>
+    <message>
+        <source>Average share of a warp&apos;s 32 lanes doing work at each step.</source>
+        <translation>每一步中线程束 32 个通道里平均有多少在干活。</translation>
+    </message>
+    <message>
+        <source>Sectors per load request</source>
+        <translation>每次读取请求的扇区数</translation>
+    </message>
+    <message>
+        <source>32-byte sectors per warp load; 32 lanes x 4 bytes need only 4.</source>
+        <translation>线程束每次读取用到的 32 字节扇区数；32 个通道 × 4 字节只需 4 个。</translation>
+    </message>
+    <message>
+        <source>Shared transactions per request</source>
+        <translation>每次共享内存请求的事务数</translation>
+    </message>
+    <message>
+        <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
+        <translation>每次共享内存读取需要的轮数；大于 1 说明有存储体冲突。</translation>
+    </message>
+    <message>
+        <source>ideal %1</source>
+        <translation>理想值 %1</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorStrip</name>
+    <message>
+        <source>CPU per core (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU utilization (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU memory used (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SM clock (MHz)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Power (W)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature (°C)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PCIe TX / RX (GB/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU counters hidden: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Panels</name>
     <message>
         <source>Devices</source>
@@ -421,6 +717,14 @@
     <message>
         <source>Run experiment</source>
         <translation>运行实验</translation>
+    </message>
+    <message>
+        <source>CPU vs GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warp visualizer</source>
+        <translation>线程束可视化</translation>
     </message>
 </context>
 <context>
@@ -474,10 +778,6 @@
     </message>
     <message>
         <source>Run a sweep, then race one size.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>running…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -549,6 +849,200 @@
     <message>
         <source>Playback speed, 0.5 to 60 steps a second</source>
         <translation>播放速度：每秒 0.5 到 60 步</translation>
+    </message>
+</context>
+<context>
+    <name>WarpPanel</name>
+    <message>
+        <source>line %1: </source>
+        <translation>第 %1 行：</translation>
+    </message>
+    <message>
+        <source>The emulator cannot run this code: %1%2</source>
+        <translation>仿真器无法运行这段代码：%1%2</translation>
+    </message>
+    <message>
+        <source>The kernel crashed while running: %1</source>
+        <translation>核函数运行时崩溃：%1</translation>
+    </message>
+    <message>
+        <source>The emulation stopped: %1</source>
+        <translation>仿真中止：%1</translation>
+    </message>
+    <message>
+        <source>Emulate %1</source>
+        <translation>仿真 %1</translation>
+    </message>
+    <message>
+        <source>Emulating…</source>
+        <translation>正在仿真……</translation>
+    </message>
+    <message>
+        <source>Run %1 on the GPU</source>
+        <translation>在 GPU 上运行 %1</translation>
+    </message>
+    <message>
+        <source>Running on the GPU…</source>
+        <translation>正在 GPU 上运行……</translation>
+    </message>
+    <message>
+        <source>The GPU run failed: %1</source>
+        <translation>GPU 运行失败：%1</translation>
+    </message>
+    <message>
+        <source>No divergent branch after this step.</source>
+        <translation>这一步之后没有发散的分支。</translation>
+    </message>
+    <message>
+        <source>No memory access after this step.</source>
+        <translation>这一步之后没有内存访问。</translation>
+    </message>
+    <message>
+        <source>outputs match the numpy reference</source>
+        <translation>输出与 numpy 参考结果一致</translation>
+    </message>
+    <message>
+        <source>outputs DIFFER from the numpy reference</source>
+        <translation>输出与 numpy 参考结果【不一致】</translation>
+    </message>
+    <message>
+        <source>Emulated block %1 of %2: %3 warps traced, %4 steps; %5.</source>
+        <translation>已仿真线程块 %1（共 %2 个）：跟踪了 %3 个线程束，共 %4 步；%5。</translation>
+    </message>
+    <message>
+        <source>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</source>
+        <translation>第 %1 行（%2）：%4 个线程束中有 %3 个在执行，%5 个通道活跃。</translation>
+    </message>
+    <message>
+        <source>statement</source>
+        <translation>语句</translation>
+    </message>
+    <message>
+        <source>branch</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>读取</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>写入</translation>
+    </message>
+    <message>
+        <source>atomic</source>
+        <translation>原子操作</translation>
+    </message>
+    <message>
+        <source>barrier</source>
+        <translation>屏障</translation>
+    </message>
+    <message>
+        <source>shuffle</source>
+        <translation>洗牌</translation>
+    </message>
+    <message>
+        <source>Warp %1, lane %2: %3.</source>
+        <translation>线程束 %1，通道 %2：%3。</translation>
+    </message>
+    <message>
+        <source>Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6.</source>
+        <translation>线程束 %1，通道 %2：threadIdx %3，blockIdx %4，网格中的第 %5 号线程 —— %6。</translation>
+    </message>
+    <message>
+        <source>Address %1.</source>
+        <translation>地址 %1。</translation>
+    </message>
+    <message>
+        <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
+        <translation>仿真计数：%1 个线程束步，%3 次读取请求共 %2 个扇区。</translation>
+    </message>
+    <message>
+        <source>the device check has not finished</source>
+        <translation>设备检测尚未完成</translation>
+    </message>
+    <message>
+        <source>No GPU run: %1 The emulated results above stand alone.</source>
+        <translation>没有在 GPU 上运行：%1 上面的仿真结果依然成立。</translation>
+    </message>
+    <message>
+        <source>Run the same source on the GPU to compare outputs and time it.</source>
+        <translation>在 GPU 上运行同一份源码，对比输出并计时。</translation>
+    </message>
+    <message>
+        <source>outputs MATCH the emulator</source>
+        <translation>输出与仿真器【一致】</translation>
+    </message>
+    <message>
+        <source>outputs DO NOT MATCH the emulator</source>
+        <translation>输出与仿真器【不一致】</translation>
+    </message>
+    <message>
+        <source>%1: %2; kernel time %3 µs (median of %4 launches, CUDA events).</source>
+        <translation>%1：%2；核函数耗时 %3 µs（%4 次启动的中位数，CUDA 事件计时）。</translation>
+    </message>
+    <message>
+        <source>Kernel:</source>
+        <translation>核函数：</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>规模：</translation>
+    </message>
+    <message>
+        <source>Block:</source>
+        <translation>线程块：</translation>
+    </message>
+    <message>
+        <source>Which block&apos;s warps to trace (linear block id)</source>
+        <translation>跟踪哪个线程块的线程束（线性块编号）</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Emulate the code in the editor (your edits included)</source>
+        <translation>仿真编辑器里的代码（包括你的修改）</translation>
+    </message>
+    <message>
+        <source>Memory traffic</source>
+        <translation>内存流量</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>On a GPU</source>
+        <translation>在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation>对比：</translation>
+    </message>
+    <message>
+        <source>Run on the GPU</source>
+        <translation>在 GPU 上运行</translation>
+    </message>
+</context>
+<context>
+    <name>WarpTimeline</name>
+    <message>
+        <source>active lanes</source>
+        <translation>活跃通道数</translation>
+    </message>
+    <message>
+        <source>step of this warp</source>
+        <translation>本线程束的第几步</translation>
+    </message>
+    <message>
+        <source>Nothing run yet.</source>
+        <translation>还没有运行。</translation>
+    </message>
+    <message>
+        <source>%1 — warp %2: %3 steps, %4 active lanes on average</source>
+        <translation>%1 —— 线程束 %2：共 %3 步，平均 %4 个通道活跃</translation>
     </message>
 </context>
 </TS>

@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication
 from ui.panels.base import Panel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
+from ui.panels.warp import WarpPanel
 from ui.services import Services
 
 translate = QCoreApplication.translate
@@ -25,6 +26,7 @@ class PanelSpec:
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("devices", lambda: translate("Panels", "Devices"), DevicesPanel),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel),
+    PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel),
 )
 
 

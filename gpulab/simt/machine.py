@@ -357,7 +357,7 @@ class Machine:
             groups = [(self.regions[k], np.arange(len(a)))]
         else:
             groups = self._resolve_many(a, lanes, size, what, site)
-        if size > 1:
+        if size > 1 and (a & (size - 1)).any():
             bad = np.flatnonzero(a & (size - 1))
             if len(bad):
                 region = groups[0][0] if groups else None

@@ -381,19 +381,19 @@ class Machine:
     def _element_index(self, region: Region, a: np.ndarray, lanes: np.ndarray,
                        dtype: np.dtype) -> np.ndarray:
         shift = dtype.itemsize.bit_length() - 1
-        e = (a - region.base) >> shift
         if region.space == "global":
-            return e
-        row_start = region.views.get(("rows", dtype))  # type: ignore[call-overload]
-        if row_start is None:
+            return (a - region.base) >> shift
+        # flat index = row * row_elems + (a - base) / size = (a >> shift) + first[row]
+        first = region.views.get(("rows", dtype))  # type: ignore[call-overload]
+        if first is None:
             row_elems = region.data.shape[1] * region.data.itemsize // dtype.itemsize
             rows = self.lane_block if region.space == "shared" \
                 else np.arange(self.nlanes, dtype=np.int64)
-            row_start = rows * row_elems
-            region.views[("rows", dtype)] = row_start  # type: ignore[index]
-        if len(lanes) == self.nlanes:
-            return row_start + e
-        return row_start[lanes] + e
+            first = rows * row_elems - (region.base >> shift)
+            region.views[("rows", dtype)] = first  # type: ignore[index]
+        e = a >> shift
+        e += first if len(lanes) == self.nlanes else first[lanes]
+        return e
 
     def load(self, addr: np.ndarray | np.integer, m: Mask, ctype: CType, site: Site) -> np.ndarray:
         """Per-lane load of ``ctype`` values at byte addresses ``addr`` for active lanes."""

@@ -637,9 +637,9 @@ class Compiler:
 
     def dim_builtin(self, name: str, axis: int) -> CExpr:
         if name == "threadIdx":
-            return CExpr(ct.UINT, lambda fr, m: fr.mc.tid[axis])
+            return CExpr(ct.UINT, lambda fr, m: fr.mc.thread_index(axis))
         if name == "blockIdx":
-            return CExpr(ct.UINT, lambda fr, m: fr.mc.bid[axis])
+            return CExpr(ct.UINT, lambda fr, m: fr.mc.block_index(axis))
         if name == "blockDim":
             return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.block[axis]))
         return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.grid[axis]))

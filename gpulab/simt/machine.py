@@ -11,6 +11,7 @@ neighbour), per-block ``__shared__`` arrays and per-lane local arrays.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -177,6 +178,7 @@ class Machine:
         self.nwarps = self.nlanes // 32
         self.max_steps = max_steps
         self.call_depth = 0
+        self.memo: dict[object, tuple[np.ndarray, np.ndarray]] = {}
         self.max_loop_iterations = max_loop_iterations
         self.cancel = cancel
         self.counters = Counters()
@@ -199,20 +201,49 @@ class Machine:
         self._traced = np.array(chosen, dtype=np.int64)
 
     def _build_lanes(self) -> None:
-        """Per-lane thread/block coordinates, built per block and tiled (cheap for big grids)."""
+        """Which lane slots hold real threads; other per-lane arrays are built on demand."""
         t = np.arange(self.lanes_per_block, dtype=np.int64)
-        b = np.arange(self.nblocks, dtype=np.int64)
+        self.valid = np.tile(t < self.threads_per_block, self.nblocks)
+        self._lane_arrays: dict[str, np.ndarray] = {}
+
+    def _per_lane(self, key: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+        arr = self._lane_arrays.get(key)
+        if arr is None:
+            arr = build()
+            self._lane_arrays[key] = arr
+        return arr
+
+    def thread_index(self, axis: int) -> np.ndarray:
+        """``threadIdx.{x,y,z}`` of every lane (uint32)."""
         bx, by, _ = self.block
+
+        def build() -> np.ndarray:
+            t = np.arange(self.lanes_per_block, dtype=np.int64)
+            coord = (t % bx, (t // bx) % by, t // (bx * by))[axis]
+            return np.tile(coord.astype(np.uint32), self.nblocks)
+        return self._per_lane(f"tid{axis}", build)
+
+    def block_index(self, axis: int) -> np.ndarray:
+        """``blockIdx.{x,y,z}`` of every lane (uint32)."""
         gx, gy, _ = self.grid
-        u32 = np.uint32
-        nb, lpb = self.nblocks, self.lanes_per_block
-        self.valid = np.tile(t < self.threads_per_block, nb)
-        self.lane_block = np.repeat(b, lpb)
-        self.tid = tuple(np.tile(x.astype(u32), nb)
-                         for x in (t % bx, (t // bx) % by, t // (bx * by)))
-        self.bid = tuple(np.repeat(x.astype(u32), lpb)
-                         for x in (b % gx, (b // gx) % gy, b // (gx * gy)))
-        self.lane_in_warp = np.tile(np.arange(32, dtype=np.int64), self.nlanes // 32)
+
+        def build() -> np.ndarray:
+            b = np.arange(self.nblocks, dtype=np.int64)
+            coord = (b % gx, (b // gx) % gy, b // (gx * gy))[axis]
+            return np.repeat(coord.astype(np.uint32), self.lanes_per_block)
+        return self._per_lane(f"bid{axis}", build)
+
+    @property
+    def lane_block(self) -> np.ndarray:
+        """Block linear id of every lane (int64)."""
+        return self._per_lane("block", lambda: np.repeat(
+            np.arange(self.nblocks, dtype=np.int64), self.lanes_per_block))
+
+    @property
+    def lane_in_warp(self) -> np.ndarray:
+        """Lane number within its warp, 0..31 (int64)."""
+        return self._per_lane("lane", lambda: np.tile(np.arange(32, dtype=np.int64),
+                                                      self.nlanes // 32))
 
     # ----------------------------------------------------------------- memory layout
     def add_global(self, name: str, array: np.ndarray, arg_index: int) -> int:

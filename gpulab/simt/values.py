@@ -125,7 +125,22 @@ def converted(e: CExpr, dst: CType) -> CExpr:
         c = f(e.const)
         return CExpr(dst, lambda fr, m: c, True, c)
     inner = e.ev
-    return CExpr(dst, lambda fr, m: f(inner(fr, m)), e.pure)
+    key = object()
+
+    def convert_memoized(fr: Frame, m: Mask) -> Value:
+        # the same register array is often converted again and again (an int index
+        # widened for several pointer additions); arrays are never changed in place
+        value = inner(fr, m)
+        if type(value) is not np.ndarray:
+            return f(value)
+        memo = fr.mc.memo
+        hit = memo.get(key)
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        out = f(value)
+        memo[key] = (value, out)
+        return out
+    return CExpr(dst, convert_memoized, e.pure)
 
 
 def truth(e: CExpr) -> Eval:

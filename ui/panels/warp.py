@@ -618,6 +618,11 @@ class WarpPanel(Panel):
         if self.session is not None:
             self.set_cursor(self.cursor)
 
+    def heightForWidth(self, width: int) -> int:
+        # Word-wrapped labels make the layout height-for-width, and a resizable scroll area
+        # would then make the panel as tall as its *preferred* height: fill the window instead.
+        return self.minimumSizeHint().height()
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self.restyle()

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ui.widgets.badge import ProvenanceBadge
@@ -66,6 +67,7 @@ def is_ideal(value: float | None, spec: MetricSpec) -> bool | None:
 class MetricCell(QFrame):
     def __init__(self, spec: MetricSpec, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.number: float | None = None
         self.spec = spec
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = QLabel()
@@ -91,14 +93,24 @@ class MetricCell(QFrame):
         layout.addWidget(self.ideal, 1, 1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.explanation, 2, 0, 1, 2)
         layout.setContentsMargins(5, 2, 5, 2)
-        self.number: float | None = None
 
     def set_value(self, value: float | None) -> None:
         self.number = value
         self.value.setText(format_value(value, self.spec.unit))
-        ideal = is_ideal(value, self.spec)
-        colour = "" if ideal is None else ("#1b7f3b" if ideal else "#c83200")
+        self._colour()
+
+    def _colour(self) -> None:
+        """Green at the ideal, red-orange away from it; lighter shades on a dark background."""
+        ideal = is_ideal(self.number, self.spec)
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        good, bad = ("#34d399", "#ff8c69") if dark else ("#1b7f3b", "#c83200")
+        colour = "" if ideal is None else (good if ideal else bad)
         self.value.setStyleSheet(f"color: {colour};" if colour else "")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._colour()
+        super().changeEvent(event)
 
     def retranslate(self) -> None:
         self.title.setText(self.spec.title())

@@ -539,6 +539,7 @@ class Compiler:
             fr.ret_bits = m.bits.copy() if fr.ret_bits is None else (fr.ret_bits | m.bits)
             if fr.is_kernel:
                 fr.mc.exited |= m.bits
+                fr.mc.live_count = fr.mc.full.count - int(np.count_nonzero(fr.mc.exited))
             return fr.mc.empty
         return run, True
 

@@ -189,6 +189,7 @@ class Machine:
         self.exited = np.zeros(self.nlanes, dtype=bool)
         self.full = Mask(self.valid.copy(), self.nblocks * self.threads_per_block)
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0)
+        self.live_count = self.full.count
         self.trace: dict[int, list[TraceStep]] | None = None
         self._traced: np.ndarray | None = None
         if trace_warps is not None:

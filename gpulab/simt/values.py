@@ -94,8 +94,12 @@ class CExpr:
 
 
 def store_register(fr: Frame, slot: int, m: Mask, value: Value) -> None:
-    """Masked register write: inactive lanes keep their old value."""
-    if m.count == fr.mc.full.count:
+    """Masked register write: inactive lanes keep their old value.
+
+    When every live lane is active the value is stored whole: lanes that have exited the
+    kernel are never read again, so their slots need not be kept.
+    """
+    if m.count == fr.mc.live_count:
         fr.v[slot] = value
     elif m.count:
         old = fr.v[slot]

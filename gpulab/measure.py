@@ -68,19 +68,21 @@ def time_cpu_calls(
 
 def rate_point(x: float, work: float, samples: list[float], **extra: Any) -> Point:
     """A point whose y is ``work / seconds / 1e9`` (GFLOP/s or GB/s): median over samples,
-    spread = IQR of the per-sample rates; ``extra`` gets the median seconds and the count."""
+    spread = IQR of the per-sample rates; ``extra`` gets the median seconds, the count and
+    ``kind='measured'`` (so a live view can style the curve before the Result arrives)."""
     rates = [work / s / 1e9 for s in samples if s > 0]
     if not rates:
         raise ValueError("every sample took zero seconds; the timer is too coarse for this size")
     y, spread = median_and_iqr(rates)
     seconds, seconds_iqr = median_and_iqr(samples)
-    facts = {"seconds": seconds, "seconds_iqr": seconds_iqr, "repeats": len(samples), **extra}
+    facts = {"kind": "measured", "seconds": seconds, "seconds_iqr": seconds_iqr, "repeats": len(samples), **extra}
     return Point(x=x, y=y, spread=spread, extra=facts)
 
 
 def modelled_point(x: float, work: float, seconds: float, **extra: Any) -> Point:
-    """A point from a model: one number, no spread."""
-    return Point(x=x, y=work / seconds / 1e9, spread=None, extra={"seconds": seconds, "repeats": 0, **extra})
+    """A point from a model: one number, no spread, ``extra['kind'] == 'modelled'``."""
+    facts = {"kind": "modelled", "seconds": seconds, "repeats": 0, **extra}
+    return Point(x=x, y=work / seconds / 1e9, spread=None, extra=facts)
 
 
 # ----------------------------------------------------------------- crossover

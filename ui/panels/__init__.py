@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 
 from ui.panels.base import Panel
+from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
 from ui.panels.warp import WarpPanel
@@ -26,6 +27,7 @@ class PanelSpec:
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("devices", lambda: translate("Panels", "Devices"), DevicesPanel),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel),
+    PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel),
 )
 

@@ -1,0 +1,175 @@
+"""The CPU-vs-GPU panel: sweeps, live curves, provenance styling, cancel, race, export."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gpulab import results
+from gpulab.experiments import matmul, vector_add
+from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
+from ui.widgets.badge import ProvenanceBadge
+
+TINY = matmul.Params(sizes=(16, 32), repeats=1)
+
+
+@pytest.fixture
+def panel(qtbot, services):
+    widget = CpuVsGpuPanel(services)
+    qtbot.addWidget(widget)
+    widget.resize(900, 640)
+    widget.show()
+    return widget
+
+
+def run_to_end(qtbot, panel, params=TINY):
+    job = panel.run_sweep(params)
+    qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
+    assert job.state == "done"
+    return job
+
+
+def drawn(curve) -> tuple[list[float], list[float]]:
+    """The data a curve holds, before the plot's log mapping."""
+    xs, ys = curve.getOriginalDataset()
+    return ([] if xs is None else list(xs)), ([] if ys is None else list(ys))
+
+
+def model_name(panel) -> str:
+    return next(name for name, view in panel.series.items() if view.kind == "modelled")
+
+
+def test_a_sweep_draws_every_series_with_a_point_per_size(qtbot, panel):
+    run_to_end(qtbot, panel)
+    assert len(panel.series) == 3  # all-threads CPU, one-thread CPU, modelled GPU
+    for view in panel.series.values():
+        xs, ys = drawn(view.rate_curve)
+        assert xs == [16, 32] and all(y > 0 for y in ys)
+        assert len(drawn(view.time_curve)[0]) == 2
+    assert panel.status.text() == "Done."
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+
+
+def test_points_are_drawn_as_they_arrive_not_only_at_the_end(qtbot, panel):
+    from gpulab.results import Point
+
+    panel.add_point("CPU numpy (1 thread)", Point(64, 90.0, None, {"seconds": 5.8e-6, "kind": "measured"}))
+    panel.add_point("CPU numpy (1 thread)", Point(128, 95.0, None, {"seconds": 4.4e-5, "kind": "measured"}))
+    view = panel.series["CPU numpy (1 thread)"]
+    qtbot.waitUntil(lambda: len(drawn(view.rate_curve)[0]) == 2, timeout=2000)
+    assert drawn(view.time_curve)[1] == pytest.approx([5.8e-3, 4.4e-2])
+
+
+def test_a_modelled_series_is_dashed_hollow_and_badged_modelled(qtbot, panel):
+    run_to_end(qtbot, panel)
+    modelled, measured = panel.series[model_name(panel)], panel.series["CPU numpy (1 thread)"]
+    assert modelled.rate_curve.opts["pen"].style() == Qt.PenStyle.DashLine
+    assert measured.rate_curve.opts["pen"].style() == Qt.PenStyle.SolidLine
+    assert modelled.rate_curve.opts["symbolBrush"].style() == Qt.BrushStyle.NoBrush
+    kinds = sorted(badge.kind for badge in panel.legend_box.findChildren(ProvenanceBadge))
+    assert kinds == ["measured", "measured", "modelled"]
+    assert panel.provenance == "modelled"
+    assert "Crossover" in panel.notes.text() and "model" in panel.notes.text()
+
+
+def test_the_dashes_survive_a_theme_change(qtbot, panel):
+    from ui.theme import apply_theme
+
+    run_to_end(qtbot, panel)
+    apply_theme("projector")
+    qtbot.wait(50)
+    assert panel.series[model_name(panel)].rate_curve.opts["pen"].style() == Qt.PenStyle.DashLine
+
+
+def test_cancel_stops_the_sweep_early(qtbot, panel):
+    job = panel.run_sweep(matmul.Params(sizes=(64, 128, 256, 512, 1024, 2048, 4096), repeats=50))
+    qtbot.waitUntil(lambda: bool(panel.series), timeout=10_000)
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: job.is_over, timeout=15_000)
+    assert job.state == "cancelled"
+    assert panel.status.text() == "Cancelled."
+    assert sum(len(v.points) for v in panel.series.values()) < 7 * 3
+    assert panel.run_button.isEnabled()
+
+
+def test_the_race_has_a_lane_per_series_and_ends_with_a_verdict(qtbot, panel):
+    run_to_end(qtbot, panel)
+    assert panel.race_size_combo.currentText() == "32"
+    assert {lane.label for lane in panel.race.lanes} == set(panel.series)
+    panel.race.race_seconds = 0.2
+    with qtbot.waitSignal(panel.race.finished, timeout=5000):
+        panel.race_button.click()
+    assert panel.tabs.currentIndex() == 2
+    assert all(panel.race.lane_fraction(lane) == 1.0 for lane in panel.race.lanes)
+    assert "faster than" in panel.race.summary()
+
+
+def test_halfway_through_the_race_the_slow_bar_is_half_full_and_a_ten_times_faster_one_done(qtbot, panel):
+    from ui.widgets.race import Lane
+
+    slow, fast = Lane("CPU", 1.0, "measured", "#0072b2"), Lane("GPU", 0.1, "modelled", "#d55e00")
+    panel.race.set_lanes([slow, fast], "N = 4096")
+    panel.race.set_progress(0.5)
+    assert panel.race.lane_fraction(slow) == pytest.approx(0.5)
+    assert panel.race.lane_fraction(fast) == 1.0
+    assert panel.race.summary() == "GPU is 10× faster than CPU"
+
+
+def test_export_writes_png_svg_csv_and_json(qtbot, panel, tmp_path):
+    run_to_end(qtbot, panel)
+    pngs = panel.export("png", str(tmp_path / "sweep.png"))
+    assert [p.rsplit("/", 1)[-1] for p in pngs] == ["sweep.png", "sweep-time.png"]
+    assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    svg = panel.export("svg", str(tmp_path / "sweep.svg"))
+    assert "<svg" in (tmp_path / "sweep.svg").read_text() and len(svg) == 2
+    assert not panel.rate_plot.getPlotItem().legend.isVisible()  # shown only while exporting
+    panel.export("csv", str(tmp_path / "sweep.csv"))
+    rows = list(csv.DictReader((tmp_path / "sweep.csv").open(encoding="utf-8")))
+    assert len(rows) == 6 and {r["provenance"] for r in rows} == {"measured", "modelled"}
+    assert all(float(r["seconds"]) > 0 for r in rows)
+    panel.export("json", str(tmp_path / "sweep.json"))
+    saved = results.load(tmp_path / "sweep.json")
+    assert [s.name for s in saved.series] == list(panel.series)
+    assert json.loads((tmp_path / "sweep.json").read_text())["experiment"] == "matmul"
+
+
+def test_saving_a_result_before_any_sweep_warns_and_writes_nothing(qtbot, panel, tmp_path):
+    with qtbot.waitSignal(panel.services.notifier.message, timeout=1000) as signal:
+        assert panel.export("csv", str(tmp_path / "none.csv")) == []
+    assert signal.args[0] == "warning"
+    assert not (tmp_path / "none.csv").exists()
+
+
+def test_vector_add_offers_fp32_only_and_plots_gb_per_s(qtbot, panel):
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("vector-add"))
+    assert not panel.dtype_combo.isEnabled() and panel.dtype_combo.currentText() == "fp32"
+    assert panel.tabs.tabText(0) == "GB/s"
+    panel.transfers_box.setChecked(True)
+    params = panel.params()
+    assert isinstance(params, vector_add.Params) and params.include_transfers
+    run_to_end(qtbot, panel, vector_add.Params(sizes=(1024, 4096), repeats=1, include_transfers=True))
+    assert "CPU (numpy)" in panel.series
+
+
+def test_the_model_picker_lists_the_spec_table_and_feeds_the_params(qtbot, panel):
+    from gpulab.specs import load_specs
+
+    keys = [panel.model_combo.itemData(i) for i in range(panel.model_combo.count())]
+    assert keys == list(load_specs().keys())
+    assert panel.model_combo.currentData() == "h100-sxm"
+    panel.model_combo.setCurrentIndex(keys.index("t4"))
+    assert panel.params().model_gpu == "t4"
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_the_panel_fits_a_1024_by_768_window(qtbot, services, theme):
+    from ui.theme import apply_theme
+
+    apply_theme(theme)
+    widget = CpuVsGpuPanel(services)
+    qtbot.addWidget(widget)
+    hint = widget.minimumSizeHint()
+    assert hint.width() <= 780 and hint.height() <= 640

@@ -1,0 +1,172 @@
+"""The race: one horizontal bar per contender, filling over its (measured or modelled) time.
+
+Real times are scaled by one common factor so the slowest contender finishes after
+``race_seconds`` of wall time and every other one finishes in proportion, so a room sees who
+wins and by how much. A modelled lane is hatched with a dashed outline and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QElapsedTimer, QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from ui.theme import current_theme
+from ui.widgets.badge import kind_label
+
+FRAME_MS = 33
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One contender: its name, its real time in seconds, its provenance kind, its colour."""
+
+    label: str
+    seconds: float
+    kind: str
+    colour: str
+
+
+def format_seconds(seconds: float) -> str:
+    """A time with a unit a room can read: µs, ms or s, three significant figures."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+class RaceView(QWidget):
+    """Bars filling at the same time scale; ``start()`` runs the race, ``finished`` ends it."""
+
+    finished = Signal()
+
+    def __init__(self, parent: QWidget | None = None, race_seconds: float = 5.0) -> None:
+        super().__init__(parent)
+        self.lanes: list[Lane] = []
+        self.race_seconds = race_seconds
+        self.title = ""
+        self.progress = 0.0  # 0 = start, 1 = the slowest lane has finished
+        self._clock = QElapsedTimer()
+        self._timer = QTimer(self)
+        self._timer.setInterval(FRAME_MS)
+        self._timer.timeout.connect(self._tick)
+        self.setMinimumHeight(120)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    # ------------------------------------------------------------ state
+
+    def set_lanes(self, lanes: list[Lane], title: str = "") -> None:
+        self.stop()
+        self.lanes = [lane for lane in lanes if lane.seconds > 0]
+        self.title = title
+        self.progress = 0.0
+        self.update()
+
+    @property
+    def slowest_seconds(self) -> float:
+        return max((lane.seconds for lane in self.lanes), default=0.0)
+
+    def lane_fraction(self, lane: Lane) -> float:
+        """How full a lane's bar is now: the race's simulated time over the lane's own time."""
+        if not self.lanes:
+            return 0.0
+        simulated = self.progress * self.slowest_seconds
+        return min(1.0, simulated / lane.seconds)
+
+    def is_running(self) -> bool:
+        return self._timer.isActive()
+
+    def start(self) -> None:
+        if not self.lanes:
+            return
+        self.progress = 0.0
+        self._clock.start()
+        self._timer.start()
+        self.update()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def set_progress(self, progress: float) -> None:
+        """Jump to a point of the race (0..1): for screenshots and tests."""
+        self.progress = max(0.0, min(1.0, progress))
+        self.update()
+
+    def _tick(self) -> None:
+        self.set_progress(self._clock.elapsed() / 1000.0 / max(self.race_seconds, 1e-3))
+        if self.progress >= 1.0:
+            self._timer.stop()
+            self.finished.emit()
+
+    def summary(self) -> str:
+        """'A is 12× faster than B' for the fastest against the slowest lane."""
+        if len(self.lanes) < 2:
+            return ""
+        fast = min(self.lanes, key=lambda lane: lane.seconds)
+        slow = max(self.lanes, key=lambda lane: lane.seconds)
+        ratio = slow.seconds / fast.seconds
+        return self.tr("%1 is %2× faster than %3").replace("%1", fast.label).replace(
+            "%2", f"{ratio:.3g}").replace("%3", slow.label)  # fmt: skip
+
+    # ------------------------------------------------------------ drawing
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        theme = current_theme()
+        painter.fillRect(self.rect(), QColor(theme.base))
+        font = QFont(self.font())
+        painter.setFont(font)
+        metrics = painter.fontMetrics()
+        line = metrics.height()
+        top = 6.0
+        if self.title:
+            painter.setPen(QColor(theme.text))
+            painter.drawText(QRectF(8, top, self.width() - 16, line), Qt.AlignmentFlag.AlignLeft, self.title)
+            top += line + 4
+        if not self.lanes:
+            painter.setPen(QColor(theme.muted))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.tr("Run a sweep, then race one size."))
+            painter.end()
+            return
+        summary_height = line + 6
+        lane_height = max(line * 2 + 8.0, (self.height() - top - summary_height) / len(self.lanes) - 6)
+        lane_height = min(lane_height, line * 4.0)
+        for lane in self.lanes:
+            self._paint_lane(painter, lane, QRectF(8, top, self.width() - 16, lane_height), line)
+            top += lane_height + 6
+        if self.progress >= 1.0:
+            painter.setPen(QColor(theme.text))
+            painter.drawText(QRectF(8, top, self.width() - 16, line), Qt.AlignmentFlag.AlignLeft, self.summary())
+        painter.end()
+
+    def _paint_lane(self, painter: QPainter, lane: Lane, box: QRectF, line: int) -> None:
+        theme = current_theme()
+        caption = QRectF(box.left(), box.top(), box.width(), line)
+        bar = QRectF(box.left(), box.top() + line + 2, box.width(), box.height() - line - 2)
+        fraction = self.lane_fraction(lane)
+        done = fraction >= 1.0
+        elapsed = self.progress * self.slowest_seconds
+        status = format_seconds(lane.seconds) + " ✓" if done else format_seconds(elapsed) + " …"
+        painter.setPen(QColor(theme.text))
+        text = f"{lane.label}  [{kind_label(lane.kind)}]  {status}"
+        painter.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.setPen(QPen(QColor(theme.muted), 1))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(bar)
+        fill = QRectF(bar.left(), bar.top(), bar.width() * fraction, bar.height())
+        colour = QColor(lane.colour)
+        modelled = lane.kind == "modelled"
+        painter.setBrush(QBrush(colour, Qt.BrushStyle.BDiagPattern if modelled else Qt.BrushStyle.SolidPattern))
+        pen = QPen(colour, max(2, theme.line_width))
+        pen.setStyle(Qt.PenStyle.DashLine if modelled else Qt.PenStyle.SolidLine)
+        painter.setPen(pen)
+        painter.drawRect(fill)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.update()
+        super().changeEvent(event)

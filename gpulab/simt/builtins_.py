@@ -281,7 +281,13 @@ def _shuffle(kind: str) -> Handler:
                 return v
             lane = mc.lane_in_warp
             w = np.asarray(width(fr, m)).astype(np.int64)
+            active_w = w if w.ndim == 0 else w[m.idx]
+            if np.any((active_w < 1) | (active_w > 32) | (active_w & (active_w - 1) != 0)):
+                raise KernelFault(f"{mc.kernel}: line {site.line}: {name} width must be a "
+                                  "power of two from 1 to 32", mc.kernel, site.line)
             s = np.asarray(src(fr, m)).astype(np.int64)
+            if kind in ("up", "down"):
+                s = s & 0xFFFFFFFF  # delta is unsigned int
             seg = lane & ~(w - 1)
             if kind == "idx":
                 source = seg + (s & (w - 1))

@@ -237,3 +237,13 @@ def test_integer_atomic_add_histogram_returns_serial_old_values():
         expected.append((2**32 - 5 + 3 * seen[b]) % 2**32)
         seen[b] += 1
     assert old.tolist() == expected
+
+
+def test_shuffle_width_that_is_not_a_power_of_two_is_a_fault():
+    with pytest.raises(simt.KernelFault, match="power of two"):
+        _lanes("out[i] = __shfl_sync(0xffffffff, i, 0, 12);", n=32)
+
+
+def test_negative_shuffle_delta_reads_own_value():
+    out = _lanes("out[i] = __shfl_down_sync(0xffffffff, i, -3);", n=32)
+    assert out.tolist() == list(range(32))

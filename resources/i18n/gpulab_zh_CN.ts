@@ -24,147 +24,147 @@
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU 对比 GPU：GPU 从多大规模开始胜出？</translation>
     </message>
     <message>
         <source>Experiment:</source>
-        <translation type="unfinished">实验：</translation>
+        <translation>实验：</translation>
     </message>
     <message>
         <source>Sizes:</source>
-        <translation type="unfinished"></translation>
+        <translation>规模：</translation>
     </message>
     <message>
         <source>Data type:</source>
-        <translation type="unfinished"></translation>
+        <translation>数据类型：</translation>
     </message>
     <message>
         <source>GPU to model:</source>
-        <translation type="unfinished"></translation>
+        <translation>建模的 GPU：</translation>
     </message>
     <message>
         <source>Matrix multiply (GFLOP/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>矩阵乘法（GFLOP/s）</translation>
     </message>
     <message>
         <source>Vector add (GB/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>向量加法（GB/s）</translation>
     </message>
     <message>
         <source>Include PCIe copies</source>
-        <translation type="unfinished"></translation>
+        <translation>计入 PCIe 拷贝</translation>
     </message>
     <message>
         <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>把输入经 PCIe 拷到 GPU、再把结果拷回 CPU 的时间也算进去。</translation>
     </message>
     <message>
         <source>Without a GPU, this GPU&apos;s spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
-        <translation type="unfinished"></translation>
+        <translation>没有 GPU 时，用这块 GPU 的规格表算出一条建模曲线（虚线，标为“建模”）。</translation>
     </message>
     <message>
         <source>Run sweep</source>
-        <translation type="unfinished"></translation>
+        <translation>开始扫描</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished">取消</translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Size:</source>
-        <translation type="unfinished">规模：</translation>
+        <translation>规模：</translation>
     </message>
     <message>
         <source>Start race</source>
-        <translation type="unfinished"></translation>
+        <translation>开始赛跑</translation>
     </message>
     <message>
         <source>Series:</source>
-        <translation type="unfinished"></translation>
+        <translation>曲线：</translation>
     </message>
     <message>
         <source>matrix size N</source>
-        <translation type="unfinished"></translation>
+        <translation>矩阵规模 N</translation>
     </message>
     <message>
         <source>elements n</source>
-        <translation type="unfinished"></translation>
+        <translation>元素个数 n</translation>
     </message>
     <message>
         <source>Time (ms)</source>
-        <translation type="unfinished"></translation>
+        <translation>时间（毫秒）</translation>
     </message>
     <message>
         <source>Race</source>
-        <translation type="unfinished"></translation>
+        <translation>赛跑</translation>
     </message>
     <message>
         <source>time (ms)</source>
-        <translation type="unfinished"></translation>
+        <translation>时间（毫秒）</translation>
     </message>
     <message>
         <source>Quick</source>
-        <translation type="unfinished"></translation>
+        <translation>快速</translation>
     </message>
     <message>
         <source>Standard</source>
-        <translation type="unfinished"></translation>
+        <translation>标准</translation>
     </message>
     <message>
         <source>Large</source>
-        <translation type="unfinished"></translation>
+        <translation>大</translation>
     </message>
     <message>
         <source>Huge (slow on a CPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>超大（CPU 上很慢）</translation>
     </message>
     <message>
         <source>The GPU spec table cannot be read: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取 GPU 规格表：%1</translation>
     </message>
     <message>
         <source>Failed: %1</source>
-        <translation type="unfinished">失败：%1</translation>
+        <translation>失败：%1</translation>
     </message>
     <message>
         <source>Cancelled.</source>
-        <translation type="unfinished">已取消。</translation>
+        <translation>已取消。</translation>
     </message>
     <message>
         <source>Waiting for the device to be free…</source>
-        <translation type="unfinished">正在等待设备空闲…</translation>
+        <translation>正在等待设备空闲…</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished">正在取消…</translation>
+        <translation>正在取消…</translation>
     </message>
     <message>
         <source>Done.</source>
-        <translation type="unfinished">完成。</translation>
+        <translation>完成。</translation>
     </message>
     <message>
         <source>GPU wins from %1</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 从 %1 起胜出</translation>
     </message>
     <message>
         <source>One multiply at N = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>一次乘法，N = %1</translation>
     </message>
     <message>
         <source>One add of n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>一次加法，n = %1</translation>
     </message>
     <message>
         <source>Nothing to save yet: run a sweep to the end first.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有可保存的结果：请先把一次扫描跑完。</translation>
     </message>
     <message>
         <source>Could not save %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法保存 %1：%2</translation>
     </message>
     <message>
         <source>Saved %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 %1</translation>
     </message>
 </context>
 <context>
@@ -393,27 +393,27 @@
     <name>ExportButton</name>
     <message>
         <source>Export…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出…</translation>
     </message>
     <message>
         <source>Plots as PNG image…</source>
-        <translation type="unfinished"></translation>
+        <translation>图表存为 PNG 图片…</translation>
     </message>
     <message>
         <source>Plots as SVG drawing…</source>
-        <translation type="unfinished"></translation>
+        <translation>图表存为 SVG 矢量图…</translation>
     </message>
     <message>
         <source>Points as CSV table…</source>
-        <translation type="unfinished"></translation>
+        <translation>数据点存为 CSV 表格…</translation>
     </message>
     <message>
         <source>Result as JSON (gpulab report)…</source>
-        <translation type="unfinished"></translation>
+        <translation>结果存为 JSON（gpulab 报告）…</translation>
     </message>
     <message>
         <source>Export as %1</source>
-        <translation type="unfinished"></translation>
+        <translation>导出为 %1</translation>
     </message>
 </context>
 <context>
@@ -673,39 +673,39 @@
     <name>MonitorStrip</name>
     <message>
         <source>CPU per core (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU 各核心（%）</translation>
     </message>
     <message>
         <source>GPU utilization (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 利用率（%）</translation>
     </message>
     <message>
         <source>GPU memory used (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存占用（GiB）</translation>
     </message>
     <message>
         <source>SM clock (MHz)</source>
-        <translation type="unfinished"></translation>
+        <translation>SM 频率（MHz）</translation>
     </message>
     <message>
         <source>Power (W)</source>
-        <translation type="unfinished"></translation>
+        <translation>功耗（W）</translation>
     </message>
     <message>
         <source>Temperature (°C)</source>
-        <translation type="unfinished"></translation>
+        <translation>温度（°C）</translation>
     </message>
     <message>
         <source>PCIe TX / RX (GB/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe 发送 / 接收（GB/s）</translation>
     </message>
     <message>
         <source>GPU counters hidden: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已隐藏 GPU 计数器：%1</translation>
     </message>
     <message>
         <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>
-        <translation type="unfinished"></translation>
+        <translation>注意：“GPU 利用率”只表示采样期间有内核在运行，并不代表 SM 都在忙；一个很小的内核也可能显示 100%。</translation>
     </message>
 </context>
 <context>
@@ -720,7 +720,7 @@
     </message>
     <message>
         <source>CPU vs GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU 对比 GPU</translation>
     </message>
     <message>
         <source>Warp visualizer</source>
@@ -774,11 +774,11 @@
     <name>RaceView</name>
     <message>
         <source>%1 is %2× faster than %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 比 %3 快 %2 倍</translation>
     </message>
     <message>
         <source>Run a sweep, then race one size.</source>
-        <translation type="unfinished"></translation>
+        <translation>先跑一次扫描，再选一个规模来赛跑。</translation>
     </message>
 </context>
 <context>

@@ -301,3 +301,16 @@ def test_cancelling_kills_a_long_emulation_promptly_and_the_next_run_works(child
     assert time.monotonic() - started < 5
     assert not child.running
     assert child.run(divergent_request()).reference_match is True
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("entry", ["divergence_even_odd", "load_strided", "transpose_shared", "reduce_interleaved"])
+def test_on_a_gpu_the_same_source_gives_the_emulated_outputs_and_a_measured_time(entry):
+    from gpulab import kernels
+
+    spec = kernels.get(entry)
+    preset = spec.presets[0]
+    session = ws.run_session(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset))
+    run = ws.run_on_gpu(session, spec.build_args(preset), repeats=5, rtol=spec.rtol, atol=spec.atol)
+    assert run.matches and run.all_match
+    assert len(run.times_s) == 5 and 0 < run.median_s < 1.0

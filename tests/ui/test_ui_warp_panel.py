@@ -228,3 +228,39 @@ def test_the_panel_paints_at_1024_by_768_in_both_languages(panel, qtbot, tmp_pat
     assert not image_is_blank(image)
     if language == "zh":
         assert panel.run_button.text() != "Run"
+
+
+def test_switching_to_the_dark_theme_recolours_the_code_marker_and_the_idle_lanes(panel, qtbot):
+    from PySide6.QtGui import QColor
+
+    from ui.theme import apply_theme
+
+    light_idle = tuple(panel.lanes.lut[ws.LANE_IDLE])
+    apply_theme("dark")
+    qtbot.waitUntil(lambda: panel.code.current_colour.lightness() < 128, timeout=2_000)
+    assert QColor(*panel.lanes.lut[ws.LANE_IDLE][:3]).lightness() < 80
+    assert tuple(panel.lanes.lut[ws.LANE_IDLE]) != light_idle
+
+
+def cie_lightness(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    y = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 116 * y ** (1 / 3) - 16
+
+
+def test_the_lane_colours_differ_in_lightness_so_they_read_without_hue(panel):
+    from ui.widgets.lane_grid import STATE_COLOURS
+
+    lightness = sorted(cie_lightness(colour) for colour in STATE_COLOURS.values())
+    assert all(b - a >= 12 for a, b in zip(lightness, lightness[1:], strict=False))
+    assert len(panel.lanes.legend.labels) == len(ws.LANE_STATES)
+
+
+def test_a_warp_with_no_work_in_a_reduction_round_waits_at_the_barrier(panel, qtbot):
+    session = emulated(qtbot, panel, "reduce_interleaved")
+    g = next(g for g in range(len(session)) if session.participants(g) == [0] and session.step(g).kind == "load")
+    panel.set_cursor(g)
+    assert np.all(panel.lanes.states[1] == ws.LANE_BARRIER)
+    active = int((panel.lanes.states[0] == ws.LANE_ACTIVE).sum())
+    assert f"1 of 2 warps execute, {active} lanes active" in panel.step_label.text()

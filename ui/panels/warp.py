@@ -479,9 +479,9 @@ class WarpPanel(Panel):
     def _show_step_text(self, step: Any) -> None:
         session = self.session
         assert session is not None
-        states = session.lane_states(self.cursor)
-        active = int((states == ws.LANE_ACTIVE).sum() + (states == ws.LANE_BARRIER).sum())
-        warps = len(session.participants(self.cursor))
+        rows = session.participants(self.cursor)
+        active = sum(session.step(self.cursor, row).active_lanes for row in rows)
+        warps = len(rows)
         self.step_label.setText(
             fill(
                 self.tr("Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),

@@ -21,12 +21,13 @@ from ui.theme import Theme, current_theme
 DETAIL_ROWS = 32
 LANES = ws.WARP
 
-# Okabe-Ito colours (colour-blind safe), told apart by hue AND lightness; idle follows the theme.
+# Colour-blind-safe hues (Okabe-Ito, Tol's wine) that also differ in lightness (CIE L* 32, 46,
+# 58, 71, 89; >= 12 apart), so the states read apart in greyscale too. Idle follows the theme.
 STATE_COLOURS = {
-    ws.LANE_ACTIVE: "#0072b2",  # blue, dark
-    ws.LANE_MASKED: "#e69f00",  # orange, light
-    ws.LANE_EXITED: "#7f7f7f",  # grey
-    ws.LANE_BARRIER: "#cc79a7",  # reddish purple
+    ws.LANE_BARRIER: "#882255",  # wine, darkest
+    ws.LANE_ACTIVE: "#0072b2",  # blue
+    ws.LANE_EXITED: "#8c8c8c",  # grey
+    ws.LANE_MASKED: "#e69f00",  # orange
     ws.LANE_WAITING: "#f0e442",  # yellow, lightest
 }
 

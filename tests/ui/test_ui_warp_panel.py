@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -253,7 +255,7 @@ def test_the_lane_colours_differ_in_lightness_so_they_read_without_hue(panel):
     from ui.widgets.lane_grid import STATE_COLOURS
 
     lightness = sorted(cie_lightness(colour) for colour in STATE_COLOURS.values())
-    assert all(b - a >= 12 for a, b in zip(lightness, lightness[1:], strict=False))
+    assert all(b - a >= 12 for a, b in itertools.pairwise(lightness))
     assert len(panel.lanes.legend.labels) == len(ws.LANE_STATES)
 
 

@@ -115,7 +115,7 @@ def animate(qt: Any, app: Any, viewport: Any, draw: Callable[[int], None],
     """
     painted = _PaintCounter(qt, viewport)
     heartbeat = Heartbeat(qt)
-    state = {"drawn": 0, "end": 0.0}
+    state: dict[str, Any] = {"drawn": 0, "end": 0.0}
     frame_timer = qt.QTimer()
     frame_timer.setInterval(0)
 
@@ -215,7 +215,7 @@ def run(frames: int, warp_counts: Sequence[int], size: tuple[int, int], with_pan
     from ui.services import Services
     from ui.theme import apply_theme
 
-    apply_theme("light", app)
+    apply_theme("light")
     services = Services.create()
     # Its own queue, so the panel's emulations (queue "cpu") are not stuck behind it.
     job = services.runner.submit("background emulation", "cpu:background", background_emulation)

@@ -508,15 +508,15 @@ def _unpack_error(packed: tuple[str, str, str, dict[str, Any]]) -> BaseException
         return SessionError(message)
 
 
-def _serve(connection: Any) -> None:
-    """The emulator process: answer requests until the pipe closes."""
+def _serve(connection: Any, cancel: Any) -> None:
+    """The emulator process: answer requests until the pipe closes; ``cancel`` stops a run."""
     while True:
         try:
             request = connection.recv()
         except (EOFError, OSError):
             return
         try:
-            connection.send(("ok", session_from_request(request)))
+            connection.send(("ok", session_from_request(request, cancel)))
         except Exception as exc:  # every error goes back to the caller, in plain words
             try:
                 connection.send(("error", _pack_error(exc)))
@@ -530,14 +530,17 @@ class EmulatorProcess:
     Threads of one Python process share one interpreter lock: an emulation running in a
     worker thread makes the GUI thread wait for the lock at every call into Python, which
     stalls the event loop for hundreds of milliseconds. The child starts on first use (spawn:
-    about a second), is reused, and is killed to cancel a run (then restarted on the next).
+    about a second) and is reused; a cancelled run stops at its next step (the child is
+    killed, and restarted on the next run, only if it does not stop within two seconds).
     """
 
     POLL_S = 0.02
+    CANCEL_GRACE_S = 2.0
 
     def __init__(self) -> None:
         self._process: Any = None
         self._connection: Any = None
+        self._cancel: Any = None
         self._lock = threading.Lock()
 
     def _start(self) -> None:
@@ -547,7 +550,8 @@ class EmulatorProcess:
 
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe()
-        process = context.Process(target=_serve, args=(child,), name="gpulab-emulator", daemon=True)
+        cancel = context.Event()
+        process = context.Process(target=_serve, args=(child, cancel), name="gpulab-emulator", daemon=True)
         # The child needs only this module: hide the caller's main script from spawn, which
         # would otherwise re-run it in the child (a script without a __main__ guard breaks).
         main = sys.modules["__main__"]
@@ -557,20 +561,18 @@ class EmulatorProcess:
         finally:
             sys.modules["__main__"] = main
         child.close()
-        self._process, self._connection = process, parent
+        self._process, self._connection, self._cancel = process, parent, cancel
 
     def run(self, request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
         """Emulate ``request`` in the child; raises its errors here, or ``Cancelled`` when cancelled."""
         with self._lock:
             if self._process is None or not self._process.is_alive():
                 self._start()
+            self._cancel.clear()
             self._connection.send(request)
             while not self._connection.poll(self.POLL_S):
                 if cancel is not None and cancel.is_set():
-                    self.stop()
-                    from gpulab.simt import Cancelled
-
-                    raise Cancelled("emulation cancelled")
+                    self._cancel_running()
                 if not self._process.is_alive():
                     self._forget()
                     raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
@@ -578,6 +580,17 @@ class EmulatorProcess:
         if status == "error":
             raise _unpack_error(payload)
         return payload
+
+    def _cancel_running(self) -> None:
+        """Ask the child to stop (the emulator polls at every step); kill it if it does not."""
+        from gpulab.simt import Cancelled
+
+        self._cancel.set()
+        if self._connection.poll(self.CANCEL_GRACE_S):
+            self._connection.recv()  # its answer (Cancelled, or a result that came just in time)
+        else:
+            self.stop()
+        raise Cancelled("emulation cancelled")
 
     def stop(self) -> None:
         """Kill the child (a later run starts a new one)."""
@@ -589,7 +602,7 @@ class EmulatorProcess:
     def _forget(self) -> None:
         if self._connection is not None:
             self._connection.close()
-        self._process, self._connection = None, None
+        self._process, self._connection, self._cancel = None, None, None
 
     @property
     def running(self) -> bool:

@@ -63,6 +63,16 @@ def test_warp_aligned_divergence_never_masks_a_lane(panel, qtbot):
 
 
 @pytest.mark.parametrize("entry", sorted(e for e, s in kernels.catalogue().items() if not s.gpu_only))
+def test_a_panel_that_was_never_shown_emulates_nothing(qtbot, services):
+    hidden = WarpPanel(services)
+    qtbot.addWidget(hidden)
+    hidden.choose_kernel("load_strided")
+    assert hidden.job is None and services.runner.is_idle()
+    hidden.show()
+    qtbot.waitUntil(lambda: hidden.session is not None, timeout=10_000)
+    assert hidden.session.entry == "load_strided"
+
+
 def test_every_lab_kernel_steps_from_first_to_last_step_with_its_line_marked(panel, qtbot, entry):
     session = emulated(qtbot, panel, entry)
     assert session.reference_match is True
@@ -208,6 +218,7 @@ def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(
     qtbot.waitUntil(lambda: services.devices.report is not None, timeout=30_000)
     widget = WarpPanel(services)
     qtbot.addWidget(widget)
+    widget.show()
     qtbot.waitUntil(lambda: widget.session is not None, timeout=10_000)
     job = widget.run_on_gpu()
     assert job is not None

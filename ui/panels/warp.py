@@ -11,6 +11,7 @@ from collections.abc import Generator
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -140,6 +141,7 @@ class WarpPanel(Panel):
         self.gpu_job: Job | None = None
         self.gpu_run: ws.GpuRun | None = None
         self.last_error: BaseException | None = None
+        self.shown_once = False
         self.specs = [s for s in kernels.catalogue().values() if not s.gpu_only]
         self._make_widgets()
         self._build_layout()
@@ -318,8 +320,16 @@ class WarpPanel(Panel):
         self.block_box.setRange(0, blocks - 1)
         self.block_box.setValue(0)
         self.block_box.blockSignals(False)
-        self.run()
-        self.run_compare()
+        if self.shown_once:  # until then nothing is emulated: a hidden panel costs nothing
+            self.run()
+            self.run_compare()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self.shown_once:
+            self.shown_once = True
+            self.run()
+            self.run_compare()
 
     # ............................................................ running
     def run(self) -> Job:

@@ -62,7 +62,6 @@ def test_warp_aligned_divergence_never_masks_a_lane(panel, qtbot):
     assert panel.session.next_divergence(0) is None
 
 
-@pytest.mark.parametrize("entry", sorted(e for e, s in kernels.catalogue().items() if not s.gpu_only))
 def test_a_panel_that_was_never_shown_emulates_nothing(qtbot, services):
     hidden = WarpPanel(services)
     qtbot.addWidget(hidden)
@@ -73,6 +72,7 @@ def test_a_panel_that_was_never_shown_emulates_nothing(qtbot, services):
     assert hidden.session.entry == "load_strided"
 
 
+@pytest.mark.parametrize("entry", sorted(e for e, s in kernels.catalogue().items() if not s.gpu_only))
 def test_every_lab_kernel_steps_from_first_to_last_step_with_its_line_marked(panel, qtbot, entry):
     session = emulated(qtbot, panel, entry)
     assert session.reference_match is True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -125,15 +126,22 @@ def _series(name: str, provenance: Provenance) -> Series:
 # ----------------------------------------------------------------- timing
 
 
+@cache
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the loaded BLAS, made once: building it scans every loaded
+    library (milliseconds), far too slow to repeat for each point."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 def _cpu_samples(a: np.ndarray, b: np.ndarray, policy: RepeatPolicy, ctx: Context, threads: int | None) -> list[float]:
     """Seconds per ``np.matmul(a, b, out=c)``; ``threads=1`` limits the BLAS to one thread."""
-    from threadpoolctl import threadpool_limits
-
     c = np.empty_like(a)
     call: Callable[[], Any] = lambda: np.matmul(a, b, out=c)  # noqa: E731
     if threads is None:
         return time_cpu_calls(call, policy, ctx.check_cancelled)
-    with threadpool_limits(limits=threads, user_api="blas"):
+    with _blas_controller().limit(limits=threads, user_api="blas"):
         return time_cpu_calls(call, policy, ctx.check_cancelled)
 
 

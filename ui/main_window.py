@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -55,7 +56,7 @@ class MainWindow(QMainWindow):
             panel = spec.factory(self.services)
             panel.provenance_changed.connect(self._panel_provenance)
             self.panels[spec.name] = panel
-            self.stack.addWidget(panel)
+            self.stack.addWidget(_scrollable(panel))
             self.sidebar.addItem(spec.title())
         self.sidebar.currentRowChanged.connect(self._row_chosen)
         self.message_bar = MessageBar()
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(names.index(name) if name in names else 0)
 
     def current_panel(self) -> Panel:
-        return self.stack.currentWidget()
+        return list(self.panels.values())[self.stack.currentIndex()]
 
     def _row_chosen(self, row: int) -> None:
         if row < 0:
@@ -212,3 +213,12 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.services.runner.shutdown()
         super().closeEvent(event)
+
+
+def _scrollable(panel: Panel) -> QScrollArea:
+    """A panel wider or taller than the screen scrolls instead of growing the window."""
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setWidget(panel)
+    return scroll

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -125,11 +125,19 @@ def _style_sheet(theme: Theme) -> str:
     return text.replace("@font_pt", str(theme.font_pt))
 
 
-def curve_pen(index: int, theme: Theme | None = None) -> pg.QtGui.QPen:
-    """The pen of the ``index``-th curve of a plot: theme colour, theme width, cosmetic."""
+# A modelled curve must never look measured: only measured and emulated lines are solid.
+PEN_STYLES = {
+    "modelled": Qt.PenStyle.DashLine,
+    "replayed": Qt.PenStyle.DotLine,
+}
+
+
+def curve_pen(index: int, theme: Theme | None = None, kind: str = "") -> pg.QtGui.QPen:
+    """The pen of the ``index``-th curve: theme colour and width, dashed if modelled."""
     theme = theme or _current
     colour = theme.curve_colors[index % len(theme.curve_colors)]
-    return pg.mkPen(colour, width=theme.line_width)
+    style = PEN_STYLES.get(kind, Qt.PenStyle.SolidLine)
+    return pg.mkPen(colour, width=theme.line_width, style=style)
 
 
 def style_plot(plot_widget: pg.PlotWidget, theme: Theme | None = None) -> None:
@@ -147,7 +155,7 @@ def style_plot(plot_widget: pg.PlotWidget, theme: Theme | None = None) -> None:
         axis.label.setFont(font)
     item.showGrid(x=True, y=True, alpha=0.3)
     for index, curve in enumerate(item.listDataItems()):
-        curve.setPen(curve_pen(index, theme))
+        curve.setPen(curve_pen(index, theme, getattr(curve, "provenance_kind", "")))
     _style_legend(item, theme)
 
 

@@ -7,8 +7,7 @@ import typing
 from types import ModuleType
 from typing import Any
 
-import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -25,15 +25,14 @@ from PySide6.QtWidgets import (
 
 from gpulab import experiments
 from gpulab.devices import DeviceReport
-from gpulab.results import Point, Result
+from gpulab.results import Result
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
-from ui.theme import curve_pen, style_plot
-from ui.widgets.badge import kind_label, weakest_kind
+from ui.widgets.badge import weakest_kind
+from ui.widgets.live_plot import LivePlot, SeriesLegend
 
 translate = QCoreApplication.translate
-REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
 
 
 def field_text(value: Any) -> str:
@@ -86,86 +85,11 @@ def device_title(key: str, report: DeviceReport | None) -> str:
     return f"GPU {index}: {gpus.get(index, '?')}"
 
 
-class LivePlot(pg.PlotWidget):
-    """A plot whose curves grow as points arrive; each curve is created once."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.addLegend(offset=(10, 10)).setVisible(False)
-        self.curves: dict[str, pg.PlotDataItem] = {}
-        self.points: dict[str, tuple[list[float], list[float]]] = {}
-        self._dirty = False
-        self._timer = QTimer(self)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.redraw)
-        style_plot(self)
-
-    def clear_series(self) -> None:
-        self.getPlotItem().clear()
-        self.getPlotItem().legend.clear()
-        self.getPlotItem().legend.setVisible(False)
-        self.curves.clear()
-        self.points.clear()
-        self.setLogMode(x=False, y=False)
-
-    def add_point(self, series: str, point: Point) -> None:
-        if series not in self.curves:
-            curve = self.plot([], [], name=series, pen=curve_pen(len(self.curves)))
-            curve.setSymbol("o")
-            curve.setSymbolSize(7)
-            self.curves[series] = curve
-            self.getPlotItem().legend.setVisible(True)
-            self.points[series] = ([], [])
-        xs, ys = self.points[series]
-        xs.append(float(point.x))
-        ys.append(float(point.y))
-        self._dirty = True
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def redraw(self) -> None:
-        if not self._dirty:
-            self._timer.stop()
-            return
-        self._dirty = False
-        xs_all = [x for xs, _ys in self.points.values() for x in xs]
-        self.setLogMode(x=_spans_decades(xs_all), y=False)
-        for name, curve in self.curves.items():
-            xs, ys = self.points[name]
-            curve.setData(xs, ys)
-            curve.setSymbolBrush(curve.opts["pen"].color())
-
-    def label_series(self, result: Result) -> None:
-        """Name each curve with its provenance and label the axes from the result."""
-        legend = self.getPlotItem().legend
-        for series in result.series:
-            curve = self.curves.get(series.name)
-            if curve is None or legend is None:
-                continue
-            for sample, label in legend.items:
-                if sample.item is curve:
-                    label.setText(f"{series.name} — {kind_label(series.provenance.kind)}")
-        if result.series:
-            first = result.series[0]
-            self.setLabel("bottom", _axis_text(first.x_label, first.x_unit))
-            self.setLabel("left", _axis_text(first.y_label, first.y_unit))
-        style_plot(self)
-
-
 def _experiment_title(name: str) -> str:
     try:
         return str(experiments.get(name).TITLE)
     except Exception:  # reported when the user picks it
         return name
-
-
-def _axis_text(label: str, unit: str) -> str:
-    return f"{label} ({unit})" if unit else label
-
-
-def _spans_decades(xs: list[float]) -> bool:
-    positive = [x for x in xs if x > 0]
-    return len(positive) == len(xs) and len(xs) > 1 and max(positive) >= 100 * min(positive)
 
 
 class ExperimentsPanel(Panel):
@@ -194,6 +118,7 @@ class ExperimentsPanel(Panel):
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.params_form = QFormLayout()
+        self.params_form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.device_combo = QComboBox()
         self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.device_combo.setMinimumContentsLength(10)
@@ -208,9 +133,10 @@ class ExperimentsPanel(Panel):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.plot = LivePlot()
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.legend = SeriesLegend(self.plot)
+        self.notes = QPlainTextEdit()
+        self.notes.setReadOnly(True)
+        self.notes.hide()
 
     def _build_layout(self) -> None:
         self.experiment_label, self.device_label = QLabel(), QLabel()
@@ -236,6 +162,7 @@ class ExperimentsPanel(Panel):
         right_column = QVBoxLayout(right)
         right_column.setContentsMargins(0, 0, 0, 0)
         right_column.addWidget(self.plot, 1)
+        right_column.addWidget(self.legend)
         right_column.addWidget(self.notes)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(controls)
@@ -324,7 +251,8 @@ class ExperimentsPanel(Panel):
     def _watch(self, job: Job) -> None:
         self.job = job
         self.plot.clear_series()
-        self.notes.setText("")
+        self.notes.clear()
+        self.notes.hide()
         self.progress.setValue(0)
         self.status.setText(self.tr("Waiting for the device to be free…"))
         job.progress.connect(self._progress)
@@ -345,9 +273,10 @@ class ExperimentsPanel(Panel):
 
     def _finished(self, result: Result) -> None:
         self.last_result = result
-        self.plot.redraw()
         self.plot.label_series(result)
-        self.notes.setText("\n".join(result.notes))
+        self.notes.setMaximumHeight(self.notes.fontMetrics().lineSpacing() * 6 + 12)
+        self.notes.setPlainText("\n".join(result.notes))
+        self.notes.setVisible(bool(result.notes))
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
         self._ended(self.tr("Done."))
 

@@ -78,8 +78,17 @@ def emulation_job(
 
     yield Progress(0.0, "emulating")
     args = spec.build_args(preset)
-    request = ws.SessionRequest(source, spec.entry, preset.grid, preset.block, args, block,
-                                expected=spec.expected(args), rtol=spec.rtol, atol=spec.atol)
+    request = ws.SessionRequest(
+        source,
+        spec.entry,
+        preset.grid,
+        preset.block,
+        args,
+        block,
+        expected=spec.expected(args),
+        rtol=spec.rtol,
+        atol=spec.atol,
+    )
     try:
         # In a child process: an emulation in this process would stall the GUI thread (GIL).
         session = ws.emulator_process().run(request, ctx.cancel_event)
@@ -642,4 +651,3 @@ class WarpPanel(Panel):
         for job in (self.job, self.compare_job, self.gpu_job):
             if job is not None and not job.is_over:
                 job.cancel()
-

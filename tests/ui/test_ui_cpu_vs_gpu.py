@@ -173,3 +173,10 @@ def test_the_panel_fits_a_1024_by_768_window(qtbot, services, theme):
     qtbot.addWidget(widget)
     hint = widget.minimumSizeHint()
     assert hint.width() <= 780 and hint.height() <= 640
+
+
+def test_the_crossover_is_marked_on_both_plots(qtbot, panel):
+    run_to_end(qtbot, panel, matmul.Params(sizes=(64, 512), repeats=1, cpu_single_thread=False))
+    assert panel.crossover_size in (64, 512)  # a modelled H100 beats two CPU cores by N=512
+    assert len(panel.markers) == 2
+    assert all(line.label.format == f"GPU wins from {panel.crossover_size}" for line in panel.markers)

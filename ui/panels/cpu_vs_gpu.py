@@ -128,6 +128,7 @@ class CpuVsGpuPanel(Panel):
         self.last_result: Result | None = None
         self.series: dict[str, SeriesView] = {}
         self.markers: list[pg.InfiniteLine] = []
+        self.crossover_size: int | None = None
         self.monitor = monitor or MonitorStrip()
         self._dirty: set[str] = set()
         self._timer = QTimer(self)
@@ -416,6 +417,7 @@ class CpuVsGpuPanel(Panel):
             plot.getPlotItem().clear()
         self.series.clear()
         self.markers.clear()
+        self.crossover_size = None
         self._dirty.clear()
         self.notes.setText("")
         self.progress.setValue(0)

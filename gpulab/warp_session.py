@@ -510,6 +510,10 @@ def _unpack_error(packed: tuple[str, str, str, dict[str, Any]]) -> BaseException
 
 def _serve(connection: Any, cancel: Any) -> None:
     """The emulator process: answer requests until the pipe closes; ``cancel`` stops a run."""
+    import os
+
+    if hasattr(os, "nice"):  # on a 2-core laptop the GUI must win the CPU over the emulation
+        os.nice(5)
     while True:
         try:
             request = connection.recv()

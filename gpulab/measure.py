@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulab.experiments.base import median_and_iqr
@@ -194,3 +194,23 @@ def time_gpu_stages(
 def stage_medians(samples: dict[str, list[float]]) -> dict[str, float]:
     """Median seconds of each stage except the total (for a point's ``extra``)."""
     return {f"{name}_seconds": median_and_iqr(values)[0] for name, values in samples.items() if name != "total"}
+
+
+def what_if_copied_note(
+    result: Result, cpu_names: list[str], gpu_name: str, copied_seconds: Mapping[int, float], unit: str = "N"
+) -> str | None:
+    """A sentence on where the modelled GPU would win if the copies over PCIe were counted.
+
+    ``copied_seconds`` maps each size to the modelled time *with* copies; the sentence
+    compares it with the best CPU series of ``result``. None without a CPU series.
+    """
+    cpu = best_series(result, cpu_names)
+    cpu_series = result.get_series(cpu) if cpu is not None else None
+    if cpu_series is None or not copied_seconds:
+        return None
+    points = tuple(Point(x, 1.0 / s, None, {"seconds": s}) for x, s in sorted(copied_seconds.items()))
+    copied = replace(cpu_series, name="copied", points=points)
+    size = crossover(replace(result, series=(cpu_series, copied)), "copied", cpu_series.name)
+    if size is None:
+        return f"With the PCIe copies counted, {gpu_name} (modelled) would not beat {cpu} at any size run."
+    return f"With the PCIe copies counted, {gpu_name} (modelled) would beat {cpu} only from {unit}={size} up."

@@ -36,6 +36,7 @@ from gpulab.measure import (
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
+    what_if_copied_note,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -198,6 +199,7 @@ class _Plan:
     gpu_names: list[str]
     cpu_names: list[str]
     model_assumptions: tuple[str, ...] = ()
+    model_spec: Any = None
 
 
 def _cpu_provenance(threads: int) -> Provenance:
@@ -295,6 +297,7 @@ def _plan_model(plan: _Plan) -> None:
     plan.series[name] = _series(name, Provenance("modelled", spec.name, details))
     plan.gpu_names.append(name)
     plan.model_assumptions = probe.assumptions
+    plan.model_spec = spec
 
     def make(n: int, _a: np.ndarray, _b: np.ndarray) -> Point:
         estimate = matmul_estimate(spec, n, params.dtype, params.include_transfers)
@@ -333,7 +336,17 @@ def _final_notes(plan: _Plan, partial: Result) -> tuple[str, ...]:
         transfers,
     ]
     crossings = crossover_notes(partial, plan.gpu_names, plan.cpu_names)
+    if not params.include_transfers and plan.model_spec is not None:
+        copied = {n: _model_seconds(plan.model_spec, n, params.dtype, True) for n in params.sizes}
+        note = what_if_copied_note(partial, plan.cpu_names, plan.model_spec.name, copied)
+        crossings += [note] if note else []
     return merge_notes(crossings, general, plan.notes, plan.model_assumptions)
+
+
+def _model_seconds(spec: Any, n: int, dtype: str, include_transfers: bool) -> float:
+    from gpulab.model import matmul_estimate
+
+    return matmul_estimate(spec, n, dtype, include_transfers).seconds
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:

@@ -29,6 +29,7 @@ from gpulab.measure import (
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
+    what_if_copied_note,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -171,10 +172,14 @@ def _model(params: Params) -> tuple[Series | None, Any, list[str]]:
     return series, spec, list(probe.assumptions)
 
 
-def _model_point(spec: Any, n: int, params: Params) -> Point:
+def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) -> Any:
     from gpulab.model import vector_add_estimate
 
-    estimate = vector_add_estimate(spec, n, params.dtype, params.include_transfers)
+    return vector_add_estimate(spec, n, params.dtype, include_transfers)
+
+
+def _model_point(spec: Any, n: int, params: Params) -> Point:
+    estimate = _model_estimate(spec, n, params, params.include_transfers)
     parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
     return modelled_point(n, bytes_moved(n), estimate.seconds, bound=estimate.bound, **parts)
 
@@ -215,5 +220,10 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         else "GPU times count the kernel only: the arrays are already on the GPU."
     )
     notes += ["Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.", transfers]
-    all_notes = merge_notes(crossover_notes(result, gpu_names, [CPU_SERIES], unit="n"), notes, assumptions)
+    crossings = crossover_notes(result, gpu_names, [CPU_SERIES], unit="n")
+    if not params.include_transfers and model_series is not None:
+        copied = {n: _model_estimate(spec, n, params, True).seconds for n in params.sizes}
+        note = what_if_copied_note(result, [CPU_SERIES], spec.name, copied, unit="n")
+        crossings += [note] if note else []
+    all_notes = merge_notes(crossings, notes, assumptions)
     return Result("vector-add", params_to_dict(params), series, all_notes)

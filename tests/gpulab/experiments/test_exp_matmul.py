@@ -176,3 +176,18 @@ def test_on_a_gpu_every_gpu_series_is_measured_with_events():
         assert series.provenance.kind == "measured"
         point = series.points[0]
         assert point.extra["kernel_seconds"] > 0 and point.extra["h2d_seconds"] > 0
+
+
+def test_without_copies_the_notes_still_say_where_the_modelled_gpu_would_win_with_them(tiny_result):
+    assert any(note.startswith("With the PCIe copies counted") for note in tiny_result.notes)
+
+
+def test_what_if_copied_note_compares_copied_times_with_the_best_cpu_series():
+    from gpulab.measure import what_if_copied_note
+
+    cpu = made_up("cpu", "measured", {64: 1e-5, 1024: 0.05, 4096: 3.0})
+    result = result_of(cpu)
+    late = what_if_copied_note(result, ["cpu"], "Toy GPU", {64: 1e-3, 1024: 0.01, 4096: 0.5})
+    assert late == "With the PCIe copies counted, Toy GPU (modelled) would beat cpu only from N=1024 up."
+    never = what_if_copied_note(result, ["cpu"], "Toy GPU", {64: 1.0, 1024: 1.0, 4096: 9.0})
+    assert never is not None and "would not beat" in never

@@ -779,6 +779,18 @@
         <source>Run a sweep, then race one size.</source>
         <translation>Run a sweep, then race one size.</translation>
     </message>
+    <message>
+        <source>copy in</source>
+        <translation>copy in</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>compute</translation>
+    </message>
+    <message>
+        <source>copy out</source>
+        <translation>copy out</translation>
+    </message>
 </context>
 <context>
     <name>Theme</name>
@@ -1001,8 +1013,12 @@
         <translation>Run</translation>
     </message>
     <message>
-        <source>Emulate the code in the editor (your edits included)</source>
-        <translation>Emulate the code in the editor (your edits included)</translation>
+        <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
+        <translation>Emulate the code in the editor, your edits included (Ctrl+Return)</translation>
+    </message>
+    <message>
+        <source>Click a warp to follow it. Keys: Space play/pause, arrows step, D next divergence, M next memory access.</source>
+        <translation>Click a warp to follow it. Keys: Space play/pause, arrows step, D next divergence, M next memory access.</translation>
     </message>
     <message>
         <source>Memory traffic</source>

@@ -780,6 +780,18 @@
         <source>Run a sweep, then race one size.</source>
         <translation>先跑一次扫描，再选一个规模来赛跑。</translation>
     </message>
+    <message>
+        <source>copy in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>copy out</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>Theme</name>
@@ -1002,8 +1014,12 @@
         <translation>运行</translation>
     </message>
     <message>
-        <source>Emulate the code in the editor (your edits included)</source>
-        <translation>仿真编辑器里的代码（包括你的修改）</translation>
+        <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
+        <translation>仿真编辑器里的代码，包括你的修改（Ctrl+回车）</translation>
+    </message>
+    <message>
+        <source>Click a warp to follow it. Keys: Space play/pause, arrows step, D next divergence, M next memory access.</source>
+        <translation>点击一个线程束来跟踪它。按键：空格 播放/暂停，方向键 单步，D 下一次分支发散，M 下一次内存访问。</translation>
     </message>
     <message>
         <source>Memory traffic</source>

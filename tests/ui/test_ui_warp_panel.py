@@ -277,3 +277,17 @@ def test_a_warp_with_no_work_in_a_reduction_round_waits_at_the_barrier(panel, qt
     assert np.all(panel.lanes.states[1] == ws.LANE_BARRIER)
     active = int((panel.lanes.states[0] == ws.LANE_ACTIVE).sum())
     assert f"1 of 2 warps execute, {active} lanes active" in panel.step_label.text()
+
+
+def test_keys_on_the_lane_grid_step_and_jump(panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    panel.set_cursor(0)
+    panel.lanes.setFocus()
+    qtbot.keyClick(panel.lanes, Qt.Key.Key_Right)
+    assert panel.cursor == 1
+    qtbot.keyClick(panel.lanes, Qt.Key.Key_D)
+    assert panel.cursor == session.next_divergence(1)
+    qtbot.keyClick(panel.lanes, Qt.Key.Key_Left)
+    assert panel.cursor == session.next_divergence(1) - 1

@@ -11,7 +11,7 @@ from collections.abc import Generator
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -263,7 +263,25 @@ class WarpPanel(Panel):
         layout.addStretch(1)
         return page
 
+    def _shortcuts(self) -> None:
+        """Space, arrows, D and M step the run while the lane grid has focus; Ctrl+Return runs."""
+        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        keys = {
+            "Space": self.transport.toggle_play,
+            "Right": lambda: self.set_cursor(self.cursor + 1),
+            "Left": lambda: self.set_cursor(self.cursor - 1),
+            "D": self.jump_to_next_divergence,
+            "M": self.jump_to_next_memory,
+        }
+        for key, slot in keys.items():
+            shortcut = QShortcut(QKeySequence(key), self.lanes, context=context)
+            shortcut.activated.connect(slot)
+        run = QShortcut(QKeySequence("Ctrl+Return"), self, context=context)
+        run.activated.connect(self.run)
+        self.lanes.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
     def _connect(self) -> None:
+        self._shortcuts()
         self.kernel_box.currentIndexChanged.connect(self._kernel_chosen)
         self.preset_box.currentIndexChanged.connect(self._preset_chosen)
         self.block_box.valueChanged.connect(lambda _v: self.run())
@@ -559,7 +577,7 @@ class WarpPanel(Panel):
         if info.address is not None:
             text += " " + fill(self.tr("Address %1."), hex(info.address))
         self.lanes.hover_label.setText(text)
-        self.lanes.setToolTip(text)
+        self.lanes.graphics.setToolTip(text)
 
     # ............................................................ GPU
     def _gpu_usable(self) -> bool:
@@ -614,7 +632,9 @@ class WarpPanel(Panel):
         self.block_label.setText(self.tr("Block:"))
         self.block_box.setToolTip(self.tr("Which block's warps to trace (linear block id)"))
         self.run_button.setText(self.tr("Run"))
-        self.run_button.setToolTip(self.tr("Emulate the code in the editor (your edits included)"))
+        self.run_button.setToolTip(self.tr("Emulate the code in the editor, your edits included (Ctrl+Return)"))
+        self.lanes.setToolTip(self.tr("Click a warp to follow it. Keys: Space play/pause, arrows step, "
+                                      "D next divergence, M next memory access."))
         self.tabs.setTabText(0, self.tr("Memory traffic"))
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))

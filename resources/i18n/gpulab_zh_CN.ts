@@ -782,15 +782,15 @@
     </message>
     <message>
         <source>copy in</source>
-        <translation type="unfinished"></translation>
+        <translation>拷入</translation>
     </message>
     <message>
         <source>compute</source>
-        <translation type="unfinished"></translation>
+        <translation>计算</translation>
     </message>
     <message>
         <source>copy out</source>
-        <translation type="unfinished"></translation>
+        <translation>拷出</translation>
     </message>
 </context>
 <context>

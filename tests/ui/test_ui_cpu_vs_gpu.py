@@ -154,6 +154,17 @@ def test_vector_add_offers_fp32_only_and_plots_gb_per_s(qtbot, panel):
     assert "CPU (numpy)" in panel.series
 
 
+def test_a_race_with_copies_splits_the_gpu_bar_into_copy_in_compute_copy_out(qtbot, panel):
+    run_to_end(qtbot, panel, vector_add.Params(sizes=(1 << 20,), repeats=1, include_transfers=True))
+    gpu = next(lane for lane in panel.race.lanes if lane.kind == "modelled")
+    cpu = next(lane for lane in panel.race.lanes if lane.kind == "measured")
+    assert [part for part, _s in gpu.parts] == ["h2d", "kernel", "d2h"]
+    assert sum(s for _p, s in gpu.parts) == pytest.approx(gpu.seconds)
+    parts = dict(gpu.parts)
+    assert parts["h2d"] > 10 * parts["kernel"]  # the side door, not the cooks, sets the time
+    assert cpu.parts == ()
+
+
 def test_the_model_picker_lists_the_spec_table_and_feeds_the_params(qtbot, panel):
     from gpulab.specs import load_specs
 

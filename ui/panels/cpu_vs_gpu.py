@@ -99,6 +99,22 @@ def _log_plot() -> pg.PlotWidget:
     return plot
 
 
+def lane_parts(point: Point) -> tuple[tuple[str, float], ...]:
+    """Copy in, compute, copy out of a GPU point whose copies were timed or modelled; else ()."""
+    extra = point.extra
+    if not extra.get("h2d_seconds") and not extra.get("d2h_seconds"):
+        return ()
+    compute = float(extra.get("kernel_seconds", 0.0)) + float(extra.get("launch_seconds", 0.0))
+    parts = (
+        ("h2d", float(extra.get("h2d_seconds", 0.0))),
+        ("kernel", compute),
+        ("d2h", float(extra.get("d2h_seconds", 0.0))),
+    )
+    total = sum(seconds for _part, seconds in parts)
+    scale = float(extra["seconds"]) / total if total > 0 else 0.0  # medians of parts need not add up exactly
+    return tuple((part, seconds * scale) for part, seconds in parts)
+
+
 @contextmanager
 def legends_shown(*plots: pg.PlotWidget) -> Iterator[None]:
     """Show the plots' legends for the duration (an exported picture must name its curves)."""
@@ -357,6 +373,8 @@ class CpuVsGpuPanel(Panel):
         """Start a sweep (``params`` overrides the controls, for scripts and tests)."""
         if self.job is not None:
             return None
+        if params is not None:
+            self._show_experiment_of(params)
         module = experiments.get(self.experiment)
         params = params if params is not None else self.params()
         self.clear()
@@ -370,6 +388,14 @@ class CpuVsGpuPanel(Panel):
         self.status.setText(self.tr("Waiting for the device to be free…"))
         self._set_running(True)
         return job
+
+    def _show_experiment_of(self, params: Any) -> None:
+        """Switch the experiment list to the experiment whose Params ``params`` are."""
+        for index in range(self.experiment_combo.count()):
+            if isinstance(params, experiments.get(self.experiment_combo.itemData(index)).Params):
+                self.experiment_combo.setCurrentIndex(index)
+                return
+        raise ValueError(f"{type(params).__name__} belongs to no experiment of this panel")
 
     def cancel_sweep(self) -> None:
         if self.job is not None:
@@ -558,7 +584,7 @@ class CpuVsGpuPanel(Panel):
             point = next((p for p in view.points if p.x == size), None)
             if point is not None and point.extra.get("seconds"):
                 colour = theme.curve_colors[view.index % len(theme.curve_colors)]
-                lanes.append(Lane(name, float(point.extra["seconds"]), view.kind, colour))
+                lanes.append(Lane(name, float(point.extra["seconds"]), view.kind, colour, lane_parts(point)))
         return lanes
 
     def _race_size_chosen(self, _index: int = 0) -> None:

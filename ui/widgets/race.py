@@ -21,12 +21,14 @@ FRAME_MS = 33
 
 @dataclass(frozen=True)
 class Lane:
-    """One contender: its name, its real time in seconds, its provenance kind, its colour."""
+    """One contender: its name, its real time in seconds, its provenance kind, its colour, and
+    optionally the parts of that time in order (``("h2d", s), ("kernel", s), ("d2h", s)``)."""
 
     label: str
     seconds: float
     kind: str
     colour: str
+    parts: tuple[tuple[str, float], ...] = ()
 
 
 def format_seconds(seconds: float) -> str:
@@ -160,11 +162,40 @@ class RaceView(QWidget):
         fill = QRectF(bar.left(), bar.top(), bar.width() * fraction, bar.height())
         colour = QColor(lane.colour)
         modelled = lane.kind == "modelled"
-        painter.setBrush(QBrush(colour, Qt.BrushStyle.BDiagPattern if modelled else Qt.BrushStyle.SolidPattern))
         pen = QPen(colour, max(2, theme.line_width))
         pen.setStyle(Qt.PenStyle.DashLine if modelled else Qt.PenStyle.SolidLine)
+        if lane.parts:
+            self._paint_parts(painter, lane, bar, fill.right())
+        else:
+            painter.setBrush(QBrush(colour, Qt.BrushStyle.BDiagPattern if modelled else Qt.BrushStyle.SolidPattern))
         painter.setPen(pen)
-        painter.drawRect(fill)
+        if not lane.parts:
+            painter.drawRect(fill)
+        else:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(fill)
+
+    def part_title(self, part: str) -> str:
+        titles = {"h2d": self.tr("copy in"), "kernel": self.tr("compute"), "d2h": self.tr("copy out")}
+        return titles.get(part, part)
+
+    def _paint_parts(self, painter: QPainter, lane: Lane, bar: QRectF, filled_to: float) -> None:
+        """Copies in a pale shade, compute in the lane's colour, each labelled where it fits."""
+        colour = QColor(lane.colour)
+        pattern = Qt.BrushStyle.BDiagPattern if lane.kind == "modelled" else Qt.BrushStyle.SolidPattern
+        left = bar.left()
+        for part, seconds in lane.parts:
+            width = bar.width() * seconds / lane.seconds
+            shown = QRectF(left, bar.top(), max(0.0, min(width, filled_to - left)), bar.height())
+            shade = colour if part == "kernel" else colour.lighter(170)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QBrush(shade, pattern))
+            painter.drawRect(shown)
+            title = self.part_title(part)
+            if shown.width() >= painter.fontMetrics().horizontalAdvance(title) + 8:
+                painter.setPen(QColor("#000000") if part != "kernel" else QColor("#ffffff"))
+                painter.drawText(shown, Qt.AlignmentFlag.AlignCenter, title)
+            left += width
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -666,7 +666,7 @@ class Compiler:
         off = converted(offset, ct.LLONG).ev
         pev = ptr.ev
         result_type = ct.pointer_to(pointee)
-        return CExpr(result_type, lambda fr, m: pev(fr, m) + off(fr, m) * scale,
+        return CExpr(result_type, lambda fr, m: _scaled_add(pev(fr, m), off(fr, m), scale),
                      ptr.pure and offset.pure)
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp, scope: Scope) -> CExpr:
@@ -1001,6 +1001,15 @@ def _flatten_init(init: c_ast.Node) -> list[c_ast.Node]:
     if isinstance(init, c_ast.InitList):
         return [leaf for e in init.exprs for leaf in _flatten_init(e)]
     return [init]
+
+
+def _scaled_add(base: Any, offset: Any, scale: np.int64) -> Any:
+    """base + offset * scale with a single temporary (fresh pages are costly)."""
+    scaled = offset * scale
+    if isinstance(scaled, np.ndarray):
+        scaled += base
+        return scaled
+    return base + scaled
 
 
 def _select(c: Any, a: Any, b: Any) -> Any:

@@ -389,7 +389,7 @@ class Machine:
             groups = [(self.regions[k], np.arange(len(a)))]
         else:
             groups = self._resolve_many(a, lanes, size, what, site)
-        if size > 1 and (a & (size - 1)).any():
+        if size > 1 and int(np.bitwise_or.reduce(a)) & (size - 1):
             bad = np.flatnonzero(a & (size - 1))
             if len(bad):
                 region = groups[0][0] if groups else None
@@ -414,7 +414,9 @@ class Machine:
                        dtype: np.dtype) -> np.ndarray:
         shift = dtype.itemsize.bit_length() - 1
         if region.space == "global":
-            return (a - region.base) >> shift
+            e = a - region.base
+            e >>= shift
+            return e
         # flat index = row * row_elems + (a - base) / size = (a >> shift) + first[row]
         first = region.views.get(("rows", dtype))  # type: ignore[call-overload]
         if first is None:

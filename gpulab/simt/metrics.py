@@ -54,11 +54,18 @@ def _distinct_per_row(mat: np.ndarray) -> np.ndarray:
     return (srt[:, 0] != _SENTINEL) + new.sum(axis=1)
 
 
+_CHUNK_ROWS = 4096
+
+
 def _rows_share_pattern(mat: np.ndarray) -> bool:
-    """Is every row the first row plus a constant?"""
-    rel = mat - mat[:, :1]
-    rel -= rel[0]
-    return not rel.any()
+    """Is every row the first row plus a constant? (in chunks: small, reused temporaries)"""
+    first = mat[0] - mat[0, 0]
+    for start in range(0, mat.shape[0], _CHUNK_ROWS):
+        rel = mat[start:start + _CHUNK_ROWS] - mat[start:start + _CHUNK_ROWS, :1]
+        rel -= first
+        if rel.any():
+            return False
+    return True
 
 
 def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:

@@ -77,3 +77,19 @@ def test_without_a_driver_nvml_is_reported_unavailable_with_a_reason():
 
 def test_the_gpu_utilization_caveat_is_spelled_out():
     assert "kernel was running" in GPU_UTILIZATION_MEANING
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_machine_nvml_fills_every_counter_it_supports():
+    source = nvml_source()
+    assert source.available, source.reason
+    sampler = Sampler(hz=10)
+    sampler.start()
+    try:
+        wait_for(lambda: any(s.gpus for s in sampler.history()))
+    finally:
+        sampler.stop()
+    gpu = next(s for s in sampler.history() if s.gpus).gpus[0]
+    assert gpu.name and gpu.memory_total_bytes and gpu.memory_total_bytes > 0
+    assert gpu.utilization_pct is None or 0 <= gpu.utilization_pct <= 100
+    assert gpu.sm_clock_mhz is None or gpu.sm_clock_mhz > 0

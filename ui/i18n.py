@@ -7,7 +7,9 @@ re-read their texts in ``retranslate()``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QTranslator
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
 from gpulab.paths import resource_path
@@ -22,7 +24,7 @@ NO_CJK_FONT_MESSAGE = (
     "Install one (for example: sudo apt install fonts-noto-cjk) and restart gpulab."
 )
 
-_installed: QTranslator | None = None
+_installed: list[QTranslator] = []
 _language = DEFAULT_LANGUAGE
 
 
@@ -43,19 +45,26 @@ def translation_file(language: str) -> str:
     return str(resource_path("i18n", f"gpulab_{LANGUAGES[language]}.qm"))
 
 
+def qt_translation_file(language: str) -> str:
+    """Qt's own strings (standard buttons such as Close), shipped with PySide6."""
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    return str(Path(folder) / f"qtbase_{LANGUAGES[language]}.qm")
+
+
 def set_language(language: str) -> bool:
-    """Install ``language``'s translator (replacing the previous one); False if it failed."""
-    global _installed, _language
+    """Install ``language``'s translators (replacing the previous ones); False if ours failed."""
+    global _language
     app = QCoreApplication.instance()
     language = normalize_language(language) or DEFAULT_LANGUAGE
-    translator = QTranslator(app)
-    loaded = translator.load(translation_file(language))
-    if _installed is not None:
-        app.removeTranslator(_installed)
-        _installed = None
-    if loaded:
-        app.installTranslator(translator)
-        _installed = translator
+    while _installed:
+        app.removeTranslator(_installed.pop())
+    loaded = False
+    for path in (translation_file(language), qt_translation_file(language)):
+        translator = QTranslator(app)
+        if translator.load(path):
+            app.installTranslator(translator)
+            _installed.append(translator)
+            loaded = loaded or path == translation_file(language)
     _language = language
     # Qt posts LanguageChange to every widget; deliver them now so texts switch at once.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)

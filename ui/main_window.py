@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -71,12 +71,18 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _make_status_bar(self) -> None:
+        self.note_label = QLabel()  # our own label: QStatusBar.showMessage would cover widgets
+        self.note_timer = QTimer(self)
+        self.note_timer.setSingleShot(True)
+        self.note_timer.timeout.connect(self.note_label.clear)
         self.device_label = QLabel()
         self.badge = ProvenanceBadge()
         self.badge_caption = QLabel()
-        self.statusBar().addWidget(self.device_label, 1)
-        self.statusBar().addPermanentWidget(self.badge_caption)
-        self.statusBar().addPermanentWidget(self.badge)
+        bar = self.statusBar()
+        bar.addWidget(self.device_label)
+        bar.addWidget(self.note_label, 1)
+        bar.addPermanentWidget(self.badge_caption)
+        bar.addPermanentWidget(self.badge)
 
     def _make_menus(self) -> None:
         self.file_menu = self.menuBar().addMenu("")
@@ -178,10 +184,12 @@ class MainWindow(QMainWindow):
             self.device_label.setToolTip(report.cuda.reason)
 
     def show_message(self, level: str, text: str) -> None:
-        """Every notification reaches the status bar; warnings and errors stay on screen."""
-        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+        """Notes pass through the status bar; warnings and errors stay until dismissed."""
         if level != INFO:
             self.message_bar.show_message(level, text)
+            return
+        self.note_label.setText(text)
+        self.note_timer.start(STATUS_MESSAGE_MS)
 
     # ------------------------------------------------------------ choices
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QPalette
@@ -184,3 +186,44 @@ def test_closing_the_window_stops_running_jobs(fake_experiment, window, qtbot):
     qtbot.waitUntil(lambda: job.state == "running", timeout=5000)
     window.close()
     assert job.state == "cancelled"
+
+
+def test_notes_pass_through_the_status_bar_and_leave_the_message_area_alone(window):
+    window.services.notifier.info("Saved the report.")
+    assert window.note_label.text() == "Saved the report."
+    assert window.message_bar.isHidden()
+
+
+def test_qt_standard_buttons_are_translated_too(window):
+    from PySide6.QtWidgets import QPushButton
+
+    window.set_language("zh")
+    dialog = window.show_about()
+    assert "关闭" in [button.text() for button in dialog.findChildren(QPushButton)]
+    dialog.close()
+
+
+def test_the_gui_thread_keeps_running_while_a_job_computes(window, qtbot):
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    from gpulab.experiments import Progress
+
+    def busy(ctx):
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:  # pure-Python work, no yield for a second
+            sum(range(1000))
+        yield Progress(1.0, "done")
+        return None
+
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(10)
+    job = window.services.runner.submit("busy", "cpu", busy)
+    qtbot.waitUntil(lambda: job.is_over, timeout=10_000)
+    timer.stop()
+    gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
+    assert len(ticks) > 20
+    assert max(gaps) < 0.5  # on the GUI thread, this job would freeze it for a whole second

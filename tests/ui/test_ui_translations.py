@@ -48,4 +48,5 @@ def test_the_compiled_qm_file_loads_and_is_up_to_date(locale):
     expected = "运行" if locale == "zh_CN" else "Run"
     assert translator.translate("ExperimentsPanel", "Run") == expected
     for (context, source), tr in messages(ts_path).items():
-        assert translator.translate(context, source) == tr.text, (context, source)
+        if tr is not None and not tr.get("type"):  # unfinished ones are another test's business
+            assert translator.translate(context, source) == tr.text, (context, source)

@@ -329,6 +329,8 @@ class WarpPanel(Panel):
 
     def _kernel_chosen(self, _index: int) -> None:
         spec = self.spec
+        self.session = None  # its lines belong to the previous source
+        self.transport.pause()
         self.code.set_source(spec.source)
         self.description.setText(spec.description)
         self.kernel_box.setToolTip(spec.description)

@@ -29,7 +29,9 @@ ternary, comma, assignment and compound assignment, ``++``/``--``. Builtins:
 ``__clz(ll)``, ``__ffs(ll)``, ``__brev``, ``min``, ``max``, ``abs``, float math
 (``sqrtf expf logf fabsf fminf fmaxf fmaf powf sinf cosf tanf rsqrtf exp2f log2f log10f
 tanhf floorf ceilf truncf roundf rintf atan2f fmodf hypotf`` ... and the double versions),
-``__int_as_float``-style reinterpretations and ``__float2int_r?`` conversions.
+``__int_as_float``-style reinterpretations, ``__float2int_r?`` conversions, ``__ldg``
+(an ordinary load here) and ``__fadd_r?/__fmul_r?/__fdiv_r?/__fsqrt_r?/__fmaf_r?``
+(always rounded to nearest in the emulator).
 Anything else (goto, switch, structs, templates, ``float4``, ``printf``, ``__constant__``,
 dynamic shared memory, global variables, ...) raises :class:`CompileError` naming the
 construct, line and column.

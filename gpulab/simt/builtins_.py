@@ -98,6 +98,12 @@ BUILTINS["__logf"] = _math("log", np.log, 1, ct.FLOAT)
 BUILTINS["__sinf"] = _math("sin", np.sin, 1, ct.FLOAT)
 BUILTINS["__cosf"] = _math("cos", np.cos, 1, ct.FLOAT)
 BUILTINS["__powf"] = _math("pow", np.power, 2, ct.FLOAT)
+for _suffix in ("rn", "rz", "ru", "rd"):  # rounding modes other than rn: documented as rn
+    BUILTINS["__fadd_" + _suffix] = _math("add", lambda a, b: a + b, 2, ct.FLOAT)
+    BUILTINS["__fmul_" + _suffix] = _math("mul", lambda a, b: a * b, 2, ct.FLOAT)
+    BUILTINS["__fdiv_" + _suffix] = _math("div", lambda a, b: a / b, 2, ct.FLOAT)
+    BUILTINS["__fsqrt_" + _suffix] = _math("sqrt", np.sqrt, 1, ct.FLOAT)
+    BUILTINS["__fmaf_" + _suffix] = _math("fma", _fma32, 3, ct.FLOAT)
 BUILTINS["__saturatef"] = _math("sat", lambda x: np.clip(x, np.float32(0), np.float32(1)), 1,
                                 ct.FLOAT)
 
@@ -219,6 +225,18 @@ BUILTINS["__float2int_rz"] = _convert_rounded(np.trunc, ct.INT, ct.FLOAT)
 BUILTINS["__float2int_rd"] = _convert_rounded(np.floor, ct.INT, ct.FLOAT)
 BUILTINS["__float2int_ru"] = _convert_rounded(np.ceil, ct.INT, ct.FLOAT)
 BUILTINS["__int2float_rn"] = _convert_rounded(lambda x: x, ct.FLOAT, ct.INT)
+
+
+def _ldg(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    """``__ldg(p)``: a read-only-cache load; in the emulator an ordinary load of ``*p``."""
+    _arity(comp, node, args, 1)
+    ptr = args[0]
+    if not ptr.ctype.is_pointer or ptr.ctype.pointee is None:
+        raise comp.error(node, "__ldg needs a pointer", "__ldg argument")
+    return comp.memory_ref(ptr, ptr.ctype.pointee, node)
+
+
+BUILTINS["__ldg"] = _ldg
 
 
 # ---------------------------------------------------------------------- barrier

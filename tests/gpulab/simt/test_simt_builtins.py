@@ -247,3 +247,15 @@ def test_shuffle_width_that_is_not_a_power_of_two_is_a_fault():
 def test_negative_shuffle_delta_reads_own_value():
     out = _lanes("out[i] = __shfl_down_sync(0xffffffff, i, -3);", n=32)
     assert out.tolist() == list(range(32))
+
+
+def test_ldg_and_rounding_intrinsics_behave_like_plain_operations():
+    src = """extern "C" __global__ void k(const float* a, float* o) {
+        int i = threadIdx.x;
+        o[i] = __fmul_rn(__ldg(&a[i]), 2.0f) + __fadd_rn(a[i], 1.0f);
+    }"""
+    a = np.arange(32, dtype=np.float32)
+    o = np.zeros(32, np.float32)
+    r = simt.launch(src, "k", 1, 32, [a, o])
+    assert o.tolist() == [3 * x + 1 for x in range(32)]
+    assert r.metrics["gld_requests"] == 2

@@ -142,7 +142,8 @@ class RaceView(QWidget):
             top += lane_height + 6
         if self.progress >= 1.0:
             painter.setPen(QColor(theme.text))
-            painter.drawText(QRectF(8, top, self.width() - 16, line), Qt.AlignmentFlag.AlignLeft, self.summary())
+            flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+            painter.drawText(QRectF(8, top, self.width() - 16, max(line, self.height() - top)), flags, self.summary())
         painter.end()
 
     def _paint_lane(self, painter: QPainter, lane: Lane, box: QRectF, line: int) -> None:
@@ -154,8 +155,12 @@ class RaceView(QWidget):
         elapsed = self.progress * self.slowest_seconds
         status = format_seconds(lane.seconds) + " ✓" if done else format_seconds(elapsed) + " …"
         painter.setPen(QColor(theme.text))
-        text = f"{lane.label}  [{kind_label(lane.kind)}]  {status}"
-        painter.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        metrics = painter.fontMetrics()
+        right = f"[{kind_label(lane.kind)}]  {status}"  # the time is never cut; a long name is
+        room = max(0, int(caption.width()) - metrics.horizontalAdvance(right) - metrics.horizontalAdvance("  "))
+        name = metrics.elidedText(lane.label, Qt.TextElideMode.ElideRight, room)
+        painter.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
+        painter.drawText(caption, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
         painter.setPen(QPen(QColor(theme.muted), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(bar)

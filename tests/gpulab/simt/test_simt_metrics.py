@@ -150,3 +150,20 @@ def test_metrics_cover_all_warps_even_when_trace_is_selective():
     src = 'extern "C" __global__ void k(int* o) { o[blockIdx.x * 64 + threadIdx.x] = 1; }'
     r = simt.launch(src, "k", 3, 64, [np.zeros(192, np.int32)], trace=[0])
     assert r.metrics["gst_requests"] == 6
+
+
+def test_trace_keeps_at_most_the_step_cap_per_warp(monkeypatch):
+    from gpulab.simt import machine
+    monkeypatch.setattr(machine, "MAX_STEPS_PER_WARP", 10)
+    src = 'extern "C" __global__ void k(int* o) { for (int j = 0; j < 100; j++) o[threadIdx.x] += j; }'
+    r = simt.launch(src, "k", 1, 32, [np.zeros(32, np.int32)], trace=True)
+    assert len(r.trace[0]) == 10
+    assert r.metrics["inst_executed"] > 300
+
+
+def test_atomic_steps_are_traced_with_addresses():
+    src = 'extern "C" __global__ void k(int* o) { atomicAdd(&o[threadIdx.x % 4], 1); }'
+    r = simt.launch(src, "k", 1, 32, [np.zeros(4, np.int32)], trace=[0])
+    atomic = next(s for s in r.trace[0] if s.kind == "atomic")
+    assert atomic.active_mask == 0xFFFFFFFF
+    assert len(set(atomic.addresses)) == 4 and len(atomic.sectors) == 1

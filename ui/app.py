@@ -103,6 +103,7 @@ def save_screenshot(window: MainWindow, path: Path) -> int:
     _wait_for(0.3)  # let pyqtgraph finish its deferred layout and paint
     image = window.grab().toImage()
     window.close()
+    window.deleteLater()
     JobRunner.shutdown_all()
     return _write_image(image, path, ready)
 

@@ -67,12 +67,19 @@ def fails_on_leaked_threads(qapp) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def restores_language_and_theme(qapp) -> Iterator[None]:
-    yield
-    from ui import i18n
-    from ui.theme import apply_theme
+    """Put back English and the light theme, and really delete the test's closed widgets."""
+    from PySide6.QtCore import QCoreApplication, QEvent
 
-    i18n.set_language("en")
-    apply_theme("light")
+    from ui import i18n
+    from ui.theme import apply_theme, current_theme
+
+    yield
+    # Without a running event loop, deleteLater() never happens unless we deliver it.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    if i18n.current_language() != "en":
+        i18n.set_language("en")
+    if current_theme().name != "light":
+        apply_theme("light")
 
 
 @pytest.fixture

@@ -48,6 +48,25 @@ THEMES: dict[str, Theme] = {
         curve_colors=("#0033cc", "#c83200", "#007a3d", "#8b008b", "#000000", "#b8860b"),
     ),
 }  # fmt: skip
+# Coloured boxes (the GPU banner, the message bar): light tints on light themes, deep ones on dark.
+_LIGHT_BOXES = {
+    "box_text": "#1a1a1a",
+    "warn_bg": "#fff4dd", "warn_border": "#b36b00",
+    "ok_bg": "#e3f5e8", "ok_border": "#1b7f3b",
+    "error_bg": "#fde2e1", "error_border": "#b3261e",
+    "info_bg": "#e3eefc", "info_border": "#2a6fdb",
+}  # fmt: skip
+BOX_COLOURS: dict[str, dict[str, str]] = {
+    "light": _LIGHT_BOXES,
+    "projector": {**_LIGHT_BOXES, "box_text": "#000000"},
+    "dark": {
+        "box_text": "#f2f2f2",
+        "warn_bg": "#4a3710", "warn_border": "#e0a030",
+        "ok_bg": "#173d24", "ok_border": "#4cc27a",
+        "error_bg": "#4d1c1a", "error_border": "#ef6f66",
+        "info_bg": "#1a3153", "info_border": "#6fa2f0",
+    },
+}  # fmt: skip
 THEME_NAMES = tuple(THEMES)
 DEFAULT_THEME = "light"
 
@@ -120,8 +139,10 @@ def _style_sheet(theme: Theme) -> str:
     """The theme's qss file with ``@name`` colour placeholders filled in."""
     path = resource_path("themes", "base.qss")
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    for key in ("window", "base", "text", "button", "highlight", "muted"):
-        text = text.replace(f"@{key}", getattr(theme, key))
+    colours = {key: getattr(theme, key) for key in ("window", "base", "text", "button", "muted")}
+    colours |= {"highlight": theme.highlight, **BOX_COLOURS[theme.name]}
+    for key in sorted(colours, key=len, reverse=True):  # @warn_bg before a shorter @warn
+        text = text.replace(f"@{key}", colours[key])
     return text.replace("@font_pt", str(theme.font_pt))
 
 

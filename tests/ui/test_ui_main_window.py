@@ -227,3 +227,13 @@ def test_the_gui_thread_keeps_running_while_a_job_computes(window, qtbot):
     gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
     assert len(ticks) > 20
     assert max(gaps) < 0.5  # on the GUI thread, this job would freeze it for a whole second
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_every_style_sheet_placeholder_is_filled_in(window, theme):
+    import re
+
+    window.set_theme(theme)
+    sheet = re.sub(r"/\*.*?\*/", "", QApplication.instance().styleSheet(), flags=re.S)
+    assert "QLabel#gpuBanner" in sheet
+    assert "@" not in sheet

@@ -122,3 +122,15 @@ def test_a_bad_parameter_is_explained_and_nothing_runs(fake_experiment, qtbot, d
     level, text = panel.services.notifier.history[-1]
     assert level == "warning"
     assert text.startswith("Check the parameters: steps: expected a whole number")
+
+
+def test_the_form_reads_back_the_defaults_of_every_registered_experiment(qtbot, device_reports):
+    from gpulab import experiments
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    for index in range(panel.experiment_combo.count()):
+        panel.experiment_combo.setCurrentIndex(index)
+        name = panel.experiment_combo.itemData(index)
+        assert panel.module is experiments.get(name)
+        assert panel.read_params() == panel.module.Params(), name
+    assert panel.services.notifier.history == []

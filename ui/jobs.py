@@ -37,7 +37,8 @@ class Job(QObject):
     """One experiment run. Connect to its signals before the runner starts it."""
 
     progress = Signal(float, str)
-    partial = Signal(str, object)  # series name, Point (or the PartialPoint itself)
+    partial = Signal(str, object)  # series name, Point
+    series_kind = Signal(str, str)  # series name, provenance kind (when an event carries one)
     finished = Signal(object)  # Result
     failed = Signal(str)
     cancelled = Signal()
@@ -50,6 +51,7 @@ class Job(QObject):
         self.state = QUEUED
         self.cancel_event = threading.Event()
         self.last_event: PartialPoint | None = None
+        self.kinds: dict[str, str] = {}
         self._on_cancel: Callable[[Job], None] | None = None
 
     def cancel(self) -> None:
@@ -144,7 +146,15 @@ class JobRunner(QObject):
             job.progress.emit(float(event.fraction), event.message)
         elif isinstance(event, PartialPoint):
             job.last_event = event
+            self._note_kind(job, event)
             job.partial.emit(event.series, event.point)
+
+    def _note_kind(self, job: Job, event: PartialPoint) -> None:
+        """Pass on a point's provenance, for engines whose PartialPoint carries one."""
+        kind = getattr(getattr(event, "provenance", None), "kind", None)
+        if isinstance(kind, str) and job.kinds.get(event.series) != kind:
+            job.kinds[event.series] = kind
+            job.series_kind.emit(event.series, kind)
 
     def _returned(self, job: Job, value: Any) -> None:
         if value is _CANCELLED:

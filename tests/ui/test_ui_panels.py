@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ui.panels.devices import DevicesPanel
@@ -134,3 +135,36 @@ def test_the_form_reads_back_the_defaults_of_every_registered_experiment(qtbot, 
         assert panel.module is experiments.get(name)
         assert panel.read_params() == panel.module.Params(), name
     assert panel.services.notifier.history == []
+
+
+def test_a_point_that_carries_its_provenance_labels_the_curve_while_it_runs(
+    fake_experiment, qtbot, device_reports, monkeypatch
+):
+    from dataclasses import dataclass
+
+    from gpulab.experiments import PartialPoint, Progress
+    from gpulab.results import Point, Provenance
+
+    @dataclass(frozen=True)
+    class PointWithProvenance(PartialPoint):
+        provenance: Provenance | None = None
+
+    release = threading.Event()
+
+    def modelled_run(params, ctx):
+        yield PointWithProvenance("H100 model", Point(1, 2), Provenance("modelled", "spec sheet"))
+        release.wait(5)
+        yield Progress(1.0, "done")
+        return None
+
+    monkeypatch.setattr(fake_experiment, "run", modelled_run)
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    job = panel.run_experiment()
+    try:
+        qtbot.waitUntil(lambda: panel.provenance == "modelled", timeout=5000)
+        assert "H100 model — <b>MODELLED</b>" in panel.legend.text()
+        pen = panel.plot.curves["H100 model"].opts["pen"]
+        assert pen.style() == Qt.PenStyle.DashLine
+    finally:
+        release.set()
+        qtbot.waitUntil(lambda: job.is_over, timeout=5000)

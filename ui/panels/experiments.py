@@ -251,16 +251,22 @@ class ExperimentsPanel(Panel):
     def _watch(self, job: Job) -> None:
         self.job = job
         self.plot.clear_series()
+        self.set_provenance("")  # the last run's badge must not label the new run's points
         self.notes.clear()
         self.notes.hide()
         self.progress.setValue(0)
         self.status.setText(self.tr("Waiting for the device to be free…"))
         job.progress.connect(self._progress)
         job.partial.connect(self.plot.add_point)
+        job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
         job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
         job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
         self._set_running(True)
+
+    def _series_kind(self, series: str, kind: str) -> None:
+        self.plot.set_kind(series, kind)
+        self.set_provenance(weakest_kind(self.plot.kinds.values()))
 
     def cancel_experiment(self) -> None:
         if self.job is not None:

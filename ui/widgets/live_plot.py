@@ -78,6 +78,15 @@ class LivePlot(pg.PlotWidget):
             curve.setData(*self.points[name])
             curve.setSymbolBrush(curve.opts["pen"].color())
 
+    def set_kind(self, series: str, kind: str) -> None:
+        """Mark a series' provenance as soon as it is known (modelled curves turn dashed)."""
+        if series not in self.curves:
+            self._add_curve(series)
+        self.curves[series].provenance_kind = kind  # style_plot reads it
+        self.kinds[series] = kind
+        style_plot(self)
+        self.legend_changed.emit()
+
     def label_series(self, result: Result) -> None:
         """Give each curve its provenance (modelled ones turn dashed) and label the axes."""
         self.redraw()

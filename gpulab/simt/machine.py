@@ -401,7 +401,8 @@ class Machine:
                       site: Site) -> list[tuple[Region, np.ndarray]]:
         ks = np.searchsorted(self._bases, a, side="right") - 1
         ends = np.array([r.end for r in self.regions], dtype=np.int64)
-        ok = (ks >= 0) & (a + size <= ends[np.maximum(ks, 0)]) if len(self.regions) else ks < -1
+        ok = (ks >= 0) & (a + size <= ends[np.maximum(ks, 0)]) if len(self.regions) \
+            else np.zeros(len(a), dtype=bool)
         bad = np.flatnonzero(~ok)
         if len(bad):
             region, message = self._explain_bad(int(a[bad[0]]), size)

@@ -73,18 +73,45 @@ def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:
     return _distinct_per_row(lane_matrix(lanes, addresses >> 5))
 
 
+def uniform_rows(lanes: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """``values`` as a (warps, k) matrix when every warp with active lanes has the same k
+    active lane positions and the same relative value pattern (row = row 0 + constant);
+    None otherwise. Then every warp costs the same, and one row tells the cost."""
+    count = len(lanes)
+    if count == 0:
+        return None
+    if count % 32 == 0 and lanes[0] % 32 == 0 and lanes[-1] - lanes[0] == count - 1:
+        rows = values.reshape(count // 32, -1)  # whole warps, all lanes active
+        return rows if _rows_share_pattern(rows) else None
+    warps = lanes >> 5
+    nrows = int(np.count_nonzero(warps[1:] != warps[:-1])) + 1
+    if count % nrows:
+        return None
+    k = count // nrows
+    by_warp = warps.reshape(nrows, k)
+    if not np.array_equal(by_warp[:, 0], by_warp[:, -1]):
+        return None
+    positions = (lanes & 31).reshape(nrows, k)
+    if nrows > 1 and not (np.all(positions[:, 0] == positions[0, 0])
+                          and _rows_share_pattern(positions)):
+        return None
+    rows = values.reshape(nrows, -1)
+    return rows if nrows == 1 or _rows_share_pattern(rows) else None
+
+
 def global_transactions(lanes: np.ndarray, addresses: np.ndarray) -> tuple[int, int]:
     """(requests, sector transactions) of one global access by the given active lanes."""
     if len(lanes) == 0:
         return 0, 0
-    mat = lane_matrix(lanes, addresses)
-    nrows = mat.shape[0]
-    if nrows > 1 and len(lanes) == nrows * 32 and _rows_share_pattern(mat):
-        offsets = mat[:, 0] & (SECTOR_BYTES - 1)
+    rows = uniform_rows(lanes, addresses)
+    if rows is not None:
+        offsets = rows[:, 0] & (SECTOR_BYTES - 1)
         if np.all(offsets == offsets[0]):
-            return nrows, nrows * int(_distinct_per_row(mat[:1] >> 5)[0])
+            nrows = rows.shape[0]
+            return nrows, nrows * int(_distinct_per_row(rows[:1] >> 5)[0])
+    mat = lane_matrix(lanes, addresses)
     sect = np.where(mat == _SENTINEL, _SENTINEL, mat >> 5)
-    return nrows, int(_distinct_per_row(sect).sum())
+    return mat.shape[0], int(_distinct_per_row(sect).sum())
 
 
 def _words(offsets: np.ndarray, itemsize: int) -> tuple[np.ndarray, int]:
@@ -122,13 +149,10 @@ def shared_transactions(lanes: np.ndarray, offsets: np.ndarray,
     if itemsize >= 4:
         # aligned accesses: equal byte patterns mean equal word patterns, and a bank
         # pattern shifted by whole words has the same conflicts (banks just rotate)
-        raw = lane_matrix(lanes, offsets)
-        if raw.shape[0] > 1 and len(lanes) == raw.shape[0] * 32 and _rows_share_pattern(raw):
-            words, width = _words(raw[0], itemsize)
-            return raw.shape[0], raw.shape[0] * int(_wavefronts_per_row(words.reshape(1, -1))[0])
+        rows = uniform_rows(lanes, offsets)
+        if rows is not None:
+            words, _ = _words(rows[0], itemsize)
+            return rows.shape[0], rows.shape[0] * int(_wavefronts_per_row(words.reshape(1, -1))[0])
     words, width = _words(offsets, itemsize)
     mat = lane_matrix(lanes, words, width)
-    nrows = mat.shape[0]
-    if nrows > 1 and len(lanes) == nrows * 32 and _rows_share_pattern(mat):
-        return nrows, nrows * int(_wavefronts_per_row(mat[:1])[0])
-    return nrows, int(_wavefronts_per_row(mat).sum())
+    return mat.shape[0], int(_wavefronts_per_row(mat).sum())

@@ -153,10 +153,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
     place; scalars are converted to the parameter type. ``trace=True`` traces the warps
-    of block 0 (at most 32); a sequence of global warp ids selects warps. ``max_steps``
-    bounds warp-steps, ``max_loop_iterations`` the iterations of any one loop run;
-    ``cancel`` is polled at every step and loop back-edge. Raises CompileError,
-    KernelFault, Cancelled or SimtError.
+    of block 0 (at most 32); a sequence of global warp ids selects warps (ids outside the
+    launch are ignored). ``max_steps`` bounds warp-steps, ``max_loop_iterations`` the
+    iterations of any one loop run; ``cancel`` is polled at every step and loop
+    back-edge. ``filename`` only names the source in messages. Raises CompileError,
+    KernelFault, Cancelled or SimtError (bad arguments or launch shape).
     """
     program = compile_source(source, filename)
     fn = _find_kernel(program, kernel)

@@ -168,3 +168,25 @@ def test_a_point_that_carries_its_provenance_labels_the_curve_while_it_runs(
     finally:
         release.set()
         qtbot.waitUntil(lambda: job.is_over, timeout=5000)
+
+
+def test_engine_texts_switch_language_when_the_engine_provides_them(
+    fake_experiment, qtbot, device_reports, monkeypatch
+):
+    import dataclasses
+
+    from ui import i18n
+
+    @dataclasses.dataclass(frozen=True)
+    class LabelledParams:
+        steps: int = dataclasses.field(default=3, metadata={"label": "Steps", "label_zh": "步数"})
+
+    monkeypatch.setattr(fake_experiment, "TITLE_ZH", "假的平方", raising=False)
+    monkeypatch.setattr(fake_experiment, "Params", LabelledParams)
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    assert panel.experiment_combo.currentText() == "Fake squares"
+    assert "Steps:" in _texts(panel)
+    i18n.set_language("zh")
+    assert panel.experiment_combo.currentText() == "假的平方"
+    assert "步数:" in _texts(panel)
+    assert panel.editors["steps"].text() == "3"

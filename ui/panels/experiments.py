@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.results import Result
+from ui import i18n
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
@@ -85,9 +86,22 @@ def device_title(key: str, report: DeviceReport | None) -> str:
     return f"GPU {index}: {gpus.get(index, '?')}"
 
 
+def localized(module: ModuleType, attribute: str) -> str:
+    """``TITLE`` or ``DESCRIPTION`` in the current language (``TITLE_ZH`` when the engine has it)."""
+    language = i18n.current_language().upper()
+    return str(getattr(module, f"{attribute}_{language}", None) or getattr(module, attribute))
+
+
+def field_label(field: dataclasses.Field[Any]) -> str:
+    """A parameter's label: ``metadata['label_zh']`` / ``['label']`` if given, else its name."""
+    language = i18n.current_language()
+    text = field.metadata.get(f"label_{language}") or field.metadata.get("label")
+    return f"{text or field.name.replace('_', ' ')}:"
+
+
 def _experiment_title(name: str) -> str:
     try:
-        return str(experiments.get(name).TITLE)
+        return localized(experiments.get(name), "TITLE")
     except Exception:  # reported when the user picks it
         return name
 
@@ -180,8 +194,22 @@ class ExperimentsPanel(Panel):
         self.run_button.setText(self.tr("Run"))
         self.cancel_button.setText(self.tr("Cancel"))
         self._fill_devices(self.services.devices.report)
+        self._retranslate_experiment()
         if self.last_result is not None:
             self.plot.label_series(self.last_result)
+
+    def _retranslate_experiment(self) -> None:
+        """Engine-provided texts: titles, the description and parameter labels."""
+        for index in range(self.experiment_combo.count()):
+            name = self.experiment_combo.itemData(index)
+            self.experiment_combo.setItemText(index, _experiment_title(name))
+        if self.module is None:
+            return
+        self.description.setText(localized(self.module, "DESCRIPTION"))
+        for row, field in enumerate(dataclasses.fields(self.module.Params)):
+            label = self.params_form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            if label is not None and isinstance(label.widget(), QLabel):
+                label.widget().setText(field_label(field))
 
     # ------------------------------------------------------------ choosing
 
@@ -210,12 +238,12 @@ class ExperimentsPanel(Panel):
         if self.module is None:
             self.description.setText("")
             return
-        self.description.setText(self.module.DESCRIPTION)
+        self.description.setText(localized(self.module, "DESCRIPTION"))
         hints = typing.get_type_hints(self.module.Params)
         for field in dataclasses.fields(self.module.Params):
             editor = field_editor(hints[field.name], field_default(field))
             self.editors[field.name] = editor
-            self.params_form.addRow(field.name.replace("_", " ") + ":", editor)
+            self.params_form.addRow(field_label(field), editor)
 
     def _fill_devices(self, report: DeviceReport | None) -> None:
         current = self.device_combo.currentData()

@@ -127,7 +127,7 @@ class SeriesLegend(QLabel):
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
-            QTimer.singleShot(0, self.refresh)  # after the theme has restyled the curves
+            QTimer.singleShot(0, self, self.refresh)  # after the theme restyled the curves
         super().changeEvent(event)
 
 

@@ -165,3 +165,23 @@ def test_flat_initializer_list_fills_a_two_dimensional_array_row_by_row():
     o = np.full(4, -1, np.int32)
     simt.launch(src, "k", 1, 1, [o])
     assert o.tolist() == [1, 2, 3, 0]
+
+
+def test_volatile_shared_pointer_warp_reduction():
+    src = """#pragma unroll
+    __device__ void warp_reduce(volatile int* s, unsigned int t) {
+        s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];
+        s[t] += s[t + 4]; s[t] += s[t + 2]; s[t] += s[t + 1];
+    }
+    extern "C" __global__ void k(const int* x, int* out) {
+        __shared__ int s[64];
+        unsigned int t = threadIdx.x;
+        s[t] = x[t];
+        __syncthreads();
+        if (t < 32) warp_reduce(s, t);
+        if (t == 0) out[0] = s[0];
+    }"""
+    x = np.arange(64, dtype=np.int32)
+    out = np.zeros(1, np.int32)
+    simt.launch(src, "k", 1, 64, [x, out])
+    assert out[0] == x.sum()

@@ -635,8 +635,12 @@ class WarpPanel(Panel):
         self.block_box.setToolTip(self.tr("Which block's warps to trace (linear block id)"))
         self.run_button.setText(self.tr("Run"))
         self.run_button.setToolTip(self.tr("Emulate the code in the editor, your edits included (Ctrl+Return)"))
-        self.lanes.setToolTip(self.tr("Click a warp to follow it. Keys: Space play/pause, arrows step, "
-                                      "D next divergence, M next memory access."))
+        self.lanes.setToolTip(
+            self.tr(
+                "Click a warp to follow it. Keys: Space play/pause, arrows step, "
+                "D next divergence, M next memory access."
+            )
+        )
         self.tabs.setTabText(0, self.tr("Memory traffic"))
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))

@@ -190,10 +190,11 @@ class CodeView(QPlainTextEdit):
 
     def _span_selection(self, line: int, columns: tuple[int, int], colour: QColor) -> QTextEdit.ExtraSelection:
         block = self.document().findBlockByNumber(line - 1)
-        start = max(0, columns[0] - 1)
-        end = max(start + 1, min(columns[1] - 1, block.length() - 1))
+        last = max(0, block.length() - 1)  # columns past the line's end (stale source) are clipped
+        start = min(max(0, columns[0] - 1), last)
+        end = min(max(start + 1, columns[1] - 1), last)
         cursor = QTextCursor(block)
-        cursor.setPosition(block.position() + min(start, block.length() - 1))
+        cursor.setPosition(block.position() + start)
         cursor.setPosition(block.position() + end, QTextCursor.MoveMode.KeepAnchor)
         selection = QTextEdit.ExtraSelection()
         selection.format.setBackground(colour)

@@ -49,14 +49,13 @@ def choose_theme(theme: str | None) -> str:
 
 
 def start_window(panel: str | None = None, lang: str | None = None, theme: str | None = None) -> MainWindow:
-    """Language, theme and window, ready to show (the part of run_gui tests share)."""
+    """Language, theme and window, ready to show (the part of run_gui tests share).
+
+    Command-line choices apply to this run only; the menus save the user's choices.
+    """
     get_app()
-    language = choose_language(lang)
-    i18n.set_language(language)
-    settings.save_value(settings.LANGUAGE_KEY, language)
-    theme_name = choose_theme(theme)
-    apply_theme(theme_name)
-    settings.save_value(settings.THEME_KEY, theme_name)
+    i18n.set_language(choose_language(lang))
+    apply_theme(choose_theme(theme))
     window = MainWindow(panel=panel)
     window.warn_about_fonts()
     return window

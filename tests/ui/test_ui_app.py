@@ -79,3 +79,11 @@ def test_a_flat_image_is_blank_and_a_drawn_one_is_not():
     for x in range(0, 50, 2):
         image.setPixel(x, 10, 0x000000)
     assert not image_is_blank(image, min_std=1.0)
+
+
+def test_command_line_choices_do_not_overwrite_the_saved_ones(qapp, tmp_path):
+    settings.save_value(settings.THEME_KEY, "dark")
+    settings.save_value(settings.LANGUAGE_KEY, "en")
+    assert run_gui(lang="zh", theme="projector", screenshot=str(tmp_path / "shot.png")) == 0
+    assert settings.saved_value(settings.THEME_KEY) == "dark"
+    assert settings.saved_value(settings.LANGUAGE_KEY) == "en"

@@ -7,7 +7,7 @@ import typing
 from types import ModuleType
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -55,7 +55,6 @@ def field_editor(hint: Any, default: Any) -> QWidget:
         combo.setCurrentText(str(default))
         return combo
     edit = QLineEdit(field_text(default))
-    edit.setMinimumWidth(80)
     edit.setCursorPosition(0)
     edit.setToolTip(field_text(default))
     return edit
@@ -183,6 +182,7 @@ class ExperimentsPanel(Panel):
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([300, 600])
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(splitter, 1)
@@ -197,6 +197,21 @@ class ExperimentsPanel(Panel):
         self._retranslate_experiment()
         if self.last_result is not None:
             self.plot.label_series(self.last_result)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:  # a theme changed the type size
+            self._fit_controls()
+        super().changeEvent(event)
+
+    def _fit_controls(self) -> None:
+        """Room for about 16 characters in each parameter field, at the current type size."""
+        chars = self.fontMetrics().averageCharWidth()
+        for editor in self.editors.values():
+            if isinstance(editor, QLineEdit):
+                editor.setMinimumWidth(16 * chars)
+        controls = self.splitter.widget(0).minimumSizeHint().width()
+        total = sum(self.splitter.sizes()) or 900
+        self.splitter.setSizes([controls, max(total - controls, 1)])
 
     def _retranslate_experiment(self) -> None:
         """Engine-provided texts: titles, the description and parameter labels."""
@@ -239,11 +254,13 @@ class ExperimentsPanel(Panel):
             self.description.setText("")
             return
         self.description.setText(localized(self.module, "DESCRIPTION"))
+        self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
         hints = typing.get_type_hints(self.module.Params)
         for field in dataclasses.fields(self.module.Params):
             editor = field_editor(hints[field.name], field_default(field))
             self.editors[field.name] = editor
             self.params_form.addRow(field_label(field), editor)
+        self._fit_controls()
 
     def _fill_devices(self, report: DeviceReport | None) -> None:
         current = self.device_combo.currentData()

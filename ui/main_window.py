@@ -219,6 +219,8 @@ class MainWindow(QMainWindow):
         return self.about_dialog
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        for panel in self.panels.values():
+            panel.shutdown()
         self.services.runner.shutdown()
         super().closeEvent(event)
 

@@ -237,3 +237,11 @@ def test_every_style_sheet_placeholder_is_filled_in(window, theme):
     sheet = re.sub(r"/\*.*?\*/", "", QApplication.instance().styleSheet(), flags=re.S)
     assert "QLabel#gpuBanner" in sheet
     assert "@" not in sheet
+
+
+def test_closing_the_window_asks_every_panel_to_shut_down(window, monkeypatch):
+    stopped = []
+    for name, panel in window.panels.items():
+        monkeypatch.setattr(panel, "shutdown", lambda name=name: stopped.append(name))
+    window.close()
+    assert stopped == list(window.panels)

@@ -23,6 +23,9 @@ class Panel(QWidget):
         self.provenance = kind
         self.provenance_changed.emit(kind)
 
+    def shutdown(self) -> None:
+        """Stop the timers and threads this panel started; called when the window closes."""
+
     def retranslate(self) -> None:
         """Set every user-visible text; called once built and on each language change."""
 

@@ -520,12 +520,37 @@ def _serve(connection: Any, cancel: Any) -> None:
         except (EOFError, OSError):
             return
         try:
-            connection.send(("ok", session_from_request(request, cancel)))
+            _send_session(connection, session_from_request(request, cancel))
         except Exception as exc:  # every error goes back to the caller, in plain words
             try:
                 connection.send(("error", _pack_error(exc)))
             except Exception:  # attributes that do not pickle: keep the words
                 connection.send(("error", (*_pack_error(exc)[:3], {})))
+
+
+def _send_session(connection: Any, session: WarpSession) -> None:
+    """Send a session in pieces: one warp's steps per message, then the rest.
+
+    Unpickling holds the receiver's interpreter lock; a 3000-step session in one piece would
+    freeze the receiving process's GUI thread for ~25 ms, one warp at a time only ~3 ms.
+    """
+    steps, session.steps = session.steps, []
+    connection.send(("ok", len(steps)))
+    for warp_steps in steps:
+        connection.send(warp_steps)
+    connection.send(session)
+
+
+def _receive_session(connection: Any, rows: int) -> WarpSession:
+    import time
+
+    steps = []
+    for _ in range(rows):
+        steps.append(connection.recv())
+        time.sleep(0.0005)  # let the GUI thread take the interpreter lock between pieces
+    session: WarpSession = connection.recv()
+    session.steps = steps
+    return session
 
 
 class EmulatorProcess:
@@ -581,9 +606,9 @@ class EmulatorProcess:
                     self._forget()
                     raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
             status, payload = self._connection.recv()
-        if status == "error":
-            raise _unpack_error(payload)
-        return payload
+            if status == "ok":
+                return _receive_session(self._connection, payload)
+        raise _unpack_error(payload)
 
     def _cancel_running(self) -> None:
         """Ask the child to stop (the emulator polls at every step); kill it if it does not."""
@@ -591,7 +616,9 @@ class EmulatorProcess:
 
         self._cancel.set()
         if self._connection.poll(self.CANCEL_GRACE_S):
-            self._connection.recv()  # its answer (Cancelled, or a result that came just in time)
+            status, payload = self._connection.recv()  # Cancelled, or a result that came just in time
+            if status == "ok":
+                _receive_session(self._connection, payload)
         else:
             self.stop()
         raise Cancelled("emulation cancelled")

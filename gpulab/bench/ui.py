@@ -202,7 +202,7 @@ def bench_panel(qt: Any, app: Any, services: Any, frames: int,
     panel.resize(*size)
     panel.show()
     deadline = time.perf_counter() + 60
-    while panel.session is None and time.perf_counter() < deadline:
+    while (panel.session is None or panel.compare_session is None) and time.perf_counter() < deadline:
         app.processEvents(qt.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     if panel.session is None:
         raise RuntimeError("the warp panel's emulation did not finish within 60 s")
@@ -235,6 +235,10 @@ def run(frames: int, warp_counts: Sequence[int], size: tuple[int, int], with_pan
     job.progress.connect(lambda _fraction, message: done.update(emulations=int(message.split()[0])))
     rows = []
     try:
+        # Measure the steady state: the emulator child has started and finished a run.
+        deadline = time.perf_counter() + 60
+        while done["emulations"] < 1 and time.perf_counter() < deadline:
+            app.processEvents(qt.QEventLoop.ProcessEventsFlag.AllEvents, 50)
         rows.append(Row("idle event loop", 0, 0, 0.0, idle_stall(qt, app, 2.0) * 1e3, done["emulations"]))
         for warps in warp_counts:
             fps, stall, cpu = bench_lane_grid(qt, app, warps, frames, size)

@@ -20,8 +20,9 @@ def emulated(qtbot, panel: WarpPanel, entry: str, preset: str | None = None) -> 
         panel.run()
     else:
         panel.choose_kernel(entry, preset)
-    qtbot.waitUntil(lambda: panel.session is not old and panel.session is not None
-                    and panel.session.entry == entry, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: panel.session is not old and panel.session is not None and panel.session.entry == entry, timeout=10_000
+    )
     return panel.session
 
 
@@ -291,3 +292,17 @@ def test_keys_on_the_lane_grid_step_and_jump(panel, qtbot):
     assert panel.cursor == session.next_divergence(1)
     qtbot.keyClick(panel.lanes, Qt.Key.Key_Left)
     assert panel.cursor == session.next_divergence(1) - 1
+
+
+def test_switching_kernels_mid_run_cancels_the_old_run_and_leaves_no_thread_running(panel, qtbot, services):
+    from PySide6.QtCore import QThreadPool
+
+    panel.choose_kernel("matmul_tiled", "small")
+    first = panel.job
+    panel.choose_kernel("load_gather")
+    qtbot.waitUntil(lambda: first.is_over and panel.session is not None and panel.session.entry == "load_gather",
+                    timeout=20_000)
+    assert first.state in ("cancelled", "done")
+    qtbot.waitUntil(services.runner.is_idle, timeout=20_000)
+    assert services.runner.shutdown(5_000)
+    assert QThreadPool.globalInstance().activeThreadCount() == 0

@@ -171,8 +171,9 @@ def buffer_itemsizes(source: str) -> dict[str, int]:
 # ------------------------------------------------------------------ timeline merge
 
 
-def _site_key(step: Any) -> tuple[int, int, int, str]:
-    return (step.line, step.col_start, step.col_end, step.kind)
+def _site_key(step: Any) -> tuple[Any, ...]:
+    seq = getattr(step, "seq", None)
+    return (seq,) if seq is not None else (step.line, step.col_start, step.col_end, step.kind)
 
 
 def _order_key(step: Any) -> tuple[int, int]:
@@ -246,9 +247,15 @@ class WarpSession:
 
     def _last_active_step(self) -> np.ndarray:
         """(rows, 32): the last own step index at which each lane is active (-1: never)."""
-        bits = _lane_bits(self._masks)  # rows, steps, 32
-        index = np.arange(self._masks.shape[1])[None, :, None]
-        return np.where(bits, index, -1).max(axis=1, initial=-1)
+        rows, steps = self._masks.shape
+        last = np.full((rows, WARP), -1, dtype=np.int64)
+        if steps == 0:
+            return last
+        for lane in range(WARP):  # one lane at a time: (rows, steps) at most, never x 32
+            active = ((self._masks >> lane) & 1).astype(bool)
+            from_end = np.argmax(active[:, ::-1], axis=1)
+            last[:, lane] = np.where(active.any(axis=1), steps - 1 - from_end, -1)
+        return last
 
     def _next_own_step(self) -> np.ndarray:
         """(timeline, rows): the warp's own step index at or after each timeline step (big if none)."""

@@ -314,3 +314,37 @@ def test_on_a_gpu_the_same_source_gives_the_emulated_outputs_and_a_measured_time
     run = ws.run_on_gpu(session, spec.build_args(preset), repeats=5, rtol=spec.rtol, atol=spec.atol)
     assert run.matches and run.all_match
     assert len(run.times_s) == 5 and 0 < run.median_s < 1.0
+
+
+def test_a_launch_wide_sequence_number_orders_the_timeline_when_the_emulator_gives_one():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class SeqStep:
+        line: int
+        col_start: int
+        col_end: int
+        kind: str
+        active_mask: int
+        seq: int
+        taken_mask: int | None = None
+        addresses: tuple | None = None
+
+        @property
+        def active_lanes(self) -> int:
+            return bin(self.active_mask).count("1")
+
+    # Source order would run warp 1's line 9 first and step both warps' line 9 together;
+    # the sequence numbers say otherwise.
+    w0 = [SeqStep(12, 1, 2, "stmt", FULL, 0), SeqStep(9, 1, 2, "stmt", FULL, 2)]
+    w1 = [SeqStep(9, 1, 2, "stmt", FULL, 1), SeqStep(12, 1, 2, "stmt", FULL, 3)]
+    s = session([w0, w1])
+    assert [s.line(g) for g in range(len(s))] == [12, 9, 9, 12]
+    assert [s.participants(g) for g in range(len(s))] == [[0], [1], [0], [1]]
+
+
+def test_last_active_step_of_each_lane_is_found_without_a_lanes_by_steps_blow_up():
+    long_warp = [stmt(2)] * 5000 + [stmt(3, EVEN)] + [stmt(4, 0x1)]
+    s = session([long_warp], block=(32, 1, 1))
+    last = s._last_active_step()
+    assert last[0, 0] == 5001 and last[0, 2] == 5000 and last[0, 1] == 4999

@@ -965,6 +965,14 @@
         <translation>Address %1.</translation>
     </message>
     <message>
+        <source>Bank %1.</source>
+        <translation>Bank %1.</translation>
+    </message>
+    <message>
+        <source>Sector %1 of line %2.</source>
+        <translation>Sector %1 of line %2.</translation>
+    </message>
+    <message>
         <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
         <translation>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</translation>
     </message>

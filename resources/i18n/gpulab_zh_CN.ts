@@ -966,6 +966,14 @@
         <translation>地址 %1。</translation>
     </message>
     <message>
+        <source>Bank %1.</source>
+        <translation>存储体 %1。</translation>
+    </message>
+    <message>
+        <source>Sector %1 of line %2.</source>
+        <translation>行 %2 的扇区 %1。</translation>
+    </message>
+    <message>
         <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
         <translation>仿真计数：%1 个线程束步，%3 次读取请求共 %2 个扇区。</translation>
     </message>

@@ -306,3 +306,27 @@ def test_switching_kernels_mid_run_cancels_the_old_run_and_leaves_no_thread_runn
     qtbot.waitUntil(services.runner.is_idle, timeout=20_000)
     assert services.runner.shutdown(5_000)
     assert QThreadPool.globalInstance().activeThreadCount() == 0
+
+
+def test_hovering_a_lane_at_a_strided_load_says_which_sector_and_line_it_hits(panel, qtbot):
+    emulated(qtbot, panel, "load_strided")
+    panel.set_cursor(0)
+    panel.jump_to_next_memory()
+    panel.lanes.lane_hovered.emit(0, 9)
+    memory = panel.memory.step
+    expected = f"Sector {memory.sector_of_lane[9]} of line {memory.line_of_lane[9]}."
+    assert expected in panel.lanes.hover_label.text()
+
+
+def test_clicking_the_timeline_moves_the_cursor_to_that_step_of_the_warp(panel, qtbot):
+    from PySide6.QtCore import QPointF, Qt
+
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    timeline = panel.timeline
+    assert timeline.own_step_at(7.5) == 7 and timeline.own_step_at(-1) is None
+    panel.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(timeline.plot.isVisible)
+    scene_point = timeline.plot.getPlotItem().vb.mapViewToScene(QPointF(7.5, 16))
+    pixel = timeline.plot.mapFromScene(scene_point)
+    qtbot.mouseClick(timeline.plot.viewport(), Qt.MouseButton.LeftButton, pos=pixel)
+    assert panel.cursor == int(session.timeline(0).global_step[7])

@@ -296,6 +296,7 @@ class WarpPanel(Panel):
         self.lanes.row_selected.connect(self.select_row)
         self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
         self.gpu_button.clicked.connect(self.run_on_gpu)
+        self.timeline.step_clicked.connect(self.set_cursor)
         self.services.devices.report_changed.connect(self._device_report)
 
     def _fill_kernels(self) -> None:
@@ -577,9 +578,21 @@ class WarpPanel(Panel):
                 state_name(info.state),
             )
         if info.address is not None:
-            text += " " + fill(self.tr("Address %1."), hex(info.address))
+            text += " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
         self.lanes.hover_label.setText(text)
         self.lanes.graphics.setToolTip(text)
+
+    def _where_in_memory(self, row: int, lane: int) -> str:
+        """' Bank 5.' or ' Sector 2 of line 0.' for a lane at a memory step, else ''."""
+        assert self.session is not None
+        memory = self.session.memory(self.cursor, row)
+        if memory is None or memory.warp != self.session.warps[row]:
+            return ""
+        if memory.space == "shared" and memory.bank_of_lane[lane] >= 0:
+            return " " + fill(self.tr("Bank %1."), memory.bank_of_lane[lane])
+        if memory.space != "shared" and memory.line_of_lane and memory.line_of_lane[lane] >= 0:
+            return " " + fill(self.tr("Sector %1 of line %2."), memory.sector_of_lane[lane], memory.line_of_lane[lane])
+        return ""
 
     # ............................................................ GPU
     def _gpu_usable(self) -> bool:

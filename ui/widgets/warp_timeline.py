@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpulab import warp_session as ws
@@ -22,7 +22,12 @@ def staircase_summary(timeline: ws.Timeline) -> tuple[int, float]:
 
 
 class WarpTimeline(QWidget):
-    """Step curve of active lanes for one warp, with a cursor at the current step."""
+    """Step curve of active lanes for one warp, with a cursor at the current step.
+
+    Clicking the plot emits ``step_clicked`` with the timeline index of the warp's step there.
+    """
+
+    step_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None, with_cursor: bool = True) -> None:
         super().__init__(parent)
@@ -39,6 +44,7 @@ class WarpTimeline(QWidget):
         self.curve = self.plot.plot([], [], stepMode="center", fillLevel=0)
         self.cursor = pg.InfiniteLine(angle=90, movable=False)
         self.plot.addItem(self.cursor)
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
@@ -58,6 +64,20 @@ class WarpTimeline(QWidget):
             self.plot.setXRange(0, len(lanes), padding=0.02)
             self.cursor.setVisible(self.with_cursor)
         self.retranslate()
+
+    def own_step_at(self, x: float) -> int | None:
+        """The warp's own step under plot coordinate ``x`` (None off the curve)."""
+        if self.timeline is None or not 0 <= x < len(self.timeline.active_lanes):
+            return None
+        return int(x)
+
+    def _clicked(self, event) -> None:
+        if self.timeline is None or not self.with_cursor:
+            return
+        point = self.plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+        own = self.own_step_at(point.x())
+        if own is not None:
+            self.step_clicked.emit(int(self.timeline.global_step[own]))
 
     def set_cursor_step(self, own_step: int) -> None:
         """Put the cursor on the warp's ``own_step``-th step."""

@@ -265,6 +265,10 @@
         <translation>Streaming multiprocessors</translation>
     </message>
     <message>
+        <source>Device memory</source>
+        <translation>Device memory</translation>
+    </message>
+    <message>
         <source>SM clock</source>
         <translation>SM clock</translation>
     </message>

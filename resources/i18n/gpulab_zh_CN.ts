@@ -266,6 +266,10 @@
         <translation>流式多处理器（SM）</translation>
     </message>
     <message>
+        <source>Device memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
         <source>SM clock</source>
         <translation>SM 频率</translation>
     </message>

@@ -102,7 +102,7 @@ def gpu_rows(gpu: GpuInfo) -> Rows:
     rows = [
         (translate("DevicesPanel", "Compute capability"), gpu.compute_capability),
         (translate("DevicesPanel", "Streaming multiprocessors"), str(gpu.sm_count)),
-        (translate("DevicesPanel", "Memory"), _bytes(gpu.memory_total_bytes)),
+        (translate("DevicesPanel", "Device memory"), _bytes(gpu.memory_total_bytes)),
         (translate("DevicesPanel", "SM clock"), _number(gpu.sm_clock_mhz, "MHz")),
         (translate("DevicesPanel", "Memory clock"), _number(gpu.memory_clock_mhz, "MHz")),
         (translate("DevicesPanel", "Memory bus"), _number(gpu.memory_bus_width_bits, "bit")),
@@ -208,13 +208,12 @@ class DevicesPanel(Panel):
         self.banner.setText(f"<b>{head}</b><br>{_escape(cuda.reason)}")
 
     def _sections(self, report: DeviceReport) -> list[tuple[str, Rows]]:
-        sections = [
+        gpus = [(f"GPU {gpu.index}: {gpu.name}", gpu_rows(gpu)) for gpu in report.cuda.devices]
+        return [
+            *gpus,
             (self.tr("CUDA software"), cuda_rows(report.cuda)),
             (self.tr("CPU"), cpu_rows(report.cpu)),
         ]
-        for gpu in report.cuda.devices:
-            sections.append((f"GPU {gpu.index}: {gpu.name}", gpu_rows(gpu)))
-        return sections
 
     def _clear_groups(self) -> None:
         while self.groups_layout.count():

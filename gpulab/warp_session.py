@@ -515,17 +515,36 @@ def _unpack_error(packed: tuple[str, str, str, dict[str, Any]]) -> BaseException
         return SessionError(message)
 
 
-def _serve(connection: Any, cancel: Any) -> None:
-    """The emulator process: answer requests until the pipe closes; ``cancel`` stops a run."""
+def _serve(connection: Any, cancels: Any) -> None:
+    """The emulator process: answer ``(id, request)`` messages until the pipe closes.
+
+    A second pipe carries the ids of runs to cancel; a watcher thread turns the current one
+    into the ``cancel`` event the emulator polls at every step.
+    """
     import os
 
     if hasattr(os, "nice"):  # on a 2-core laptop the GUI must win the CPU over the emulation
         os.nice(5)
+    cancel = threading.Event()
+    current = {"id": -1}
+
+    def watch_cancels() -> None:
+        while True:
+            try:
+                run_id = cancels.recv()
+            except (EOFError, OSError):
+                return
+            if run_id == current["id"]:
+                cancel.set()
+
+    threading.Thread(target=watch_cancels, name="cancel-watcher", daemon=True).start()
     while True:
         try:
-            request = connection.recv()
+            run_id, request = connection.recv()
         except (EOFError, OSError):
             return
+        current["id"] = run_id
+        cancel.clear()
         try:
             _send_session(connection, session_from_request(request, cancel))
         except Exception as exc:  # every error goes back to the caller, in plain words
@@ -577,6 +596,7 @@ class EmulatorProcess:
         self._process: Any = None
         self._connection: Any = None
         self._cancel: Any = None
+        self._run_id = 0
         self._lock = threading.Lock()
 
     def _start(self) -> None:
@@ -586,8 +606,8 @@ class EmulatorProcess:
 
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe()
-        cancel = context.Event()
-        process = context.Process(target=_serve, args=(child, cancel), name="gpulab-emulator", daemon=True)
+        cancel_reader, cancel_writer = context.Pipe(duplex=False)  # pipes, not semaphores: nothing leaks
+        process = context.Process(target=_serve, args=(child, cancel_reader), name="gpulab-emulator", daemon=True)
         # The child needs only this module: hide the caller's main script from spawn, which
         # would otherwise re-run it in the child (a script without a __main__ guard breaks).
         main = sys.modules["__main__"]
@@ -597,15 +617,16 @@ class EmulatorProcess:
         finally:
             sys.modules["__main__"] = main
         child.close()
-        self._process, self._connection, self._cancel = process, parent, cancel
+        cancel_reader.close()
+        self._process, self._connection, self._cancel = process, parent, cancel_writer
 
     def run(self, request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
         """Emulate ``request`` in the child; raises its errors here, or ``Cancelled`` when cancelled."""
         with self._lock:
             if self._process is None or not self._process.is_alive():
                 self._start()
-            self._cancel.clear()
-            self._connection.send(request)
+            self._run_id += 1
+            self._connection.send((self._run_id, request))
             while not self._connection.poll(self.POLL_S):
                 if cancel is not None and cancel.is_set():
                     self._cancel_running()
@@ -621,7 +642,7 @@ class EmulatorProcess:
         """Ask the child to stop (the emulator polls at every step); kill it if it does not."""
         from gpulab.simt import Cancelled
 
-        self._cancel.set()
+        self._cancel.send(self._run_id)
         if self._connection.poll(self.CANCEL_GRACE_S):
             status, payload = self._connection.recv()  # Cancelled, or a result that came just in time
             if status == "ok":
@@ -638,8 +659,9 @@ class EmulatorProcess:
         self._forget()
 
     def _forget(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
+        for connection in (self._connection, self._cancel):
+            if connection is not None:
+                connection.close()
         self._process, self._connection, self._cancel = None, None, None
 
     @property

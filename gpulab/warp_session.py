@@ -382,8 +382,15 @@ def analyse_memory_step(step: Any, warp: int, itemsize: int) -> MemoryStep:
     """Sectors needed vs fetched (global) or the bank histogram (shared) of one memory step."""
     addresses = tuple(step.addresses)
     used = [(lane, a) for lane, a in enumerate(addresses) if a is not None]
-    common = dict(warp=warp, kind=step.kind, space=step.space, buffer=step.buffer, itemsize=itemsize,
-                  addresses=addresses, active_lanes=len(used))
+    common = dict(
+        warp=warp,
+        kind=step.kind,
+        space=step.space,
+        buffer=step.buffer,
+        itemsize=itemsize,
+        addresses=addresses,
+        active_lanes=len(used),
+    )
     if step.space == "shared":
         return MemoryStep(**common, **_bank_analysis(used, itemsize, step.bank_conflict_degree))
     return MemoryStep(**common, **_sector_analysis(used, itemsize, step))
@@ -399,9 +406,14 @@ def _sector_analysis(used: list[tuple[int, int]], itemsize: int, step: Any) -> d
         sector_of[lane] = (a % LINE_BYTES) // SECTOR_BYTES
     distinct_bytes = len({a for _, a in used}) * itemsize
     fetched = tuple(step.sectors) or tuple(sorted({a // SECTOR_BYTES for _, a in used}))
-    return dict(lines=lines, line_of_lane=tuple(line_of), sector_of_lane=tuple(sector_of),
-                sectors_needed=math.ceil(distinct_bytes / SECTOR_BYTES), sectors_fetched=len(fetched),
-                fetched_sectors=fetched)
+    return dict(
+        lines=lines,
+        line_of_lane=tuple(line_of),
+        sector_of_lane=tuple(sector_of),
+        sectors_needed=math.ceil(distinct_bytes / SECTOR_BYTES),
+        sectors_fetched=len(fetched),
+        fetched_sectors=fetched,
+    )
 
 
 def _bank_analysis(used: list[tuple[int, int]], itemsize: int, degree: int) -> dict[str, Any]:
@@ -415,9 +427,12 @@ def _bank_analysis(used: list[tuple[int, int]], itemsize: int, degree: int) -> d
             words[word % BANKS].add(word)
             lanes[word % BANKS].append(lane)
     per_bank = tuple(len(w) for w in words)
-    return dict(bank_of_lane=tuple(bank_of), words_per_bank=per_bank,
-                lanes_per_bank=tuple(tuple(x) for x in lanes),
-                conflict_degree=degree or max(per_bank, default=0))
+    return dict(
+        bank_of_lane=tuple(bank_of),
+        words_per_bank=per_bank,
+        lanes_per_bank=tuple(tuple(x) for x in lanes),
+        conflict_degree=degree or max(per_bank, default=0),
+    )
 
 
 # ------------------------------------------------------------------ running
@@ -453,16 +468,26 @@ def run_session(
     if not 0 <= block_index < shape.blocks:
         raise SessionError(f"block {block_index} is outside the grid of {shape.blocks} blocks")
     warps = shape.block_warps(block_index)
-    result = launch(source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps,
-                    max_steps=max_steps, cancel=cancel)
+    result = launch(
+        source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel
+    )
     trace = result.trace or {}
     traced = [w for w in warps if w in trace]
     if not traced:
         raise SessionError("the emulator traced no warp of this block")
     match = compare(args, expected) if expected is not None and compare is not None else None
-    return WarpSession(source=source, entry=entry, shape=shape, block=block_index, warps=traced,
-                       steps=[list(trace[w]) for w in traced], metrics=dict(result.metrics or {}),
-                       args=args, reference_match=match, itemsizes=buffer_itemsizes(source))
+    return WarpSession(
+        source=source,
+        entry=entry,
+        shape=shape,
+        block=block_index,
+        warps=traced,
+        steps=[list(trace[w]) for w in traced],
+        metrics=dict(result.metrics or {}),
+        args=args,
+        reference_match=match,
+        itemsizes=buffer_itemsizes(source),
+    )
 
 
 # ------------------------------------------------------------------ emulating in a child process
@@ -491,9 +516,18 @@ def session_from_request(request: SessionRequest, cancel: threading.Event | None
     def compare(args: list[Any], expected: Mapping[int, np.ndarray]) -> bool:
         return all(outputs_match(args[i], want, request.rtol, request.atol) for i, want in expected.items())
 
-    return run_session(request.source, request.entry, request.grid, request.block, request.args,
-                       request.block_index, cancel=cancel, max_steps=request.max_steps,
-                       expected=request.expected, compare=compare)
+    return run_session(
+        request.source,
+        request.entry,
+        request.grid,
+        request.block,
+        request.args,
+        request.block_index,
+        cancel=cancel,
+        max_steps=request.max_steps,
+        expected=request.expected,
+        compare=compare,
+    )
 
 
 def _pack_error(exc: BaseException) -> tuple[str, str, str, dict[str, Any]]:
@@ -705,8 +739,14 @@ class GpuRun:
         return float(np.median(self.times_s)) if self.times_s else math.nan
 
 
-def run_on_gpu(session: WarpSession, fresh_args: list[Any], device_index: int = 0,
-               repeats: int = 20, rtol: float = 1e-5, atol: float = 1e-6) -> GpuRun:
+def run_on_gpu(
+    session: WarpSession,
+    fresh_args: list[Any],
+    device_index: int = 0,
+    repeats: int = 20,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+) -> GpuRun:
     """Run the session's source on a GPU with ``fresh_args`` (the inputs before the launch).
 
     Compares every array argument after one launch with the emulated outputs, then times

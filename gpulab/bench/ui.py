@@ -108,8 +108,7 @@ class Heartbeat:
         return self.worst
 
 
-def animate(qt: Any, app: Any, viewport: Any, draw: Callable[[int], None],
-            frames: int) -> tuple[float, float, float]:
+def animate(qt: Any, app: Any, viewport: Any, draw: Callable[[int], None], frames: int) -> tuple[float, float, float]:
     """Show ``frames`` frames from the event loop; (frames/s, worst stall s, GUI CPU s per frame).
 
     ``draw(i)`` changes what is shown and asks for a repaint; the next frame is drawn only
@@ -193,8 +192,7 @@ def idle_stall(qt: Any, app: Any, seconds: float) -> float:
     return heartbeat.stop()
 
 
-def bench_panel(qt: Any, app: Any, services: Any, frames: int,
-                size: tuple[int, int]) -> tuple[float, float, float]:
+def bench_panel(qt: Any, app: Any, services: Any, frames: int, size: tuple[int, int]) -> tuple[float, float, float]:
     """Step the whole warp panel through an emulated kernel (cycling), repainting each step."""
     from ui.panels.warp import WarpPanel
 
@@ -265,16 +263,22 @@ class _QtNames:
 
 def format_rows(rows: Sequence[Row], size: tuple[int, int]) -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines = [f"gpulab bench ui — offscreen, {size[0]}x{size[1]}, an emulation running in the job runner;"
-             f" {os.cpu_count()} CPUs, load average {load} (other processes skew the figures)",
-             f"{'what':<16} {'warps':>6} {'frames':>7} {'frames/s':>9} {'worst stall':>12} {'GUI CPU/frame':>14}"
-             "  verdict"]
+    lines = [
+        f"gpulab bench ui — offscreen, {size[0]}x{size[1]}, an emulation running in the job runner;"
+        f" {os.cpu_count()} CPUs, load average {load} (other processes skew the figures)",
+        f"{'what':<16} {'warps':>6} {'frames':>7} {'frames/s':>9} {'worst stall':>12} {'GUI CPU/frame':>14}  verdict",
+    ]
     for row in rows:
-        target = f"<= {TARGET_STALL_MS:.0f} ms" if row.frames == 0 else \
-            f">= {TARGET_FPS:.0f} frames/s, <= {TARGET_STALL_MS:.0f} ms"
+        target = (
+            f"<= {TARGET_STALL_MS:.0f} ms"
+            if row.frames == 0
+            else f">= {TARGET_FPS:.0f} frames/s, <= {TARGET_STALL_MS:.0f} ms"
+        )
         verdict = "ok" if row.ok else f"MISSES target ({target})"
-        lines.append(f"{row.what:<16} {row.warps:>6} {row.frames:>7} {row.fps:>9.1f} {row.worst_stall_ms:>9.1f} ms"
-                     f" {row.gui_cpu_ms_per_frame:>11.1f} ms  {verdict}")
+        lines.append(
+            f"{row.what:<16} {row.warps:>6} {row.frames:>7} {row.fps:>9.1f} {row.worst_stall_ms:>9.1f} ms"
+            f" {row.gui_cpu_ms_per_frame:>11.1f} ms  {verdict}"
+        )
     return "\n".join(lines)
 
 

@@ -26,9 +26,15 @@ def branch(line, mask, taken):
 
 def session(steps, block=(64, 1, 1), grid=(1, 1, 1), source="", warps=None):
     shape = ws.LaunchShape(grid, block)
-    return ws.WarpSession(source=source, entry="k", shape=shape, block=0,
-                          warps=warps or list(range(len(steps))), steps=steps,
-                          itemsizes=ws.buffer_itemsizes(source))
+    return ws.WarpSession(
+        source=source,
+        entry="k",
+        shape=shape,
+        block=0,
+        warps=warps or list(range(len(steps))),
+        steps=steps,
+        itemsizes=ws.buffer_itemsizes(source),
+    )
 
 
 def even_odd_warp():
@@ -98,8 +104,12 @@ def test_next_divergence_skips_uniform_branches_and_finds_the_split():
 
 def test_next_memory_finds_loads_and_stores_in_order():
     addresses = tuple(range(0, 128, 4))
-    w = [stmt(2), stmt(3, kind="load", addresses=addresses, space="global", buffer="a"), stmt(4),
-         stmt(5, kind="store", addresses=addresses, space="global", buffer="c")]
+    w = [
+        stmt(2),
+        stmt(3, kind="load", addresses=addresses, space="global", buffer="a"),
+        stmt(4),
+        stmt(5, kind="store", addresses=addresses, space="global", buffer="c"),
+    ]
     s = session([w])
     assert s.next_memory(0) == 1
     assert s.next_memory(1) == 3
@@ -108,9 +118,16 @@ def test_next_memory_finds_loads_and_stores_in_order():
 
 def global_step(addresses):
     used = [a for a in addresses if a is not None]
-    return stmt(3, kind="load", mask=sum(1 << i for i, a in enumerate(addresses) if a is not None),
-                addresses=tuple(addresses), space="global", buffer="a",
-                sectors=tuple(sorted({a >> 5 for a in used})), lines=tuple(sorted({a >> 7 for a in used})))
+    return stmt(
+        3,
+        kind="load",
+        mask=sum(1 << i for i, a in enumerate(addresses) if a is not None),
+        addresses=tuple(addresses),
+        space="global",
+        buffer="a",
+        sectors=tuple(sorted({a >> 5 for a in used})),
+        lines=tuple(sorted({a >> 7 for a in used})),
+    )
 
 
 def test_a_coalesced_float_load_needs_and_fetches_four_sectors_of_one_line():
@@ -138,8 +155,7 @@ def test_inactive_lanes_have_no_sector_and_do_not_count_as_needed():
 
 
 def shared_step(addresses, degree):
-    return stmt(3, kind="load", addresses=tuple(addresses), space="shared", buffer="tile",
-                bank_conflict_degree=degree)
+    return stmt(3, kind="load", addresses=tuple(addresses), space="shared", buffer="tile", bank_conflict_degree=degree)
 
 
 def test_a_column_read_of_a_32_wide_shared_tile_hits_one_bank_32_times():
@@ -172,8 +188,14 @@ def test_buffer_itemsizes_reads_pointer_parameters_and_shared_arrays():
 def test_lane_info_names_the_thread_and_its_address_at_a_memory_step():
     addresses = tuple(0x7F00_0000_0000 + 4 * i for i in range(32))
     w1 = [stmt(2), stmt(3, kind="load", addresses=addresses, space="global", buffer="a")]
-    s = ws.WarpSession(source="", entry="k", shape=ws.LaunchShape((4, 1, 1), (64, 1, 1)), block=2,
-                       warps=[4, 5], steps=[list(w1), list(w1)])
+    s = ws.WarpSession(
+        source="",
+        entry="k",
+        shape=ws.LaunchShape((4, 1, 1), (64, 1, 1)),
+        block=2,
+        warps=[4, 5],
+        steps=[list(w1), list(w1)],
+    )
     info = s.lane_info(1, 1, 3)
     assert info.thread == (35, 0, 0) and info.block == (2, 0, 0)
     assert info.global_thread == 2 * 64 + 35
@@ -201,12 +223,21 @@ def test_run_session_traces_the_selected_blocks_warps_and_passes_cancel_through(
 
     def fake_launch(source, entry, **kw):
         seen.update(kw)
-        return SimpleNamespace(metrics={"branch_efficiency": 50.0},
-                               trace={w: even_odd_warp() for w in kw["trace"]})
+        return SimpleNamespace(metrics={"branch_efficiency": 50.0}, trace={w: even_odd_warp() for w in kw["trace"]})
 
     cancel = threading.Event()
-    s = ws.run_session("src", "k", (4, 1, 1), (48, 1, 1), [np.zeros(4)], block_index=3, cancel=cancel,
-                       launch=fake_launch, expected={0: np.zeros(4)}, compare=lambda a, e: True)
+    s = ws.run_session(
+        "src",
+        "k",
+        (4, 1, 1),
+        (48, 1, 1),
+        [np.zeros(4)],
+        block_index=3,
+        cancel=cancel,
+        launch=fake_launch,
+        expected={0: np.zeros(4)},
+        compare=lambda a, e: True,
+    )
     assert seen["trace"] == [6, 7] and seen["cancel"] is cancel
     assert s.warps == [6, 7] and s.metrics["branch_efficiency"] == 50.0
     assert s.reference_match is True
@@ -252,8 +283,14 @@ def child():
 def divergent_request(**overrides):
     values = np.arange(64, dtype=np.uint32)
     expected = {1: np.where(np.arange(64) % 2 == 0, values * 3, values + 7).astype(np.uint32)}
-    fields = dict(source=DIVERGENT, entry="k", grid=(1,), block=(64,),
-                  args=[values, np.zeros(64, np.uint32), np.int32(64)], expected=expected)
+    fields = dict(
+        source=DIVERGENT,
+        entry="k",
+        grid=(1,),
+        block=(64,),
+        args=[values, np.zeros(64, np.uint32), np.int32(64)],
+        expected=expected,
+    )
     return ws.SessionRequest(**{**fields, **overrides})
 
 
@@ -293,8 +330,7 @@ def test_cancelling_stops_a_long_emulation_promptly_and_the_child_serves_the_nex
     timer = threading.Timer(0.3, cancel.set)
     timer.start()
     started = time.monotonic()
-    request = ws.SessionRequest(SPIN, "spin", (1,), (32,), [np.zeros(32, np.int32), np.int32(10**9)],
-                                max_steps=10**12)
+    request = ws.SessionRequest(SPIN, "spin", (1,), (32,), [np.zeros(32, np.int32), np.int32(10**9)], max_steps=10**12)
     with pytest.raises(simt.Cancelled):
         child.run(request, cancel)
     timer.join()

@@ -300,8 +300,9 @@ def test_switching_kernels_mid_run_cancels_the_old_run_and_leaves_no_thread_runn
     panel.choose_kernel("matmul_tiled", "small")
     first = panel.job
     panel.choose_kernel("load_gather")
-    qtbot.waitUntil(lambda: first.is_over and panel.session is not None and panel.session.entry == "load_gather",
-                    timeout=20_000)
+    qtbot.waitUntil(
+        lambda: first.is_over and panel.session is not None and panel.session.entry == "load_gather", timeout=20_000
+    )
     assert first.state in ("cancelled", "done")
     qtbot.waitUntil(services.runner.is_idle, timeout=20_000)
     assert services.runner.shutdown(5_000)

@@ -155,8 +155,12 @@ class LaneImage(pg.GraphicsObject):
         states = self.states[:: -1 if transform.m22() < 0 else 1, :: -1 if transform.m11() < 0 else 1]
         argb = np.ascontiguousarray(self.argb_lut[states])
         image = QImage(argb.data, LANES, rows, LANES * 4, QImage.Format.Format_RGB32)
-        scaled = image.scaled(target.width(), target.height(), Qt.AspectRatioMode.IgnoreAspectRatio,
-                              Qt.TransformationMode.FastTransformation)
+        scaled = image.scaled(
+            target.width(),
+            target.height(),
+            Qt.AspectRatioMode.IgnoreAspectRatio,
+            Qt.TransformationMode.FastTransformation,
+        )
         painter.save()
         painter.resetTransform()
         painter.drawImage(target.topLeft(), scaled)

@@ -161,6 +161,24 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     """
     program = compile_source(source, filename)
     fn = _find_kernel(program, kernel)
+    mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
+    _check_memory_size(program, mc)
+    slots, writebacks = _bind_args(mc, fn, args)
+    for decl in program.memory:
+        (mc.add_shared if decl.space == "shared" else mc.add_local)(
+            decl.name, decl.offset, decl.dtype, decl.count)
+    try:
+        _execute(mc, fn, slots)
+    finally:
+        for original, copy in writebacks:
+            original[...] = copy.reshape(original.shape)
+    return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
+                        mc.trace or {}, mc.counters.inst, mc.counters.lane_steps)
+
+
+def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,
+                 max_steps: int, max_loop_iterations: int,
+                 cancel: threading.Event | None) -> Machine:
     try:
         mc = Machine(kernel, grid, block, max_steps=max_steps,
                      max_loop_iterations=max_loop_iterations, cancel=cancel, trace_warps=None)
@@ -169,11 +187,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     traced = _traced_warps(mc.warps_per_block, trace)
     if traced is not None:
         mc.select_traced(traced)
-    _check_memory_size(program, mc)
-    slots, writebacks = _bind_args(mc, fn, args)
-    for decl in program.memory:
-        (mc.add_shared if decl.space == "shared" else mc.add_local)(
-            decl.name, decl.offset, decl.dtype, decl.count)
+    return mc
+
+
+def _execute(mc: Machine, fn: Function, slots: list[Any]) -> None:
+    """Run the kernel body over all lanes; only SimtError (or MemoryError) escapes."""
     frame = Frame(mc, fn.nslots, is_kernel=True)
     frame.v[:len(slots)] = slots
     assert fn.body is not None
@@ -181,14 +199,9 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
         with np.errstate(all="ignore"):
             fn.body(frame, mc.full)
     except RecursionError:
-        raise KernelFault(f"{kernel}: nesting too deep for the emulator", kernel) from None
+        raise KernelFault(f"{mc.kernel}: nesting too deep for the emulator", mc.kernel) from None
     except (SimtError, MemoryError):
         raise
     except Exception as exc:  # a bug in the emulator must still surface as a SimtError
-        raise SimtError(f"{kernel}: internal error in the emulator ({type(exc).__name__}: "
+        raise SimtError(f"{mc.kernel}: internal error in the emulator ({type(exc).__name__}: "
                         f"{exc}); please report this kernel") from exc
-    finally:
-        for original, copy in writebacks:
-            original[...] = copy.reshape(original.shape)
-    return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
-                        mc.trace or {}, mc.counters.inst, mc.counters.lane_steps)

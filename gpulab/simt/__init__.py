@@ -102,7 +102,8 @@ Trace
 global warp ids. ``LaunchResult.trace[warp]`` is the ordered list of :class:`TraceStep`
 (line, column span, kind, 32-bit active mask; memory steps add per-lane addresses,
 sectors, 128-byte lines and the bank-conflict degree). Each warp keeps at most
-``trace.MAX_STEPS_PER_WARP`` steps; metrics always cover every warp.
+``trace.MAX_STEPS_PER_WARP`` (20,000) steps and ``LaunchResult.trace_truncated`` says
+when one was cut short; metrics always cover every warp.
 """
 
 from .api import LaunchResult, launch

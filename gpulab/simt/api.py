@@ -26,7 +26,8 @@ class LaunchResult:
 
     ``args`` are the arguments as passed (arrays were updated in place); ``metrics`` has
     nvprof-style names (see the package docstring); ``trace`` maps traced global warp ids
-    to their steps; ``steps`` is the number of warp-level steps (= ``inst_executed``).
+    to their steps (``trace_truncated`` is True when a warp hit the per-warp step cap);
+    ``steps`` is the number of warp-level steps (= ``inst_executed``).
     """
 
     kernel: str
@@ -38,6 +39,7 @@ class LaunchResult:
     steps: int = 0
     lane_steps: int = 0
     provenance: str = "emulated"
+    trace_truncated: bool = False
 
 
 def _ratio(a: int, b: int) -> float:
@@ -173,7 +175,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)
     return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
-                        mc.trace or {}, mc.counters.inst, mc.counters.lane_steps)
+                        mc.trace or {}, mc.counters.inst, mc.counters.lane_steps,
+                        trace_truncated=mc.trace_truncated)
 
 
 def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,

@@ -191,6 +191,7 @@ class Machine:
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0)
         self.live_count = self.full.count
         self.trace: dict[int, list[TraceStep]] | None = None
+        self.trace_truncated = False
         self._traced: np.ndarray | None = None
         if trace_warps is not None:
             self.select_traced(trace_warps)
@@ -524,6 +525,8 @@ class Machine:
         steps = self.trace[w]
         if len(steps) < MAX_STEPS_PER_WARP:
             steps.append(step)
+        else:
+            self.trace_truncated = True
 
     def _trace_plain(self, m: Mask, site: Site, kind: str,
                      taken: np.ndarray | None = None) -> None:

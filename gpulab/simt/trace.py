@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_STEPS_PER_WARP = 200_000
+MAX_STEPS_PER_WARP = 20_000
 DEFAULT_TRACED_WARPS = 32
 
 

@@ -157,7 +157,7 @@ def test_trace_keeps_at_most_the_step_cap_per_warp(monkeypatch):
     monkeypatch.setattr(machine, "MAX_STEPS_PER_WARP", 10)
     src = 'extern "C" __global__ void k(int* o) { for (int j = 0; j < 100; j++) o[threadIdx.x] += j; }'
     r = simt.launch(src, "k", 1, 32, [np.zeros(32, np.int32)], trace=True)
-    assert len(r.trace[0]) == 10
+    assert len(r.trace[0]) == 10 and r.trace_truncated
     assert r.metrics["inst_executed"] > 300
 
 

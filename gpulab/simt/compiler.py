@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -78,7 +78,6 @@ class Program:
     pre: Preprocessed
     shared_bytes: int = 0
     local_bytes: int = 0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def kernels(self) -> list[str]:

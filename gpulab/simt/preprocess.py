@@ -304,6 +304,7 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
 
 def preprocess(source: str, filename: str = "kernel.cu") -> Preprocessed:
     """Preprocess CUDA C ``source``; raise CompileError for unsupported directives."""
+    source = source.replace("\r\n", "\n")
     lines = _join_continuations(blank_comments(source).split("\n"))
     lines, snapshots = _run_directives(lines)
     result = Preprocessed(text="")

@@ -78,3 +78,13 @@ def test_unsupported_preprocessor_input_names_the_construct(source, construct):
         preprocess(source)
     assert info.value.construct == construct
     assert info.value.line is not None
+
+
+def test_windows_line_endings_are_accepted():
+    import numpy as np
+
+    from gpulab import simt
+    src = '#define V 7\r\nextern "C" __global__ void k(int* o) {\r\n    o[0] = V;\r\n}\r\n'
+    o = np.zeros(1, np.int32)
+    simt.launch(src, "k", 1, 1, [o])
+    assert o[0] == 7

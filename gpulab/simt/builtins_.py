@@ -368,10 +368,6 @@ def _activemask(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
 BUILTINS["__activemask"] = _activemask
 
 
-def _lane_id(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    return CExpr(ct.UINT, lambda fr, m: fr.mc.lane_in_warp.astype(np.uint32))
-
-
 # ---------------------------------------------------------------------- atomics
 _ACCUMULATE: dict[str, np.ufunc] = {
     "add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,

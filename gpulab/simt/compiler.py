@@ -21,9 +21,10 @@ import numpy as np
 from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
+from .builtins_ import BUILTINS
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
-from .machine import Mask, Site
+from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed, preprocess
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 
@@ -383,7 +384,6 @@ class Compiler:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
         self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
-        from .machine import LOCAL_BASE, SHARED_BASE
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base)
         if node.init is not None:
@@ -946,7 +946,6 @@ class Compiler:
         args = list(node.args.exprs) if node.args is not None else []
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
-        from .builtins_ import BUILTINS
         handler = BUILTINS.get(name)
         if handler is None:
             raise self.error(node, f"the function '{name}' is not supported by the emulator",

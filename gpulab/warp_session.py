@@ -15,6 +15,7 @@ lock step and reconverges at the end of each construct, so this reproduces its o
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import threading
@@ -210,6 +211,72 @@ def _lane_bits(masks: np.ndarray) -> np.ndarray:
     return ((masks[..., None] >> np.arange(WARP, dtype=np.int64)) & 1).astype(bool)
 
 
+# ------------------------------------------------------------------ compact step storage
+
+_NONE = np.iinfo(np.int64).min  # stands for None in integer columns
+
+
+class StepTable(Sequence[Any]):
+    """One warp's trace steps as numpy columns; indexing rebuilds a step object.
+
+    Thousands of small step objects cost the receiving process a long garbage-collector pass
+    when they arrive from the emulator child (~30 ms, on the GUI's interpreter lock); a few
+    arrays cost nothing. Integer fields become int64 columns, strings small code tables,
+    tuples (per-lane addresses, sectors, lines) one flat column with offsets.
+    """
+
+    def __init__(self, steps: Sequence[Any]) -> None:
+        self.step_type = type(steps[0]) if len(steps) else None
+        self.length = len(steps)
+        self.columns: dict[str, tuple[str, Any]] = {}
+        names = [f.name for f in dataclasses.fields(self.step_type)] if self.step_type else []
+        for name in names:
+            self.columns[name] = _column([getattr(step, name) for step in steps])
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.length))]
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError(index)
+        assert self.step_type is not None
+        return self.step_type(**{name: _cell(column, index) for name, column in self.columns.items()})
+
+
+def _column(values: list[Any]) -> tuple[str, Any]:
+    if all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in values):
+        return "int", np.array([_NONE if v is None else v for v in values], dtype=np.int64)
+    if all(isinstance(v, str) for v in values):
+        table = sorted(set(values))
+        return "str", (table, np.array([table.index(v) for v in values], dtype=np.int32))
+    if all(v is None or isinstance(v, tuple) for v in values):
+        lengths = np.array([-1 if v is None else len(v) for v in values], dtype=np.int64)
+        flat = [x for v in values if v is not None for x in v]
+        flat_array = np.array([_NONE if x is None else x for x in flat], dtype=np.int64)
+        return "tuple", (lengths, np.concatenate([[0], np.cumsum(np.maximum(lengths, 0))]), flat_array)
+    return "any", values
+
+
+def _cell(column: tuple[str, Any], i: int) -> Any:
+    kind, data = column
+    if kind == "int":
+        value = int(data[i])
+        return None if value == _NONE else value
+    if kind == "str":
+        table, codes = data
+        return table[codes[i]]
+    if kind == "tuple":
+        lengths, starts, flat = data
+        if lengths[i] < 0:
+            return None
+        return tuple(None if x == _NONE else x for x in flat[starts[i] : starts[i + 1]].tolist())
+    return data[i]
+
+
 # ------------------------------------------------------------------ the session
 
 
@@ -222,7 +289,7 @@ class WarpSession:
     shape: LaunchShape
     block: int  # linear block id whose warps are traced
     warps: list[int]  # global warp ids, one row each in the lane-state matrix
-    steps: list[list[Any]]  # per row, the warp's TraceSteps
+    steps: list[Sequence[Any]]  # per row, the warp's TraceSteps (a list, or a StepTable)
     metrics: Mapping[str, float] = field(default_factory=dict)
     args: list[Any] = field(default_factory=list)  # arguments after the launch (outputs filled)
     reference_match: bool | None = None  # emulated outputs vs the catalogue's numpy reference
@@ -243,7 +310,20 @@ class WarpSession:
         self._last_active = self._last_active_step()
         self._next_own = self._next_own_step()
         self._valid = self._valid_lanes()
-        self._lanes = np.arange(WARP)
+        self._divergent, self._memory_step = self._jump_targets()
+
+    def _jump_targets(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per timeline step: does a branch split a warp's lanes there; is it a memory access."""
+        divergent = np.zeros(len(self.step_at), dtype=bool)
+        memory = np.zeros(len(self.step_at), dtype=bool)
+        for row, steps in enumerate(self.steps):
+            own = self.step_at[:, row]
+            for g in np.flatnonzero(own >= 0):
+                step = steps[int(own[g])]
+                if step.kind == "branch" and step.taken_mask not in (None, 0, step.active_mask):
+                    divergent[g] = True
+                memory[g] |= step.kind in MEMORY_KINDS
+        return divergent, memory
 
     def _last_active_step(self) -> np.ndarray:
         """(rows, 32): the last own step index at which each lane is active (-1: never)."""
@@ -324,19 +404,15 @@ class WarpSession:
 
     def next_divergence(self, g: int) -> int | None:
         """The first timeline step after ``g`` where a branch splits a warp's active lanes."""
-        for h in range(self._clamp(g) + 1, len(self)):
-            for row in self.participants(h):
-                step = self.steps[row][int(self.step_at[h, row])]
-                if step.kind == "branch" and step.taken_mask not in (None, 0, step.active_mask):
-                    return h
-        return None
+        return self._next_flagged(self._divergent, g)
 
     def next_memory(self, g: int) -> int | None:
         """The first timeline step after ``g`` that is a load, store or atomic."""
-        for h in range(self._clamp(g) + 1, len(self)):
-            if self.step(h).kind in MEMORY_KINDS:
-                return h
-        return None
+        return self._next_flagged(self._memory_step, g)
+
+    def _next_flagged(self, flags: np.ndarray, g: int) -> int | None:
+        later = np.flatnonzero(flags[self._clamp(g) + 1 :])
+        return int(later[0]) + self._clamp(g) + 1 if len(later) else None
 
     # .............................................................. lanes and memory
     def lane_info(self, g: int, row: int, lane: int) -> LaneInfo:
@@ -368,7 +444,8 @@ class WarpSession:
 
     def timeline(self, row: int) -> Timeline:
         """Active lanes at each of a warp's own steps (the divergence staircase)."""
-        active = np.array([s.active_lanes for s in self.steps[row]], dtype=np.int64)
+        masks = self._masks[row, : len(self.steps[row])]
+        active = _lane_bits(masks).sum(axis=1).astype(np.int64)
         own = self.step_at[:, row]
         global_step = np.flatnonzero(own >= 0)
         return Timeline(self.warps[row], active, global_step)
@@ -558,7 +635,7 @@ def _serve(connection: Any, cancels: Any) -> None:
     import os
 
     if hasattr(os, "nice"):  # on a 2-core laptop the GUI must win the CPU over the emulation
-        os.nice(5)
+        os.nice(10)
     cancel = threading.Event()
     current = {"id": -1}
 
@@ -589,28 +666,9 @@ def _serve(connection: Any, cancels: Any) -> None:
 
 
 def _send_session(connection: Any, session: WarpSession) -> None:
-    """Send a session in pieces: one warp's steps per message, then the rest.
-
-    Unpickling holds the receiver's interpreter lock; a 3000-step session in one piece would
-    freeze the receiving process's GUI thread for ~25 ms, one warp at a time only ~3 ms.
-    """
-    steps, session.steps = session.steps, []
-    connection.send(("ok", len(steps)))
-    for warp_steps in steps:
-        connection.send(warp_steps)
-    connection.send(session)
-
-
-def _receive_session(connection: Any, rows: int) -> WarpSession:
-    import time
-
-    steps = []
-    for _ in range(rows):
-        steps.append(connection.recv())
-        time.sleep(0.0005)  # let the GUI thread take the interpreter lock between pieces
-    session: WarpSession = connection.recv()
-    session.steps = steps
-    return session
+    """Send a session with its steps as :class:`StepTable` columns (cheap to unpickle)."""
+    session.steps = [StepTable(steps) for steps in session.steps]
+    connection.send(("ok", session))
 
 
 class EmulatorProcess:
@@ -668,8 +726,8 @@ class EmulatorProcess:
                     self._forget()
                     raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
             status, payload = self._connection.recv()
-            if status == "ok":
-                return _receive_session(self._connection, payload)
+        if status == "ok":
+            return payload
         raise _unpack_error(payload)
 
     def _cancel_running(self) -> None:
@@ -678,9 +736,7 @@ class EmulatorProcess:
 
         self._cancel.send(self._run_id)
         if self._connection.poll(self.CANCEL_GRACE_S):
-            status, payload = self._connection.recv()  # Cancelled, or a result that came just in time
-            if status == "ok":
-                _receive_session(self._connection, payload)
+            self._connection.recv()  # Cancelled, or a result that came just in time
         else:
             self.stop()
         raise Cancelled("emulation cancelled")

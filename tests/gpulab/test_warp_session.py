@@ -384,3 +384,24 @@ def test_last_active_step_of_each_lane_is_found_without_a_lanes_by_steps_blow_up
     s = session([long_warp], block=(32, 1, 1))
     last = s._last_active_step()
     assert last[0, 0] == 5001 and last[0, 2] == 5000 and last[0, 1] == 4999
+
+
+def test_a_step_table_gives_back_every_trace_step_exactly_and_pickles_to_a_few_objects():
+    import gc
+    import pickle
+
+    from gpulab import kernels, simt
+
+    spec = kernels.get("transpose_shared")
+    preset = spec.presets[0]
+    result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset), trace=[0, 1])
+    steps = result.trace[0] + result.trace[1]
+    assert any(s.addresses for s in steps) and any(s.space == "shared" for s in steps)
+    table = ws.StepTable(steps)
+    assert len(table) == len(steps)
+    assert [table[i] for i in range(len(table))] == steps
+    assert table[-1] == steps[-1] and table[1:3] == steps[1:3]
+    before = len(gc.get_objects())
+    copy = pickle.loads(pickle.dumps(table))
+    assert len(gc.get_objects()) - before < 40
+    assert copy[5] == steps[5]

@@ -10,7 +10,12 @@ staircase of a warp.
 The emulator traces each warp separately and carries no launch-wide step number, so the
 timeline is rebuilt: warps whose next steps are at the same source site step together, and
 otherwise the warp at the earliest source position goes first. The emulator runs lanes in
-lock step and reconverges at the end of each construct, so this reproduces its order.
+lock step and reconverges at the end of each construct, so this reproduces its order. (A
+``seq`` field on the steps, if the emulator ever records one, is used instead.)
+
+:class:`EmulatorProcess` runs :func:`run_session` in a child process, so a GUI that waits for
+it keeps its interpreter lock; the session comes back with its steps as numpy columns
+(:class:`StepTable`). :func:`run_on_gpu` runs the same source on a CUDA device for comparison.
 """
 
 from __future__ import annotations

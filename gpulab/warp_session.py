@@ -299,6 +299,7 @@ class WarpSession:
     args: list[Any] = field(default_factory=list)  # arguments after the launch (outputs filled)
     reference_match: bool | None = None  # emulated outputs vs the catalogue's numpy reference
     itemsizes: Mapping[str, int] = field(default_factory=dict)
+    truncated: bool = False  # a warp hit the emulator's per-warp trace cap: later steps are missing
 
     def __post_init__(self) -> None:
         self.step_at = merge_steps(self.steps)
@@ -569,6 +570,7 @@ def run_session(
         args=args,
         reference_match=match,
         itemsizes=buffer_itemsizes(source),
+        truncated=bool(getattr(result, "trace_truncated", False)),
     )
 
 

@@ -925,6 +925,10 @@
         <translation>Emulated block %1 of %2: %3 warps traced, %4 steps; %5.</translation>
     </message>
     <message>
+        <source>The trace stops early (the emulator keeps at most 20,000 steps per warp).</source>
+        <translation>The trace stops early (the emulator keeps at most 20,000 steps per warp).</translation>
+    </message>
+    <message>
         <source>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</source>
         <translation>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</translation>
     </message>

@@ -926,6 +926,10 @@
         <translation>已仿真线程块 %1（共 %2 个）：跟踪了 %3 个线程束，共 %4 步；%5。</translation>
     </message>
     <message>
+        <source>The trace stops early (the emulator keeps at most 20,000 steps per warp).</source>
+        <translation>跟踪提前截止（仿真器每个线程束最多保留 20,000 步）。</translation>
+    </message>
+    <message>
         <source>Line %1 (%2): %3 of %4 warps execute, %5 lanes active.</source>
         <translation>第 %1 行（%2）：%4 个线程束中有 %3 个在执行，%5 个通道活跃。</translation>
     </message>

@@ -239,6 +239,7 @@ def test_run_session_traces_the_selected_blocks_warps_and_passes_cancel_through(
         compare=lambda a, e: True,
     )
     assert seen["trace"] == [6, 7] and seen["cancel"] is cancel
+    assert s.truncated is False
     assert s.warps == [6, 7] and s.metrics["branch_efficiency"] == 50.0
     assert s.reference_match is True
     assert np.all(s.lane_states(0)[1, 16:] == ws.LANE_IDLE)
@@ -405,3 +406,11 @@ def test_a_step_table_gives_back_every_trace_step_exactly_and_pickles_to_a_few_o
     copy = pickle.loads(pickle.dumps(table))
     assert len(gc.get_objects()) - before < 40
     assert copy[5] == steps[5]
+
+
+def test_a_session_says_when_the_emulator_cut_the_trace_short():
+    def fake_launch(source, entry, **kw):
+        return SimpleNamespace(metrics={}, trace={w: even_odd_warp() for w in kw["trace"]}, trace_truncated=True)
+
+    s = ws.run_session("src", "k", (1, 1, 1), (32, 1, 1), [], launch=fake_launch)
+    assert s.truncated is True

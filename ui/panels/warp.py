@@ -514,6 +514,8 @@ class WarpPanel(Panel):
             len(session),
             verdict,
         )
+        if session.truncated:
+            text += " " + self.tr("The trace stops early (the emulator keeps at most 20,000 steps per warp).")
         return text
 
     def _show_step_text(self, step: Any) -> None:

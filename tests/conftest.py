@@ -21,3 +21,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason=f"needs a CUDA device: {status.reason}")
     for item in gpu_items:
         item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def fails_on_leaked_python_threads():
+    """Fail any test that leaves a Python thread running (a second of grace to finish)."""
+    import threading
+    import time
+
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 1.0
+
+    def leaked() -> list[threading.Thread]:
+        return [t for t in threading.enumerate()
+                if t not in before and t.is_alive() and not isinstance(t, threading._DummyThread)]
+
+    while leaked() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if leaked():
+        pytest.fail(f"test left threads running: {leaked()}")

@@ -182,3 +182,21 @@ def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
         return median, None
     q1, q3 = np.percentile(arr, [25, 75])
     return median, float(q3 - q1)
+
+
+# Elements generated per numpy call: numpy holds the GIL while it draws random numbers, so
+# a big array drawn in one call would freeze the lab window for a quarter of a second.
+_RANDOM_CHUNK = 1 << 17
+
+
+def random_normal(rng: Any, shape: int | tuple[int, ...], dtype: Any = "float32") -> Any:
+    """Standard-normal samples in ``dtype``, drawn in chunks so other threads keep running."""
+    import numpy as np
+
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    draw_dtype = dtype if np.dtype(dtype) in (np.float32, np.float64) else np.float32
+    for start in range(0, flat.size, _RANDOM_CHUNK):
+        stop = min(start + _RANDOM_CHUNK, flat.size)
+        flat[start:stop] = rng.standard_normal(stop - start, dtype=draw_dtype)
+    return out

@@ -131,3 +131,17 @@ def test_cli_list_names_every_registered_experiment():
     assert proc.returncode == 0
     for name in experiments.names():
         assert name in proc.stdout
+
+
+def test_random_normal_is_reproducible_and_has_the_asked_dtype_and_shape():
+    import numpy as np
+
+    from gpulab.experiments.base import random_normal
+
+    a = random_normal(np.random.default_rng(1), (300, 700), "float32")
+    b = random_normal(np.random.default_rng(1), (300, 700), "float32")
+    assert a.shape == (300, 700) and a.dtype == np.float32
+    assert np.array_equal(a, b)
+    assert abs(float(a.mean())) < 0.02 and 0.97 < float(a.std()) < 1.03
+    half = random_normal(np.random.default_rng(1), 1000, "float16")
+    assert half.dtype == np.float16 and np.isfinite(half).all()

@@ -329,3 +329,48 @@ def describe_cpu() -> CpuInfo:
 def device_report() -> DeviceReport:
     """The full report: CUDA status with its devices, and the CPU."""
     return DeviceReport(cuda=probe_cuda(), cpu=describe_cpu())
+
+
+# ------------------------------------------------------------ explanations
+
+REASON_PREFIXES = {
+    "cupy-broken": "CuPy is installed but failed to import: ",
+    "error": "CUDA could not be initialised: ",
+}
+"""The English start of a reason that ends with the error's own text (kept as it is)."""
+
+REASONS_ZH = {
+    "ok": "找到 {count} 个 CUDA 设备。",
+    "no-cupy": "没有安装 CuPy，gpulab 无法使用 GPU。如果有 NVIDIA GPU，请按驱动版本安装对应的扩展："
+               "pip install -e '.[cuda12]' 或 '.[cuda13]'。",
+    "cupy-broken": "CuPy 已安装，但导入失败：{detail}",
+    "no-driver": "没有安装 NVIDIA 驱动（找不到 CUDA 驱动库 libcuda），所以 CUDA {runtime} 运行时报告“驱动不足”。"
+                 "这台机器没有可用的 NVIDIA GPU；实验室改为运行仿真和模型估算的实验。",
+    "old-driver": "NVIDIA 驱动太旧：它支持 CUDA {driver}，而 CuPy 是为 CUDA {runtime} 编译的。"
+                  "请更新驱动，或安装为较旧 CUDA 编译的 CuPy（例如用 cuda12 扩展代替 cuda13）。",
+    "no-device": "NVIDIA 驱动已加载，但没有找到支持 CUDA 的设备。",
+    "error": "CUDA 无法初始化：{detail}",
+}
+"""Chinese for each reason code; ``{runtime}``/``{driver}`` are CUDA versions, ``{detail}`` the error text."""
+
+
+def explain(status: CudaStatus, lang: str = "en") -> str:
+    """Why CUDA is (not) usable, in plain words, in ``lang`` ('en' or 'zh').
+
+    English is the probe's own ``reason``. Chinese is built from ``reason_code`` and the
+    versions; an error's own message (``cupy-broken``, ``error``) is kept as it came.
+    """
+    template = REASONS_ZH.get(status.reason_code)
+    if lang != "zh" or template is None:
+        return status.reason
+    from gpulab.texts import translate  # the sentence itself first: a code can have several
+
+    sentence = translate(status.reason, lang)
+    if sentence != status.reason:
+        return sentence
+    prefix = REASON_PREFIXES.get(status.reason_code, "")
+    detail = status.reason.removeprefix(prefix)
+    return template.format(
+        count=len(status.devices), detail=detail, runtime=status.cuda_runtime_version or "?",
+        driver=status.cuda_driver_version or "unknown",
+    )  # fmt: skip

@@ -8,7 +8,7 @@ through the SIMT emulator (:mod:`gpulab.simt`), unless it is marked GPU-only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,10 @@ class LaunchPreset:
 
 @dataclass(frozen=True)
 class KernelSpec:
-    """One catalogue entry. ``reference(args)`` returns expected outputs by argument index."""
+    """One catalogue entry. ``reference(args)`` returns expected outputs by argument index.
+
+    ``title_zh``, ``description_zh`` and ``lesson_zh`` are the Chinese of ``title``,
+    ``description`` and ``lesson`` (empty when there is none)."""
 
     file: str
     entry: str
@@ -58,6 +61,9 @@ class KernelSpec:
     atol: float = 1e-6
     tags: tuple[str, ...] = ()
     lesson: str = ""
+    title_zh: str = ""
+    description_zh: str = ""
+    lesson_zh: str = ""
 
     @property
     def path(self) -> Path:
@@ -419,7 +425,47 @@ _LAB_ENTRIES: tuple[KernelSpec, ...] = (
 )
 
 
-_ENTRIES: tuple[KernelSpec, ...] = (
+_LESSONS_ZH = {
+    _DIVERGENCE: "一个 warp 的 32 条 lane 同时执行同一条指令；走到分支另一边的 lane 只能被屏蔽着等待。",
+    _COALESCING: "一个 warp 的加载按 32 字节的扇区来取：相邻的 lane 应该读相邻的地址。",
+    _BANKS: "共享内存有 32 个 4 字节宽的 bank；同一 warp 的多条 lane 访问同一 bank 的不同字时要排队。",
+    _REDUCTION: "同样的求和有三种写法：怎样挑选干活的线程，决定了分支发散和指令数。",
+}
+
+# entry -> (title, description) in Chinese
+_TEXTS_ZH: dict[str, tuple[str, str]] = {
+    "vector_add": ("向量加法", "c[i] = a[i] + b[i]，每个元素一个线程；受限于内存带宽。"),
+    "matmul_naive": ("矩阵乘法（朴素）", "每个输出元素一个线程，所有操作数都从全局内存读取。"),
+    "matmul_tiled": ("矩阵乘法（共享内存分块）", "16×16 的分块先放进共享内存；每次全局内存加载被重复使用 16 次。"),
+    "divergence_even_odd": ("分支发散：奇偶 lane",
+                            "偶数 lane 走一条路径，奇数 lane 走另一条；每个 warp 以一半的占用率把两条路径都跑一遍。"),
+    "divergence_warp_aligned": ("避免分支发散：按 warp 对齐的分支",
+                                "同样的两条路径按 warp 选择（(threadIdx.x / 32) % 2）：没有 lane 需要等待。"),
+    "divergence_kway": ("分支发散：k 条不同路径",
+                        "lane % k 从 k 种做法中选一种（if/else-if 链，k ≤ 8）；一个 warp 要把 k 种全跑一遍。"),
+    "loop_data_dependent": ("分支发散：依赖数据的循环",
+                            "每条 lane 循环 counts[i] 次；整个 warp 要循环到最慢的那条 lane 结束。"),
+    "load_coalesced": ("加载：合并访问", "out[i] = in[i]：每次 warp 加载 4 个扇区，所有字节都有用。"),
+    "load_strided": ("加载：跨步访问", "out[i] = in[i * stride]：跨步越大，每次加载需要的扇区越多。"),
+    "load_gather": ("加载：随机收集", "out[i] = in[idx[i]]，索引随机：扇区分散。"),
+    "load_misaligned": ("加载：未对齐", "out[i] = in[i + offset]：一个 warp 的 128 字节跨了 5 个扇区。"),
+    "transpose_shared": ("经共享内存转置（无填充）", "32 × 32 分块；按列读取分块会造成 32 路 bank 冲突。"),
+    "transpose_shared_padded": ("经共享内存转置（填充为 32 × 33）",
+                                "每行分块多填一列，使一列数据落在 32 个不同的 bank 上：没有冲突。"),
+    "shared_stride": ("共享内存：跨步读取", "lane t 读取共享内存第 t * stride 个字：gcd(stride, 32) 路 bank 冲突。"),
+    "reduce_interleaved": ("归约：交错寻址", "用 tid % (2*s) == 0 挑选干活的线程：warp 发散，lane 空闲。"),
+    "reduce_sequential": ("归约：顺序寻址", "用 tid < s 挑选干活的线程：整个 warp 要么一起干活，要么一起休息。"),
+    "reduce_shuffle": ("归约：warp 洗牌",
+                       "用 __shfl_down_sync 在每个 warp 内求和；共享内存只用来存每个 warp 的一个值。"),
+}
+
+
+def _with_chinese(spec: KernelSpec) -> KernelSpec:
+    title, description = _TEXTS_ZH[spec.entry]
+    return replace(spec, title_zh=title, description_zh=description, lesson_zh=_LESSONS_ZH.get(spec.lesson, ""))
+
+
+_ENTRIES: tuple[KernelSpec, ...] = tuple(_with_chinese(spec) for spec in (
     KernelSpec(
         file="vector_add.cu",
         entry="vector_add",
@@ -452,7 +498,7 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         atol=1e-4,
     ),
     *_LAB_ENTRIES,
-)
+))  # fmt: skip
 
 
 @cache

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Shared-memory bank conflicts"
 DESCRIPTION = ("Shared-memory transactions per request for a tiled transpose with and without padding and for "
                "strided shared reads, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+TITLE_ZH = "共享内存 bank 冲突"
+DESCRIPTION_ZH = ("带填充和不带填充的分块转置以及跨步读取共享内存时，每次请求的共享内存事务数，"
+                  "由 SIMT 仿真器精确算出（有可用 GPU 时还给出核函数时间）。")
 
 SERIES = (
     MetricSeries("shared load transactions per request (emulated)", "wavefronts per warp shared load", "",
@@ -33,11 +36,17 @@ class Params:
     """The transposes are emulated on a ``side`` x ``side`` matrix, the strided shared reads with
     side * side threads (``block`` per block); ``gpu_side`` and ``repeats`` are for GPU timing."""
 
-    side: int = 64
-    block: int = 256
-    strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
-    gpu_side: int = 2048
-    repeats: int = 20
+    side: int = param(64, "matrix side", "矩阵边长", "Side of the emulated square matrix (whole 32 x 32 tiles).",
+                      "仿真方阵的边长（整数个 32 × 32 分块）。")
+    block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
+                       "仿真启动中每个线程块的线程数。")
+    strides: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), "strides", "跨步",
+                                     "One strided shared read per stride (1 to 32 words).",
+                                     "每个跨步（1 到 32 个字）一次跨步共享内存读取。")
+    gpu_side: int = param(2048, "matrix side on the GPU", "GPU 上的矩阵边长",
+                          "Matrix side when timing on a GPU.", "在 GPU 上计时时的矩阵边长。")
+    repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
+                         "每个变体在 GPU 上计时的次数，取中位数。")
 
     def __post_init__(self) -> None:
         if self.side < TILE or self.side % TILE or self.gpu_side < TILE or self.gpu_side % TILE:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from gpulab.results import Point, Result
+from gpulab.results import Point, Provenance, Result
 
 
 class ExperimentError(Exception):
@@ -41,10 +41,14 @@ class Progress:
 
 @dataclass(frozen=True)
 class PartialPoint:
-    """A point that has just been measured, so curves can grow live."""
+    """A point that has just been measured, so curves can grow live.
+
+    ``provenance`` (optional) says what kind of number it is, so a front end can style the
+    curve (dashed for modelled) from its first point, before the Result arrives."""
 
     series: str
     point: Point
+    provenance: Provenance | None = None
 
 
 Event = Progress | PartialPoint
@@ -93,6 +97,12 @@ def drive(
 
 
 # ----------------------------------------------------------------- parameters
+
+
+def param(default: Any, label: str, label_zh: str, help: str = "", help_zh: str = "") -> Any:
+    """A Params field with its label and help in English and Chinese (``field.metadata``)."""
+    metadata = {"label": label, "label_zh": label_zh, "help": help, "help_zh": help_zh}
+    return field(default=default, metadata=metadata)
 
 
 def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> Any:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import EmulatedRun, LabPlan, MetricSeries, Variant, metric, run_variants
 from gpulab.simt.metrics import SECTOR_BYTES
 
 TITLE = "Memory coalescing"
 DESCRIPTION = ("Sectors per warp load and load efficiency for coalesced, strided, gathered and misaligned "
                "float loads, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+TITLE_ZH = "访存合并"
+DESCRIPTION_ZH = ("合并、跨步、随机收集和未对齐的 float 加载中，每次 warp 加载的扇区数与加载效率，"
+                  "由 SIMT 仿真器精确算出（有可用 GPU 时还给出核函数时间）。")
 
 FLOAT_BYTES = 4
 
@@ -50,12 +53,19 @@ class Params:
     """``n`` float loads (``block`` threads per block) are emulated, one per thread; ``strides`` and
     ``offset`` set the strided and misaligned variants; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
 
-    n: int = 4096
-    block: int = 256
-    strides: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
-    offset: int = 1
-    gpu_n: int = 1 << 21
-    repeats: int = 20
+    n: int = param(4096, "loads n", "加载次数 n", "Float loads emulated, one per thread (a multiple of 32).",
+                   "仿真的 float 加载次数，每个线程一次（32 的倍数）。")
+    block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
+                       "仿真启动中每个线程块的线程数。")
+    strides: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), "strides", "跨步",
+                                     "One strided variant per stride (in floats).",
+                                     "每个跨步（以 float 计）一个跨步变体。")
+    offset: int = param(1, "misalignment offset", "未对齐偏移",
+                        "How many floats the misaligned variant starts late.", "未对齐变体推后多少个 float 开始。")
+    gpu_n: int = param(1 << 21, "threads on the GPU", "GPU 上的线程数",
+                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。")
+    repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
+                         "每个变体在 GPU 上计时的次数，取中位数。")
 
     def __post_init__(self) -> None:
         if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:

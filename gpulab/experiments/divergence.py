@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Warp divergence"
 DESCRIPTION = ("Branch and warp execution efficiency of even/odd, warp-aligned, k-way and data-dependent "
                "branches, exact from the SIMT emulator (and kernel times on a GPU when one is usable).")
+TITLE_ZH = "Warp 分支发散"
+DESCRIPTION_ZH = ("奇偶分支、按 warp 对齐的分支、k 路分支和依赖数据的循环的分支效率与 warp 执行效率，"
+                  "由 SIMT 仿真器精确算出（有可用 GPU 时还给出核函数时间）。")
 
 SERIES = (
     MetricSeries("branch efficiency (emulated)", "branch efficiency", "%", metric("branch_efficiency")),
@@ -32,12 +35,19 @@ class Params:
     """``n`` threads (``block`` per block) are emulated; ``kways`` are the k of the k-way variants;
     ``max_rounds`` bounds the data-dependent loop; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
 
-    n: int = 1024
-    block: int = 256
-    kways: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
-    max_rounds: int = 32
-    gpu_n: int = 1 << 22
-    repeats: int = 20
+    n: int = param(1024, "threads n", "线程数 n", "Threads emulated (a multiple of 32).", "仿真的线程数（32 的倍数）。")
+    block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
+                       "仿真启动中每个线程块的线程数。")
+    kways: tuple[int, ...] = param((2, 3, 4, 5, 6, 7, 8), "k of the k-way branches", "k 路分支的 k",
+                                   "How many different paths each k-way variant has (1 to 8).",
+                                   "每个 k 路变体有几条不同的路径（1 到 8）。")
+    max_rounds: int = param(32, "most loop rounds", "最多循环轮数",
+                            "Upper bound of the data-dependent loop's per-lane trip count.",
+                            "依赖数据的循环中每条 lane 循环次数的上限。")
+    gpu_n: int = param(1 << 22, "threads on the GPU", "GPU 上的线程数",
+                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。")
+    repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
+                         "每个变体在 GPU 上计时的次数，取中位数。")
 
     def __post_init__(self) -> None:
         if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:

@@ -276,7 +276,7 @@ class _LabRun:
 
     def add(self, name: str, point: Point) -> PartialPoint:
         self.series[name] = self.series[name].with_point(point)
-        return PartialPoint(name, point)
+        return PartialPoint(name, point, self.series[name].provenance)
 
     def emulate(self, index: int, variant: Variant) -> Generator[Event, None, EmulatedRun]:
         self.ctx.check_cancelled()

@@ -26,6 +26,7 @@ from gpulab.experiments.base import (
     ExperimentGen,
     PartialPoint,
     Progress,
+    param,
     params_to_dict,
 )
 from gpulab.measure import (
@@ -62,6 +63,11 @@ DESCRIPTION = (
     "C = A·B for N×N matrices on the CPU (numpy/BLAS, all threads and one thread) and the GPU "
     "(cuBLAS, naive and tiled kernels) or a modelled GPU; GFLOP/s counts 2·N³ operations."
 )
+TITLE_ZH = "矩阵乘法：CPU 与 GPU"
+DESCRIPTION_ZH = (
+    "对 N×N 矩阵计算 C = A·B：CPU 上用 numpy/BLAS（全部线程和单线程），GPU 上用 cuBLAS、"
+    "朴素核函数和分块核函数，或用模型估算的 GPU；GFLOP/s 按 2·N³ 次运算计算。"
+)
 
 MAX_SIZE = 8192
 CPU_ONE_THREAD = "CPU numpy (1 thread)"
@@ -79,13 +85,23 @@ FORMULA = (
 
 @dataclass(frozen=True)
 class Params:
-    sizes: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048)
-    dtype: Literal["fp32", "fp64", "fp16"] = "fp32"
-    include_transfers: bool = False
-    repeats: int = 5
-    model_gpu: str = "h100-sxm"
-    cpu_single_thread: bool = True
-    gpu_kernels: bool = True
+    sizes: tuple[int, ...] = param((64, 128, 256, 512, 1024, 2048), "matrix sizes N", "矩阵规模 N",
+                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。")
+    dtype: Literal["fp32", "fp64", "fp16"] = param("fp32", "data type", "数据类型")
+    include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
+                                    "Count copying A and B to the GPU and C back.",
+                                    "把 A、B 拷到 GPU 和把 C 拷回来的时间也算进去。")
+    repeats: int = param(5, "repeats", "重复次数", "Timed multiplies per size; the median is kept.",
+                         "每个规模计时的乘法次数，取中位数。")
+    model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
+                           "Spec-table key of the GPU whose modelled curve is drawn.",
+                           "画模型估算曲线所用 GPU 在规格表中的键名。")
+    cpu_single_thread: bool = param(True, "also one CPU thread", "也测单线程 CPU",
+                                    "Add a CPU curve with BLAS limited to one thread.",
+                                    "再加一条把 BLAS 限制为单线程的 CPU 曲线。")
+    gpu_kernels: bool = param(True, "naive and tiled kernels", "朴素与分块核函数",
+                              "On a GPU, also time the catalogue's naive and tiled kernels (fp32).",
+                              "有 GPU 时，也为目录中的朴素和分块核函数计时（fp32）。")
 
     def __post_init__(self) -> None:
         if not self.sizes or any(n < 1 or n > MAX_SIZE for n in self.sizes):
@@ -321,7 +337,7 @@ def _points(plan: _Plan, rng: np.random.Generator) -> Iterator[Progress | Partia
             yield Progress((i * len(names) + j) / steps, f"{name}: N={n}")
             point = plan.point_makers[name](n, a, b)
             plan.series[name] = plan.series[name].with_point(point)
-            yield PartialPoint(name, point)
+            yield PartialPoint(name, point, plan.series[name].provenance)
 
 
 def _final_notes(plan: _Plan, partial: Result) -> tuple[str, ...]:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, params_to_dict
+from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Parallel reduction"
 DESCRIPTION = ("Warp execution efficiency, branch efficiency and instructions of three block-sum kernels, exact "
                "from the SIMT emulator (and kernel times on a GPU when one is usable).")
+TITLE_ZH = "并行归约"
+DESCRIPTION_ZH = ("三个块内求和核函数的 warp 执行效率、分支效率和指令数，由 SIMT 仿真器精确算出"
+                  "（有可用 GPU 时还给出核函数时间）。")
 
 SERIES = (
     MetricSeries("warp execution efficiency (emulated)", "warp execution efficiency", "%",
@@ -32,10 +35,14 @@ class Params:
     """``n`` integers are summed, one partial sum per ``block`` threads; ``gpu_n`` and ``repeats``
     are for GPU timing."""
 
-    n: int = 4096
-    block: int = 256
-    gpu_n: int = 1 << 22
-    repeats: int = 20
+    n: int = param(4096, "integers n", "整数个数 n", "How many integers are summed.", "要求和的整数个数。")
+    block: int = param(256, "threads per block", "每块线程数",
+                       "Threads per block, one partial sum each (a power of two, 32 to 256).",
+                       "每个线程块的线程数，每块得出一个部分和（2 的幂，32 到 256）。")
+    gpu_n: int = param(1 << 22, "integers on the GPU", "GPU 上的整数个数",
+                       "Integers summed when timing on a GPU.", "在 GPU 上计时时求和的整数个数。")
+    repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
+                         "每个变体在 GPU 上计时的次数，取中位数。")
 
     def __post_init__(self) -> None:
         if self.n < 1 or self.gpu_n < 1:

@@ -19,6 +19,7 @@ from gpulab.experiments.base import (
     ExperimentGen,
     PartialPoint,
     Progress,
+    param,
     params_to_dict,
 )
 from gpulab.measure import (
@@ -35,6 +36,8 @@ from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = "Vector add: CPU vs GPU bandwidth"
 DESCRIPTION = "c[i] = a[i] + b[i] for growing n; GB/s counts bytes read plus written."
+TITLE_ZH = "向量加法：CPU 与 GPU 的带宽"
+DESCRIPTION_ZH = "n 逐步增大时计算 c[i] = a[i] + b[i]；GB/s 按读加写的字节数计算。"
 
 CPU_SERIES = "CPU (numpy)"
 GPU_SERIES = "GPU (CUDA kernel)"
@@ -46,11 +49,18 @@ FORMULA = (
 
 @dataclass(frozen=True)
 class Params:
-    sizes: tuple[int, ...] = (1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22)
-    repeats: int = 7
-    include_transfers: bool = False
-    dtype: Literal["fp32"] = "fp32"
-    model_gpu: str = "h100-sxm"
+    sizes: tuple[int, ...] = param((1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22), "sizes n", "规模 n",
+                                   "Vector lengths to run, comma-separated (2^20 is allowed).",
+                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。")
+    repeats: int = param(7, "repeats", "重复次数", "Timed calls per size; the median is kept.",
+                         "每个规模计时的次数，取中位数。")
+    include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
+                                    "Count copying a and b to the GPU and c back.",
+                                    "把 a、b 拷到 GPU 和把 c 拷回来的时间也算进去。")
+    dtype: Literal["fp32"] = param("fp32", "data type", "数据类型")
+    model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
+                           "Spec-table key of the GPU whose modelled curve is drawn.",
+                           "画模型估算曲线所用 GPU 在规格表中的键名。")
 
     def __post_init__(self) -> None:
         if not self.sizes or any(n < 1 for n in self.sizes):
@@ -198,18 +208,18 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         yield Progress(i / steps, f"CPU n={n}")
         point = rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
         cpu_series = cpu_series.with_point(point)
-        yield PartialPoint(CPU_SERIES, point)
+        yield PartialPoint(CPU_SERIES, point, cpu_series.provenance)
         if gpu_series is not None:
             yield Progress((i + 0.4) / steps, f"GPU n={n}")
             samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
             point = rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples))
             gpu_series = gpu_series.with_point(point)
-            yield PartialPoint(GPU_SERIES, point)
+            yield PartialPoint(GPU_SERIES, point, gpu_series.provenance)
         if model_series is not None:
             yield Progress((i + 0.8) / steps, f"model n={n}")
             point = _model_point(spec, n, params)
             model_series = model_series.with_point(point)
-            yield PartialPoint(model_series.name, point)
+            yield PartialPoint(model_series.name, point, model_series.provenance)
     yield Progress(1.0, "done")
     series = tuple(s for s in (cpu_series, gpu_series, model_series) if s is not None)
     result = Result("vector-add", params_to_dict(params), series)

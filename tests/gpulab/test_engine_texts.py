@@ -1,0 +1,201 @@
+"""Chinese beside the engine's English: experiment and kernel texts, device reasons, result notes."""
+
+import dataclasses
+import importlib.abc
+import re
+import sys
+import types
+
+import pytest
+
+from gpulab import devices, experiments, kernels, texts
+from gpulab.experiments import PartialPoint, drive, matmul, vector_add
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _chinese(text: str, english: str) -> bool:
+    return bool(text.strip()) and text != english and CJK.search(text) is not None
+
+
+@pytest.mark.parametrize("name", experiments.names())
+def test_every_experiment_has_a_chinese_title_and_description(name):
+    module = experiments.get(name)
+    assert _chinese(module.TITLE_ZH, module.TITLE)
+    assert _chinese(module.DESCRIPTION_ZH, module.DESCRIPTION)
+
+
+@pytest.mark.parametrize("name", experiments.names())
+def test_every_params_field_has_an_english_and_a_chinese_label(name):
+    params = experiments.get(name).Params()  # the labelled fields still have their defaults
+    for field in dataclasses.fields(params):
+        assert field.metadata.get("label"), f"{name}.{field.name} has no label"
+        assert _chinese(field.metadata.get("label_zh", ""), field.metadata["label"]), f"{name}.{field.name}"
+        if field.metadata.get("help"):
+            assert _chinese(field.metadata.get("help_zh", ""), field.metadata["help"]), f"{name}.{field.name}"
+
+
+def test_labelled_params_keep_their_defaults():
+    assert matmul.Params().sizes == (64, 128, 256, 512, 1024, 2048)
+    assert matmul.Params().repeats == 5
+    assert vector_add.Params().sizes == (1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22)
+    assert experiments.get("divergence").Params().kways == (2, 3, 4, 5, 6, 7, 8)
+
+
+@pytest.mark.parametrize("entry", sorted(kernels.catalogue()))
+def test_every_catalogue_kernel_has_chinese_title_description_and_lesson(entry):
+    spec = kernels.get(entry)
+    assert _chinese(spec.title_zh, spec.title)
+    assert _chinese(spec.description_zh, spec.description)
+    assert bool(spec.lesson_zh) == bool(spec.lesson)
+    if spec.lesson:
+        assert _chinese(spec.lesson_zh, spec.lesson)
+
+
+# ------------------------------------------------------------ device reasons
+
+
+class _BrokenCupyFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "cupy":
+            raise RuntimeError("libcudart.so.12: cannot open shared object file")
+        return None
+
+
+def _fake_cupy(count=1, error_status=None, driver=12020):
+    def device_count():
+        if error_status is not None:
+            error = RuntimeError(f"cuda error {error_status}")
+            error.status = error_status
+            raise error
+        return count
+
+    runtime = types.SimpleNamespace(
+        runtimeGetVersion=lambda: 12090, driverGetVersion=lambda: driver, getDeviceCount=device_count,
+        getDeviceProperties=lambda i: {"name": b"NVIDIA T4", "major": 7, "minor": 5},
+        deviceGetAttribute=lambda attr, i: 0, deviceGetPCIBusId=lambda i: None,
+        cudaDevAttrClockRate=1, cudaDevAttrMemoryClockRate=2, cudaDevAttrGlobalMemoryBusWidth=3,
+        cudaDevAttrL2CacheSize=4,
+    )  # fmt: skip
+    return types.SimpleNamespace(__version__="13.0", cuda=types.SimpleNamespace(runtime=runtime))
+
+
+def _status(code, monkeypatch):
+    """A CudaStatus with ``reason_code == code``, made by the real probe on a faked machine."""
+    if code == "no-cupy":
+        monkeypatch.setitem(sys.modules, "cupy", None)
+        return devices.probe_cuda()
+    if code == "cupy-broken":
+        monkeypatch.delitem(sys.modules, "cupy", raising=False)
+        monkeypatch.setattr(sys, "meta_path", [_BrokenCupyFinder(), *sys.meta_path])
+        return devices.probe_cuda()
+    monkeypatch.setattr(devices, "_libcuda_loadable", lambda: code == "old-driver")
+    fake = {
+        "ok": _fake_cupy(), "no-device": _fake_cupy(count=0), "no-driver": _fake_cupy(error_status=35),
+        "old-driver": _fake_cupy(error_status=35, driver=11080), "error": _fake_cupy(error_status=999),
+    }[code]  # fmt: skip
+    return devices._probe_with_cupy(fake)
+
+
+CODES = ("ok", "no-cupy", "cupy-broken", "no-driver", "old-driver", "no-device", "error")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_explain_gives_the_reason_in_english_and_in_chinese(code, monkeypatch):
+    status = _status(code, monkeypatch)
+    assert status.reason_code == code
+    assert devices.explain(status, "en") == status.reason
+    zh = devices.explain(status, "zh")
+    assert _chinese(zh, status.reason)
+    assert texts.translate(status.reason, "zh") == zh  # the same Chinese inside a result note
+
+
+def test_chinese_reasons_keep_the_versions_and_the_error_text(monkeypatch):
+    assert "12.9" in devices.explain(_status("no-driver", monkeypatch), "zh")
+    old = devices.explain(_status("old-driver", monkeypatch), "zh")
+    assert "11.8" in old and "12.9" in old
+    assert "libcudart.so.12" in devices.explain(_status("cupy-broken", monkeypatch), "zh")
+    assert "cuda error 999" in devices.explain(_status("error", monkeypatch), "zh")
+    reworded = devices.CudaStatus(False, "A reason worded some new way.", "old-driver", (), "13.0", "13.0", "12.2")
+    assert devices.explain(reworded, "zh") == devices.REASONS_ZH["old-driver"].format(driver="12.2", runtime="13.0")
+
+
+def test_the_monitor_reason_on_this_machine_has_chinese():
+    from gpulab.monitor import nvml_source
+
+    source = nvml_source()
+    if source.available:
+        pytest.skip("NVML works here: there is no reason to translate")
+    assert texts.translation_known(source.reason)
+    assert _chinese(texts.translate(source.reason, "zh"), source.reason)
+
+
+# ------------------------------------------------------------ result notes
+
+
+@pytest.fixture(scope="module")
+def cpu_runs():
+    """Tiny CPU runs of both CPU-vs-GPU experiments, with and without copies, and fp16 (no CPU series)."""
+    runs = []
+    for transfers in (False, True):
+        params = matmul.Params(sizes=(16, 32), include_transfers=transfers, repeats=1, cpu_single_thread=False)
+        runs.append(_events_and_result(matmul.run(params, matmul.Context())))
+        params = vector_add.Params(sizes=(1024, 4096), include_transfers=transfers, repeats=1)
+        runs.append(_events_and_result(vector_add.run(params, vector_add.Context())))
+    runs.append(_events_and_result(matmul.run(matmul.Params(sizes=(16,), dtype="fp16", repeats=1), matmul.Context())))
+    return runs
+
+
+def _events_and_result(gen):
+    events = []
+    result = drive(gen, events.append)
+    return events, result
+
+
+def test_every_note_of_the_cpu_vs_gpu_experiments_has_chinese(cpu_runs):
+    notes = {note for _events, result in cpu_runs for note in result.notes}
+    assert any(note.startswith("Crossover:") for note in notes)
+    missing = [note for note in notes if not texts.translation_known(note)]
+    assert not missing
+    for note in notes:
+        assert _chinese(texts.translate(note, "zh"), note), note
+
+
+def test_series_names_and_progress_messages_have_chinese(cpu_runs):
+    events = [event for run_events, _result in cpu_runs for event in run_events]
+    names = {e.series for e in events if isinstance(e, PartialPoint)}
+    messages = {e.message for e in events if not isinstance(e, PartialPoint)}
+    for text in names | messages:
+        assert texts.translation_known(text), text
+    assert texts.translate("CPU numpy (all 8 threads)", "zh") == "CPU numpy（全部 8 个线程）"
+
+
+def test_a_crossover_note_translates_the_series_names_inside_it():
+    note = "Crossover: Tesla T4 (model) (modelled) is faster than CPU numpy (1 thread) from N=256 up."
+    zh = texts.translate(note, "zh")
+    assert "Tesla T4（模型）（模型估算）" in zh
+    assert "CPU numpy（1 个线程）" in zh
+    assert "N=256" in zh
+
+
+def test_an_unknown_sentence_stays_english_and_english_is_never_changed():
+    assert texts.translate("A sentence nobody translated.", "zh") == "A sentence nobody translated."
+    assert texts.translate("Copies do not overlap with each other or with kernels.", "en").startswith("Copies")
+
+
+def test_partial_points_carry_their_series_provenance_from_the_first_point(cpu_runs):
+    for events, result in cpu_runs:
+        kinds = {s.name: s.provenance.kind for s in result.series}
+        first = {}
+        for event in events:
+            if isinstance(event, PartialPoint):
+                assert event.provenance is not None
+                first.setdefault(event.series, event.provenance.kind)
+        assert first == {name: kind for name, kind in kinds.items() if name in first}
+        assert "modelled" in first.values()
+
+
+def test_a_partial_point_without_provenance_is_still_accepted():
+    from gpulab.results import Point
+
+    assert PartialPoint("s", Point(1.0, 2.0, None, {})).provenance is None

@@ -7,11 +7,19 @@ what the visualizer asks for each timeline step: the lane-state matrix (warps x 
 memory traffic of a memory step (sectors needed vs fetched, banks hit) and the active-lane
 staircase of a warp.
 
-The emulator traces each warp separately and carries no launch-wide step number, so the
-timeline is rebuilt: warps whose next steps are at the same source site step together, and
-otherwise the warp at the earliest source position goes first. The emulator runs lanes in
-lock step and reconverges at the end of each construct, so this reproduces its order. (A
-``seq`` field on the steps, if the emulator ever records one, is used instead.)
+The emulator traces each warp separately and numbers every step with a launch-wide ``seq``:
+warps with the same number stepped together, so the timeline is the sorted distinct numbers
+(exact). Steps without ``seq`` (fake or older traces) are merged by source position instead:
+warps whose next steps are at the same source site step together, and otherwise the warp at
+the earliest source position goes first (this can misorder calls to functions defined below
+their caller).
+
+Lanes are "exited" when the step's ``exited_mask`` says they returned (a lane that skips an
+``if`` body is masked there, not exited); steps without it fall back to "never active
+again". :meth:`WarpSession.lane_registers` gives a lane's scalar local variables after a
+step (from the emulator's per-warp ``RegisterTrace``, kept in ``WarpSession.registers``),
+also in :attr:`LaneInfo.registers`; memory steps take their element size from the step's
+``itemsize``, falling back to the declarations in the source.
 
 :class:`EmulatorProcess` runs :func:`run_session` in a child process, so a GUI that waits for
 it keeps its interpreter lock; the session comes back with its steps as numpy columns
@@ -97,6 +105,7 @@ class LaneInfo:
     block: tuple[int, int, int]
     global_thread: int | None  # blockIdx.x * blockDim.x + threadIdx.x style linear id
     address: int | None  # byte address of this lane's access at a memory step
+    registers: Mapping[str, int | float | bool] = field(default_factory=dict)  # see lane_registers
 
 
 @dataclass(frozen=True)
@@ -187,13 +196,40 @@ def _order_key(step: Any) -> tuple[int, int]:
     return (seq, 0) if seq is not None else (step.line, step.col_start)
 
 
+def _seq_column(steps: Sequence[Any]) -> np.ndarray | None:
+    """The steps' ``seq`` numbers as an array, or None when any step lacks one."""
+    if isinstance(steps, StepTable):
+        kind, column = steps.columns.get("seq", ("", None))
+        if kind != "int" or np.any(column == _NONE):
+            return None
+        return column
+    seqs = [getattr(step, "seq", None) for step in steps]
+    if any(q is None for q in seqs):
+        return None
+    return np.array(seqs, dtype=np.int64)
+
+
+def _merge_by_seq(seqs: Sequence[np.ndarray]) -> np.ndarray:
+    """``step_at`` from launch-wide sequence numbers: one timeline step per distinct number."""
+    order = np.unique(np.concatenate(seqs)) if seqs else np.zeros(0, dtype=np.int64)
+    step_at = np.full((len(order), len(seqs)), -1, dtype=np.int32)
+    for row, seq in enumerate(seqs):
+        step_at[np.searchsorted(order, seq), row] = np.arange(len(seq), dtype=np.int32)
+    return step_at
+
+
 def merge_steps(per_warp: Sequence[Sequence[Any]]) -> np.ndarray:
     """Merge per-warp step lists into one timeline.
 
     Returns ``step_at`` of shape (timeline steps, warps): the warp's own step index at that
-    timeline step, or -1 where the warp does not execute. Warps whose next steps share a
-    source site step together; otherwise the earliest source position goes first.
+    timeline step, or -1 where the warp does not execute. When every step carries the
+    emulator's launch-wide ``seq``, warps with the same number step together, in number
+    order (exact). Otherwise warps whose next steps share a source site step together and
+    the earliest source position goes first.
     """
+    seqs = [_seq_column(steps) for steps in per_warp]
+    if per_warp and all(q is not None for q in seqs):
+        return _merge_by_seq(seqs)  # type: ignore[arg-type]
     heads = [0] * len(per_warp)
     rows: list[list[int]] = []
     while True:
@@ -300,6 +336,7 @@ class WarpSession:
     reference_match: bool | None = None  # emulated outputs vs the catalogue's numpy reference
     itemsizes: Mapping[str, int] = field(default_factory=dict)
     truncated: bool = False  # a warp hit the emulator's per-warp trace cap: later steps are missing
+    registers: list[Any] = field(default_factory=list)  # per row, the warp's simt RegisterTrace (or None)
 
     def __post_init__(self) -> None:
         self.step_at = merge_steps(self.steps)
@@ -310,9 +347,16 @@ class WarpSession:
         rows, longest = len(self.steps), max((len(s) for s in self.steps), default=0)
         self._masks = np.zeros((rows, longest), dtype=np.int64)
         self._barrier = np.zeros((rows, longest), dtype=bool)
+        self._exited = np.full((rows, longest), -1, dtype=np.int64)  # -1: the step has no exited_mask
+        self._lengths = np.array([len(s) for s in self.steps], dtype=np.int64)
         for r, steps in enumerate(self.steps):
             self._masks[r, : len(steps)] = [s.active_mask for s in steps]
             self._barrier[r, : len(steps)] = [s.kind == "barrier" for s in steps]
+            exited = [getattr(s, "exited_mask", None) for s in steps]
+            self._exited[r, : len(steps)] = [-1 if e is None else e for e in exited]
+        self._has_exited = np.array([len(s) > 0 for s in self.steps], dtype=bool) & np.all(
+            (self._exited >= 0) | (np.arange(longest)[None, :] >= self._lengths[:, None]), axis=1
+        )
         self._last_active = self._last_active_step()
         self._next_own = self._next_own_step()
         self._valid = self._valid_lanes()
@@ -398,7 +442,7 @@ class WarpSession:
         masks = np.where(executing, self._masks[rows, np.maximum(own, 0)], 0)
         at_barrier = self._barrier[rows, ref_index] & (ref < self._masks.shape[1])
         active = _lane_bits(masks)
-        exited = self._last_active < ref[:, None]
+        exited = self._exited_lanes(ref, ref_index)
         states = np.full((self.rows, WARP), LANE_WAITING, dtype=np.uint8)
         states[executing] = LANE_MASKED
         states[at_barrier] = LANE_BARRIER
@@ -407,6 +451,20 @@ class WarpSession:
         states[active] = np.broadcast_to(running[:, None], states.shape)[active]
         states[~self._valid] = LANE_IDLE
         return states
+
+    def _exited_lanes(self, ref: np.ndarray, ref_index: np.ndarray) -> np.ndarray:
+        """(rows, 32): lanes that have returned, before the warp's step ``ref`` (own index).
+
+        From the emulator's ``exited_mask`` where the steps carry it (a warp past its last
+        step has finished: all its lanes), else inferred: lanes never active again.
+        """
+        inferred = self._last_active < ref[:, None]
+        if not self._has_exited.any():
+            return inferred
+        rows = np.arange(self.rows)
+        done = ref >= self._lengths
+        recorded = np.where(done, 0xFFFF_FFFF, np.maximum(self._exited[rows, ref_index], 0))
+        return np.where(self._has_exited[:, None], _lane_bits(recorded), inferred)
 
     def next_divergence(self, g: int) -> int | None:
         """The first timeline step after ``g`` where a branch splits a warp's active lanes."""
@@ -436,7 +494,41 @@ class WarpSession:
             if step.addresses is not None:
                 address = step.addresses[lane]
         state = int(self.lane_states(g)[row, lane])
-        return LaneInfo(warp, lane, state, thread, block, global_thread, address)
+        registers = self.lane_registers(g, row, lane)
+        return LaneInfo(warp, lane, state, thread, block, global_thread, address, registers)
+
+    def _own_step_until(self, g: int, row: int) -> int | None:
+        """The warp's own index of its last step at or before timeline step ``g`` (None: none yet)."""
+        own = self.step_at[: self._clamp(g) + 1, row]
+        done = np.flatnonzero(own >= 0)
+        return int(own[done[-1]]) if len(done) else None
+
+    def _register_trace(self, row: int) -> Any:
+        return self.registers[row] if 0 <= row < len(self.registers) else None
+
+    def lane_registers(self, g: int, row: int, lane: int) -> dict[str, int | float | bool]:
+        """Scalar local variables of one lane after timeline step ``g``, for the hover text.
+
+        ``row`` is the warp's row (as in :meth:`lane_info`). Values are those after the warp's
+        last step at or before ``g``, for the function it is running there; variables the
+        lane has not reached yet, and every variable of a lane that has returned or is beyond
+        the launch, are left out. Integers and pointers (byte addresses) are ints, ``float``
+        values the shortest decimal that reads back as the same float32, ``bool`` bools.
+        Empty when the emulator recorded no registers (an untraced or fake session).
+        """
+        trace = self._register_trace(row)
+        own = self._own_step_until(g, row)
+        if trace is None or own is None:
+            return {}
+        return dict(trace.lane(own, lane))
+
+    def register_types(self, g: int, row: int) -> dict[str, str]:
+        """C type of each variable :meth:`lane_registers` may show at ``g`` (``"int"``, ``"float*"``)."""
+        trace = self._register_trace(row)
+        own = self._own_step_until(g, row)
+        if trace is None or own is None:
+            return {}
+        return {name: trace.type_of(name, own) for name in trace.at(own)}
 
     def memory(self, g: int, row: int | None = None) -> MemoryStep | None:
         """The memory traffic at timeline step ``g`` (None if it is not a memory step)."""
@@ -445,7 +537,7 @@ class WarpSession:
             return None
         if row is None or self.step_at[self._clamp(g), row] < 0:
             row = self.participants(g)[0]
-        itemsize = self.itemsizes.get(step.buffer, BANK_BYTES)
+        itemsize = getattr(step, "itemsize", 0) or self.itemsizes.get(step.buffer, BANK_BYTES)
         return analyse_memory_step(step, self.warps[row], itemsize)
 
     def timeline(self, row: int) -> Timeline:
@@ -571,6 +663,7 @@ def run_session(
         reference_match=match,
         itemsizes=buffer_itemsizes(source),
         truncated=bool(getattr(result, "trace_truncated", False)),
+        registers=[(getattr(result, "registers", None) or {}).get(w) for w in traced],
     )
 
 

@@ -101,21 +101,42 @@ Trace
 ``trace=True`` traces the warps of block 0 (at most 32 warps); ``trace=[ids]`` selects
 global warp ids. ``LaunchResult.trace[warp]`` is the ordered list of :class:`TraceStep`
 (line, column span, kind, 32-bit active mask; memory steps add per-lane addresses,
-sectors, 128-byte lines and the bank-conflict degree). Each warp keeps at most
-``trace.MAX_STEPS_PER_WARP`` (20,000) steps and ``LaunchResult.trace_truncated`` says
-when one was cut short; metrics always cover every warp.
+sectors, 128-byte lines, the bank-conflict degree and ``itemsize``, the bytes per element
+accessed). Every step also has ``seq``, a launch-wide sequence number: traced warps that
+take part in the same lock-step warp-step share it and later steps have larger numbers,
+so merging the warps' lists by ``seq`` gives the exact order the emulator ran them in;
+and ``exited_mask``, the lanes of the warp that have already returned from the kernel
+(lanes masked off by divergence, or waiting for a construct to end, are not in it). Each
+warp keeps at most ``trace.MAX_STEPS_PER_WARP`` (20,000) steps and
+``LaunchResult.trace_truncated`` says when one was cut short; metrics always cover every
+warp.
+
+``LaunchResult.registers[warp]`` (traced warps only; nothing is recorded, and nothing
+costs, without ``trace``) is a :class:`RegisterTrace`: after every statement that has a
+step, the per-lane values of the running function's scalar local variables and
+parameters in scope there (local arrays are memory, not registers).
+``registers[warp].at(k)`` gives ``{name: 32 per-lane values}`` after the warp's own step
+``k`` (None where a lane has not reached the declaration yet, has returned, or is a
+padding lane); ``registers[warp].lane(k, lane)`` one lane's defined values. Values are
+stored as changes in numpy columns, at most ``trace.MAX_REGISTER_CHANGES_PER_WARP``
+(20,000) change records per warp (``RegisterTrace.truncated`` says when the cap was hit).
+
+Syntax errors raise :class:`CompileError` with ``line`` and ``column`` in the original
+source (through macros and conditionals); a missing ``;`` is reported at the end of the
+line that lacks it, and a source that ends inside a construct at its last token.
 """
 
 from .api import LaunchResult, launch
 from .compiler import compile_source
 from .errors import Cancelled, CompileError, KernelFault, SimtError
-from .trace import TraceStep
+from .trace import RegisterTrace, TraceStep
 
 __all__ = [
            "Cancelled",
            "CompileError",
            "KernelFault",
            "LaunchResult",
+           "RegisterTrace",
            "SimtError",
            "TraceStep",
            "compile_source",

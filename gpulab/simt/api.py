@@ -13,7 +13,7 @@ from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
 from .machine import Counters, Machine
-from .trace import DEFAULT_TRACED_WARPS, TraceStep
+from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
 
 DEFAULT_MAX_STEPS = 10**8
@@ -40,6 +40,7 @@ class LaunchResult:
     lane_steps: int = 0
     provenance: str = "emulated"
     trace_truncated: bool = False
+    registers: dict[int, RegisterTrace] = field(default_factory=dict)
 
 
 def _ratio(a: int, b: int) -> float:
@@ -164,6 +165,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     program = compile_source(source, filename)
     fn = _find_kernel(program, kernel)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
+    mc.record_registers(program.registers)
     _check_memory_size(program, mc)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
@@ -176,7 +178,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
             original[...] = copy.reshape(original.shape)
     return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
                         mc.trace or {}, mc.counters.inst, mc.counters.lane_steps,
-                        trace_truncated=mc.trace_truncated)
+                        trace_truncated=mc.trace_truncated,
+                        registers=mc.registers.result() if mc.registers is not None else {})
 
 
 def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -26,6 +26,7 @@ from .ctypes_ import CType
 from .errors import CompileError, KernelFault
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed, preprocess
+from .registers import RegisterTable, Visible
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 
 Stmt = Callable[[Frame, Mask], Mask]
@@ -43,6 +44,7 @@ class Var:
     ctype: CType
     slot: int = -1
     address: int = 0
+    var_id: int = -1  # register variables: index in the program's RegisterTable
 
 
 @dataclass
@@ -79,6 +81,7 @@ class Program:
     pre: Preprocessed
     shared_bytes: int = 0
     local_bytes: int = 0
+    registers: RegisterTable = field(default_factory=RegisterTable)
 
     @property
     def kernels(self) -> list[str]:
@@ -137,6 +140,8 @@ class Compiler:
         self.typedefs: dict[str, CType] = {}
         self.nslots = 0
         self.current: Function | None = None
+        self.register_vars: list[tuple[str, CType]] = []
+        self.scope_ids: dict[tuple[int, ...], int] = {}
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -166,6 +171,31 @@ class Compiler:
     def new_slot(self) -> int:
         self.nslots += 1
         return self.nslots - 1
+
+    def register_var(self, name: str, ctype: CType) -> Var:
+        """A new register variable (a slot, and an id for the register trace)."""
+        self.register_vars.append((name, ctype))
+        return Var("reg", ctype, self.new_slot(), var_id=len(self.register_vars) - 1)
+
+    def visible_registers(self, scope: Scope) -> tuple[int, Visible]:
+        """(scope id, (variable id, slot) pairs) of the register variables in scope."""
+        seen: dict[str, Var] = {}
+        s: Scope | None = scope
+        while s is not None:
+            for name, var in s.names.items():
+                if name not in seen:
+                    seen[name] = var
+            s = s.parent
+        pairs = tuple(sorted((v.var_id, v.slot) for v in seen.values() if v.kind == "reg" and v.var_id >= 0))
+        ids = tuple(p[0] for p in pairs)
+        return self.scope_ids.setdefault(ids, len(self.scope_ids)), pairs
+
+    def register_table(self) -> RegisterTable:
+        kinds = tuple("p" if t.is_pointer or t.dtype is None else t.dtype.kind for _, t in self.register_vars)
+        sizes = tuple(8 if t.is_pointer or t.dtype is None else t.dtype.itemsize for _, t in self.register_vars)
+        scopes = tuple(sorted(self.scope_ids, key=self.scope_ids.__getitem__))
+        return RegisterTable(tuple(n for n, _ in self.register_vars),
+                             tuple(str(t) for _, t in self.register_vars), kinds, sizes, scopes)
 
     # ------------------------------------------------------------------ types
     def resolve_type(self, node: c_ast.Node) -> CType:
@@ -220,7 +250,7 @@ class Compiler:
         for fdef in defs:
             self.compile_function(fdef)
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
-                       self.local_bytes)
+                       self.local_bytes, self.register_table())
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type
@@ -252,7 +282,7 @@ class Compiler:
         self.nslots = 0
         scope = Scope()
         for name, ptype in fn.params:
-            scope.names[name] = Var("reg", ptype, self.new_slot())
+            scope.names[name] = self.register_var(name, ptype)
         body, _ = self.visit(fdef.body, scope)
         fn.body = body
         fn.nslots = self.nslots
@@ -283,10 +313,14 @@ class Compiler:
                 and node.name.name == "__syncthreads":
             kind = "barrier"
         ev = e.ev
+        scope_id, visible = self.visible_registers(scope)
 
         def run(fr: Frame, m: Mask) -> Mask:
-            fr.mc.step(m, site, kind)
+            mc = fr.mc
+            mc.step(m, site, kind)
             ev(fr, m)
+            if mc.registers is not None:
+                mc.registers.record(mc, fr.register_shadow(), fr.v, m.bits, scope_id, visible)
             return m
         return run
 
@@ -335,10 +369,12 @@ class Compiler:
             return self.declare_memory(node, ctype, scope, "shared"), False
         if ctype.is_array:
             return self.declare_memory(node, ctype, scope, "local"), False
-        slot = self.new_slot()
         init = self.initializer(node, ctype, scope)
-        scope.names[node.name] = Var("reg", ctype, slot)
+        var = self.register_var(node.name, ctype)
+        slot = var.slot
+        scope.names[node.name] = var
         site = self.site(node)
+        scope_id, visible = self.visible_registers(scope)
         if init is None:
             zero = np.int64(0) if ctype.is_pointer else ctype.dtype.type(0)  # type: ignore[union-attr]
 
@@ -349,8 +385,11 @@ class Compiler:
         ev = init.ev
 
         def run(fr: Frame, m: Mask) -> Mask:
-            fr.mc.step(m, site)
+            mc = fr.mc
+            mc.step(m, site)
             fr.v[slot] = ev(fr, m)
+            if mc.registers is not None:
+                mc.registers.record(mc, fr.register_shadow(), fr.v, m.bits, scope_id, visible)
             return m
         return run, False
 
@@ -537,8 +576,7 @@ class Compiler:
                 fr.retval = v if fr.retval is None else np.where(m.bits, v, fr.retval)
             fr.ret_bits = m.bits.copy() if fr.ret_bits is None else (fr.ret_bits | m.bits)
             if fr.is_kernel:
-                fr.mc.exited |= m.bits
-                fr.mc.live_count = fr.mc.full.count - int(np.count_nonzero(fr.mc.exited))
+                fr.mc.exit_lanes(m.bits)
             return fr.mc.empty
         return run, True
 
@@ -1031,6 +1069,10 @@ def _align(n: int, a: int) -> int:
 
 
 _PARSE_ERROR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
+_SUBSET = "(the emulator accepts a C subset of CUDA)"
+_ENDS_EXPRESSION = {"ID", "TYPEID", "INT_CONST_DEC", "INT_CONST_OCT", "INT_CONST_HEX", "INT_CONST_BIN",
+                    "INT_CONST_CHAR", "FLOAT_CONST", "HEX_FLOAT_CONST", "CHAR_CONST", "RPAREN", "RBRACKET",
+                    "PLUSPLUS", "MINUSMINUS"}
 
 
 def _next_token_position(parser: c_parser.CParser) -> tuple[int, int, str] | None:
@@ -1043,6 +1085,56 @@ def _next_token_position(parser: c_parser.CParser) -> tuple[int, int, str] | Non
         return None
 
 
+def _tokens(text: str, filename: str) -> list[Any]:
+    """pycparser's tokens of the preprocessed text (empty if it does not even lex)."""
+    from pycparser.c_lexer import CLexer
+
+    def ignore(message: str, line: int, column: int) -> None:
+        return None
+
+    lexer = CLexer(ignore)
+    lexer.input(text, filename)
+    tokens = []
+    try:
+        while (tok := lexer.token()) is not None:
+            tokens.append(tok)
+    except Exception:
+        return tokens
+    return tokens
+
+
+def _after(pre: Preprocessed, tok: Any) -> tuple[int, int]:
+    """Line and original column just after a token."""
+    return int(tok.lineno), pre.original_column(int(tok.lineno), int(tok.column) + len(str(tok.value)))
+
+
+def _end_of_input_error(pre: Preprocessed, filename: str) -> CompileError:
+    tokens = [t for t in _tokens(pre.text, filename) if t.lineno >= 1]
+    message = "syntax error: the source ends in the middle of a construct (is a '}' or ';' missing?)"
+    if not tokens:
+        return CompileError(message, None, None, "syntax")
+    line, col = _after(pre, tokens[-1])
+    return CompileError(message, line, col, "syntax")
+
+
+def _missing_semicolon_error(pre: Preprocessed, filename: str, line: int, col: int,
+                             detail: str) -> CompileError | None:
+    """A "before: X" error on the first token of a line after an expression usually means
+    the previous line lacks its ';': point at the end of that line, as a C compiler does."""
+    if not detail.startswith("before:"):
+        return None
+    tokens = _tokens(pre.text, filename)
+    at = next((k for k, t in enumerate(tokens) if (t.lineno, t.column) == (line, col)), None)
+    if not at:
+        return None
+    prev = tokens[at - 1]
+    if prev.lineno >= line or prev.type not in _ENDS_EXPRESSION:
+        return None
+    end_line, end_col = _after(pre, prev)
+    return CompileError(f"syntax error: expected ';' at the end of line {end_line} (before "
+                        f"{tokens[at].value!r} on line {line})", end_line, end_col, "syntax")
+
+
 def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
     parser = c_parser.CParser()
     try:
@@ -1051,6 +1143,8 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
         text = str(exc)
         m = _PARSE_ERROR.search(text)
         if m is None:
+            if text.endswith("At end of input"):
+                raise _end_of_input_error(pre, filename) from None
             where = _next_token_position(parser)
             if where is None or where[0] < 1:
                 raise CompileError(f"syntax error: {text}", None, None, "syntax") from None
@@ -1058,10 +1152,12 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
             raise CompileError(f"syntax error near {value!r} ({text.split(': ')[-1]})", line,
                                pre.original_column(line, col), "syntax") from None
         line, col = int(m.group(1)), int(m.group(2))
-        col = pre.original_column(line, col)
         detail = m.group(3).strip()
-        raise CompileError(f"syntax error {detail} (the emulator accepts a C subset of CUDA)",
-                           line, col, "syntax") from None
+        semicolon = _missing_semicolon_error(pre, filename, line, col, detail)
+        if semicolon is not None:
+            raise semicolon from None
+        raise CompileError(f"syntax error {detail} {_SUBSET}", line, pre.original_column(line, col),
+                           "syntax") from None
 
 
 @lru_cache(maxsize=64)

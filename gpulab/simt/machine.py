@@ -19,6 +19,7 @@ import numpy as np
 from . import metrics as mx
 from .ctypes_ import CType
 from .errors import Cancelled, KernelFault
+from .registers import RegisterRecorder, RegisterTable
 from .trace import MAX_STEPS_PER_WARP, TraceStep
 
 GLOBAL_BASE = 0x7F00_0000_0000
@@ -192,6 +193,9 @@ class Machine:
         self.live_count = self.full.count
         self.trace: dict[int, list[TraceStep]] | None = None
         self.trace_truncated = False
+        self.registers: RegisterRecorder | None = None
+        self.seq = 0
+        self._exited_masks: dict[int, int] = {}
         self._traced: np.ndarray | None = None
         if trace_warps is not None:
             self.select_traced(trace_warps)
@@ -201,6 +205,17 @@ class Machine:
         chosen = sorted({w for w in warps if 0 <= w < self.nwarps})
         self.trace = {w: [] for w in chosen}
         self._traced = np.array(chosen, dtype=np.int64)
+
+    def record_registers(self, table: RegisterTable) -> None:
+        """Also record the traced warps' register values (see :class:`trace.RegisterTrace`)."""
+        if self._traced is not None:
+            self.registers = RegisterRecorder(table, self._traced)
+
+    def exit_lanes(self, bits: np.ndarray) -> None:
+        """The lanes in ``bits`` return from the kernel."""
+        self.exited |= bits
+        self.live_count = self.full.count - int(np.count_nonzero(self.exited))
+        self._exited_masks.clear()
 
     def _build_lanes(self) -> None:
         """Which lane slots hold real threads; other per-lane arrays are built on demand."""
@@ -528,23 +543,31 @@ class Machine:
         else:
             self.trace_truncated = True
 
+    def _exited_mask(self, w: int) -> int:
+        mask = self._exited_masks.get(w)
+        if mask is None:
+            mask = self._exited_masks[w] = self._warp_mask(self.exited, w)
+        return mask
+
     def _trace_plain(self, m: Mask, site: Site, kind: str,
                      taken: np.ndarray | None = None) -> None:
         assert self._traced is not None
-        for w in self._traced[m.warp_any[self._traced]]:
+        self.seq += 1
+        for w in self._traced[m.warp_any[self._traced]].tolist():
             taken_mask = None
             if kind == "branch":
-                taken_mask = self._warp_mask(taken, int(w)) if taken is not None else 0
-            self._append(int(w), TraceStep(site.line, site.col_start, site.col_end, kind,
-                                           self._warp_mask(m.bits, int(w)),
-                                           taken_mask=taken_mask))
+                taken_mask = self._warp_mask(taken, w) if taken is not None else 0
+            self._append(w, TraceStep(site.line, site.col_start, site.col_end, kind,
+                                      self._warp_mask(m.bits, w), taken_mask=taken_mask,
+                                      seq=self.seq, exited_mask=self._exited_mask(w)))
 
     def _trace_memory(self, region: Region, kind: str, lanes: np.ndarray, a: np.ndarray,
                       itemsize: int, site: Site) -> None:
         if self._traced is None:
             return
         warps = lanes >> 5
-        for w in self._traced:
+        self.seq += 1
+        for w in self._traced.tolist():
             lo, hi = np.searchsorted(warps, [w, w + 1])
             if lo == hi:
                 continue
@@ -566,8 +589,10 @@ class Machine:
         else:
             sectors = tuple(sorted({x >> 5 for x in a.tolist()}))
             lines = tuple(sorted({x >> 7 for x in a.tolist()}))
+        w = int(lanes[0]) >> 5
         return TraceStep(site.line, site.col_start, site.col_end, kind, mask, tuple(per_lane),
-                         sectors, lines, degree, region.space, region.name)
+                         sectors, lines, degree, region.space, region.name, seq=self.seq,
+                         itemsize=itemsize, exited_mask=self._exited_mask(w))
 
 
 def _align(n: int, a: int) -> int:

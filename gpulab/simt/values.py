@@ -16,6 +16,7 @@ import numpy as np
 
 from .ctypes_ import BOOL, TRUTH, CType, convert
 from .machine import Machine, Mask, Site
+from .registers import Shadow
 
 Value = Any  # np.ndarray | np.generic
 Eval = Callable[["Frame", Mask], Value]
@@ -24,7 +25,7 @@ Eval = Callable[["Frame", Mask], Value]
 class Frame:
     """Registers of one (vectorized) function activation."""
 
-    __slots__ = ("cont", "is_kernel", "mc", "ret_bits", "retval", "v")
+    __slots__ = ("cont", "is_kernel", "mc", "ret_bits", "retval", "shadow", "v")
 
     def __init__(self, mc: Machine, nslots: int, is_kernel: bool = False) -> None:
         self.mc = mc
@@ -33,6 +34,13 @@ class Frame:
         self.retval: Value = None
         self.ret_bits: np.ndarray | None = None
         self.is_kernel = is_kernel
+        self.shadow: Shadow | None = None
+
+    def register_shadow(self) -> Shadow:
+        """Traced lanes' register values of this activation (created when first needed)."""
+        if self.shadow is None:
+            self.shadow = Shadow()
+        return self.shadow
 
 
 class LValue:

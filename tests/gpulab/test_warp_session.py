@@ -414,3 +414,143 @@ def test_a_session_says_when_the_emulator_cut_the_trace_short():
 
     s = ws.run_session("src", "k", (1, 1, 1), (32, 1, 1), [], launch=fake_launch)
     assert s.truncated is True
+
+
+# ------------------------------------------------------------------ emulator trace: seq, exited, itemsize, registers
+
+EVEN_ODD_ENTRY = "divergence_even_odd"
+
+
+def even_odd_session(n=64):
+    from gpulab import kernels
+
+    spec = kernels.get(EVEN_ODD_ENTRY)
+    values = (np.arange(64, dtype=np.uint32) * 1000 + 7).astype(np.uint32)
+    args = [values, np.zeros(64, np.uint32), np.int32(n)]
+    return values, ws.run_session(spec.source, spec.entry, (1,), (64,), args)
+
+
+def first_step_on_line(s, line, kind="stmt"):
+    return next(g for g in range(len(s)) if s.line(g) == line and s.step(g).kind == kind)
+
+
+def test_after_the_index_statement_lane_5_of_warp_1_in_block_0_has_i_37():
+    _, s = even_odd_session()
+    g = first_step_on_line(s, 9)
+    regs = s.lane_registers(g, 1, 5)
+    assert regs["i"] == 37 and regs["n"] == 64
+    assert "v" not in regs
+    assert s.lane_registers(g, 0, 5)["i"] == 5
+
+
+def test_on_the_odd_path_v_follows_the_odd_formula_not_the_even_one():
+    values, s = even_odd_session()
+    g = first_step_on_line(s, 17)  # v = v * 5 + 7;
+    x = int(values[37])
+    assert s.lane_registers(g, 1, 5)["v"] == (x * 5 + 7) % 2**32
+    assert s.lane_registers(g, 1, 5)["v"] != (x * 3 + 1) % 2**32
+    assert s.lane_registers(g - 1, 1, 5)["v"] == x  # before the odd path: the loaded value
+
+
+def test_lane_info_carries_the_lanes_registers_and_register_types_name_their_c_types():
+    _, s = even_odd_session()
+    g = first_step_on_line(s, 9)
+    assert s.lane_info(g, 1, 5).registers == s.lane_registers(g, 1, 5)
+    assert s.register_types(g, 1) == {"in": "unsigned int*", "out": "unsigned int*", "n": "int", "i": "int"}
+
+
+def test_lane_registers_are_empty_for_a_session_without_register_traces():
+    s = session([even_odd_warp(), even_odd_warp()])
+    assert s.lane_registers(2, 0, 3) == {} and s.register_types(2, 0) == {}
+    assert s.lane_info(2, 0, 3).registers == {}
+
+
+def test_lane_registers_are_empty_before_the_warps_first_step():
+    _, real = even_odd_session()
+    w0 = [TraceStep(8, 1, 2, "stmt", FULL, seq=1), TraceStep(9, 1, 2, "stmt", FULL, seq=5)]
+    w1 = [TraceStep(9, 1, 2, "stmt", FULL, seq=5)]
+    late = session([w0, w1])
+    late.registers = list(real.registers)
+    assert late.lane_registers(0, 1, 0) == {}
+    assert late.lane_registers(1, 1, 0)["i"] == 32
+
+
+LATE_DEFINITION = """__device__ unsigned int later(unsigned int x);
+extern "C" __global__ void k(unsigned int* out) {
+    unsigned int v = threadIdx.x;
+    if (threadIdx.x < 32) {
+        v = later(v);
+    } else {
+        v = v + 1;
+    }
+    out[threadIdx.x] = v;
+}
+__device__ unsigned int later(unsigned int x) {
+    return x * 3;
+}
+"""
+
+
+def test_the_emulators_sequence_numbers_put_a_call_to_a_later_function_before_the_else_side():
+    import dataclasses
+
+    s = ws.run_session(LATE_DEFINITION, "k", (1,), (64,), [np.zeros(64, np.uint32)])
+    lines = [s.line(g) for g in range(len(s))]
+    assert lines.index(12) < lines.index(7)  # warp 0 returns from later() before warp 1 runs the else side
+    assert s.participants(lines.index(12)) == [0] and s.participants(lines.index(7)) == [1]
+    without_seq = [[dataclasses.replace(step, seq=None) for step in steps] for steps in s.steps]
+    guessed = ws.merge_steps(without_seq)
+    guessed_lines = [without_seq[int(np.flatnonzero(r >= 0)[0])][int(r[r >= 0][0])].line for r in guessed]
+    assert guessed_lines.index(7) < guessed_lines.index(12)  # source order alone gets it wrong
+
+
+def test_merging_by_sequence_number_reads_a_step_table_column_and_matches_the_list_merge():
+    s = ws.run_session(LATE_DEFINITION, "k", (1,), (64,), [np.zeros(64, np.uint32)])
+    tables = [ws.StepTable(steps) for steps in s.steps]
+    assert np.array_equal(ws.merge_steps(tables), s.step_at)
+
+
+EARLY_RETURN = """extern "C" __global__ void k(int* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    if (i < n - 4) {
+        out[i] = 1;
+    }
+    out[i] += 10;
+}
+"""
+
+
+def test_returned_lanes_show_as_exited_and_lanes_skipping_an_if_body_as_masked():
+    s = ws.run_session(EARLY_RETURN, "k", (1,), (32,), [np.zeros(32, np.int32), np.int32(20)])
+    g = first_step_on_line(s, 5)
+    states = s.lane_states(g)[0]
+    assert np.all(states[:16] == ws.LANE_ACTIVE)
+    assert np.all(states[16:20] == ws.LANE_MASKED)  # alive, waiting for the if to end: not exited
+    assert np.all(states[20:] == ws.LANE_EXITED)
+    assert np.all(s.lane_states(len(s) - 1)[0, 16:20] == ws.LANE_ACTIVE)
+
+
+def test_a_memory_step_uses_the_item_size_the_emulator_traced_over_the_declarations():
+    addresses = tuple(0x7F00_0000_0000 + 8 * i for i in range(32))
+    load = stmt(3, kind="load", addresses=addresses, space="global", buffer="a", itemsize=8)
+    s = session([[stmt(2), load]], block=(32, 1, 1), source="__global__ void k(const float* a) {}")
+    assert s.itemsizes["a"] == 4
+    m = s.memory(1)
+    assert m is not None and m.itemsize == 8 and m.sectors_needed == 8
+
+
+def test_a_session_from_the_emulator_process_keeps_register_values(child):
+    session = child.run(divergent_request())
+    g = next(h for h in range(len(session)) if session.line(h) == 6)  # v = v * 3 on even lanes
+    assert session.lane_registers(g, 1, 4)["v"] == 36 * 3
+    assert session.lane_registers(g, 1, 5)["v"] == 37
+
+
+def test_a_syntax_error_through_the_emulator_process_keeps_its_line_and_column(child):
+    from gpulab import simt
+
+    broken = DIVERGENT.replace("v = v * 3;", "v = v * ;")
+    with pytest.raises(simt.CompileError) as caught:
+        child.run(divergent_request(source=broken))
+    assert (caught.value.line, caught.value.column) == (6, DIVERGENT.split("\n")[5].index("v") + 9)

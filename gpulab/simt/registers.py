@@ -82,6 +82,8 @@ class RegisterRecorder:
         assert mc.trace is not None
         rows = [r for r in np.flatnonzero(warp_active).tolist()
                 if not self.logs[r].truncated and len(mc.trace[self.warps[r]]) < MAX_STEPS_PER_WARP]
+        if not rows:  # a warp that cannot record any more never needs its shadow again
+            return
         live = ~mc.exited[self.lanes]
         changes = [(var, self._update(shadow, registers[slot], slot, active, live, var))
                    for var, slot in visible if registers[slot] is not None]

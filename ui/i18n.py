@@ -7,11 +7,14 @@ re-read their texts in ``retranslate()``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
+from gpulab.devices import CudaStatus
 from gpulab.paths import resource_path
 
 LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
@@ -85,3 +88,47 @@ def font_warning(language: str) -> str | None:
     if language == "zh" and not has_cjk_font():
         return NO_CJK_FONT_MESSAGE
     return None
+
+
+# ------------------------------------------------------------ texts from the engine
+# The engine (gpulab) cannot use Qt's tr(): it ships its own Chinese beside the English
+# (``TITLE_ZH``, ``title_zh``, ``metadata['label_zh']``, gpulab.texts). These helpers pick the
+# text of the current language; widgets call them again in retranslate() on a language switch.
+
+
+def localized(en: str, zh: str | None) -> str:
+    """``zh`` when the interface is Chinese and ``zh`` is not empty, else ``en``."""
+    return zh if _language == "zh" and zh else en
+
+
+def engine_text(source: Any, attribute: str) -> str:
+    """An engine text in the current language: ``TITLE`` -> ``TITLE_ZH`` on a module,
+    ``title`` -> ``title_zh`` on a record (a kernel catalogue entry)."""
+    suffix = "_ZH" if attribute.isupper() else "_zh"
+    en = getattr(source, attribute, "")
+    return localized(str(en), getattr(source, attribute + suffix, None))
+
+
+def field_text(field: Any, key: str = "label") -> str:
+    """A Params field's ``metadata[key]`` in the current language ('' when it has none)."""
+    metadata = getattr(field, "metadata", {}) or {}
+    return localized(str(metadata.get(key, "")), metadata.get(f"{key}_zh"))
+
+
+def engine_message(text: str) -> str:
+    """A sentence the engine wrote (a result note, a reason, a series name, a progress message)
+    in the current language, through :mod:`gpulab.texts`; unchanged when it has no Chinese."""
+    from gpulab.texts import translate
+
+    return translate(text, _language)
+
+
+def engine_messages(texts: Iterable[str]) -> list[str]:
+    return [engine_message(text) for text in texts]
+
+
+def device_reason(status: CudaStatus) -> str:
+    """Why CUDA is (not) usable, in the current language."""
+    from gpulab.devices import explain
+
+    return explain(status, _language)

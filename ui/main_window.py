@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
     def _show_device(self, report: DeviceReport | None) -> None:
         self.device_label.setText(device_summary(report))
         if report is not None:
-            self.device_label.setToolTip(report.cuda.reason)
+            self.device_label.setToolTip(i18n.device_reason(report.cuda))
 
     def show_message(self, level: str, text: str) -> None:
         """Notes pass through the status bar; warnings and errors stay until dismissed."""

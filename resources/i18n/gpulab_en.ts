@@ -82,6 +82,10 @@
         <translation>Series:</translation>
     </message>
     <message>
+        <source>Press Run sweep: the curves grow here, size by size.</source>
+        <translation>Press Run sweep: the curves grow here, size by size.</translation>
+    </message>
+    <message>
         <source>matrix size N</source>
         <translation>matrix size N</translation>
     </message>
@@ -114,8 +118,12 @@
         <translation>Large</translation>
     </message>
     <message>
-        <source>Huge (slow on a CPU)</source>
-        <translation>Huge (slow on a CPU)</translation>
+        <source>Huge</source>
+        <translation>Huge</translation>
+    </message>
+    <message>
+        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
+        <translation>Slow on a CPU: each of the largest multiplies takes seconds.</translation>
     </message>
     <message>
         <source>The GPU spec table cannot be read: %1</source>
@@ -362,6 +370,10 @@
     <message>
         <source>Cancel</source>
         <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Press Run: the points appear here as they are measured.</source>
+        <translation>Press Run: the points appear here as they are measured.</translation>
     </message>
     <message>
         <source>Experiment %1 cannot be loaded: %2</source>
@@ -705,6 +717,10 @@
     <message>
         <source>GPU counters hidden: %1</source>
         <translation>GPU counters hidden: %1</translation>
+    </message>
+    <message>
+        <source>Collecting samples…</source>
+        <translation>Collecting samples…</translation>
     </message>
     <message>
         <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>

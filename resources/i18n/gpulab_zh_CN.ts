@@ -83,6 +83,10 @@
         <translation>曲线：</translation>
     </message>
     <message>
+        <source>Press Run sweep: the curves grow here, size by size.</source>
+        <translation>按“开始扫描”：曲线会在这里按规模逐点生长。</translation>
+    </message>
+    <message>
         <source>matrix size N</source>
         <translation>矩阵规模 N</translation>
     </message>
@@ -115,8 +119,12 @@
         <translation>大</translation>
     </message>
     <message>
-        <source>Huge (slow on a CPU)</source>
-        <translation>超大（CPU 上很慢）</translation>
+        <source>Huge</source>
+        <translation>超大</translation>
+    </message>
+    <message>
+        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
+        <translation>在 CPU 上很慢：最大的几个矩阵乘法每次都要好几秒。</translation>
     </message>
     <message>
         <source>The GPU spec table cannot be read: %1</source>
@@ -363,6 +371,10 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>Press Run: the points appear here as they are measured.</source>
+        <translation>按“运行”：每测出一个点，就会显示在这里。</translation>
     </message>
     <message>
         <source>Experiment %1 cannot be loaded: %2</source>
@@ -706,6 +718,10 @@
     <message>
         <source>GPU counters hidden: %1</source>
         <translation>已隐藏 GPU 计数器：%1</translation>
+    </message>
+    <message>
+        <source>Collecting samples…</source>
+        <translation>正在采样…</translation>
     </message>
     <message>
         <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>

@@ -188,5 +188,5 @@ def test_engine_texts_switch_language_when_the_engine_provides_them(
     assert "Steps:" in _texts(panel)
     i18n.set_language("zh")
     assert panel.experiment_combo.currentText() == "假的平方"
-    assert "步数:" in _texts(panel)
+    assert "步数：" in _texts(panel)
     assert panel.editors["steps"].text() == "3"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -37,12 +37,14 @@ from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.measure import best_series, crossover
 from gpulab.results import Point, Result
+from ui.i18n import engine_message, engine_messages, engine_text
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import ProvenanceBadge, kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
+from ui.widgets.live_plot import PlotPlaceholder
 from ui.widgets.monitor import MonitorStrip
 from ui.widgets.race import Lane, RaceView
 
@@ -145,6 +147,7 @@ class CpuVsGpuPanel(Panel):
         self.series: dict[str, SeriesView] = {}
         self.markers: list[pg.InfiniteLine] = []
         self.crossover_size: int | None = None
+        self.announced_kinds: dict[str, str] = {}  # series -> provenance kind, from the engine's events
         self.monitor = monitor or MonitorStrip()
         self._dirty: set[str] = set()
         self._timer = QTimer(self)
@@ -171,8 +174,7 @@ class CpuVsGpuPanel(Panel):
         self.dtype_combo = QComboBox()
         self.model_combo = QComboBox()
         for combo in (self.experiment_combo, self.sizes_combo, self.dtype_combo, self.model_combo):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(8)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # never clipped
         self.transfers_box = QCheckBox()
         self.run_button = QPushButton()
         self.run_button.clicked.connect(self.run_sweep)
@@ -182,6 +184,7 @@ class CpuVsGpuPanel(Panel):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        self.progress.hide()  # shown while a sweep runs; an empty bar at rest looks like a text field
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.export_button = ExportButton()
@@ -195,6 +198,7 @@ class CpuVsGpuPanel(Panel):
     def _make_views(self) -> None:
         self.rate_plot = _log_plot()
         self.time_plot = _log_plot()
+        self.placeholders = [PlotPlaceholder(self.rate_plot), PlotPlaceholder(self.time_plot)]
         self.race = RaceView()
         self.race_size_combo = QComboBox()
         self.race_button = QPushButton()
@@ -220,7 +224,7 @@ class CpuVsGpuPanel(Panel):
 
     def _build_layout(self) -> None:
         self.form = QFormLayout()
-        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)  # labels above: room for whole choices
         self.labels = {key: QLabel() for key in ("experiment", "sizes", "dtype", "model")}
         self.form.addRow(self.labels["experiment"], self.experiment_combo)
         self.form.addRow(self.labels["sizes"], self.sizes_combo)
@@ -246,6 +250,8 @@ class CpuVsGpuPanel(Panel):
         notes_scroll.setWidget(self.notes)
         notes_scroll.setMaximumHeight(72)
         notes_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        notes_scroll.hide()  # until a result has notes
+        self.notes_scroll = notes_scroll
         right = QVBoxLayout()
         right.addWidget(self.tabs, 1)
         right.addWidget(notes_scroll)
@@ -286,6 +292,24 @@ class CpuVsGpuPanel(Panel):
         self._fill_sizes()
         self._label_axes()
         self._relabel_legends()
+        self._show_placeholders()
+        self._rebuild_legend_box()
+        self._show_notes()
+        self._race_size_chosen()
+
+    def _show_placeholders(self) -> None:
+        """Before the first point: say what to do instead of showing empty axes."""
+        has_points = any(view.points for view in self.series.values())
+        for placeholder in self.placeholders:
+            if has_points:
+                placeholder.dismiss()
+            else:
+                placeholder.show_text(self.tr("Press Run sweep: the curves grow here, size by size."))
+
+    def _show_notes(self) -> None:
+        notes = self.last_result.notes if self.last_result is not None else ()
+        self.notes.setText("\n".join(engine_messages(notes)))
+        self.notes_scroll.setVisible(bool(notes))
 
     def _label_axes(self) -> None:
         unit = self._unit()
@@ -316,14 +340,17 @@ class CpuVsGpuPanel(Panel):
     def _fill_sizes(self) -> None:
         names = {
             "quick": self.tr("Quick"), "standard": self.tr("Standard"),
-            "large": self.tr("Large"), "huge": self.tr("Huge (slow on a CPU)"),
+            "large": self.tr("Large"), "huge": self.tr("Huge"),
         }  # fmt: skip
+        slow = self.tr("Slow on a CPU: each of the largest multiplies takes seconds.")
         current = self.sizes_combo.currentIndex()
         self.sizes_combo.blockSignals(True)
         self.sizes_combo.clear()
         for key, sizes in SIZE_PRESETS[self.experiment]:
             text = f"{names[key]}: {size_text(sizes[0])} … {size_text(sizes[-1])}"
             self.sizes_combo.addItem(text, sizes)
+            if key == "huge":  # the warning as a tooltip keeps the list narrow
+                self.sizes_combo.setItemData(self.sizes_combo.count() - 1, slow, Qt.ItemDataRole.ToolTipRole)
         self.sizes_combo.setCurrentIndex(current if 0 <= current < self.sizes_combo.count() else 0)
         self.sizes_combo.blockSignals(False)
 
@@ -378,9 +405,11 @@ class CpuVsGpuPanel(Panel):
         module = experiments.get(self.experiment)
         params = params if params is not None else self.params()
         self.clear()
-        job = self.services.runner.submit(module.TITLE, self._device(), lambda ctx: module.run(params, ctx))
+        title = engine_text(module, "TITLE")
+        job = self.services.runner.submit(title, self._device(), lambda ctx: module.run(params, ctx))
         self.job = job
         job.progress.connect(self._progress)
+        job.series_kind.connect(self.announce_kind)
         job.partial.connect(self.add_point)
         job.finished.connect(self._finished)
         job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
@@ -404,7 +433,7 @@ class CpuVsGpuPanel(Panel):
 
     def _progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(fraction * 1000))
-        self.status.setText(message)
+        self.status.setText(engine_message(message))
 
     def _finished(self, result: Result) -> None:
         self.last_result = result
@@ -417,7 +446,7 @@ class CpuVsGpuPanel(Panel):
         self._relabel_legends()
         self._rebuild_legend_box()
         self._mark_crossover(result)
-        self.notes.setText("\n".join(result.notes))
+        self._show_notes()
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
         self._ended(self.tr("Done."))
 
@@ -431,6 +460,7 @@ class CpuVsGpuPanel(Panel):
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
         for widget in (self.experiment_combo, self.sizes_combo, self.dtype_combo, self.model_combo,
                        self.transfers_box):  # fmt: skip
             widget.setEnabled(not running and (widget is not self.dtype_combo or widget.count() > 1))
@@ -445,7 +475,9 @@ class CpuVsGpuPanel(Panel):
         self.markers.clear()
         self.crossover_size = None
         self._dirty.clear()
-        self.notes.setText("")
+        self.announced_kinds.clear()
+        self._show_notes()
+        self._show_placeholders()
         self.progress.setValue(0)
         self.race.set_lanes([])
         self.race_size_combo.clear()
@@ -455,11 +487,24 @@ class CpuVsGpuPanel(Panel):
     def add_point(self, name: str, point: Point) -> None:
         """A new point of series ``name``: stored now, drawn at the next redraw tick."""
         if name not in self.series:
-            self._new_series(name, str(point.extra.get("kind", "measured")))
+            kind = self.announced_kinds.get(name) or str(point.extra.get("kind", "measured"))
+            self._new_series(name, kind)
         self.series[name].points.append(point)
+        for placeholder in self.placeholders:
+            placeholder.dismiss()
         self._dirty.add(name)
         if not self._timer.isActive():
             self._timer.start()
+
+    def announce_kind(self, name: str, kind: str) -> None:
+        """The engine said what kind of numbers series ``name`` holds (before or with its first point)."""
+        self.announced_kinds[name] = kind
+        view = self.series.get(name)
+        if view is not None and view.kind != kind:
+            view.kind = kind
+            self._style_series(name)
+            self._relabel_legends()
+            self._rebuild_legend_box()
 
     def _new_series(self, name: str, kind: str) -> None:
         index = len(self.series)
@@ -522,7 +567,7 @@ class CpuVsGpuPanel(Panel):
                 view = next((v for n, v in self.series.items() if sample.item in (v.rate_curve, v.time_curve)), None)
                 name = next((n for n, v in self.series.items() if v is view), None)
                 if view is not None and name is not None:
-                    label.setText(f"{name} — {kind_label(view.kind)}")
+                    label.setText(f"{engine_message(name)} — {kind_label(view.kind)}")
 
     def _rebuild_legend_box(self) -> None:
         while self.legend_grid.count():
@@ -536,7 +581,7 @@ class CpuVsGpuPanel(Panel):
             colour = theme.curve_colors[view.index % len(theme.curve_colors)]
             swatch = QLabel("╍╍" if view.kind == "modelled" else "━━")
             swatch.setStyleSheet(f"color: {colour}; font-weight: bold;")
-            label = QLabel(name)
+            label = QLabel(engine_message(name))
             label.setWordWrap(True)
             badge = ProvenanceBadge(view.kind)
             self.legend_grid.addWidget(swatch, 2 * row, 0)
@@ -556,14 +601,26 @@ class CpuVsGpuPanel(Panel):
             return
         text = self.tr("GPU wins from %1").replace("%1", size_text(size))
         for plot in (self.rate_plot, self.time_plot):
-            line = pg.InfiniteLine(
-                pos=math.log10(size), angle=90, movable=False, label=text,
-                pen=pg.mkPen(current_theme().text, width=2, style=Qt.PenStyle.DotLine),
-                labelOpts={"position": 0.1, "color": current_theme().text, "fill": current_theme().base},
-            )  # fmt: skip
+            line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False, label=text,
+                                   labelOpts={"position": 0.1})  # fmt: skip
             plot.addItem(line, ignoreBounds=True)
             self.markers.append(line)
+        self._style_markers()
         self.crossover_size = size
+
+    def _style_markers(self) -> None:
+        """The crossover line and its label in the theme's text colour and type size, on an opaque box."""
+        theme = current_theme()
+        font = QFont()
+        font.setPointSize(theme.font_pt)
+        font.setBold(True)
+        for line in self.markers:
+            line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DotLine))
+            line.label.setColor(theme.text)
+            line.label.fill = pg.mkBrush(theme.base)
+            line.label.border = pg.mkPen(theme.text)
+            line.label.setFont(font)
+            line.label.update()
 
     # ------------------------------------------------------------ race
 
@@ -584,7 +641,8 @@ class CpuVsGpuPanel(Panel):
             point = next((p for p in view.points if p.x == size), None)
             if point is not None and point.extra.get("seconds"):
                 colour = theme.curve_colors[view.index % len(theme.curve_colors)]
-                lanes.append(Lane(name, float(point.extra["seconds"]), view.kind, colour, lane_parts(point)))
+                label = engine_message(name)
+                lanes.append(Lane(label, float(point.extra["seconds"]), view.kind, colour, lane_parts(point)))
         return lanes
 
     def _race_size_chosen(self, _index: int = 0) -> None:
@@ -638,11 +696,20 @@ class CpuVsGpuPanel(Panel):
 
     def showEvent(self, event: QShowEvent) -> None:
         self._fit_controls()
+        self._fit_monitor()
         super().showEvent(event)
+
+    def _fit_monitor(self) -> None:
+        """Room for the monitor's title, a readable plot and two lines of reason, in this theme's type."""
+        self.monitor.setMaximumHeight(max(130, 7 * self.fontMetrics().height()))
 
     def _restyle(self) -> None:
         self._fit_controls()
+        self._fit_monitor()
         for name in self.series:
             self._style_series(name)
         self._rebuild_legend_box()
+        self._style_markers()
+        for placeholder in self.placeholders:
+            placeholder.restyle()
         self.race.update()

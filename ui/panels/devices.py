@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpulab.devices import BlasInfo, CpuInfo, CudaStatus, DeviceReport, GpuInfo
+from ui import i18n
 from ui.panels.base import Panel
 from ui.services import Services
 
@@ -205,7 +206,7 @@ class DevicesPanel(Panel):
             head = self.tr("GPU ready: %1 CUDA device(s).").replace("%1", str(len(cuda.devices)))
         else:
             head = self.tr("No usable GPU: %1.").replace("%1", short_reason(cuda))
-        self.banner.setText(f"<b>{head}</b><br>{_escape(cuda.reason)}")
+        self.banner.setText(f"<b>{head}</b><br>{_escape(i18n.device_reason(cuda))}")
 
     def _sections(self, report: DeviceReport) -> list[tuple[str, Rows]]:
         gpus = [(f"GPU {gpu.index}: {gpu.name}", gpu_rows(gpu)) for gpu in report.cuda.devices]

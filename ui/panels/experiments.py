@@ -31,7 +31,7 @@ from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.badge import weakest_kind
-from ui.widgets.live_plot import LivePlot, SeriesLegend
+from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
 
 translate = QCoreApplication.translate
 
@@ -87,15 +87,19 @@ def device_title(key: str, report: DeviceReport | None) -> str:
 
 def localized(module: ModuleType, attribute: str) -> str:
     """``TITLE`` or ``DESCRIPTION`` in the current language (``TITLE_ZH`` when the engine has it)."""
-    language = i18n.current_language().upper()
-    return str(getattr(module, f"{attribute}_{language}", None) or getattr(module, attribute))
+    return i18n.engine_text(module, attribute)
 
 
 def field_label(field: dataclasses.Field[Any]) -> str:
     """A parameter's label: ``metadata['label_zh']`` / ``['label']`` if given, else its name."""
-    language = i18n.current_language()
-    text = field.metadata.get(f"label_{language}") or field.metadata.get("label")
-    return f"{text or field.name.replace('_', ' ')}:"
+    colon = i18n.localized(":", "：")
+    return f"{i18n.field_text(field, 'label') or field.name.replace('_', ' ')}{colon}"
+
+
+def field_help(field: dataclasses.Field[Any]) -> str:
+    """A parameter's help (its tooltip), with the name a script would use."""
+    text = i18n.field_text(field, "help")
+    return f"{text} ({field.name})" if text else field.name
 
 
 def _experiment_title(name: str) -> str:
@@ -143,9 +147,11 @@ class ExperimentsPanel(Panel):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        self.progress.hide()  # shown while a run is going; an empty bar at rest looks like a text field
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.plot = LivePlot()
+        self.placeholder = PlotPlaceholder(self.plot)
         self.legend = SeriesLegend(self.plot)
         self.notes = QPlainTextEdit()
         self.notes.setReadOnly(True)
@@ -193,6 +199,8 @@ class ExperimentsPanel(Panel):
         self.device_label.setText(self.tr("Run on:"))
         self.run_button.setText(self.tr("Run"))
         self.cancel_button.setText(self.tr("Cancel"))
+        if not self.placeholder.isHidden():
+            self.placeholder.show_text(self.tr("Press Run: the points appear here as they are measured."))
         self._fill_devices(self.services.devices.report)
         self._retranslate_experiment()
         if self.last_result is not None:
@@ -225,6 +233,9 @@ class ExperimentsPanel(Panel):
             label = self.params_form.itemAt(row, QFormLayout.ItemRole.LabelRole)
             if label is not None and isinstance(label.widget(), QLabel):
                 label.widget().setText(field_label(field))
+                label.widget().setToolTip(field_help(field))
+        if self.last_result is not None:
+            self._show_notes(self.last_result)
 
     # ------------------------------------------------------------ choosing
 
@@ -259,7 +270,9 @@ class ExperimentsPanel(Panel):
         for field in dataclasses.fields(self.module.Params):
             editor = field_editor(hints[field.name], field_default(field))
             self.editors[field.name] = editor
-            self.params_form.addRow(field_label(field), editor)
+            label = QLabel(field_label(field))
+            label.setToolTip(field_help(field))
+            self.params_form.addRow(label, editor)
         self._fit_controls()
 
     def _fill_devices(self, report: DeviceReport | None) -> None:
@@ -289,7 +302,7 @@ class ExperimentsPanel(Panel):
         if params is None:
             return None
         module, device = self.module, self.device_combo.currentData() or "cpu"
-        job = self.services.runner.submit(module.TITLE, device, lambda ctx: module.run(params, ctx))
+        job = self.services.runner.submit(localized(module, "TITLE"), device, lambda ctx: module.run(params, ctx))
         self._watch(job)
         return job
 
@@ -303,6 +316,7 @@ class ExperimentsPanel(Panel):
         self.status.setText(self.tr("Waiting for the device to be free…"))
         job.progress.connect(self._progress)
         job.partial.connect(self.plot.add_point)
+        job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
         job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
@@ -320,14 +334,17 @@ class ExperimentsPanel(Panel):
 
     def _progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(fraction * 1000))
-        self.status.setText(message)
+        self.status.setText(i18n.engine_message(message))
+
+    def _show_notes(self, result: Result) -> None:
+        self.notes.setMaximumHeight(self.notes.fontMetrics().lineSpacing() * 6 + 12)
+        self.notes.setPlainText("\n".join(i18n.engine_messages(result.notes)))
+        self.notes.setVisible(bool(result.notes))
 
     def _finished(self, result: Result) -> None:
         self.last_result = result
         self.plot.label_series(result)
-        self.notes.setMaximumHeight(self.notes.fontMetrics().lineSpacing() * 6 + 12)
-        self.notes.setPlainText("\n".join(result.notes))
-        self.notes.setVisible(bool(result.notes))
+        self._show_notes(result)
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
         self._ended(self.tr("Done."))
 
@@ -340,4 +357,5 @@ class ExperimentsPanel(Panel):
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running and self.module is not None)
         self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
         self.experiment_combo.setEnabled(not running)

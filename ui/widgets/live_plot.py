@@ -10,15 +10,67 @@ from __future__ import annotations
 from html import escape
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.results import Point, Result
-from ui.theme import curve_pen, style_plot
+from ui.i18n import engine_message
+from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
 
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
 LINE_SAMPLES = {"modelled": "┅┅┅", "replayed": "┈┈┈"}  # others are solid: ━━━
+
+
+class PlotPlaceholder(QLabel):
+    """A line of text over an empty plot ("Press Run…"), filling it, until data arrives.
+
+    It also blanks the plot's tick labels while shown: an empty plot's default axes (a log
+    axis from 2 to 9) mean nothing and invite a wrong reading.
+    """
+
+    def __init__(self, plot: pg.PlotWidget, larger_pt: int = 2) -> None:
+        super().__init__(plot)
+        self.plot = plot
+        self.larger_pt = larger_pt  # points above the theme's type size
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setObjectName("plotPlaceholder")
+        plot.installEventFilter(self)
+        self._fit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.plot and event.type() == QEvent.Type.Resize:
+            self._fit()
+        return False
+
+    def _fit(self) -> None:
+        margin = max(8, self.plot.width() // 10)
+        self.setGeometry(margin, 0, max(1, self.plot.width() - 2 * margin), self.plot.height())
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` over the plot and hide its tick labels."""
+        self.setText(text)
+        self.restyle()
+        self._fit()
+        self.show()
+        self.raise_()
+        for side in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(side).setStyle(showValues=False)
+
+    def dismiss(self) -> None:
+        """Hide the text and give the axes their tick labels back."""
+        if self.isHidden():
+            return
+        self.hide()
+        for side in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(side).setStyle(showValues=True)
+
+    def restyle(self) -> None:
+        theme = current_theme()
+        size = theme.font_pt + self.larger_pt
+        self.setStyleSheet(f"color: {theme.muted}; font-size: {size}pt; background: transparent;")
 
 
 class LivePlot(pg.PlotWidget):
@@ -133,6 +185,7 @@ class SeriesLegend(QLabel):
 
 def _entry_html(name: str, colour: str, kind: str) -> str:
     sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
+    name = engine_message(name)  # the engine's English series name, in the interface language
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
     return f"{sample}&nbsp;{label}"
 

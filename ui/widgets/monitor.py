@@ -14,11 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from gpulab.monitor import GpuSample, Sampler, Snapshot
+from ui.i18n import engine_message
 from ui.theme import curve_pen, style_plot
+from ui.widgets.live_plot import PlotPlaceholder
 
 REFRESH_MS = 250
 WINDOW_S = 60.0
@@ -66,6 +68,22 @@ def _small_plot(y_max: float | None) -> pg.PlotWidget:
     return plot
 
 
+class WrappedLine(QLabel):
+    """A label that wraps at its width, without telling layouts it has a height-for-width.
+
+    A height-for-width child makes a scrolling panel as tall as its size hint (a scroll bar
+    appears at 1024 x 768); the owner sets the height the wrapped text needs instead.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setMinimumWidth(1)  # wraps to the strip's width, never widens the window
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 class MonitorStrip(QWidget):
     """CPU per-core utilization and, with NVML, GPU counters, as small scrolling plots."""
 
@@ -82,13 +100,14 @@ class MonitorStrip(QWidget):
         self.gpu_plots: dict[str, pg.PlotWidget] = {m.key: _small_plot(m.y_max) for m in GPU_METRICS}
         self.gpu_curves: dict[str, list[pg.PlotDataItem]] = {m.key: [] for m in GPU_METRICS}
         self.titles: dict[str, QLabel] = {}
-        self.reason = QLabel()
+        self.reason = WrappedLine()
         self.caveat = QLabel()
         self.caveat.setWordWrap(True)
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
         self._build()
+        self.waiting = PlotPlaceholder(self.cpu_plot, larger_pt=0)  # until two samples make a line
         self._show_sources()
         self.retranslate()
 
@@ -138,9 +157,12 @@ class MonitorStrip(QWidget):
         }
         for key, text in titles.items():
             self.titles[key].setText(text)
-        self.reason.setText(self.tr("GPU counters hidden: %1").replace("%1", self.gpu_source.reason))
+        reason = engine_message(self.gpu_source.reason)
+        self.reason.setText(self.tr("GPU counters hidden: %1").replace("%1", reason))
         self.reason.setToolTip(self.reason.text())
-        self.reason.setMinimumWidth(1)  # a long reason is cut at the strip's edge, whole in the tooltip
+        self._fit_reason()
+        if not self.waiting.isHidden():
+            self.waiting.show_text(self.tr("Collecting samples…"))
         self.caveat.setText(self.tr(
             "Note: “GPU utilization” only means a kernel was running during the sample, "
             "not that the SMs were busy; one tiny kernel can show 100%."))  # fmt: skip
@@ -164,6 +186,15 @@ class MonitorStrip(QWidget):
         self.stop()
         super().hideEvent(event)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_reason()
+
+    def _fit_reason(self) -> None:
+        """As many lines as the reason needs at the strip's width."""
+        width = max(self.width() - 4, 100)
+        self.reason.setFixedHeight(self.reason.heightForWidth(width))
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.stop()
         super().closeEvent(event)
@@ -178,6 +209,8 @@ class MonitorStrip(QWidget):
     def refresh(self) -> None:
         """Redraw every plot from the sampler's history (called by the timer)."""
         history = self.sampler.history()
+        if len(history) >= 2:
+            self.waiting.dismiss()
         if not history:
             return
         times = np.array([s.time_s for s in history]) - history[-1].time_s

@@ -31,6 +31,16 @@ class Lane:
     parts: tuple[tuple[str, float], ...] = ()
 
 
+def readable_on(fill: QColor) -> QColor:
+    """Black or white, whichever reads better on ``fill`` (relative luminance, WCAG)."""
+
+    def linear(channel: float) -> float:
+        return channel / 12.92 if channel <= 0.03928 else ((channel + 0.055) / 1.055) ** 2.4
+
+    luminance = 0.2126 * linear(fill.redF()) + 0.7152 * linear(fill.greenF()) + 0.0722 * linear(fill.blueF())
+    return QColor("#000000") if luminance > 0.179 else QColor("#ffffff")
+
+
 def format_seconds(seconds: float) -> str:
     """A time with a unit a room can read: µs, ms or s, three significant figures."""
     if seconds < 1e-3:
@@ -198,9 +208,21 @@ class RaceView(QWidget):
             painter.drawRect(shown)
             title = self.part_title(part)
             if shown.width() >= painter.fontMetrics().horizontalAdvance(title) + 8:
-                painter.setPen(QColor("#000000") if part != "kernel" else QColor("#ffffff"))
-                painter.drawText(shown, Qt.AlignmentFlag.AlignCenter, title)
+                self._paint_part_title(painter, shown, shade, title, lane.kind == "modelled")
             left += width
+
+    def _paint_part_title(self, painter: QPainter, box: QRectF, shade: QColor, title: str, hatched: bool) -> None:
+        """A part's name, readable on its fill: on a hatched (modelled) fill, on a plain box of the base colour."""
+        metrics = painter.fontMetrics()
+        if hatched:
+            theme = current_theme()
+            plate = QRectF(0, 0, metrics.horizontalAdvance(title) + 6, metrics.height())
+            plate.moveCenter(box.center())
+            painter.fillRect(plate, QColor(theme.base))
+            painter.setPen(QColor(theme.text))
+        else:
+            painter.setPen(readable_on(shade))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, title)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -1,0 +1,101 @@
+"""Texts that come from the engine follow the interface language: experiment titles and
+parameters, the no-GPU reason, series names, result notes and the monitor's reason."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpulab import devices, kernels
+from gpulab.experiments import matmul
+from ui import i18n
+from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
+from ui.panels.devices import DevicesPanel
+from ui.panels.experiments import ExperimentsPanel
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def combo_texts(combo) -> list[str]:
+    return [combo.itemText(i) for i in range(combo.count())]
+
+
+def test_the_run_experiment_panel_shows_chinese_titles_labels_and_description(qtbot, services):
+    panel = ExperimentsPanel(services)
+    qtbot.addWidget(panel)
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("matmul"))
+    i18n.set_language("zh")
+    assert matmul.TITLE_ZH in combo_texts(panel.experiment_combo)
+    assert matmul.TITLE not in combo_texts(panel.experiment_combo)
+    assert panel.description.text() == matmul.DESCRIPTION_ZH
+    first_label = panel.params_form.itemAt(0, panel.params_form.ItemRole.LabelRole).widget()
+    assert first_label.text() == "矩阵规模 N："
+    assert "要运行的矩阵规模" in first_label.toolTip()
+    i18n.set_language("en")
+    assert matmul.TITLE in combo_texts(panel.experiment_combo)
+    assert panel.description.text() == matmul.DESCRIPTION
+    assert first_label.text() == "matrix sizes N:"
+
+
+def test_the_devices_panel_gives_the_no_gpu_reason_in_chinese(qtbot, services, device_reports):
+    panel = DevicesPanel(services)
+    qtbot.addWidget(panel)
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: services.devices.report is not None)
+    assert device_reports.reason in panel.banner.text()
+    i18n.set_language("zh")
+    expected = devices.explain(device_reports.no_gpu.cuda, "zh")
+    assert CJK.search(expected) and "12.9" in expected
+    assert expected in panel.banner.text()
+    assert device_reports.reason not in panel.banner.text()
+
+
+def test_the_status_bar_tooltip_explains_the_missing_gpu_in_chinese(window, device_reports):
+    window.set_language("zh")
+    assert window.device_label.toolTip() == devices.explain(device_reports.no_gpu.cuda, "zh")
+
+
+def test_engine_text_picks_the_kernel_catalogue_chinese(qapp):
+    spec = kernels.get("reduce_shuffle")
+    assert i18n.engine_text(spec, "title") == spec.title
+    i18n.set_language("zh")
+    assert i18n.engine_text(spec, "title") == spec.title_zh
+    assert i18n.engine_text(spec, "lesson") == spec.lesson_zh
+    assert i18n.engine_text(matmul, "TITLE") == matmul.TITLE_ZH
+
+
+def test_cpu_vs_gpu_notes_series_and_race_are_chinese_and_switch_back(qtbot, services):
+    panel = CpuVsGpuPanel(services)
+    qtbot.addWidget(panel)
+    panel.show()
+    i18n.set_language("zh")
+    job = panel.run_sweep(matmul.Params(sizes=(16, 32), repeats=1))
+    qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
+    assert "交叉点" in panel.notes.text() and "Crossover" not in panel.notes.text()
+    assert "CPU numpy（1 个线程）" in legend_texts(panel)
+    assert any("（模型）" in lane.label for lane in panel.race.lanes)
+    assert panel.status.text() == "完成。"
+    i18n.set_language("en")
+    assert "Crossover" in panel.notes.text()
+    assert "CPU numpy (1 thread)" in legend_texts(panel)
+    assert "CPU numpy (1 thread)" in panel.series  # the engine's names stay the keys
+
+
+def legend_texts(panel) -> list[str]:
+    from PySide6.QtWidgets import QLabel
+
+    return [label.text() for label in panel.legend_box.findChildren(QLabel)]
+
+
+def test_the_monitor_reason_is_chinese(qtbot):
+    from gpulab.monitor import Sampler
+    from ui.widgets.monitor import MonitorStrip
+
+    strip = MonitorStrip(Sampler(hz=20))
+    qtbot.addWidget(strip)
+    if strip.gpu_source.available:
+        pytest.skip("NVML works here: no reason is shown")
+    i18n.set_language("zh")
+    assert strip.reason.text().startswith("已隐藏 GPU 计数器：")
+    assert CJK.search(strip.reason.text().removeprefix("已隐藏 GPU 计数器："))

@@ -191,3 +191,112 @@ def test_the_crossover_is_marked_on_both_plots(qtbot, panel):
     assert panel.crossover_size in (64, 512)  # a modelled H100 beats two CPU cores by N=512
     assert len(panel.markers) == 2
     assert all(line.label.format == f"GPU wins from {panel.crossover_size}" for line in panel.markers)
+
+
+# ------------------------------------------------------------ polish (issue 6 panel)
+
+
+def edit_field_width(combo) -> int:
+    """The width a combo box has for its text (its frame and arrow taken off), in this style."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    rect = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                        QStyle.SubControl.SC_ComboBoxEditField, combo)  # fmt: skip
+    return rect.width()
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_every_choice_of_every_combo_fits_without_being_cut(qtbot, services, theme):
+    from ui.theme import apply_theme
+
+    apply_theme(theme)
+    widget = CpuVsGpuPanel(services)
+    qtbot.addWidget(widget)
+    widget.resize(874, 714)  # the panel's share of a 1024 x 768 window
+    widget.show()
+    qtbot.wait(20)
+    for experiment in ("matmul", "vector-add"):
+        widget.experiment_combo.setCurrentIndex(widget.experiment_combo.findData(experiment))
+        for combo in (widget.experiment_combo, widget.sizes_combo, widget.model_combo):
+            metrics = combo.fontMetrics()
+            widest = max(metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count()))
+            assert widest <= edit_field_width(combo), (theme, combo.currentText())
+
+
+def test_a_placeholder_replaces_the_empty_axes_until_the_first_point(qtbot, panel):
+    from gpulab.results import Point
+
+    assert all(not p.isHidden() and "Run sweep" in p.text() for p in panel.placeholders)
+    assert panel.placeholders[0].isVisible()  # over the plot on the open tab
+    assert not panel.rate_plot.getPlotItem().getAxis("left").style["showValues"]
+    panel.add_point("CPU numpy (1 thread)", Point(64, 90.0, None, {"seconds": 5.8e-6}))
+    assert all(p.isHidden() for p in panel.placeholders)
+    assert panel.rate_plot.getPlotItem().getAxis("left").style["showValues"]
+    panel.clear()  # a new sweep starts from an empty plot again
+    assert not any(p.isHidden() for p in panel.placeholders)
+
+
+def test_the_progress_bar_and_the_notes_show_only_when_they_have_something(qtbot, panel):
+    assert not panel.progress.isVisible() and not panel.notes_scroll.isVisible()
+    job = panel.run_sweep(TINY)
+    assert panel.progress.isVisible()
+    qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
+    assert not panel.progress.isVisible()
+    assert panel.notes_scroll.isVisible() and "Crossover" in panel.notes.text()
+
+
+def test_an_announced_modelled_series_is_dashed_from_its_first_point(qtbot, panel):
+    from gpulab.results import Point
+
+    panel.announce_kind("Toy GPU (model)", "modelled")
+    panel.add_point("Toy GPU (model)", Point(64, 900.0, None, {"seconds": 1e-6}))  # no kind in extra
+    view = panel.series["Toy GPU (model)"]
+    assert view.kind == "modelled"
+    assert view.rate_curve.opts["pen"].style() == Qt.PenStyle.DashLine
+    panel.announce_kind("Toy GPU (model)", "measured")  # a later word from the engine wins
+    assert view.rate_curve.opts["pen"].style() == Qt.PenStyle.SolidLine
+
+
+def test_the_engine_announces_the_modelled_kind_through_the_job(qtbot, panel):
+    kinds = []
+    original = panel.announce_kind
+    panel.announce_kind = lambda name, kind: (kinds.append((name, kind)), original(name, kind))
+    run_to_end(qtbot, panel)
+    assert (model_name(panel), "modelled") in kinds
+
+
+def test_the_crossover_label_uses_the_projector_type_and_text_colour(qtbot, panel):
+    from ui.theme import apply_theme, current_theme
+
+    run_to_end(qtbot, panel, matmul.Params(sizes=(64, 512), repeats=1, cpu_single_thread=False))
+    apply_theme("projector")
+    qtbot.waitUntil(lambda: panel.markers[0].label.textItem.font().pointSize() == current_theme().font_pt)
+    label = panel.markers[0].label
+    assert label.textItem.font().bold()
+    assert label.color.name() == current_theme().text
+    assert label.fill.color().name() == current_theme().base
+
+
+def test_race_part_names_pick_black_or_white_for_their_fill():
+    from PySide6.QtGui import QColor
+
+    from ui.widgets.race import readable_on
+
+    assert readable_on(QColor("#f0e442")).name() == "#000000"  # yellow: black text
+    assert readable_on(QColor("#0033cc")).name() == "#ffffff"  # projector blue: white text
+    assert readable_on(QColor("#000000").lighter(170)).name() == "#ffffff"
+
+
+def test_a_long_lane_name_gets_its_own_line_when_the_lane_is_tall_enough(qtbot):
+    from ui.widgets.race import Lane, RaceView
+
+    race = RaceView()
+    qtbot.addWidget(race)
+    lane = Lane("NVIDIA GeForce RTX 4090 (model), a very long contender name", 1e-3, "modelled", "#d55e00")
+    race.set_lanes([lane])
+    metrics = race.fontMetrics()
+    assert race.caption_lines(lane, 200, 4 * metrics.height(), metrics) == 2
+    assert race.caption_lines(lane, 200, 2 * metrics.height(), metrics) == 1  # no room: one line, elided
+    assert race.caption_lines(Lane("GPU", 1e-3, "modelled", "#d55e00"), 600, 4 * metrics.height(), metrics) == 1

@@ -68,3 +68,26 @@ def test_the_sampler_runs_only_while_the_strip_is_shown(qtbot):
     assert strip.sampler.running
     strip.close()
     assert not strip.sampler.running and monitor_threads() == 0
+
+
+def test_a_placeholder_says_samples_are_coming_until_two_make_a_line(qtbot):
+    strip = MonitorStrip(Sampler(hz=20, use_nvml=False))
+    qtbot.addWidget(strip)
+    strip.show()
+    assert strip.waiting.isVisible() and strip.waiting.text() == "Collecting samples…"
+    qtbot.waitUntil(lambda: len(strip.sampler.history()) >= 2, timeout=5000)
+    strip.refresh()
+    assert not strip.waiting.isVisible()
+
+
+def test_a_long_reason_wraps_inside_the_strip_instead_of_being_cut(qtbot):
+    strip = MonitorStrip(Sampler(hz=20, use_nvml=False))
+    qtbot.addWidget(strip)
+    strip.reason.setText("GPU counters hidden: " + "a long reason that goes on " * 8)
+    strip.resize(500, 200)
+    strip.show()
+    qtbot.wait(10)
+    line = strip.reason.fontMetrics().height()
+    assert strip.reason.height() >= 2 * line
+    assert strip.reason.width() <= strip.width()
+    assert not strip.reason.hasHeightForWidth()  # a scrolling panel stays its window's height

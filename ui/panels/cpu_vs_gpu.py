@@ -296,6 +296,7 @@ class CpuVsGpuPanel(Panel):
         self._rebuild_legend_box()
         self._show_notes()
         self._race_size_chosen()
+        self._fit_controls()  # texts of another language have other widths
 
     def _show_placeholders(self) -> None:
         """Before the first point: say what to do instead of showing empty axes."""
@@ -336,6 +337,7 @@ class CpuVsGpuPanel(Panel):
         self.dtype_combo.setEnabled(self.dtype_combo.count() > 1)
         self._fill_sizes()
         self._label_axes()
+        self._fit_controls()  # the new choices may be wider
 
     def _fill_sizes(self) -> None:
         names = {
@@ -701,7 +703,7 @@ class CpuVsGpuPanel(Panel):
 
     def _fit_monitor(self) -> None:
         """Room for the monitor's title, a readable plot and two lines of reason, in this theme's type."""
-        self.monitor.setMaximumHeight(max(130, 7 * self.fontMetrics().height()))
+        self.monitor.setMaximumHeight(max(130, 6 * self.fontMetrics().height()))
 
     def _restyle(self) -> None:
         self._fit_controls()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
+from PySide6.QtCore import QElapsedTimer, QEvent, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui.theme import current_theme
@@ -144,7 +144,9 @@ class RaceView(QWidget):
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.tr("Run a sweep, then race one size."))
             painter.end()
             return
-        summary_height = line + 6
+        wrap = Qt.TextFlag.TextWordWrap
+        summary_box = metrics.boundingRect(QRect(0, 0, max(1, self.width() - 16), 10 * line), wrap, self.summary())
+        summary_height = max(line, summary_box.height()) + 6  # kept free from the start: the bars never jump
         lane_height = max(line * 2 + 8.0, (self.height() - top - summary_height) / len(self.lanes) - 6)
         lane_height = min(lane_height, line * 4.0)
         for lane in self.lanes:
@@ -156,21 +158,31 @@ class RaceView(QWidget):
             painter.drawText(QRectF(8, top, self.width() - 16, max(line, self.height() - top)), flags, self.summary())
         painter.end()
 
+    def caption_lines(self, lane: Lane, width: float, height: float, metrics: QFontMetrics) -> int:
+        """1 when the name fits beside its kind and time; 2 (name above them) when it does not
+        and the lane is tall enough to keep a bar of at least one line."""
+        right = f"[{kind_label(lane.kind)}]  {format_seconds(max(lane.seconds, self.slowest_seconds))} …"
+        needed = metrics.horizontalAdvance(lane.label) + metrics.horizontalAdvance("  " + right)
+        return 2 if needed > width and height >= 3 * metrics.height() + 4 else 1
+
     def _paint_lane(self, painter: QPainter, lane: Lane, box: QRectF, line: int) -> None:
         theme = current_theme()
-        caption = QRectF(box.left(), box.top(), box.width(), line)
-        bar = QRectF(box.left(), box.top() + line + 2, box.width(), box.height() - line - 2)
+        metrics = painter.fontMetrics()
+        lines = self.caption_lines(lane, box.width(), box.height(), metrics)
+        caption = QRectF(box.left(), box.top(), box.width(), line * lines)
+        bar = QRectF(box.left(), caption.bottom() + 2, box.width(), box.height() - caption.height() - 2)
         fraction = self.lane_fraction(lane)
         done = fraction >= 1.0
         elapsed = self.progress * self.slowest_seconds
         status = format_seconds(lane.seconds) + " ✓" if done else format_seconds(elapsed) + " …"
         painter.setPen(QColor(theme.text))
-        metrics = painter.fontMetrics()
         right = f"[{kind_label(lane.kind)}]  {status}"  # the time is never cut; a long name is
-        room = max(0, int(caption.width()) - metrics.horizontalAdvance(right) - metrics.horizontalAdvance("  "))
-        name = metrics.elidedText(lane.label, Qt.TextElideMode.ElideRight, room)
-        painter.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
-        painter.drawText(caption, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+        room = int(caption.width()) if lines == 2 else int(caption.width()) - metrics.horizontalAdvance(right + "  ")
+        elide = Qt.TextElideMode.ElideMiddle  # two CPU lanes differ at the end of their names
+        name = metrics.elidedText(lane.label, elide, max(0, room))
+        align = Qt.AlignmentFlag
+        painter.drawText(caption, align.AlignLeft | (align.AlignTop if lines == 2 else align.AlignVCenter), name)
+        painter.drawText(caption, align.AlignRight | (align.AlignBottom if lines == 2 else align.AlignVCenter), right)
         painter.setPen(QPen(QColor(theme.muted), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(bar)

@@ -331,3 +331,39 @@ def test_clicking_the_timeline_moves_the_cursor_to_that_step_of_the_warp(panel, 
     pixel = timeline.plot.mapFromScene(scene_point)
     qtbot.mouseClick(timeline.plot.viewport(), Qt.MouseButton.LeftButton, pos=pixel)
     assert panel.cursor == int(session.timeline(0).global_step[7])
+
+
+def visible_rect_in(widget, ancestor):
+    from PySide6.QtCore import QRect
+
+    return QRect(widget.mapTo(ancestor, widget.rect().topLeft()), widget.size())
+
+
+@pytest.mark.parametrize(("language", "theme"), [("en", "projector"), ("zh", "projector"), ("zh", "light")])
+def test_at_1024_by_768_the_panel_fits_without_sideways_scrolling_and_shows_lanes_legend_and_metrics(
+    qtbot, services, language, theme
+):
+    from ui import i18n
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    i18n.set_language(language)
+    apply_theme(theme)
+    window = MainWindow(services, panel="warp")
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    panel = window.panels["warp"]
+    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    scroll = panel.parentWidget().parentWidget()
+    qtbot.waitUntil(lambda: panel.width() <= scroll.viewport().width(), timeout=2_000)
+    assert panel.minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+    big_enough = lambda: panel.lanes.cells_rect().width() >= 300 and panel.lanes.cells_rect().height() >= 150  # noqa: E731
+    qtbot.waitUntil(big_enough, timeout=2_000)  # pyqtgraph lays its plots out a little later
+    viewport = scroll.viewport()
+    for widget in (panel.code, panel.lanes.legend, panel.metrics, panel.transport, panel.kernel_box, panel.run_button):
+        assert viewport.rect().contains(visible_rect_in(widget, viewport)), widget
+    for cell in panel.metrics.cells.values():
+        assert panel.metrics.rect().contains(visible_rect_in(cell, panel.metrics))
+    assert panel.kernel_box.width() >= panel.kernel_box.sizeHint().width()  # the title is not cut

@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from gpulab import kernels
 from gpulab import warp_session as ws
@@ -35,6 +37,7 @@ from ui.services import Services
 from ui.theme import current_theme
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.code_view import CodeView
+from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 from ui.widgets.lane_grid import LaneGrid, state_name
 from ui.widgets.memory_view import MemoryView, fill
 from ui.widgets.metrics_strip import MetricsStrip
@@ -168,13 +171,11 @@ class WarpPanel(Panel):
         self.run_button.setDefault(True)
         self.description = QLabel()
         self.description.setWordWrap(True)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = WrapLabel()
         self.code = CodeView()
         self.lanes = LaneGrid()
         self.transport = Transport()
-        self.step_label = QLabel()
-        self.step_label.setWordWrap(True)
+        self.step_label = WrapLabel(min_lines=2)  # room kept: no jumping while stepping
         self.metrics = MetricsStrip()
         self.memory = MemoryView()
         self.timeline = WarpTimeline()
@@ -190,49 +191,103 @@ class WarpPanel(Panel):
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
-        top = QHBoxLayout()
+        """Controls that wrap; code | lanes side by side; the metrics under the code; tabs below.
+
+        At 1024 x 768 in projector type everything a teacher needs (the code at the current line,
+        the lanes, the transport, the metrics) fits without sideways scrolling: the controls, the
+        legend and the transport wrap, the metrics go 2 x 2 and drop their explanations, and
+        the tabs shrink to their bar until a tab is clicked.
+        """
         self.kernel_label, self.preset_label, self.block_label = QLabel(), QLabel(), QLabel()
-        for label, widget in (
-            (self.kernel_label, self.kernel_box),
-            (self.preset_label, self.preset_box),
-            (self.block_label, self.block_box),
-        ):
-            top.addWidget(label)
-            top.addWidget(widget)
-        self.kernel_box.setMinimumWidth(200)
-        top.addWidget(self.run_button)
-        top.addStretch(1)
+        self.kernel_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.controls = FlowBox(spacing=12, row_spacing=4)
+        self.controls.add(
+            group(self.kernel_label, self.kernel_box),
+            group(self.preset_label, self.preset_box),
+            group(self.block_label, self.block_box),
+            self.run_button,
+        )
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.code, 1)
+        left_layout.addWidget(self.step_label)
+        left_layout.addWidget(self.metrics)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(2)
         right_layout.addWidget(self.lanes, 1)
         right_layout.addWidget(self.transport)
-        right_layout.addWidget(self.step_label)
-        upper = QSplitter(Qt.Orientation.Horizontal)
-        upper.addWidget(self.code)
-        upper.addWidget(right)
-        upper.setStretchFactor(0, 5)
-        upper.setStretchFactor(1, 6)
-        upper.setSizes([440, 560])
+        self.upper = QSplitter(Qt.Orientation.Horizontal)
+        self.upper.addWidget(left)
+        self.upper.addWidget(right)
+        self.upper.setChildrenCollapsible(False)
+        self.upper.setStretchFactor(0, 5)
+        self.upper.setStretchFactor(1, 6)
         self.tabs.addTab(self.memory, "")
         self.tabs.addTab(self._timeline_page(), "")
         self.tabs.addTab(self._gpu_page(), "")
-        lower = QWidget()
-        lower_layout = QVBoxLayout(lower)
-        lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(self.metrics)
-        lower_layout.addWidget(self.tabs, 1)
+        self.tabs.tabBarClicked.connect(self._open_tabs)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(upper)
-        self.splitter.addWidget(lower)
+        self.splitter.addWidget(self.upper)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([360, 330])
+        self.splitter.splitterMoved.connect(self._splitter_dragged)
+        self.tab_pages = self.tabs.findChild(QStackedWidget)
+        self.upper.splitterMoved.connect(self._splitter_dragged)
+        self.splitter_dragged = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(4)
+        layout.addWidget(self.controls)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
+        self._fit_to_type()
+
+    def _fit_to_type(self) -> None:
+        """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
+        self.kernel_box.setMinimumWidth(12 * self.fontMetrics().horizontalAdvance("M"))
+        self.code.setMinimumHeight(5 * self.code.fontMetrics().lineSpacing())
+        self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
+        self.upper.setMinimumHeight(0)
+
+    def _splitter_dragged(self, *_args) -> None:
+        self.splitter_dragged = True
+        self._show_tab_pages()
+
+    def _show_tab_pages(self) -> None:
+        """A tab area squeezed to its bar shows the bar alone, not a sliver of the page."""
+        if self.tab_pages is not None:
+            room = self.splitter.sizes()[1] - self.tabs.tabBar().sizeHint().height()
+            self.tab_pages.setVisible(room >= 2 * self.fontMetrics().height())
+
+    def _share_height(self) -> None:
+        """The tabs get what the upper part (at its minimum) leaves, at most 45 % of the height."""
+        self.metrics.set_compact(self.height() < 40 * self.fontMetrics().height())
+        if self.splitter_dragged:
+            return
+        width = self.upper.width() - self.upper.handleWidth()
+        right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
+        self.upper.setSizes([max(0, width - right), right])
+        total = self.splitter.height() - self.splitter.handleWidth()
+        upper = max(self.upper.minimumSizeHint().height(), round(total * 0.62))
+        self.splitter.setSizes([upper, max(0, total - upper)])
+        self._show_tab_pages()
+
+    def _open_tabs(self, index: int) -> None:
+        """A click on a tab of a squeezed tab area makes room to read it."""
+        sizes = self.splitter.sizes()
+        if len(sizes) == 2 and sizes[1] < 6 * self.fontMetrics().height():
+            total = sum(sizes)
+            self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
+            self._splitter_dragged()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._share_height()
 
     def _timeline_page(self) -> QWidget:
         page = QWidget()
@@ -382,7 +437,7 @@ class WarpPanel(Panel):
         return job
 
     def _emulated(self, job: Job, holder: dict[str, Any]) -> None:
-        if job is not self.job:
+        if not isValid(self) or job is not self.job:
             return
         self.last_error = None
         self.session = holder["session"]
@@ -397,7 +452,7 @@ class WarpPanel(Panel):
         self._show_gpu()
 
     def _emulation_failed(self, job: Job, holder: dict[str, Any], reason: str) -> None:
-        if job is not self.job:
+        if not isValid(self) or job is not self.job:
             return
         error = holder.get("error")
         self.last_error = error
@@ -428,7 +483,7 @@ class WarpPanel(Panel):
         return job
 
     def _compared(self, job: Job, holder: dict[str, Any]) -> None:
-        if job is not self.compare_job:
+        if not isValid(self) or job is not self.compare_job:
             return
         self.compare_session = holder["session"]
         self._show_compare()
@@ -451,7 +506,7 @@ class WarpPanel(Panel):
         return job
 
     def _gpu_done(self, job: Job, holder: dict[str, Any]) -> None:
-        if job is not self.gpu_job:
+        if not isValid(self) or job is not self.gpu_job:
             return
         self.gpu_run = holder["gpu"]
         self._show_gpu()
@@ -686,6 +741,9 @@ class WarpPanel(Panel):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self.restyle()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fit_to_type()
+            self._share_height()
         super().changeEvent(event)
 
     def shutdown_jobs(self) -> None:

@@ -13,12 +13,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QLineF, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from gpulab import warp_session as ws
 from ui.theme import Theme, current_theme
+from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 
 DETAIL_ROWS = 32
+MIN_CELLS_PX = (300, 150)  # the lane cells never get smaller than this (width, height)
 LANES = ws.WARP
 
 # Colour-blind-safe hues (Okabe-Ito, Tol's wine) that also differ in lightness (CIE L* 32, 46,
@@ -85,22 +87,22 @@ class Legend(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QGridLayout(self)
+        self.box = FlowBox(spacing=10, row_spacing=2)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setHorizontalSpacing(6)
-        layout.setVerticalSpacing(2)
+        layout.addWidget(self.box)
         self.swatches: dict[int, QLabel] = {}
         self.labels: dict[int, QLabel] = {}
-        for i, state in enumerate(self.LEGEND_ORDER):
+        for state in self.LEGEND_ORDER:
             swatch, label = QLabel(), QLabel()
             swatch.setFixedSize(14, 14)
-            row, col = divmod(i, 3)
-            layout.addWidget(swatch, row, col * 2)
-            layout.addWidget(label, row, col * 2 + 1)
+            self.box.add(group(swatch, label, spacing=6))
             self.swatches[state], self.labels[state] = swatch, label
-        layout.setColumnStretch(6, 1)
         self.restyle(current_theme())
         self.retranslate()
+
+    def rows(self) -> int:
+        return self.box.rows()
 
     def restyle(self, theme: Theme) -> None:
         lut = state_lut(theme)
@@ -187,7 +189,7 @@ def _image_plot(title: str = "") -> tuple[pg.PlotItem, LaneImage]:
     plot.invertY(True)
     image = LaneImage()
     plot.addItem(image)
-    plot.setTitle(title)
+    plot.setTitle(title or None)  # an empty title would still take a row of the plot's height
     return plot, image
 
 
@@ -220,14 +222,13 @@ class LaneGrid(QWidget):
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
         self.legend = Legend()
-        self.hover_label = QLabel()
-        self.hover_label.setWordWrap(True)
+        self.hover_label = WrapLabel(min_lines=2)  # the lane under the mouse, in words
+        self.graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
         layout.addWidget(self.graphics, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.legend, 1)
-        layout.addLayout(row)
+        layout.addWidget(self.legend)
         layout.addWidget(self.hover_label)
         self.restyle(current_theme())
         self.set_states(self.states)
@@ -339,9 +340,21 @@ class LaneGrid(QWidget):
                 plot.getAxis(side).setPen(theme.muted)
                 plot.getAxis(side).setTextPen(theme.text)
         self.legend.restyle(theme)
+        self._reserve_plot_room()
         self.retranslate()
         if hasattr(self, "states"):
             self._draw()
+
+    def _reserve_plot_room(self) -> None:
+        """At least MIN_CELLS_PX of lane cells, plus room for the axes in the theme's type size."""
+        line = self.fontMetrics().height()
+        width, height = MIN_CELLS_PX
+        self.graphics.setMinimumSize(width + 4 * line, height + 3 * line)
+
+    def cells_rect(self) -> QRectF:
+        """The detail plot's data area in widget pixels: where the lane cells are drawn."""
+        box = self.detail_plot.vb.sceneBoundingRect()
+        return self.graphics.mapFromScene(box).boundingRect().toRectF()
 
     def retranslate(self) -> None:
         self.detail_plot.setLabel("left", QCoreApplication.translate("LaneGrid", "warp"))
@@ -351,6 +364,8 @@ class LaneGrid(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._reserve_plot_room()
         super().changeEvent(event)
 
 

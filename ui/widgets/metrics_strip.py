@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from ui.widgets.badge import ProvenanceBadge
+from ui.widgets.flow_layout import WrapLabel
 
 translate = QCoreApplication.translate
 
@@ -70,8 +71,7 @@ class MetricCell(QFrame):
         self.number: float | None = None
         self.spec = spec
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel()
-        self.title.setWordWrap(True)
+        self.title = WrapLabel()
         self.value = QLabel("—")
         self.value.setObjectName("metricValue")
         font = self.value.font()
@@ -79,20 +79,37 @@ class MetricCell(QFrame):
         font.setBold(True)
         self.value.setFont(font)
         self.ideal = QLabel()
-        self.explanation = QLabel()
-        self.explanation.setWordWrap(True)
+        self.explanation = WrapLabel()
         self.explanation.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         small = self.explanation.font()
         small.setPointSizeF(small.pointSizeF() * 0.85)
         self.explanation.setFont(small)
         self.title.setFont(small)
-        layout = QGridLayout(self)
-        layout.setVerticalSpacing(1)
-        layout.addWidget(self.title, 0, 0, 1, 2)
-        layout.addWidget(self.value, 1, 0)
-        layout.addWidget(self.ideal, 1, 1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        layout.addWidget(self.explanation, 2, 0, 1, 2)
-        layout.setContentsMargins(5, 2, 5, 2)
+        self.ideal.setFont(small)
+        self.grid = QGridLayout(self)
+        self.grid.setVerticalSpacing(1)
+        self.grid.addWidget(self.title, 0, 0, 1, 2)
+        self.grid.addWidget(self.value, 1, 0)
+        self.grid.addWidget(self.explanation, 3, 0, 1, 2)
+        self.grid.setContentsMargins(5, 2, 5, 2)
+        self.ideal_beside: bool | None = None
+        self._place_ideal(True)
+
+    def _place_ideal(self, beside: bool) -> None:
+        """'ideal 100.0 %' beside the value, or under it when the cell is too narrow for both."""
+        if beside == self.ideal_beside:
+            return
+        self.ideal_beside = beside
+        self.grid.removeWidget(self.ideal)
+        if beside:
+            self.grid.addWidget(self.ideal, 1, 1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        else:
+            self.grid.addWidget(self.ideal, 2, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        needed = self.value.sizeHint().width() + self.ideal.fontMetrics().horizontalAdvance(self.ideal.text()) + 24
+        self._place_ideal(self.width() >= needed)
 
     def set_value(self, value: float | None) -> None:
         self.number = value
@@ -113,6 +130,7 @@ class MetricCell(QFrame):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
+        self.setToolTip(self.spec.title() + ": " + self.spec.explanation())
         self.title.setText(self.spec.title())
         self.ideal.setText(
             translate("MetricsStrip", "ideal %1").replace("%1", format_value(self.spec.ideal, self.spec.unit))
@@ -121,21 +139,60 @@ class MetricCell(QFrame):
 
 
 class MetricsStrip(QWidget):
-    """Four metric cells and an 'emulated' provenance badge."""
+    """Four metric cells and an 'emulated' provenance badge.
+
+    The cells sit in one row when each gets ``CELL_EMS`` type widths, else in a 2 x 2 grid;
+    ``set_compact`` hides the one-line explanations (they stay as tooltips) to save height.
+    """
+
+    CELL_EMS = 11
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.badge = ProvenanceBadge("")
         self.cells = {spec.key: MetricCell(spec) for spec in METRICS}
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self.compact = False
+        self.columns = 0
+        self.outer = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.outer.setContentsMargins(0, 0, 0, 0)
         side = QVBoxLayout()
-        side.addWidget(self.badge)
+        side.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignLeft)
         side.addStretch(1)
-        layout.addLayout(side)
-        for cell in self.cells.values():
-            layout.addWidget(cell, 1)
+        self.outer.addLayout(side)
+        self.grid = QGridLayout()
+        self.grid.setSpacing(4)
+        self.outer.addLayout(self.grid, 1)
+        self._arrange(2)
         self.retranslate()
+
+    def set_compact(self, compact: bool) -> None:
+        """Hide (True) or show the explanation under each metric."""
+        if compact != self.compact:
+            self.compact = compact
+            for cell in self.cells.values():
+                cell.explanation.setVisible(not compact)
+
+    def _arrange(self, columns: int) -> None:
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for cell in self.cells.values():
+            self.grid.removeWidget(cell)
+        for i, cell in enumerate(self.cells.values()):
+            self.grid.addWidget(cell, *divmod(i, columns))
+        for column in range(4):
+            self.grid.setColumnStretch(column, 1 if column < columns else 0)
+        wide = QBoxLayout.Direction.LeftToRight
+        self.outer.setDirection(wide if columns == 4 else QBoxLayout.Direction.TopToBottom)  # badge above 2 x 2
+
+    def wanted_columns(self, width: int) -> int:
+        em = self.fontMetrics().horizontalAdvance("M")
+        room = width - self.badge.sizeHint().width() - 3 * self.grid.spacing()
+        return 4 if room >= 4 * self.CELL_EMS * em else 2
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange(self.wanted_columns(self.width()))
 
     def set_metrics(self, metrics: Mapping[str, float] | None) -> None:
         """Show a launch's metrics (None: nothing run yet). Ratios with no request show '—'."""

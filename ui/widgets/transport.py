@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QStyle, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QSlider, QStyle, QVBoxLayout, QWidget
+
+from ui.widgets.flow_layout import FlowBox, group
 
 MIN_SPEED = 0.5
 MAX_SPEED = 60.0
@@ -76,22 +78,25 @@ class Transport(QWidget):
         return button
 
     def _layout(self) -> None:
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        first, second = QHBoxLayout(), QHBoxLayout()
+        """Groups that wrap onto more rows when the transport is narrow (large type, Chinese)."""
         for button in (self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button):
             button.setMaximumWidth(44)
-            first.addWidget(button)
-        first.addWidget(self.position_label)
-        first.addStretch(1)
-        first.addWidget(self.speed_slider, 2)
-        first.addWidget(self.speed_label)
-        second.addWidget(self.divergence_button)
-        second.addWidget(self.memory_button)
-        second.addStretch(1)
-        layout.addLayout(first)
-        layout.addLayout(second)
+        self.position_label.setMinimumWidth(self.position_label.fontMetrics().horizontalAdvance("step 000 / 0000"))
+        self.box = FlowBox(spacing=8, row_spacing=2)
+        self.box.add(
+            group(self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button,
+                  self.position_label),
+            group(self.speed_slider, self.speed_label),
+            self.divergence_button,
+            self.memory_button,
+        )  # fmt: skip
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.box)
+
+    def rows(self) -> int:
+        """How many rows the controls take at the present width."""
+        return self.box.rows()
 
     # ............................................................ state
     @property

@@ -989,6 +989,10 @@
         <translation>Address %1.</translation>
     </message>
     <message>
+        <source>Variables: %1.</source>
+        <translation>Variables: %1.</translation>
+    </message>
+    <message>
         <source>Bank %1.</source>
         <translation>Bank %1.</translation>
     </message>

@@ -990,6 +990,10 @@
         <translation>地址 %1。</translation>
     </message>
     <message>
+        <source>Variables: %1.</source>
+        <translation>变量：%1。</translation>
+    </message>
+    <message>
         <source>Bank %1.</source>
         <translation>存储体 %1。</translation>
     </message>

@@ -367,3 +367,16 @@ def test_at_1024_by_768_the_panel_fits_without_sideways_scrolling_and_shows_lane
     for cell in panel.metrics.cells.values():
         assert panel.metrics.rect().contains(visible_rect_in(cell, panel.metrics))
     assert panel.kernel_box.width() >= panel.kernel_box.sizeHint().width()  # the title is not cut
+
+
+def test_hovering_a_lane_after_its_index_is_computed_shows_the_lanes_variables(panel, qtbot):
+    session = emulated(qtbot, panel, "divergence_even_odd")
+    line = source_line(kernels.get("divergence_even_odd"), "int i = ")
+    panel.set_cursor(first_step_on_line(session, line))
+    panel.lanes.lane_hovered.emit(1, 5)
+    text = panel.lanes.hover_label.text()
+    assert "i = 37" in text and "Variables:" in text
+    assert panel.lanes.graphics.toolTip() == text
+    assert "in = 0x" in text  # a pointer reads as a byte address
+    panel.lanes.lane_hovered.emit(1, 6)
+    assert "i = 38" in panel.lanes.hover_label.text()

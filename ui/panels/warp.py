@@ -136,6 +136,20 @@ def error_text(exc: BaseException) -> tuple[int | None, str]:
     return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
 
 
+def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
+    """'i = 37, v = 112, in = 0x1000': a lane's variables (pointers as byte addresses in hex)."""
+    parts = []
+    for name, value in registers.items():
+        if isinstance(value, bool):
+            shown = "true" if value else "false"
+        elif types.get(name, "").endswith("*") and isinstance(value, int):
+            shown = hex(value)
+        else:
+            shown = str(value)
+        parts.append(f"{name} = {shown}")
+    return ", ".join(parts)
+
+
 # ------------------------------------------------------------------ the panel
 
 
@@ -636,6 +650,10 @@ class WarpPanel(Panel):
             )
         if info.address is not None:
             text += " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
+        registers = getattr(info, "registers", None)
+        if registers:
+            types = self.session.register_types(self.cursor, row)
+            text += " " + fill(self.tr("Variables: %1."), registers_text(registers, types))
         self.lanes.hover_label.setText(text)
         self.lanes.graphics.setToolTip(text)
 

@@ -141,6 +141,77 @@ _MODEL_ASSUMPTIONS: tuple[tuple[str, str], ...] = (
     ("Copies do not overlap with each other or with kernels.", "拷贝之间、拷贝与核函数之间都不重叠。"),
 )  # fmt: skip
 
+_KERNEL_LAB_NOTES: tuple[tuple[str, str], ...] = (
+    ("Emulated series are exact counts from the SIMT emulator for the launch shown in each point; the emulator "
+     "claims no time.", "仿真曲线是 SIMT 仿真器对每个点所示启动的精确计数；仿真器不给出任何时间。"),
+    ("Every emulated output matched the kernel's numpy reference.", "每个仿真输出都与核函数的 numpy 参考结果一致。"),
+    ("Emulated output differs from the numpy reference for: {names}.",
+     "以下变体的仿真输出与 numpy 参考结果不同：{names}。"),
+    ("GPU outputs did NOT match the emulator's for: {names}. GPU kernel times are for problem size {size} (the "
+     "emulated size is far too small to time).",
+     "以下变体的 GPU 输出与仿真器的不一致：{names}。"
+     "GPU 核函数时间对应的问题规模为 {size}（仿真用的规模太小，没法计时）。"),
+    ("GPU outputs matched the emulator's for every variant. GPU kernel times are for problem size {size} (the "
+     "emulated size is far too small to time).",
+     "每个变体的 GPU 输出都与仿真器的一致。GPU 核函数时间对应的问题规模为 {size}（仿真用的规模太小，没法计时）。"),
+    ("Even/odd and warp-aligned do the same arithmetic; only which threads take which path differs.",
+     "奇偶分支和按 warp 对齐的分支做的运算完全相同，只是哪些线程走哪条路径不同。"),
+    ("k-way divergence is an if/else-if chain on lane % k (the emulator's C subset has no switch; a switch "
+     "diverges the same way on a GPU).",
+     "k 路分支发散是按 lane % k 写的 if/else-if 链（仿真器支持的 C 子集没有 switch；在 GPU 上 switch 也会同样发散）。"),
+    ("The data-dependent loop runs counts[i] rounds per lane (random, 0 to max_rounds): a warp loops as long as "
+     "its slowest lane. The uniform loop is the same kernel with every lane running the average, max_rounds / 2, "
+     "rounds.",
+     "依赖数据的循环让每条 lane 循环 counts[i] 轮（随机，0 到 max_rounds）：一个 warp 要循环到最慢的 lane 结束。"
+     "均匀循环是同一个核函数，只是每条 lane 都循环平均的 max_rounds / 2 轮。"),
+    ("Coalesced float32 loads need 4 sectors per warp (128 bytes); from stride 8 on every lane needs its own "
+     "sector.", "合并的 float32 加载每个 warp 需要 4 个扇区（128 字节）；跨步达到 8 起，每条 lane 都需要自己的扇区。"),
+    ("The gather kernel also loads its index array (coalesced), so its kernel-wide numbers average that load with "
+     "the scattered one; the in[] series counts the load of the pattern alone (every warp traced).",
+     "收集核函数还要加载它的索引数组（合并访问），所以整个核函数的数字是这次加载与分散加载的平均；"
+     "in[] 曲线只统计访问模式本身的那次加载（跟踪了每个 warp）。"),
+    ("Transposes: n = side x side elements, one 32 x 32 thread block per tile; the tile is written by rows "
+     "(conflict-free) and read by columns.",
+     "转置：n = side × side 个元素，每个分块一个 32 × 32 的线程块；分块按行写入（无冲突），按列读出。"),
+    ("Strided reads: thread i reads shared word (i * stride) % 1024, a gcd(stride, 32)-way conflict; the buffer is "
+     "filled by consecutive threads (conflict-free stores).",
+     "跨步读取：线程 i 读取共享内存第 (i * stride) % 1024 个字，造成 gcd(stride, 32) 路冲突；"
+     "缓冲区由连续的线程填写（写入无冲突）。"),
+    ("Each kernel writes one partial sum per block; the sums are integers, so the check against numpy is "
+     "bit-exact.", "每个核函数为每个线程块写出一个部分和；这些和都是整数，所以与 numpy 的核对逐位精确。"),
+)  # fmt: skip
+
+_AXES_AND_VARIANTS: tuple[tuple[str, str], ...] = (
+    ("branch efficiency", "分支效率"),
+    ("warp execution efficiency", "warp 执行效率"),
+    ("warp instructions executed", "执行的 warp 指令数"),
+    ("32-byte sectors per warp load", "每次 warp 加载的 32 字节扇区数"),
+    ("32-byte sectors per warp load of in[]", "in[] 每次 warp 加载的 32 字节扇区数"),
+    ("useful bytes / fetched bytes", "有用字节 / 取回字节"),
+    ("wavefronts per warp shared load", "每次 warp 共享内存读的波前数"),
+    ("wavefronts per warp shared store", "每次 warp 共享内存写的波前数"),
+    ("kernel time", "核函数时间"),
+    ("throughput", "吞吐量"),
+    ("bandwidth", "带宽"),
+    ("matrix size N", "矩阵规模 N"),
+    ("elements", "元素个数"),
+    ("even/odd", "奇偶"),
+    ("warp-aligned", "按 warp 对齐"),
+    ("k-way k={size}", "k 路 k={size}"),
+    ("data-dependent loop", "依赖数据的循环"),
+    ("uniform loop", "均匀循环"),
+    ("coalesced", "合并"),
+    ("stride {size}", "跨步 {size}"),
+    ("random gather", "随机收集"),
+    ("misaligned +{size}", "未对齐 +{size}"),
+    ("transpose 32x32 tile", "32x32 分块转置"),
+    ("transpose 32x33 tile (padded)", "32x33 分块转置（填充）"),
+    ("shared stride {size}", "共享内存跨步 {size}"),
+    ("interleaved (tid % 2s)", "交错寻址（tid % 2s）"),
+    ("sequential (tid < s)", "顺序寻址（tid < s）"),
+    ("warp shuffle", "warp 洗牌"),
+)
+
 _PROGRESS: tuple[tuple[str, str], ...] = (
     ("done", "完成"),
     ("CPU n={size}", "CPU n={size}"),
@@ -152,7 +223,8 @@ _PROGRESS: tuple[tuple[str, str], ...] = (
 )
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
-    *_DEVICE_REASONS, *_MONITOR_REASONS, *_SERIES_NAMES, *_MATMUL_AND_VECTOR_NOTES, *_MODEL_ASSUMPTIONS, *_PROGRESS,
+    *_DEVICE_REASONS, *_MONITOR_REASONS, *_SERIES_NAMES, *_MATMUL_AND_VECTOR_NOTES, *_MODEL_ASSUMPTIONS,
+    *_KERNEL_LAB_NOTES, *_AXES_AND_VARIANTS, *_PROGRESS,
 )
 """(English template, Chinese template) pairs; fields are written ``{name}`` in both."""
 
@@ -179,6 +251,24 @@ def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((_regex(en), zh) for en, zh in TEMPLATES)
 
 
+_VARIANT_AXIS = re.compile(r"variant \((?P<items>\d+ = .*)\)", re.DOTALL)
+_VARIANT_ITEM = re.compile(r"(\d+) = (.+)")
+
+
+def _variant_axis(text: str, lang: str) -> str | None:
+    """'variant (0 = even/odd, 1 = warp-aligned)' -> '变体（0 = 奇偶，1 = 按 warp 对齐）'; None if not one."""
+    found = _VARIANT_AXIS.fullmatch(text)
+    if found is None:
+        return None
+    items = []
+    for item in found.group("items").split(", "):
+        parts = _VARIANT_ITEM.fullmatch(item)
+        if parts is None:
+            return None
+        items.append(f"{parts.group(1)} = {translate(parts.group(2), lang)}")
+    return f"变体（{'，'.join(items)}）"
+
+
 def _match(text: str) -> tuple[re.Match[str], str] | None:
     for pattern, zh in _compiled():
         found = pattern.fullmatch(text)
@@ -191,6 +281,9 @@ def translate(text: str, lang: str) -> str:
     """``text`` in ``lang`` ('en' or 'zh'): unchanged in English or when no template matches."""
     if lang != "zh":
         return text
+    axis = _variant_axis(text, lang)
+    if axis is not None:
+        return axis
     found = _match(text)
     if found is None:
         return text
@@ -206,4 +299,4 @@ def translate_all(texts: tuple[str, ...] | list[str], lang: str) -> list[str]:
 
 def translation_known(text: str) -> bool:
     """Whether a template matches ``text`` (so Chinese exists for it)."""
-    return _match(text) is not None
+    return _match(text) is not None or _variant_axis(text, "zh") is not None

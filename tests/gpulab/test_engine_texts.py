@@ -199,3 +199,29 @@ def test_a_partial_point_without_provenance_is_still_accepted():
     from gpulab.results import Point
 
     assert PartialPoint("s", Point(1.0, 2.0, None, {})).provenance is None
+
+
+SMALL_LABS = {
+    "divergence": {"n": 64, "block": 64, "kways": (2, 3)},
+    "coalescing": {"n": 64, "block": 64, "strides": (1, 2)},
+    "bank-conflicts": {"side": 32, "block": 64, "strides": (1, 2)},
+    "reduction": {"n": 128, "block": 64},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_LABS))
+def test_every_text_of_an_emulated_lab_has_chinese(name):
+    module = experiments.get(name)
+    events, result = _events_and_result(module.run(module.Params(**SMALL_LABS[name]), module.Context()))
+    shown = set(result.notes) | {e.series for e in events if isinstance(e, PartialPoint)}
+    shown |= {e.message for e in events if not isinstance(e, PartialPoint)}
+    shown |= {label for s in result.series for label in (s.x_label, s.y_label)}
+    missing = sorted(text for text in shown if not texts.translation_known(text))
+    assert not missing
+    assert all(_chinese(texts.translate(text, "zh"), text) for text in result.notes)
+
+
+def test_a_variant_axis_is_translated_item_by_item():
+    axis = "variant (0 = even/odd, 1 = k-way k=3, 2 = transpose 32x33 tile (padded))"
+    assert texts.translate(axis, "zh") == "变体（0 = 奇偶，1 = k 路 k=3，2 = 32x33 分块转置（填充））"
+    assert texts.translate("variant (0 = something new)", "zh") == "变体（0 = something new）"

@@ -99,3 +99,22 @@ def test_the_monitor_reason_is_chinese(qtbot):
     i18n.set_language("zh")
     assert strip.reason.text().startswith("已隐藏 GPU 计数器：")
     assert CJK.search(strip.reason.text().removeprefix("已隐藏 GPU 计数器："))
+
+
+def test_an_emulated_lab_shows_chinese_notes_axes_and_legend(qtbot, services):
+    panel = ExperimentsPanel(services)
+    qtbot.addWidget(panel)
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("reduction"))
+    panel.editors["n"].setText("128")
+    panel.editors["block"].setText("64")
+    i18n.set_language("zh")
+    assert panel.placeholder.text().startswith("按“运行”")
+    job = panel.run_experiment()
+    qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
+    assert job.state == "done"
+    assert panel.placeholder.isHidden()
+    assert "每个仿真输出都与核函数的 numpy 参考结果一致。" in panel.notes.toPlainText()
+    assert panel.plot.getPlotItem().getAxis("bottom").labelText.startswith("变体（0 = 交错寻址")
+    assert "分支效率（仿真）" in panel.legend.text()
+    i18n.set_language("en")
+    assert "Every emulated output matched" in panel.notes.toPlainText()

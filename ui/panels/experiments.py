@@ -129,8 +129,7 @@ class ExperimentsPanel(Panel):
         self.heading = QLabel()
         self.heading.setObjectName("panelHeading")
         self.experiment_combo = QComboBox()
-        self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.experiment_combo.setMinimumContentsLength(14)
+        self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # whole titles
         self.experiment_combo.currentIndexChanged.connect(self._experiment_chosen)
         self.description = QLabel()
         self.description.setWordWrap(True)

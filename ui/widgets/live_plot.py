@@ -149,8 +149,8 @@ class LivePlot(pg.PlotWidget):
                 self.kinds[series.name] = series.provenance.kind
         if result.series:
             first = result.series[0]
-            self.setLabel("bottom", _axis_text(first.x_label, first.x_unit))
-            self.setLabel("left", _axis_text(first.y_label, first.y_unit))
+            self.setLabel("bottom", _axis_text(engine_message(first.x_label), first.x_unit))
+            self.setLabel("left", _axis_text(engine_message(first.y_label), first.y_unit))
         style_plot(self)
         self.legend_changed.emit()
 

@@ -985,6 +985,10 @@
         <translation>Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6.</translation>
     </message>
     <message>
+        <source>Warp %1, lane %2 (thread %3): %4.</source>
+        <translation>Warp %1, lane %2 (thread %3): %4.</translation>
+    </message>
+    <message>
         <source>Address %1.</source>
         <translation>Address %1.</translation>
     </message>

@@ -986,6 +986,10 @@
         <translation>线程束 %1，通道 %2：threadIdx %3，blockIdx %4，网格中的第 %5 号线程 —— %6。</translation>
     </message>
     <message>
+        <source>Warp %1, lane %2 (thread %3): %4.</source>
+        <translation>线程束 %1，通道 %2（第 %3 号线程）：%4。</translation>
+    </message>
+    <message>
         <source>Address %1.</source>
         <translation>地址 %1。</translation>
     </message>

@@ -380,3 +380,48 @@ def test_hovering_a_lane_after_its_index_is_computed_shows_the_lanes_variables(p
     assert "in = 0x" in text  # a pointer reads as a byte address
     panel.lanes.lane_hovered.emit(1, 6)
     assert "i = 38" in panel.lanes.hover_label.text()
+
+
+def test_in_chinese_the_kernel_lists_show_the_engines_chinese_titles(panel, qtbot):
+    from ui import i18n
+
+    i18n.set_language("zh")
+    spec = kernels.get(panel.kernel_box.currentData())
+    assert spec.title_zh and panel.kernel_box.currentText() == spec.title_zh
+    index = panel.compare_box.findData("divergence_warp_aligned")
+    assert panel.compare_box.itemText(index) == kernels.get("divergence_warp_aligned").title_zh
+    i18n.set_language("en")
+    assert panel.kernel_box.currentText() == spec.title
+
+
+def test_a_narrow_code_view_scrolls_sideways_to_the_steps_span(panel, qtbot):
+    session = emulated(qtbot, panel, "transpose_shared")
+    panel.code.setFixedWidth(220)
+    qtbot.waitUntil(lambda: panel.code.width() == 220)
+    line = source_line(kernels.get("transpose_shared"), "out[y * n + x] =")
+    panel.set_cursor(first_step_on_line(session, line))
+    assert panel.code.horizontalScrollBar().value() > 0
+    assert panel.code.span_visible()
+    panel.code.setFixedWidth(2000)
+    qtbot.waitUntil(lambda: panel.code.width() == 2000)
+    panel.set_cursor(0)
+    assert panel.code.horizontalScrollBar().value() == 0  # it all fits: back to the line starts
+
+
+def test_lanes_that_return_early_show_as_exited_in_grey_while_the_rest_work(panel, qtbot):
+    from PySide6.QtGui import QColor
+
+    from ui.widgets.lane_grid import STATE_COLOURS
+
+    emulated(qtbot, panel, "vector_add")
+    source = panel.code.source().replace("    if (i < n) {", "    if (threadIdx.x >= 40) return;\n    if (i < n) {")
+    panel.code.set_source(source)
+    old = panel.session
+    panel.run()
+    qtbot.waitUntil(lambda: panel.session is not old and panel.session is not None, timeout=10_000)
+    store = next(g for g in range(len(panel.session)) if panel.session.step(g).kind == "store")
+    panel.set_cursor(store)
+    states = panel.lanes.states
+    assert np.all(states[1, 8:] == ws.LANE_EXITED) and np.all(states[1, :8] == ws.LANE_ACTIVE)
+    assert np.all(states[0] == ws.LANE_ACTIVE)
+    assert QColor(*panel.lanes.lut[ws.LANE_EXITED][:3]).name() == STATE_COLOURS[ws.LANE_EXITED]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,6 +31,7 @@ from gpulab import warp_session as ws
 from gpulab.devices import DeviceReport
 from gpulab.experiments import Cancelled, Context, Progress
 from gpulab.results import Point, Provenance, Result, Series
+from ui import i18n
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
@@ -136,10 +137,15 @@ def error_text(exc: BaseException) -> tuple[int | None, str]:
     return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
 
 
+def kernel_title(spec: kernels.KernelSpec) -> str:
+    return i18n.engine_text(spec, "title")
+
+
 def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
-    """'i = 37, v = 112, in = 0x1000': a lane's variables (pointers as byte addresses in hex)."""
+    """'i = 37, v = 112, in = 0x1000': a lane's variables, pointers (byte addresses, in hex) last."""
     parts = []
-    for name, value in registers.items():
+    pointers_last = sorted(registers.items(), key=lambda item: types.get(item[0], "").endswith("*"))
+    for name, value in pointers_last:
         if isinstance(value, bool):
             shown = "true" if value else "false"
         elif types.get(name, "").endswith("*") and isinstance(value, int):
@@ -226,6 +232,7 @@ class WarpPanel(Panel):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.code, 1)
         left_layout.addWidget(self.step_label)
+        left_layout.addWidget(self.lanes.hover_label)
         left_layout.addWidget(self.metrics)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -251,6 +258,7 @@ class WarpPanel(Panel):
         self.splitter.setStretchFactor(1, 2)
         self.splitter.splitterMoved.connect(self._splitter_dragged)
         self.tab_pages = self.tabs.findChild(QStackedWidget)
+        self.tabs.installEventFilter(self)
         self.upper.splitterMoved.connect(self._splitter_dragged)
         self.splitter_dragged = False
         layout = QVBoxLayout(self)
@@ -264,7 +272,7 @@ class WarpPanel(Panel):
     def _fit_to_type(self) -> None:
         """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
         self.kernel_box.setMinimumWidth(12 * self.fontMetrics().horizontalAdvance("M"))
-        self.code.setMinimumHeight(5 * self.code.fontMetrics().lineSpacing())
+        self.code.setMinimumHeight(4 * self.code.fontMetrics().lineSpacing())
         self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
         self.upper.setMinimumHeight(0)
 
@@ -275,12 +283,14 @@ class WarpPanel(Panel):
     def _show_tab_pages(self) -> None:
         """A tab area squeezed to its bar shows the bar alone, not a sliver of the page."""
         if self.tab_pages is not None:
-            room = self.splitter.sizes()[1] - self.tabs.tabBar().sizeHint().height()
+            room = self.tabs.height() - self.tabs.tabBar().sizeHint().height()
             self.tab_pages.setVisible(room >= 2 * self.fontMetrics().height())
 
     def _share_height(self) -> None:
         """The tabs get what the upper part (at its minimum) leaves, at most 45 % of the height."""
-        self.metrics.set_compact(self.height() < 40 * self.fontMetrics().height())
+        compact = self.height() < 40 * self.fontMetrics().height()
+        self.metrics.set_compact(compact)
+        self.lanes.hover_label.set_lines(2, 3 if compact else 5)
         if self.splitter_dragged:
             return
         width = self.upper.width() - self.upper.handleWidth()
@@ -302,6 +312,11 @@ class WarpPanel(Panel):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._share_height()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tabs and event.type() == QEvent.Type.Resize:
+            self._show_tab_pages()
+        return super().eventFilter(watched, event)
 
     def _timeline_page(self) -> QWidget:
         page = QWidget()
@@ -373,14 +388,32 @@ class WarpPanel(Panel):
         self.compare_box.blockSignals(True)
         self.compare_box.addItem("—", "")
         for spec in self.specs:
-            self.kernel_box.addItem(spec.title, spec.entry)
-            self.compare_box.addItem(spec.title, spec.entry)
+            self.kernel_box.addItem(kernel_title(spec), spec.entry)
+            self.compare_box.addItem(kernel_title(spec), spec.entry)
         self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
         self.kernel_box.blockSignals(False)
         self.compare_box.blockSignals(False)
         self.kernel_box.setCurrentIndex(max(0, self.kernel_box.findData(DEFAULT_KERNEL)))
         if self.kernel_box.currentIndex() == 0:
             self._kernel_chosen(0)
+
+    def _retitle_kernels(self) -> None:
+        """Kernel titles in the interface language (the engine carries the Chinese)."""
+        for box in (self.kernel_box, self.compare_box):
+            for index in range(box.count()):
+                entry = box.itemData(index)
+                if entry:
+                    box.setItemText(index, kernel_title(kernels.get(entry)))
+        if self.kernel_box.count():
+            self._describe_kernel()
+            if self.session is not None:
+                self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
+            self._show_compare()
+
+    def _describe_kernel(self) -> None:
+        description = i18n.engine_text(self.spec, "description")
+        self.description.setText(description)
+        self.kernel_box.setToolTip(description)
 
     # ............................................................ choosing
     @property
@@ -402,8 +435,7 @@ class WarpPanel(Panel):
         self.session = None  # its lines belong to the previous source
         self.transport.pause()
         self.code.set_source(spec.source)
-        self.description.setText(spec.description)
-        self.kernel_box.setToolTip(spec.description)
+        self._describe_kernel()
         self.preset_box.blockSignals(True)
         self.preset_box.clear()
         for preset in spec.presets:
@@ -458,7 +490,7 @@ class WarpPanel(Panel):
         self.gpu_run = None
         self.row = 0
         self.lanes.select_row(0)
-        self.timeline.set_timeline(self.session.timeline(0), self.spec.title)
+        self.timeline.set_timeline(self.session.timeline(0), kernel_title(self.spec))
         self.metrics.set_metrics(self.session.metrics)
         self.set_provenance("emulated")
         self.status.setText(self._status_text())
@@ -546,7 +578,7 @@ class WarpPanel(Panel):
             return
         self.row = max(0, min(row, self.session.rows - 1))
         self.lanes.select_row(self.row)
-        self.timeline.set_timeline(self.session.timeline(self.row), self.spec.title)
+        self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
         self.set_cursor(self.cursor)
 
     def jump_to_next_divergence(self) -> None:
@@ -621,7 +653,7 @@ class WarpPanel(Panel):
         if session is None:
             return
         if self.timeline.timeline is None or self.timeline.timeline.warp != session.warps[self.row]:
-            self.timeline.set_timeline(session.timeline(self.row), self.spec.title)
+            self.timeline.set_timeline(session.timeline(self.row), kernel_title(self.spec))
         own = int((session.step_at[: self.cursor + 1, self.row] >= 0).sum()) - 1
         self.timeline.set_cursor_step(max(own, 0))
 
@@ -630,7 +662,7 @@ class WarpPanel(Panel):
         if other is None:
             self.compare_timeline.set_timeline(None)
             return
-        self.compare_timeline.set_timeline(other.timeline(0), kernels.get(other.entry).title)
+        self.compare_timeline.set_timeline(other.timeline(0), kernel_title(kernels.get(other.entry)))
 
     def _lane_hovered(self, row: int, lane: int) -> None:
         if self.session is None:
@@ -648,13 +680,19 @@ class WarpPanel(Panel):
                 info.global_thread,
                 state_name(info.state),
             )
-        if info.address is not None:
-            text += " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
+        short = text
+        if info.thread is not None:  # the label in large type: the thread's number only
+            short = fill(self.tr("Warp %1, lane %2 (thread %3): %4."), info.warp, lane, info.global_thread,
+                         state_name(info.state))  # fmt: skip
         registers = getattr(info, "registers", None)
         if registers:
             types = self.session.register_types(self.cursor, row)
-            text += " " + fill(self.tr("Variables: %1."), registers_text(registers, types))
-        self.lanes.hover_label.setText(text)
+            variables = " " + fill(self.tr("Variables: %1."), registers_text(registers, types))
+            text, short = text + variables, short + variables
+        if info.address is not None:
+            where = " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
+            text, short = text + where, short + where
+        self.lanes.hover_label.setText(short if self.metrics.compact else text)
         self.lanes.graphics.setToolTip(text)
 
     def _where_in_memory(self, row: int, lane: int) -> str:
@@ -734,6 +772,7 @@ class WarpPanel(Panel):
         self.tabs.setTabText(2, self.tr("On a GPU"))
         self.compare_label.setText(self.tr("Compare with:"))
         self.gpu_button.setText(self.tr("Run on the GPU"))
+        self._retitle_kernels()
         if self.session is not None:
             self.status.setText(self._status_text())
             self.set_cursor(self.cursor)

@@ -162,6 +162,8 @@ class CodeView(QPlainTextEdit):
         self._apply_selections()
         if line is not None:
             self._scroll_to_line(line)
+            if columns:
+                self._scroll_to_columns(line, columns)
         self.gutter.update()
 
     def show_error(self, line: int | None, text: str) -> None:
@@ -228,6 +230,34 @@ class CodeView(QPlainTextEdit):
         visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
         if not first <= line - 1 < first + visible - 2:
             self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
+
+    def _scroll_to_columns(self, line: int, columns: tuple[int, int]) -> None:
+        """Scroll sideways so the step's span shows (a narrow view in large type cuts long lines)."""
+        block = self.document().findBlockByNumber(line - 1)
+        if not block.isValid():
+            return
+        bar = self.horizontalScrollBar()
+        last = max(0, block.length() - 1)
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(max(0, columns[0] - 1), last))
+        start = self.cursorRect(cursor).left() + bar.value()
+        cursor.setPosition(block.position() + min(max(0, columns[1] - 1), last))
+        end = self.cursorRect(cursor).right() + bar.value()
+        width, margin = self.viewport().width(), 2 * self.fontMetrics().horizontalAdvance("M")
+        if end <= width - margin:
+            bar.setValue(0)
+        elif not (bar.value() <= start and end <= bar.value() + width):
+            bar.setValue(max(0, min(start - margin, end - width + margin)))
+
+    def span_visible(self) -> bool:
+        """Whether the start of the current step's span is inside the view (for tests)."""
+        if not self.current_line or not self.current_columns:
+            return True
+        block = self.document().findBlockByNumber(self.current_line - 1)
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(max(0, self.current_columns[0] - 1), max(0, block.length() - 1)))
+        x = self.cursorRect(cursor).left()
+        return 0 <= x < self.viewport().width()
 
     # ............................................................ gutter and note geometry
     def gutter_width(self) -> int:

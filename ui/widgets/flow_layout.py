@@ -161,22 +161,69 @@ class WrapLabel(QLabel):
     ``min_lines`` keeps room for that many lines even when the text is shorter (no jumping).
     """
 
-    def __init__(self, text: str = "", parent: QWidget | None = None, min_lines: int = 1) -> None:
+    def __init__(
+        self, text: str = "", parent: QWidget | None = None, min_lines: int = 1, max_lines: int | None = None
+    ) -> None:
         super().__init__(text, parent)
-        self.min_lines = min_lines
+        self.min_lines, self.max_lines = min_lines, max_lines
+        self.full_text = text
         self.setWordWrap(True)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
 
+    def set_lines(self, min_lines: int, max_lines: int | None) -> None:
+        self.min_lines, self.max_lines = min_lines, max_lines
+        self._fit()
+
+    def _text_height(self, text: str, width: int) -> int:
+        rect = QRect(0, 0, max(1, width), 100_000)
+        return self.fontMetrics().boundingRect(rect, int(Qt.TextFlag.TextWordWrap), text).height()
+
+    def _lines_height(self, lines: int) -> int:
+        """The height of ``lines`` lines of this text as drawn: taller than lineSpacing with some
+        fonts, and taller again with Chinese (its glyphs come from a fallback font)."""
+        sample = "Xg中" if any(ord(c) >= 0x2E80 for c in self.full_text) else "Xg"
+        return self._text_height("\n".join([sample] * lines), 1000) if lines > 0 else 0
+
+    def _shown_text(self, width: int) -> str:
+        """The text, cut short and ended with '…' if it needs more than ``max_lines``."""
+        text = self.full_text
+        if self.max_lines is None or not text:
+            return text
+        limit = self._lines_height(self.max_lines)
+        if self._text_height(text, width) <= limit:
+            return text
+        low, high = 0, len(text)
+        while low < high:  # the longest start that fits with the ellipsis (by character: Chinese has no spaces)
+            mid = (low + high + 1) // 2
+            if self._text_height(text[:mid].rstrip() + "…", width) <= limit:
+                low = mid
+            else:
+                high = mid - 1
+        return text[:low].rstrip() + "…"
+
     def needed_height(self, width: int) -> int:
-        lines = self.min_lines * self.fontMetrics().lineSpacing() + self.contentsMargins().top() * 2
-        return max(lines, self.heightForWidth(width) if self.text() else 0)
+        lines = self._lines_height(self.min_lines)
+        shown = self.shown_text()
+        return max(lines, self._text_height(shown, width) if shown else 0)
 
     def _fit(self) -> None:
-        height = self.needed_height(max(1, self.width()))
+        width = max(1, self.contentsRect().width())
+        shown = self._shown_text(width)
+        if shown != super().text():
+            super().setText(shown)
+        height = self.needed_height(width)
         if height != self.minimumHeight():
             self.setMinimumHeight(height)
 
+    def text(self) -> str:
+        """The whole text, also when the label shows it cut short."""
+        return self.full_text
+
+    def shown_text(self) -> str:
+        return super().text()
+
     def setText(self, text: str) -> None:
+        self.full_text = text
         super().setText(text)
         self._fit()
 

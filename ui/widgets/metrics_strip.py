@@ -171,6 +171,7 @@ class MetricsStrip(QWidget):
             self.compact = compact
             for cell in self.cells.values():
                 cell.explanation.setVisible(not compact)
+                cell.title.set_lines(1, 1 if compact else None)  # the whole title stays in the tooltip
 
     def _arrange(self, columns: int) -> None:
         if columns == self.columns:

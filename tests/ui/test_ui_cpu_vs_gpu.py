@@ -207,11 +207,13 @@ def edit_field_width(combo) -> int:
     return rect.width()
 
 
-@pytest.mark.parametrize("theme", ["light", "projector"])
-def test_every_choice_of_every_combo_fits_without_being_cut(qtbot, services, theme):
+@pytest.mark.parametrize(("theme", "language"), [("light", "en"), ("projector", "en"), ("projector", "zh")])
+def test_every_choice_of_every_combo_fits_without_being_cut(qtbot, services, theme, language):
+    from ui import i18n
     from ui.theme import apply_theme
 
     apply_theme(theme)
+    i18n.set_language(language)
     widget = CpuVsGpuPanel(services)
     qtbot.addWidget(widget)
     widget.resize(874, 714)  # the panel's share of a 1024 x 768 window
@@ -219,10 +221,11 @@ def test_every_choice_of_every_combo_fits_without_being_cut(qtbot, services, the
     qtbot.wait(20)
     for experiment in ("matmul", "vector-add"):
         widget.experiment_combo.setCurrentIndex(widget.experiment_combo.findData(experiment))
+        qtbot.wait(100)
         for combo in (widget.experiment_combo, widget.sizes_combo, widget.model_combo):
             metrics = combo.fontMetrics()
             widest = max(metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count()))
-            assert widest <= edit_field_width(combo), (theme, combo.currentText())
+            assert widest <= edit_field_width(combo), (theme, language, combo.currentText())
 
 
 def test_a_placeholder_replaces_the_empty_axes_until_the_first_point(qtbot, panel):

@@ -37,7 +37,7 @@ from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.measure import best_series, crossover
 from gpulab.results import Point, Result
-from ui.i18n import engine_message, engine_messages, engine_text
+from ui.i18n import engine_message, engine_messages, engine_text, localized
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
@@ -225,6 +225,7 @@ class CpuVsGpuPanel(Panel):
     def _build_layout(self) -> None:
         self.form = QFormLayout()
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)  # labels above: room for whole choices
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.labels = {key: QLabel() for key in ("experiment", "sizes", "dtype", "model")}
         self.form.addRow(self.labels["experiment"], self.experiment_combo)
         self.form.addRow(self.labels["sizes"], self.sizes_combo)
@@ -349,7 +350,7 @@ class CpuVsGpuPanel(Panel):
         self.sizes_combo.blockSignals(True)
         self.sizes_combo.clear()
         for key, sizes in SIZE_PRESETS[self.experiment]:
-            text = f"{names[key]}: {size_text(sizes[0])} … {size_text(sizes[-1])}"
+            text = f"{names[key]}{localized(': ', '：')}{size_text(sizes[0])} … {size_text(sizes[-1])}"
             self.sizes_combo.addItem(text, sizes)
             if key == "huge":  # the warning as a tooltip keeps the list narrow
                 self.sizes_combo.setItemData(self.sizes_combo.count() - 1, slow, Qt.ItemDataRole.ToolTipRole)
@@ -694,7 +695,9 @@ class CpuVsGpuPanel(Panel):
         """The controls column as wide as its widgets need in this theme (it scrolls vertically only)."""
         self.controls.adjustSize()
         scrollbar = self.controls_scroll.verticalScrollBar().sizeHint().width()
-        self.controls_scroll.setFixedWidth(self.controls.layout().sizeHint().width() + scrollbar)
+        # A combo box's size hint can be a few pixels short of its widest text (CJK punctuation, large type).
+        slack = 2 * self.fontMetrics().averageCharWidth()
+        self.controls_scroll.setFixedWidth(self.controls.layout().sizeHint().width() + scrollbar + slack)
 
     def showEvent(self, event: QShowEvent) -> None:
         self._fit_controls()

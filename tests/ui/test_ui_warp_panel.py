@@ -396,8 +396,8 @@ def test_in_chinese_the_kernel_lists_show_the_engines_chinese_titles(panel, qtbo
 
 def test_a_narrow_code_view_scrolls_sideways_to_the_steps_span(panel, qtbot):
     session = emulated(qtbot, panel, "transpose_shared")
-    panel.code.setFixedWidth(220)
-    qtbot.waitUntil(lambda: panel.code.width() == 220)
+    panel.code.setFixedWidth(150)
+    qtbot.waitUntil(lambda: panel.code.width() == 150)
     line = source_line(kernels.get("transpose_shared"), "out[y * n + x] =")
     panel.set_cursor(first_step_on_line(session, line))
     assert panel.code.horizontalScrollBar().value() > 0

@@ -240,6 +240,7 @@ class WarpPanel(Panel):
         right_layout.setSpacing(2)
         right_layout.addWidget(self.lanes, 1)
         right_layout.addWidget(self.transport)
+        right_layout.addStretch(0)  # below the transport when the lanes need less than the column
         self.upper = QSplitter(Qt.Orientation.Horizontal)
         self.upper.addWidget(left)
         self.upper.addWidget(right)
@@ -287,7 +288,7 @@ class WarpPanel(Panel):
             self.tab_pages.setVisible(room >= 2 * self.fontMetrics().height())
 
     def _share_height(self) -> None:
-        """The tabs get what the upper part (at its minimum) leaves, at most 45 % of the height."""
+        """The tabs get what the upper part (at its minimum) leaves, at most a third of the height."""
         compact = self.height() < 40 * self.fontMetrics().height()
         self.metrics.set_compact(compact)
         self.lanes.hover_label.set_lines(2, 3 if compact else 5)
@@ -297,7 +298,7 @@ class WarpPanel(Panel):
         right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
         self.upper.setSizes([max(0, width - right), right])
         total = self.splitter.height() - self.splitter.handleWidth()
-        upper = max(self.upper.minimumSizeHint().height(), round(total * 0.62))
+        upper = max(self.upper.minimumSizeHint().height(), round(total * 0.68))
         self.splitter.setSizes([upper, max(0, total - upper)])
         self._show_tab_pages()
 

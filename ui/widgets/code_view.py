@@ -232,7 +232,7 @@ class CodeView(QPlainTextEdit):
             self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
 
     def _scroll_to_columns(self, line: int, columns: tuple[int, int]) -> None:
-        """Scroll sideways so the step's span shows (a narrow view in large type cuts long lines)."""
+        """Scroll sideways so the step's span starts in view (a narrow view in large type cuts long lines)."""
         block = self.document().findBlockByNumber(line - 1)
         if not block.isValid():
             return
@@ -241,13 +241,11 @@ class CodeView(QPlainTextEdit):
         cursor = QTextCursor(block)
         cursor.setPosition(block.position() + min(max(0, columns[0] - 1), last))
         start = self.cursorRect(cursor).left() + bar.value()
-        cursor.setPosition(block.position() + min(max(0, columns[1] - 1), last))
-        end = self.cursorRect(cursor).right() + bar.value()
         width, margin = self.viewport().width(), 2 * self.fontMetrics().horizontalAdvance("M")
-        if end <= width - margin:
-            bar.setValue(0)
-        elif not (bar.value() <= start and end <= bar.value() + width):
-            bar.setValue(max(0, min(start - margin, end - width + margin)))
+        if start + 4 * margin <= width:
+            bar.setValue(0)  # the line from its start, indentation and all
+        elif not bar.value() <= start <= bar.value() + width - 4 * margin:
+            bar.setValue(max(0, start - margin))
 
     def span_visible(self) -> bool:
         """Whether the start of the current step's span is inside the view (for tests)."""

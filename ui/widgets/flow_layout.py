@@ -16,15 +16,23 @@ class FlowLayout(QLayout):
     """Rows of items at their preferred widths; each row as tall as its tallest item."""
 
     def __init__(self, parent: QWidget | None = None, spacing: int = 6, row_spacing: int = 4) -> None:
+        self._rows_at: dict[int, list[list[tuple[QLayoutItem, int]]]] = {}  # width -> rows, until invalidated
+        self._placed: QRect | None = None  # where the items were last placed (nothing changed since)
         super().__init__(parent)
         self.items: list[QLayoutItem] = []
         self.column_gap, self.row_gap = spacing, row_spacing
         self.uniform = False  # every item as wide as the widest: the items line up in columns
         self.setContentsMargins(0, 0, 0, 0)
 
+    def invalidate(self) -> None:
+        self._rows_at.clear()
+        self._placed = None
+        super().invalidate()
+
     # ............................................................ QLayout's interface
     def addItem(self, item: QLayoutItem) -> None:
         self.items.append(item)
+        self.invalidate()
 
     def count(self) -> int:
         return len(self.items)
@@ -33,7 +41,10 @@ class FlowLayout(QLayout):
         return self.items[index] if 0 <= index < len(self.items) else None
 
     def takeAt(self, index: int) -> QLayoutItem | None:
-        return self.items.pop(index) if 0 <= index < len(self.items) else None
+        if not 0 <= index < len(self.items):
+            return None
+        self.invalidate()
+        return self.items.pop(index)
 
     def expandingDirections(self) -> Qt.Orientation:
         return Qt.Orientation(0)
@@ -46,7 +57,9 @@ class FlowLayout(QLayout):
 
     def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)
-        self._arrange(rect, move=True)
+        if rect != self._placed:  # a relayout elsewhere in the window moves nothing here
+            self._arrange(rect, move=True)
+            self._placed = QRect(rect)
 
     def sizeHint(self) -> QSize:
         visible = self._visible()
@@ -78,6 +91,11 @@ class FlowLayout(QLayout):
         return len(rows)
 
     def _rows(self, width: int) -> list[list[tuple[QLayoutItem, int]]]:
+        if width not in self._rows_at:
+            self._rows_at[width] = self._pack(width)
+        return self._rows_at[width]
+
+    def _pack(self, width: int) -> list[list[tuple[QLayoutItem, int]]]:
         rows: list[list[tuple[QLayoutItem, int]]] = []
         used = 0
         for item in self._visible():

@@ -220,6 +220,7 @@ class LaneGrid(QWidget):
         self.highlight = pg.QtWidgets.QGraphicsRectItem(0, 0, LANES, 1)
         self.detail_plot.addItem(self.highlight)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.detail_plot.vb.sigResized.connect(self._plot_laid_out)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
         self.legend = Legend()
         self.hover_label = WrapLabel(min_lines=2, max_lines=5)  # the lane under the mouse; its owner places it
@@ -257,6 +258,32 @@ class LaneGrid(QWidget):
             self.window_box.blockSignals(False)
             self.overview_plot.setRange(xRange=(0, LANES), yRange=(0, rows), padding=0)
         self._update_axes()
+        self._cap_height()
+
+    def _cap_height(self) -> None:
+        """No taller than square cells need: two warps do not get rows a third of a screen high
+        (and fewer pixels to paint at every step)."""
+        rows = min(DETAIL_ROWS, self.states.shape[0])
+        axes_width, axes_height = self._axes_room()
+        cells_width = max(1, self.graphics.width() - axes_width)
+        height = max(MIN_CELLS_PX[1], rows * cells_width // LANES) + axes_height
+        self.graphics.setMaximumHeight(max(self.graphics.minimumHeight(), height))
+
+    def _axes_room(self) -> tuple[int, int]:
+        """Pixels the plot takes beside and below the lane cells (axes, labels, the overview):
+        measured once pyqtgraph has laid the plot out, else guessed from the type size."""
+        line = self.fontMetrics().height()
+        cells = self.cells_rect()
+        if self.graphics.isVisible() and cells.width() > 1 and cells.height() > 1:
+            return self.graphics.width() - round(cells.width()), self.graphics.height() - round(cells.height())
+        return 4 * line, 3 * line
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._cap_height()
+
+    def _plot_laid_out(self, *_args) -> None:
+        self._reserve_plot_room()  # now with the axes' real sizes
 
     def _draw(self) -> None:
         rows = self.states.shape[0]
@@ -346,9 +373,10 @@ class LaneGrid(QWidget):
 
     def _reserve_plot_room(self) -> None:
         """At least MIN_CELLS_PX of lane cells, plus room for the axes in the theme's type size."""
-        line = self.fontMetrics().height()
+        axes_width, axes_height = self._axes_room()
         width, height = MIN_CELLS_PX
-        self.graphics.setMinimumSize(width + 4 * line, height + 3 * line)
+        self.graphics.setMinimumSize(width + axes_width, height + axes_height)
+        self._cap_height()
 
     def cells_rect(self) -> QRectF:
         """The detail plot's data area in widget pixels: where the lane cells are drawn."""

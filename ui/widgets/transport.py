@@ -81,7 +81,6 @@ class Transport(QWidget):
         """Groups that wrap onto more rows when the transport is narrow (large type, Chinese)."""
         for button in (self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button):
             button.setMaximumWidth(44)
-        self.position_label.setMinimumWidth(self.position_label.fontMetrics().horizontalAdvance("step 000 / 0000"))
         self.box = FlowBox(spacing=8, row_spacing=2)
         self.box.add(
             group(self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button,
@@ -109,6 +108,12 @@ class Transport(QWidget):
     @property
     def playing(self) -> bool:
         return self.timer.isActive()
+
+    def _fix_position_width(self) -> None:
+        """A fixed size: a new step number then changes no layout (stepping stays cheap)."""
+        label = self.position_label
+        widest = self.tr("step %1 / %2").replace("%1", "88888").replace("%2", "88888")
+        label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + 4, label.sizeHint().height())
 
     def set_position(self, position: int, length: int) -> None:
         """Where the cursor is now, out of how many steps; stops playing at the end."""
@@ -178,8 +183,11 @@ class Transport(QWidget):
         self.speed_slider.setToolTip(self.tr("Playback speed, 0.5 to 60 steps a second"))
         self._speed_changed()
         self.set_position(self.position, self.length)
+        self._fix_position_width()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fix_position_width()
         super().changeEvent(event)

@@ -32,6 +32,9 @@ _FIELD_PATTERNS = {
     "count": r"\d+",
     "number": r"[0-9][0-9.,]*",
     "percent": r"\d+%",
+    "low": r"\d+",
+    "high": r"\d+",
+    "key": r"\S+",
 }
 
 _DEVICE_REASONS: tuple[tuple[str, str], ...] = (
@@ -212,6 +215,37 @@ _AXES_AND_VARIANTS: tuple[tuple[str, str], ...] = (
     ("warp shuffle", "warp 洗牌"),
 )
 
+_PARAM_ERRORS: tuple[tuple[str, str], ...] = (
+    ("unknown parameter {key} (known: {names})", "未知参数 {key}（已知参数：{names}）"),
+    ("{key}: expected one of {names}, got {text}", "{key}：应为 {names} 之一，实际为 {text}"),
+    ("{key}: expected true or false, got {text}", "{key}：应为 true 或 false，实际为 {text}"),
+    ("{key}: expected a whole number, got {text}", "{key}：应为整数，实际为 {text}"),
+    ("{key}: expected a number, got {text}", "{key}：应为数字，实际为 {text}"),
+    ("repeats must be at least 1", "repeats 至少为 1"),
+    ("sizes: every size must be a positive whole number", "sizes：每个规模都必须是正整数"),
+    ("sizes: every size must be a whole number from 1 to {size}", "sizes：每个规模都必须是 1 到 {size} 之间的整数"),
+    ("dtype must be one of {names}, got {text}", "dtype 必须是 {names} 之一，实际为 {text}"),
+    ("dtype: the vector-add kernel is written for fp32 only", "dtype：向量加法核函数只为 fp32 编写"),
+    ("model_gpu: no GPU {key} in the spec table (known: {names})",
+     "model_gpu：规格表中没有 GPU {key}（已知：{names}）"),
+    ("n and gpu_n must be positive", "n 和 gpu_n 必须为正数"),
+    ("n and gpu_n must be positive multiples of 32, so every warp load is a full warp",
+     "n 和 gpu_n 必须是 32 的正整数倍，这样每次 warp 加载都是满 warp"),
+    ("n and gpu_n must be positive multiples of 32, so only the lesson's branch can diverge",
+     "n 和 gpu_n 必须是 32 的正整数倍，这样只有本课要讲的分支会发散"),
+    ("n must be at most {size}: every warp is traced to count each load on its own",
+     "n 最多为 {size}：要跟踪每个 warp，逐次统计每次加载"),
+    ("side and gpu_side must be positive multiples of {size} (whole tiles)",
+     "side 和 gpu_side 必须是 {size} 的正整数倍（整数个分块）"),
+    ("block must be a multiple of {size} between {low} and {high}",
+     "block 必须是 {size} 的倍数，且在 {low} 到 {high} 之间"),
+    ("block must be a power of two between {low} and {high}", "block 必须是 2 的幂，且在 {low} 到 {high} 之间"),
+    ("strides: every stride must be between {low} and {high}", "strides：每个跨步都必须在 {low} 到 {high} 之间"),
+    ("kways: every k must be between {low} and {high}", "kways：每个 k 都必须在 {low} 到 {high} 之间"),
+    ("offset must be between {low} and {high}", "offset 必须在 {low} 到 {high} 之间"),
+    ("max_rounds must not be negative", "max_rounds 不能为负数"),
+)
+
 _PROGRESS: tuple[tuple[str, str], ...] = (
     ("done", "完成"),
     ("CPU n={size}", "CPU n={size}"),
@@ -224,7 +258,7 @@ _PROGRESS: tuple[tuple[str, str], ...] = (
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
     *_DEVICE_REASONS, *_MONITOR_REASONS, *_SERIES_NAMES, *_MATMUL_AND_VECTOR_NOTES, *_MODEL_ASSUMPTIONS,
-    *_KERNEL_LAB_NOTES, *_AXES_AND_VARIANTS, *_PROGRESS,
+    *_KERNEL_LAB_NOTES, *_AXES_AND_VARIANTS, *_PARAM_ERRORS, *_PROGRESS,
 )
 """(English template, Chinese template) pairs; fields are written ``{name}`` in both."""
 

@@ -225,3 +225,33 @@ def test_a_variant_axis_is_translated_item_by_item():
     axis = "variant (0 = even/odd, 1 = k-way k=3, 2 = transpose 32x33 tile (padded))"
     assert texts.translate(axis, "zh") == "变体（0 = 奇偶，1 = k 路 k=3，2 = 32x33 分块转置（填充））"
     assert texts.translate("variant (0 = something new)", "zh") == "变体（0 = something new）"
+
+
+BAD_VALUES = (0, -1, 3, 100, 10**9, (), (0,), (10**6,), "fp8")
+
+
+def _validation_messages(module) -> set[str]:
+    messages = set()
+    for field in dataclasses.fields(module.Params):
+        for bad in BAD_VALUES:
+            try:
+                module.Params(**{field.name: bad})
+            except ValueError as exc:
+                messages.add(str(exc))
+            except TypeError:
+                pass  # a value of the wrong type altogether, not a user's typo
+    return messages
+
+
+@pytest.mark.parametrize("name", experiments.names())
+def test_every_parameter_error_a_user_can_meet_has_chinese(name):
+    module = experiments.get(name)
+    messages = _validation_messages(module)
+    for assignments in ({"bogus": "1"}, {"repeats": "many"}):
+        with pytest.raises(experiments.ParamError) as caught:
+            experiments.params_from_strings(module.Params, assignments)
+        messages.add(str(caught.value))
+    assert len(messages) >= 3
+    missing = sorted(m for m in messages if not texts.translation_known(m))
+    assert not missing
+    assert all(CJK.search(texts.translate(m, "zh")) for m in messages)

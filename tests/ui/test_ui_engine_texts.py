@@ -118,3 +118,15 @@ def test_an_emulated_lab_shows_chinese_notes_axes_and_legend(qtbot, services):
     assert "分支效率（仿真）" in panel.legend.text()
     i18n.set_language("en")
     assert "Every emulated output matched" in panel.notes.toPlainText()
+
+
+def test_a_parameter_mistake_is_explained_in_chinese(qtbot, services):
+    panel = ExperimentsPanel(services)
+    qtbot.addWidget(panel)
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("reduction"))
+    i18n.set_language("zh")
+    panel.editors["repeats"].setText("many")
+    with qtbot.waitSignal(services.notifier.message, timeout=1000) as signal:
+        assert panel.run_experiment() is None
+    assert signal.args[0] == "warning"
+    assert "repeats：应为整数，实际为 'many'" in signal.args[1]

@@ -291,7 +291,8 @@ class ExperimentsPanel(Panel):
         try:
             return experiments.params_from_strings(self.module.Params, texts)
         except experiments.ParamError as exc:
-            self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", str(exc)))
+            reason = i18n.engine_message(str(exc))
+            self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", reason))
             return None
 
     def run_experiment(self) -> Job | None:

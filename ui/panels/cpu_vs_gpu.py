@@ -415,7 +415,7 @@ class CpuVsGpuPanel(Panel):
         job.series_kind.connect(self.announce_kind)
         job.partial.connect(self.add_point)
         job.finished.connect(self._finished)
-        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
+        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", engine_message(reason))))
         job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
         self.status.setText(self.tr("Waiting for the device to be free…"))
         self._set_running(True)

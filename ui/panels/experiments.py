@@ -319,7 +319,7 @@ class ExperimentsPanel(Panel):
         job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
-        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", reason)))
+        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", i18n.engine_message(reason))))
         job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
         self._set_running(True)
 

@@ -28,6 +28,7 @@ from gpulab.experiments.base import (
     Progress,
     param,
     params_to_dict,
+    random_normal,
 )
 from gpulab.measure import (
     RepeatPolicy,
@@ -325,7 +326,7 @@ def _plan_model(plan: _Plan) -> None:
 
 def _operands(n: int, dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     kind = NUMPY_DTYPES[dtype]
-    return rng.standard_normal((n, n)).astype(kind), rng.standard_normal((n, n)).astype(kind)
+    return random_normal(rng, (n, n), kind), random_normal(rng, (n, n), kind)
 
 
 def _points(plan: _Plan, rng: np.random.Generator) -> Iterator[Progress | PartialPoint]:

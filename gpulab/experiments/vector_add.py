@@ -21,6 +21,7 @@ from gpulab.experiments.base import (
     Progress,
     param,
     params_to_dict,
+    random_normal,
 )
 from gpulab.measure import (
     RepeatPolicy,
@@ -82,8 +83,8 @@ def model_series_name(gpu_name: str) -> str:
 
 def time_cpu(n: int, repeats: int, rng: np.random.Generator, ctx: Context | None = None) -> list[float]:
     """Seconds per ``np.add(a, b, out=c)`` call: at least ``repeats`` samples after one warm-up."""
-    a = rng.standard_normal(n, dtype=np.float32)
-    b = rng.standard_normal(n, dtype=np.float32)
+    a = random_normal(rng, n)
+    b = random_normal(rng, n)
     c = np.empty_like(a)
     check = ctx.check_cancelled if ctx is not None else None
     return time_cpu_calls(lambda: np.add(a, b, out=c), RepeatPolicy(repeats=repeats), check)
@@ -103,8 +104,8 @@ def time_gpu(
     check = ctx.check_cancelled if ctx is not None else None
     policy = RepeatPolicy(repeats=repeats)
     with cupy.cuda.Device(device):
-        a_host = rng.standard_normal(n, dtype=np.float32)
-        b_host = rng.standard_normal(n, dtype=np.float32)
+        a_host = random_normal(rng, n)
+        b_host = random_normal(rng, n)
         a, b = cupy.asarray(a_host), cupy.asarray(b_host)
         c = cupy.empty_like(a)
         size = np.int32(n)

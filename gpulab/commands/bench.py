@@ -8,6 +8,7 @@ import importlib
 # bench name -> module with main(argv) -> int
 BENCHES = {
     "simt": "gpulab.bench.simt",
+    "sweep": "gpulab.bench.sweep",
     "ui": "gpulab.bench.ui",
 }
 

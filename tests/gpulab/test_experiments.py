@@ -145,3 +145,11 @@ def test_random_normal_is_reproducible_and_has_the_asked_dtype_and_shape():
     assert abs(float(a.mean())) < 0.02 and 0.97 < float(a.std()) < 1.03
     half = random_normal(np.random.default_rng(1), 1000, "float16")
     assert half.dtype == np.float16 and np.isfinite(half).all()
+
+
+def test_bench_sweep_measures_a_run_and_reports_its_stalls():
+    from gpulab.bench import sweep
+
+    row = sweep.measure("vector-add", {"sizes": "1024,65536", "repeats": "2"})
+    assert row["wall_s"] > 0
+    assert 0 <= row["p99_ms"] <= row["worst_ms"]

@@ -232,6 +232,7 @@ class WarpPanel(Panel):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.code, 1)
         left_layout.addWidget(self.step_label)
+        self.lanes.layout().removeWidget(self.lanes.hover_label)  # under the code: the column with room
         left_layout.addWidget(self.lanes.hover_label)
         left_layout.addWidget(self.metrics)
         right = QWidget()

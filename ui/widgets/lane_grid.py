@@ -223,13 +223,14 @@ class LaneGrid(QWidget):
         self.detail_plot.vb.sigResized.connect(self._plot_laid_out)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
         self.legend = Legend()
-        self.hover_label = WrapLabel(min_lines=2, max_lines=5)  # the lane under the mouse; its owner places it
+        self.hover_label = WrapLabel(min_lines=2, max_lines=5)  # the lane under the mouse; an owner may move it
         self.graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.legend)
+        layout.addWidget(self.hover_label)
         self.restyle(current_theme())
         self.set_states(self.states)
 

@@ -901,6 +901,26 @@
         <translation>The emulation stopped: %1</translation>
     </message>
     <message>
+        <source>tiny</source>
+        <translation>tiny</translation>
+    </message>
+    <message>
+        <source>small</source>
+        <translation>small</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>medium</translation>
+    </message>
+    <message>
+        <source>large</source>
+        <translation>large</translation>
+    </message>
+    <message>
+        <source>%1 (%2 threads)</source>
+        <translation>%1 (%2 threads)</translation>
+    </message>
+    <message>
         <source>Emulate %1</source>
         <translation>Emulate %1</translation>
     </message>

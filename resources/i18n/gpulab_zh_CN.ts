@@ -902,6 +902,26 @@
         <translation>仿真中止：%1</translation>
     </message>
     <message>
+        <source>tiny</source>
+        <translation>极小</translation>
+    </message>
+    <message>
+        <source>small</source>
+        <translation>小</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>%1 (%2 threads)</source>
+        <translation>%1（%2 个线程）</translation>
+    </message>
+    <message>
         <source>Emulate %1</source>
         <translation>仿真 %1</translation>
     </message>

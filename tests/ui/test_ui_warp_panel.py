@@ -382,7 +382,7 @@ def test_hovering_a_lane_after_its_index_is_computed_shows_the_lanes_variables(p
     assert "i = 38" in panel.lanes.hover_label.text()
 
 
-def test_in_chinese_the_kernel_lists_show_the_engines_chinese_titles(panel, qtbot):
+def test_in_chinese_the_kernel_and_size_lists_are_in_chinese(panel, qtbot):
     from ui import i18n
 
     i18n.set_language("zh")
@@ -390,8 +390,10 @@ def test_in_chinese_the_kernel_lists_show_the_engines_chinese_titles(panel, qtbo
     assert spec.title_zh and panel.kernel_box.currentText() == spec.title_zh
     index = panel.compare_box.findData("divergence_warp_aligned")
     assert panel.compare_box.itemText(index) == kernels.get("divergence_warp_aligned").title_zh
+    assert "threads" not in panel.preset_box.currentText() and "线程" in panel.preset_box.currentText()
     i18n.set_language("en")
     assert panel.kernel_box.currentText() == spec.title
+    assert panel.preset_box.currentText() == "tiny (64 threads)"
 
 
 def test_a_narrow_code_view_scrolls_sideways_to_the_steps_span(panel, qtbot):

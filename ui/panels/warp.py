@@ -406,11 +406,22 @@ class WarpPanel(Panel):
                 entry = box.itemData(index)
                 if entry:
                     box.setItemText(index, kernel_title(kernels.get(entry)))
+        for index in range(self.preset_box.count()):
+            self.preset_box.setItemText(index, self._preset_text(self.spec.preset(self.preset_box.itemData(index))))
         if self.kernel_box.count():
             self._describe_kernel()
             if self.session is not None:
                 self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
             self._show_compare()
+
+    def _preset_text(self, preset: kernels.LaunchPreset) -> str:
+        names = {
+            "tiny": self.tr("tiny"),
+            "small": self.tr("small"),
+            "medium": self.tr("medium"),
+            "large": self.tr("large"),
+        }
+        return fill(self.tr("%1 (%2 threads)"), names.get(preset.name, preset.name), preset.threads)
 
     def _describe_kernel(self) -> None:
         description = i18n.engine_text(self.spec, "description")
@@ -441,7 +452,7 @@ class WarpPanel(Panel):
         self.preset_box.blockSignals(True)
         self.preset_box.clear()
         for preset in spec.presets:
-            self.preset_box.addItem(f"{preset.name} ({preset.threads} threads)", preset.name)
+            self.preset_box.addItem(self._preset_text(preset), preset.name)
         self.preset_box.blockSignals(False)
         self._preset_chosen(0)
 

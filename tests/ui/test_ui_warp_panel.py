@@ -427,3 +427,27 @@ def test_lanes_that_return_early_show_as_exited_in_grey_while_the_rest_work(pane
     assert np.all(states[1, 8:] == ws.LANE_EXITED) and np.all(states[1, :8] == ws.LANE_ACTIVE)
     assert np.all(states[0] == ws.LANE_ACTIVE)
     assert QColor(*panel.lanes.lut[ws.LANE_EXITED][:3]).name() == STATE_COLOURS[ws.LANE_EXITED]
+
+
+def test_in_projector_type_a_click_on_a_squeezed_tab_opens_it_below_and_a_second_click_closes_it(qtbot, services):
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    apply_theme("projector")
+    window = MainWindow(services, panel="warp")
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    panel = window.panels["warp"]
+    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    line = panel.fontMetrics().height()
+    assert panel.tabs.height() < 8 * line
+    panel.tabs.tabBarClicked.emit(1)
+    panel.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: panel.tabs.height() >= 8 * line and panel.tab_pages.isVisible(), timeout=2_000)
+    scroll = panel.parentWidget().parentWidget()
+    qtbot.wait(300)
+    assert panel.minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+    panel.tabs.tabBarClicked.emit(1)
+    qtbot.waitUntil(lambda: panel.tabs.height() < 8 * line, timeout=2_000)

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -263,6 +264,7 @@ class WarpPanel(Panel):
         self.tabs.installEventFilter(self)
         self.upper.splitterMoved.connect(self._splitter_dragged)
         self.splitter_dragged = False
+        self.tabs_opened = False  # a click on a tab made the panel taller to show it
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(4)
@@ -286,7 +288,7 @@ class WarpPanel(Panel):
         """A tab area squeezed to its bar shows the bar alone, not a sliver of the page."""
         if self.tab_pages is not None:
             room = self.tabs.height() - self.tabs.tabBar().sizeHint().height()
-            self.tab_pages.setVisible(room >= 2 * self.fontMetrics().height())
+            self.tab_pages.setVisible(room >= 4 * self.fontMetrics().height())
 
     def _share_height(self) -> None:
         """The tabs get what the upper part (at its minimum) leaves, at most a third of the height."""
@@ -304,12 +306,27 @@ class WarpPanel(Panel):
         self._show_tab_pages()
 
     def _open_tabs(self, index: int) -> None:
-        """A click on a tab of a squeezed tab area makes room to read it."""
+        """A click on a tab of a squeezed tab area makes room to read it: the splitter gives
+        what it can; where the rest is at its smallest (projector type at 1024 x 768) the tab
+        area grows below it and the panel scrolls down to it. A click on the open tab closes it."""
+        line = self.fontMetrics().height()
+        if self.tabs_opened and index == self.tabs.currentIndex():
+            self.tabs_opened = False
+            self._fit_to_type()
+            return
         sizes = self.splitter.sizes()
-        if len(sizes) == 2 and sizes[1] < 6 * self.fontMetrics().height():
-            total = sum(sizes)
-            self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
-            self._splitter_dragged()
+        if len(sizes) != 2 or sizes[1] >= 8 * line:
+            return
+        total = sum(sizes)
+        self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
+        self._splitter_dragged()
+        if self.splitter.sizes()[1] < 8 * line:
+            self.tabs_opened = True
+            self.tabs.setMinimumHeight(12 * line)
+            scroll = self.parentWidget().parentWidget() if self.parentWidget() else None
+            if isinstance(scroll, QScrollArea):
+                bar = scroll.verticalScrollBar()
+                QTimer.singleShot(100, lambda: bar.setValue(bar.maximum()))  # once the taller panel is laid out
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -131,7 +131,7 @@ class FlowBox(QWidget):
     def __init__(self, parent: QWidget | None = None, spacing: int = 6, row_spacing: int = 4) -> None:
         super().__init__(parent)
         self.flow = FlowLayout(self, spacing, row_spacing)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # as tall as its rows
 
     def add(self, *widgets: QWidget) -> None:
         for widget in widgets:

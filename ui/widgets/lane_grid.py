@@ -88,6 +88,7 @@ class Legend(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.box = FlowBox(spacing=10, row_spacing=2)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.box)
@@ -228,6 +229,7 @@ class LaneGrid(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetMinAndMaxSize)  # no taller than its parts
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.hover_label)

@@ -291,7 +291,8 @@ class WarpPanel(Panel):
             self.tab_pages.setVisible(room >= 4 * self.fontMetrics().height())
 
     def _share_height(self) -> None:
-        """The tabs get what the upper part (at its minimum) leaves, at most a third of the height."""
+        """The tabs get a third of the height, or what the upper part (at its minimum) leaves;
+        in large type on a small screen only their bar (a click opens one): the code gets the room."""
         compact = self.height() < 40 * self.fontMetrics().height()
         self.metrics.set_compact(compact)
         self.lanes.hover_label.set_lines(2, 3 if compact else 5)
@@ -301,7 +302,8 @@ class WarpPanel(Panel):
         right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
         self.upper.setSizes([max(0, width - right), right])
         total = self.splitter.height() - self.splitter.handleWidth()
-        upper = max(self.upper.minimumSizeHint().height(), round(total * 0.68))
+        share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
+        upper = max(self.upper.minimumSizeHint().height(), share)
         self.splitter.setSizes([upper, max(0, total - upper)])
         self._show_tab_pages()
 

@@ -274,6 +274,8 @@ class CodeView(QPlainTextEdit):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        if self.current_line is not None and self.current_columns:
+            self._scroll_to_columns(self.current_line, self.current_columns)  # the room changed
         rect = self.contentsRect()
         self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
         self._place_error_note()

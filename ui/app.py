@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
@@ -22,10 +22,21 @@ SCREENSHOT_SIZE = (1024, 768)
 PAINT_TIMEOUT_S = 10.0
 
 
+# Qt's offscreen platform (screenshots, headless runs) says this on every window it shows.
+_QT_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def _qt_message(mode: QtMsgType, context: object, message: str) -> None:
+    """Qt's own messages go to stderr, except the offscreen platform's known noise."""
+    if message not in _QT_NOISE:
+        print(message, file=sys.stderr)
+
+
 def get_app() -> QApplication:
     """The running QApplication, or a new one named for QSettings."""
     app = QApplication.instance()
     if app is None:
+        qInstallMessageHandler(_qt_message)
         app = QApplication(sys.argv[:1])
         app.setOrganizationName(settings.ORGANIZATION)
         app.setApplicationName(settings.APPLICATION)

@@ -385,9 +385,12 @@ class Machine:
         for r in self.regions:
             if a < r.base:
                 d, text = r.base - a, f"is {r.base - a} bytes before the start of"
+            elif a >= r.end:
+                d = a - r.end + size
+                text = "is just past the end of" if a == r.end else f"is {a - r.end} bytes past the end of"
             elif a + size > r.end:
                 d = a + size - r.end
-                text = f"is {a + size - r.end} bytes past the end of"
+                text = f"straddles the end ({a + size - r.end} of its {size} bytes lie beyond it) of"
             else:
                 continue
             if best is None or d < best[0]:

@@ -29,7 +29,7 @@ def test_out_of_bounds_global_load_names_kernel_line_buffer_lanes_and_address():
     text = str(fault)
     assert "out-of-bounds global load from 'a' (argument 0)" in text
     assert "block (4,0,0), thread (0,0,0)" in text
-    assert "4 bytes past the end of a 4096-byte buffer" in text
+    assert "is just past the end of a 4096-byte buffer" in text
     assert f"{fault.address:#x}" in text
 
 
@@ -187,3 +187,12 @@ def test_pointer_passed_to_math_function_is_a_compile_error():
     with pytest.raises(simt.CompileError) as info:
         simt.launch(src, "k", 1, 1, [np.zeros(1, np.float32)])
     assert info.value.construct == "type mismatch" and info.value.line == 2
+
+
+def test_a_load_further_out_says_how_far_past_the_end_it_is():
+    source = 'extern "C" __global__ void k(const float* a, float* out) { out[0] = a[threadIdx.x + 5]; }'
+    a = np.zeros(4, np.float32)
+    out = np.zeros(1, np.float32)
+    with pytest.raises(simt.KernelFault) as info:
+        simt.launch(source, "k", 1, 1, [a, out])
+    assert "is 4 bytes past the end of a 16-byte buffer" in str(info.value)

@@ -214,3 +214,57 @@ def what_if_copied_note(
     if size is None:
         return f"With the PCIe copies counted, {gpu_name} (modelled) would not beat {cpu} at any size run."
     return f"With the PCIe copies counted, {gpu_name} (modelled) would beat {cpu} only from {unit}={size} up."
+
+
+# ----------------------------------------------------------------- ceilings
+
+# Which spec-sheet peak a GEMM of each dtype can reach through cuBLAS by default: fp32 runs
+# on the CUDA cores (CuPy leaves TF32 off unless asked), fp64 and fp16 on tensor cores where
+# the GPU has them.
+_GEMM_PEAK_KEYS = {"fp32": ("fp32",), "fp64": ("fp64_tensor", "fp64"), "fp16": ("fp16",)}
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The best a device can do on a metric, in the series' y unit, and where that comes from."""
+
+    value: float
+    source: str
+
+
+def gpu_flops_ceiling(device_name: str, dtype: str) -> Ceiling | None:
+    """Spec-sheet peak GFLOP/s of a GEMM in ``dtype`` on the named GPU (None if not in the table)."""
+    from gpulab.specs import load_specs
+
+    spec = load_specs().match(device_name)
+    for key in _GEMM_PEAK_KEYS.get(dtype, ()):
+        peak = spec.peak_flops(key) if spec is not None else None
+        if spec is not None and peak is not None:
+            return Ceiling(peak / 1e9, f"{spec.name} spec sheet, {key} peak")
+    return None
+
+
+def gpu_bandwidth_ceiling(device_name: str, derived_gb_s: float | None) -> Ceiling | None:
+    """Spec-sheet DRAM bandwidth of the named GPU, else the one derived from its clock and bus."""
+    from gpulab.specs import load_specs
+
+    spec = load_specs().match(device_name)
+    if spec is not None:
+        return Ceiling(spec.memory_bandwidth_gb_s, f"{spec.name} spec sheet, memory bandwidth")
+    if derived_gb_s:
+        return Ceiling(derived_gb_s, "memory clock x bus width reported by the driver")
+    return None
+
+
+def with_ceiling(point: Point, ceiling: Ceiling | None) -> Point:
+    """``point`` with ``extra['percent_of_peak']`` (100 * y / ceiling) when a ceiling is known."""
+    if ceiling is None or ceiling.value <= 0:
+        return point
+    return replace(point, extra={**point.extra, "percent_of_peak": 100.0 * point.y / ceiling.value})
+
+
+def ceiling_details(ceiling: Ceiling | None) -> dict[str, Any]:
+    """Provenance details naming the ceiling a series is compared with."""
+    if ceiling is None:
+        return {"ceiling": None, "ceiling_source": "this GPU is not in the spec table"}
+    return {"ceiling": ceiling.value, "ceiling_source": ceiling.source}

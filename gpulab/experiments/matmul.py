@@ -31,14 +31,18 @@ from gpulab.experiments.base import (
     random_normal,
 )
 from gpulab.measure import (
+    Ceiling,
     RepeatPolicy,
+    ceiling_details,
     crossover_notes,
+    gpu_flops_ceiling,
     modelled_point,
     rate_point,
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
     what_if_copied_note,
+    with_ceiling,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -276,21 +280,25 @@ def _plan_gpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
         methods += [(GPU_NAIVE, "naive"), (GPU_TILED, "tiled")]
     elif params.gpu_kernels:
         plan.notes.append("The naive and tiled kernels are written for fp32 only; they are left out for this dtype.")
+    ceiling = gpu_flops_ceiling(cuda.device_name(device), params.dtype)
     for name, method in methods:
         details = {
             "method": method, "timing": "CUDA events after warm-up, median of repeats",
             "include_transfers": params.include_transfers, "host_memory": "pinned", "cupy": status.cupy_version,
             "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version,
+            **ceiling_details(ceiling),
         }  # fmt: skip
         plan.series[name] = _series(name, Provenance("measured", cuda.device_name(device), details))
         plan.gpu_names.append(name)
-        plan.point_makers[name] = _gpu_maker(method, params.include_transfers, policy, ctx)
+        plan.point_makers[name] = _gpu_maker(method, params.include_transfers, policy, ctx, ceiling)
 
 
-def _gpu_maker(method: str, include_transfers: bool, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
+def _gpu_maker(
+    method: str, include_transfers: bool, policy: RepeatPolicy, ctx: Context, ceiling: Ceiling | None
+) -> Callable[..., Point]:
     def make(n: int, a: np.ndarray, b: np.ndarray) -> Point:
         samples = _gpu_samples(a, b, method, include_transfers, policy, ctx)
-        return rate_point(n, flops(n), samples["total"], **stage_medians(samples))
+        return with_ceiling(rate_point(n, flops(n), samples["total"], **stage_medians(samples)), ceiling)
 
     return make
 

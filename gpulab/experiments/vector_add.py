@@ -24,14 +24,18 @@ from gpulab.experiments.base import (
     random_normal,
 )
 from gpulab.measure import (
+    Ceiling,
     RepeatPolicy,
+    ceiling_details,
     crossover_notes,
+    gpu_bandwidth_ceiling,
     modelled_point,
     rate_point,
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
     what_if_copied_note,
+    with_ceiling,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -161,8 +165,14 @@ def _gpu_provenance(device: int, include_transfers: bool) -> Provenance:
             "cuda_driver": status.cuda_driver_version,
             "include_transfers": include_transfers,
             "host_memory": "pinned",
+            **ceiling_details(_gpu_ceiling(device)),
         },
     )
+
+
+def _gpu_ceiling(device: int) -> Ceiling | None:
+    derived = next((g.peak_bandwidth_gb_s for g in cuda.cuda_status().devices if g.index == device), None)
+    return gpu_bandwidth_ceiling(cuda.device_name(device), derived)
 
 
 def _model(params: Params) -> tuple[Series | None, Any, list[str]]:
@@ -214,6 +224,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
             yield Progress((i + 0.4) / steps, f"GPU n={n}")
             samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
             point = rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples))
+            point = with_ceiling(point, _gpu_ceiling(device))
             gpu_series = gpu_series.with_point(point)
             yield PartialPoint(GPU_SERIES, point, gpu_series.provenance)
         if model_series is not None:

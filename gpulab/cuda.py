@@ -7,7 +7,6 @@ around an asynchronous launch.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -50,7 +49,7 @@ def require_cupy() -> Any:
 
 
 @cache
-def _compiled_module(device_index: int, source_hash: str, source: str, options: tuple[str, ...]) -> Any:
+def _compiled_module(device_index: int, source: str, options: tuple[str, ...]) -> Any:
     cupy = require_cupy()
     with cupy.cuda.Device(device_index):
         module = cupy.RawModule(code=source, options=options)
@@ -64,8 +63,7 @@ def _compiled_module(device_index: int, source_hash: str, source: str, options: 
 def get_kernel(source: str, entry: str, device_index: int = 0,
                options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> Any:
     """A compiled ``cupy.RawKernel`` for ``entry``; modules are memoized per device and source."""
-    digest = hashlib.sha256(source.encode()).hexdigest()
-    module = _compiled_module(device_index, digest, source, options)
+    module = _compiled_module(device_index, source, options)
     return module.get_function(entry)
 
 

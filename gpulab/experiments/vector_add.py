@@ -153,7 +153,7 @@ def _cpu_provenance() -> Provenance:
     )
 
 
-def _gpu_provenance(device: int, include_transfers: bool) -> Provenance:
+def _gpu_provenance(device: int, include_transfers: bool, ceiling: Ceiling | None) -> Provenance:
     status = cuda.cuda_status()
     return Provenance(
         "measured",
@@ -165,7 +165,7 @@ def _gpu_provenance(device: int, include_transfers: bool) -> Provenance:
             "cuda_driver": status.cuda_driver_version,
             "include_transfers": include_transfers,
             "host_memory": "pinned",
-            **ceiling_details(_gpu_ceiling(device)),
+            **ceiling_details(ceiling),
         },
     )
 
@@ -211,7 +211,10 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     cpu_series = _series(CPU_SERIES, _cpu_provenance())
     status = cuda.cuda_status()
     device = ctx.device_index or 0
-    gpu_series = _series(GPU_SERIES, _gpu_provenance(device, params.include_transfers)) if status.available else None
+    ceiling = _gpu_ceiling(device) if status.available else None
+    gpu_series = (
+        _series(GPU_SERIES, _gpu_provenance(device, params.include_transfers, ceiling)) if status.available else None
+    )
     notes: list[str] = [] if status.available else [f"No GPU series: {status.reason}"]
     model_series, spec, assumptions = _model(params)
     steps = len(params.sizes)
@@ -224,7 +227,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
             yield Progress((i + 0.4) / steps, f"GPU n={n}")
             samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
             point = rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples))
-            point = with_ceiling(point, _gpu_ceiling(device))
+            point = with_ceiling(point, ceiling)
             gpu_series = gpu_series.with_point(point)
             yield PartialPoint(GPU_SERIES, point, gpu_series.provenance)
         if model_series is not None:

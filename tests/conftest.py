@@ -3,10 +3,37 @@
 from __future__ import annotations
 
 import os
+import sys
+import traceback
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Exceptions that reach sys.excepthook (PySide6 sends a slot's exception there and carries on).
+_UNCAUGHT: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Record every exception that reaches sys.excepthook for the whole run, in any test phase
+    (pytest-qt catches those inside a test's own call; this catches fixtures and teardown too)."""
+    previous = sys.excepthook
+
+    def record(exc_type, exc, tb) -> None:
+        _UNCAUGHT.append("".join(traceback.format_exception(exc_type, exc, tb)))
+        previous(exc_type, exc, tb)
+
+    sys.excepthook = record
+
+
+@pytest.fixture(autouse=True)
+def fails_on_uncaught_exceptions_in_slots():
+    """Fail the test during which a Qt slot raised: a click that raises is a broken click."""
+    seen = len(_UNCAUGHT)
+    yield
+    new = _UNCAUGHT[seen:]
+    if new:
+        pytest.fail("an exception was raised inside a Qt slot:\n" + "\n".join(new), pytrace=False)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

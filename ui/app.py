@@ -11,6 +11,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from ui import i18n, settings
+from ui.errors import install_slot_error_hook
 from ui.jobs import JobRunner
 from ui.main_window import MainWindow
 from ui.panels import panel_names
@@ -84,6 +85,7 @@ def run_gui(
         return 2
     app = get_app()
     window = start_window(panel, lang, theme)
+    install_slot_error_hook(window.services.notifier)  # a failing click shows in the window, not only on stderr
     if screenshot is None:
         window.show()
         return app.exec()

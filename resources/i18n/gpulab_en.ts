@@ -346,6 +346,13 @@
     </message>
 </context>
 <context>
+    <name>Errors</name>
+    <message>
+        <source>Something went wrong: %1. The lab keeps running; the details are printed on the console.</source>
+        <translation>Something went wrong: %1. The lab keeps running; the details are printed on the console.</translation>
+    </message>
+</context>
+<context>
     <name>ExperimentsPanel</name>
     <message>
         <source>CPU</source>

@@ -347,6 +347,13 @@
     </message>
 </context>
 <context>
+    <name>Errors</name>
+    <message>
+        <source>Something went wrong: %1. The lab keeps running; the details are printed on the console.</source>
+        <translation>出错了：%1。实验室仍在运行；详细信息已打印在控制台上。</translation>
+    </message>
+</context>
+<context>
     <name>ExperimentsPanel</name>
     <message>
         <source>CPU</source>

@@ -177,7 +177,8 @@ class CpuVsGpuPanel(Panel):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # never clipped
         self.transfers_box = QCheckBox()
         self.run_button = QPushButton()
-        self.run_button.clicked.connect(self.run_sweep)
+        # clicked(bool) would hand its `checked` flag to run_sweep's params: call it with none.
+        self.run_button.clicked.connect(lambda: self.run_sweep())
         self.cancel_button = QPushButton()
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_sweep)

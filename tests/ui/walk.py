@@ -1,0 +1,58 @@
+"""How a user drives the window in tests: real clicks, keys and menu choices, never slots."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QLineEdit
+
+JOB_TIMEOUT_MS = 30_000
+
+
+def click(qtbot, button) -> None:
+    """A left click on ``button``; it must be visible and enabled, as for a person."""
+    assert button.isVisible(), f"{button.text()!r} is not on screen"
+    assert button.isEnabled(), f"{button.text()!r} is greyed out"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def choose(qtbot, combo: QComboBox, data) -> None:
+    """Pick the entry whose data is ``data`` with the arrow keys, as on a closed combo box."""
+    target = combo.findData(data)
+    assert target >= 0, f"{data!r} is not offered ({[combo.itemData(i) for i in range(combo.count())]})"
+    combo.setFocus()
+    key = Qt.Key.Key_Down if target > combo.currentIndex() else Qt.Key.Key_Up
+    for _ in range(combo.count()):
+        if combo.currentIndex() == target:
+            break
+        qtbot.keyClick(combo, key)
+    assert combo.currentIndex() == target
+
+
+def type_into(qtbot, field: QLineEdit, text: str) -> None:
+    """Select what the field holds and type ``text`` over it."""
+    field.setFocus()
+    qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(field, text)
+    assert field.text() == text
+
+
+def open_panel(qtbot, window, name: str):
+    """Click the panel's entry in the sidebar and return the panel."""
+    from ui.panels import panel_names
+
+    row = panel_names().index(name)
+    sidebar = window.sidebar
+    rect = sidebar.visualItemRect(sidebar.item(row))
+    qtbot.mouseClick(sidebar.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.current_panel() is window.panels[name]
+    return window.panels[name]
+
+
+def switch_language(window, code: str) -> None:
+    """View → Language → ``code``: the menu entry a person picks."""
+    window.language_actions[code].trigger()
+
+
+def wait_idle(qtbot, window, timeout_ms: int = JOB_TIMEOUT_MS) -> None:
+    """Until every job the window started has ended."""
+    qtbot.waitUntil(window.services.runner.is_idle, timeout=timeout_ms)

@@ -2,8 +2,8 @@
 
 ``gpulab`` alone opens the desktop lab (``--panel``, ``--lang``, ``--theme``, ``--screenshot``).
 Headless: ``gpulab info``, ``gpulab list``, ``gpulab run NAME``, ``gpulab emulate``,
-``gpulab bench``. The engine never imports Qt; the desktop front end is imported only when
-the window is asked for.
+``gpulab bench``. The engine never imports Qt or the front end: the window is opened through
+the ``gpulab.frontend`` entry point (:mod:`gpulab.frontend`), only when it is asked for.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from gpulab import __version__
+from gpulab import __version__, frontend
 
 # Modules that add subcommands: each has register(subparsers) and sets args.func.
 COMMAND_MODULES = (
@@ -81,13 +81,12 @@ def open_lab(args: argparse.Namespace) -> int:
         print(f"gpulab: no display found (DISPLAY and WAYLAND_DISPLAY are unset); {HEADLESS_HINT}",
               file=sys.stderr)
         return 2
-    app = importlib.import_module("ui.app")
-    if args.panel and args.panel not in app.panel_names():
-        print(f"gpulab: no panel {args.panel!r} (panels: {', '.join(app.panel_names())})",
-              file=sys.stderr)
+    run_gui = frontend.find(frontend.FRONTEND_GROUP, frontend.DESKTOP)
+    if run_gui is None:
+        print(f"gpulab: the desktop front end is not installed (pip install -e .); {HEADLESS_HINT}", file=sys.stderr)
         return 2
-    return int(app.run_gui(panel=args.panel, lang=args.lang, theme=args.theme,
-                           screenshot=args.screenshot))
+    # run_gui checks the panel name against the panel registry and says which exist.
+    return int(run_gui(panel=args.panel, lang=args.lang, theme=args.theme, screenshot=args.screenshot))
 
 
 def write_json(data: Any, destination: str) -> None:

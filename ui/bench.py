@@ -8,8 +8,8 @@ heartbeat. A last row steps the whole warp panel (code line, lane grid, memory v
 timeline) through a real emulated kernel.
 
 Targets: >= 30 frames/s at 32 warps, smooth (>= 30 frames/s with the downsampled overview)
-at 1024 warps, and no stall above 50 ms. Qt is imported inside ``main`` only: the engine
-must import without it.
+at 1024 warps, and no stall above 50 ms. It lives on the front-end side and reaches the
+command line through the ``gpulab.bench`` entry point (see gpulab/frontend.py).
 """
 
 from __future__ import annotations

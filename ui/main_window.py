@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QMainWindow,
     QMenu,
     QScrollArea,
@@ -20,12 +19,13 @@ from gpulab.devices import DeviceReport
 from ui import i18n, settings
 from ui.about import AboutDialog
 from ui.notify import INFO
-from ui.panels import PANELS, Panel
+from ui.panels import PANELS, Panel, sections
 from ui.panels.devices import device_summary
 from ui.services import Services
 from ui.theme import THEME_NAMES, apply_theme, current_theme, theme_title
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.message_bar import MessageBar
+from ui.widgets.sidebar import Sidebar
 
 STATUS_MESSAGE_MS = 8000
 
@@ -38,27 +38,31 @@ class MainWindow(QMainWindow):
         self.services = services or Services.create()
         self.panels: dict[str, Panel] = {}
         self.about_dialog: AboutDialog | None = None
+        self._save_panel_choice = False  # see below: set once the start-up panel is shown
         self._make_central()
         self._make_status_bar()
         self._make_menus()
         self._connect_services()
         self.retranslate()
+        # A panel named on the command line is for this run; only a click in the sidebar is saved.
         self.show_panel(panel or settings.saved_value(settings.PANEL_KEY) or PANELS[0].name)
+        self._save_panel_choice = True
         self.resize(1024, 740)
 
     # ------------------------------------------------------------ building
 
     def _make_central(self) -> None:
-        self.sidebar = QListWidget()
-        self.sidebar.setObjectName("sidebar")
+        self.sidebar = Sidebar()
         self.stack = QStackedWidget()
+        self.pages: dict[str, QScrollArea] = {}
         for spec in PANELS:
             panel = spec.factory(self.services)
             panel.provenance_changed.connect(self._panel_provenance)
             self.panels[spec.name] = panel
-            self.stack.addWidget(_scrollable(panel))
-            self.sidebar.addItem(spec.title())
-        self.sidebar.currentRowChanged.connect(self._row_chosen)
+            self.pages[spec.name] = _scrollable(panel)
+            self.stack.addWidget(self.pages[spec.name])
+        self.sidebar.set_sections(sections())
+        self.sidebar.panel_chosen.connect(self._panel_chosen)
         self.message_bar = MessageBar()
         right = QVBoxLayout()
         right.addWidget(self.message_bar)
@@ -129,8 +133,7 @@ class MainWindow(QMainWindow):
         self.badge_caption.setText(self.tr("Numbers shown:"))
         for name, action in self.theme_actions.items():
             action.setText(theme_title(name))
-        for row, spec in enumerate(PANELS):
-            self.sidebar.item(row).setText(spec.title())
+        self.sidebar.retitle({key: heading for key, heading, _ in sections()}, {s.name: s.title() for s in PANELS})
         self._show_device(self.services.devices.report)
         self._fit_sidebar()
         self._check_choices()
@@ -143,13 +146,7 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def _fit_sidebar(self) -> None:
-        row_height = self.sidebar.fontMetrics().height() * 2
-        for row in range(self.sidebar.count()):
-            self.sidebar.item(row).setSizeHint(QSize(0, row_height))
-        metrics = self.sidebar.fontMetrics()
-        titles = [self.sidebar.item(row).text() for row in range(self.sidebar.count())]
-        width = max(metrics.horizontalAdvance(t) for t in titles) + 48
-        self.sidebar.setFixedWidth(min(max(width, 120), 260))
+        self.sidebar.fit()
 
     def _check_choices(self) -> None:
         self.theme_actions[current_theme().name].setChecked(True)
@@ -159,18 +156,17 @@ class MainWindow(QMainWindow):
 
     def show_panel(self, name: str) -> None:
         """Bring panel ``name`` to the front (unknown names show the first panel)."""
-        names = list(self.panels)
-        self.sidebar.setCurrentRow(names.index(name) if name in names else 0)
+        if not self.sidebar.select(name if name in self.panels else PANELS[0].name):
+            self.sidebar.select(PANELS[0].name)
 
     def current_panel(self) -> Panel:
         return list(self.panels.values())[self.stack.currentIndex()]
 
-    def _row_chosen(self, row: int) -> None:
-        if row < 0:
-            return
-        self.stack.setCurrentIndex(row)
+    def _panel_chosen(self, name: str) -> None:
+        self.stack.setCurrentWidget(self.pages[name])
         self.badge.set_kind(self.current_panel().provenance)
-        settings.save_value(settings.PANEL_KEY, PANELS[row].name)
+        if self._save_panel_choice:
+            settings.save_value(settings.PANEL_KEY, name)
 
     def _panel_provenance(self, kind: str) -> None:
         if self.sender() is self.current_panel():

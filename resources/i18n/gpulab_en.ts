@@ -749,6 +749,34 @@
         <translation>CPU vs GPU</translation>
     </message>
     <message>
+        <source>Basics</source>
+        <translation>Basics</translation>
+    </message>
+    <message>
+        <source>Inside a GPU</source>
+        <translation>Inside a GPU</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>Execution</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>Cluster</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>Check</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>Lessons</translation>
+    </message>
+    <message>
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
     </message>

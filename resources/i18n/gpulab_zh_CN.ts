@@ -750,6 +750,34 @@
         <translation>CPU 对比 GPU</translation>
     </message>
     <message>
+        <source>Basics</source>
+        <translation>基础</translation>
+    </message>
+    <message>
+        <source>Inside a GPU</source>
+        <translation>GPU 内部</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>执行</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>

@@ -41,7 +41,7 @@ def test_panel_names_come_from_the_panel_registry():
     from ui.panels import PANELS
 
     assert PANEL_NAMES == tuple(spec.name for spec in PANELS)
-    assert PANEL_NAMES[:2] == ("devices", "experiments")
+    assert PANEL_NAMES[:2] == ("devices", "cpu-vs-gpu")
 
 
 def test_the_language_is_the_flag_then_the_saved_choice_then_the_system_locale(qapp, monkeypatch):

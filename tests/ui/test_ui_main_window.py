@@ -86,12 +86,12 @@ def test_switching_the_language_retranslates_the_open_window(window):
     assert run_button.text() == "Run"
     window.set_language("zh")
     assert run_button.text() == "运行"
-    assert window.sidebar.item(0).text() == "设备"
+    assert window.sidebar.panel_item("devices").text() == "设备"
     assert window.view_menu.title() == "视图(&V)"
     assert window.device_label.text() == "仅 CPU — 没有 NVIDIA 驱动"
     window.set_language("en")
     assert run_button.text() == "Run"
-    assert window.sidebar.item(0).text() == "Devices"
+    assert window.sidebar.panel_item("devices").text() == "Devices"
 
 
 def test_the_badge_follows_the_panel_on_screen(fake_experiment, window, qtbot):

@@ -76,7 +76,7 @@ def test_a_user_can_run_each_panel_then_switch_to_chinese_and_run_it_again(qtbot
     WALKS[name](qtbot, window, panel)
     assert not [m for m in window.services.notifier.history if m[0] == "error"]
     switch_language(window, "zh")
-    assert has_chinese(window.sidebar.item(panel_names().index(name)).text())
+    assert has_chinese(window.sidebar.panel_item(name).text())
     WALKS[name](qtbot, window, panel)
     switch_language(window, "en")
     assert not [m for m in window.services.notifier.history if m[0] == "error"]

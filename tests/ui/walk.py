@@ -38,11 +38,8 @@ def type_into(qtbot, field: QLineEdit, text: str) -> None:
 
 def open_panel(qtbot, window, name: str):
     """Click the panel's entry in the sidebar and return the panel."""
-    from ui.panels import panel_names
-
-    row = panel_names().index(name)
     sidebar = window.sidebar
-    rect = sidebar.visualItemRect(sidebar.item(row))
+    rect = sidebar.visualItemRect(sidebar.panel_item(name))
     qtbot.mouseClick(sidebar.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.current_panel() is window.panels[name]
     return window.panels[name]

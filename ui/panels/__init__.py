@@ -1,4 +1,9 @@
-"""The panel registry: one explicit, ordered table of every panel the window shows."""
+"""The panel registry: one explicit, ordered table of every panel the window shows.
+
+Each panel sits in one section of the sidebar; sections keep the curriculum's order (the
+basics, then inside a GPU, memory, execution, the cluster, the hardware check, lessons) and a
+section without panels is not shown. Adding a panel is one line in ``PANELS``.
+"""
 
 from __future__ import annotations
 
@@ -18,18 +23,44 @@ translate = QCoreApplication.translate
 
 
 @dataclass(frozen=True)
+class SectionSpec:
+    key: str  # never translated
+    title: Callable[[], str]
+
+
+SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("basics", lambda: translate("Panels", "Basics")),
+    SectionSpec("inside", lambda: translate("Panels", "Inside a GPU")),
+    SectionSpec("memory", lambda: translate("Panels", "Memory")),
+    SectionSpec("execution", lambda: translate("Panels", "Execution")),
+    SectionSpec("cluster", lambda: translate("Panels", "Cluster")),
+    SectionSpec("check", lambda: translate("Panels", "Check")),
+    SectionSpec("lessons", lambda: translate("Panels", "Lessons")),
+)
+
+
+@dataclass(frozen=True)
 class PanelSpec:
     name: str  # used by --panel and saved in the settings; never translated
     title: Callable[[], str]  # translated at call time, so language switches show at once
     factory: Callable[[Services], Panel]
+    section: str  # a SectionSpec key
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("devices", lambda: translate("Panels", "Devices"), DevicesPanel),
-    PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel),
-    PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel),
-    PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel),
+    PanelSpec("devices", lambda: translate("Panels", "Devices"), DevicesPanel, "basics"),
+    PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
+    PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
+    PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
 )
+
+
+def sections() -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """(section key, heading, [(panel name, title), ...]) in sidebar order, texts translated now."""
+    return [
+        (section.key, section.title(), [(p.name, p.title()) for p in PANELS if p.section == section.key])
+        for section in SECTIONS
+    ]
 
 
 def panel_names() -> list[str]:

@@ -1,0 +1,128 @@
+"""Run and Cancel, a progress bar while a job runs, and one status line: the column every lab has.
+
+A panel gives the controls its job (``watch(job)``) and listens to ``run_clicked``; the
+controls keep the buttons, the bar and the status line in step with the job's life (waiting,
+progress, done, failed, cancelled) and grey out the panel's inputs while it runs. The status
+line is kept as *how to write it*, not as text, so a language switch rewrites it too ("Done."
+becomes "完成。" instead of staying in the language it was first written in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from ui.i18n import engine_message
+from ui.jobs import Job, plain_error
+
+PROGRESS_STEPS = 1000
+
+
+class RunControls(QWidget):
+    """Emits ``run_clicked`` (no arguments) and ``ended(state)`` when the watched job is over."""
+
+    run_clicked = Signal()
+    ended = Signal(str)  # "done", "failed" or "cancelled"
+
+    def __init__(self, run_text: Callable[[], str] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run_text = run_text or (lambda: self.tr("Run"))
+        self.job: Job | None = None
+        self.inputs: list[QWidget] = []
+        self.usable_when_idle: Callable[[QWidget], bool] = lambda _widget: True
+        self.status_text: Callable[[], str] = lambda: ""
+        self._make_widgets()
+        self.retranslate()
+
+    def _make_widgets(self) -> None:
+        self.run_button = QPushButton()
+        # clicked(bool) would hand its `checked` flag to whatever slot takes an argument.
+        self.run_button.clicked.connect(lambda: self.run_clicked.emit())
+        self.cancel_button = QPushButton()
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, PROGRESS_STEPS)
+        self.progress.setTextVisible(False)
+        self.progress.hide()  # shown while a job runs; an empty bar at rest looks like a text field
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.status)
+
+    # ------------------------------------------------------------ the job
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None
+
+    def lock_while_running(
+        self, widgets: Iterable[QWidget], usable_when_idle: Callable[[QWidget], bool] | None = None
+    ) -> None:
+        """Inputs greyed out while a job runs; after it, each is enabled where ``usable_when_idle``
+        says so (a list with a single choice stays grey)."""
+        self.inputs = list(widgets)
+        self.usable_when_idle = usable_when_idle or (lambda _widget: True)
+
+    def watch(self, job: Job) -> None:
+        """Follow ``job`` until it ends: progress, status line, buttons and locked inputs."""
+        self.job = job
+        self.progress.setValue(0)
+        self.set_status(lambda: self.tr("Waiting for the device to be free…"))
+        job.progress.connect(self._progress)
+        job.finished.connect(lambda _value: self._end("done", lambda: self.tr("Done.")))
+        job.failed.connect(lambda exc: self._end("failed", self._failure_text(exc)))
+        job.cancelled.connect(lambda: self._end("cancelled", lambda: self.tr("Cancelled.")))
+        self._show_running(True)
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.set_status(lambda: self.tr("Cancelling…"))
+
+    def set_status(self, text: Callable[[], str]) -> None:
+        """Show ``text()`` now and again after each language switch."""
+        self.status_text = text
+        self.status.setText(text())
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(fraction * PROGRESS_STEPS))
+        self.set_status(lambda: engine_message(message))
+
+    def _failure_text(self, exc: object) -> Callable[[], str]:
+        reason = exc if isinstance(exc, str) else plain_error(exc)  # type: ignore[arg-type]
+        return lambda: self.tr("Failed: %1").replace("%1", engine_message(reason))
+
+    def _end(self, state: str, text: Callable[[], str]) -> None:
+        self.job = None
+        self.set_status(text)
+        self._show_running(False)
+        self.ended.emit(state)
+
+    def _show_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
+        for widget in self.inputs:
+            widget.setEnabled(not running and self.usable_when_idle(widget))
+
+    # ------------------------------------------------------------ texts
+
+    def retranslate(self) -> None:
+        self.run_button.setText(self.run_text())
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.status.setText(self.status_text())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -108,12 +108,12 @@ def test_cancel_button_stops_the_running_experiment(fake_experiment, qtbot, devi
     panel.editors["steps"].setText("1000")
     panel.editors["delay_s"].setText("0.01")
     job = panel.run_experiment()
-    qtbot.waitUntil(lambda: len(panel.plot.points.get("squares", ([], []))[0]) > 0, timeout=5000)
+    qtbot.waitUntil(lambda: len(panel.plot.points_of("squares")) > 0, timeout=5000)
     panel.cancel_button.click()
     qtbot.waitUntil(lambda: job.is_over, timeout=5000)
     assert job.state == "cancelled"
     assert panel.status.text() == "Cancelled."
-    assert len(panel.plot.points["squares"][0]) < 1000
+    assert len(panel.plot.points_of("squares")) < 1000
 
 
 def test_a_bad_parameter_is_explained_and_nothing_runs(fake_experiment, qtbot, device_reports):

@@ -7,10 +7,13 @@ legend: long device names in large projector type wrap instead of covering the d
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from html import escape
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.results import Point, Result
@@ -74,91 +77,182 @@ class PlotPlaceholder(QLabel):
 
 
 class LivePlot(pg.PlotWidget):
-    """Curves keyed by series name; ``label_series`` adds provenance once a run is over."""
+    """Curves keyed by series name, growing point by point; ``label_series`` finishes a run.
+
+    ``y_of`` says what a point shows upward (its ``y`` unless told otherwise, e.g. its time in
+    ms from ``point.extra``). ``log_x`` is fixed or, when None, chosen from the data (log once x
+    spans two decades); ``log_y`` is fixed. With ``x_text`` the x ticks sit at the x values run,
+    written by it (sizes as 2^20), and the view is fitted to the points with a margin.
+    A series' provenance kind styles its curve: modelled curves are dashed with hollow triangles.
+    """
 
     legend_changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        y_of: Callable[[Point], float] | None = None,
+        log_x: bool | None = None,
+        log_y: bool = False,
+        x_text: Callable[[float], str] | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.y_of = y_of or (lambda point: float(point.y))
+        self.fixed_log_x = log_x
+        self.log_y = log_y
+        self.x_text = x_text
         self.curves: dict[str, pg.PlotDataItem] = {}
-        self.points: dict[str, tuple[list[float], list[float]]] = {}
+        self.series: dict[str, list[Point]] = {}
         self.kinds: dict[str, str] = {}
-        self.log_x = False
+        self.markers: list[pg.InfiniteLine] = []
+        self.log_x = bool(log_x)
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self.redraw)
+        self.setLogMode(x=self.log_x, y=log_y)
         style_plot(self)
 
     def clear_series(self) -> None:
         self.getPlotItem().clear()
         self.curves.clear()
-        self.points.clear()
+        self.series.clear()
         self.kinds.clear()
-        self.log_x = False
-        self.setLogMode(x=False, y=False)
+        self.markers.clear()
+        self.log_x = bool(self.fixed_log_x)
+        self.setLogMode(x=self.log_x, y=self.log_y)
+        self.getPlotItem().getAxis("bottom").setTicks(None)  # the last run's sizes mean nothing now
+        self.enableAutoRange()
         self.legend_changed.emit()
 
     def add_point(self, series: str, point: Point) -> None:
+        """Store ``point``; it is drawn at the next redraw tick (at most 10 a second)."""
         if series not in self.curves:
             self._add_curve(series)
-        xs, ys = self.points[series]
-        xs.append(float(point.x))
-        ys.append(float(point.y))
+        self.series[series].append(point)
         self._dirty = True
         if not self._timer.isActive():
             self._timer.start()
 
     def _add_curve(self, series: str) -> None:
-        curve = self.plot([], [], pen=curve_pen(len(self.curves)))
-        curve.setSymbol("o")
-        curve.setSymbolSize(7)
+        curve = self.plot([], [], name=series)
         self.curves[series] = curve
-        self.points[series] = ([], [])
+        self.series[series] = []
+        self._style_curve(series)
         self.legend_changed.emit()
+
+    def _style_curve(self, series: str) -> None:
+        curve = self.curves[series]
+        kind = self.kinds.get(series, "")
+        curve.provenance_kind = kind  # style_plot reads it on a theme change
+        pen = curve_pen(list(self.curves).index(series), kind=kind)
+        modelled = kind == "modelled"
+        curve.setPen(pen)
+        curve.setSymbol("t" if modelled else "o")
+        curve.setSymbolSize(9 if modelled else 7)
+        curve.setSymbolPen(pen.color())
+        curve.setSymbolBrush(None if modelled else pen.color())
+
+    def restyle(self) -> None:
+        """Theme colours and widths for every curve and marker (after a theme change)."""
+        style_plot(self)
+        for series in self.curves:
+            self._style_curve(series)
+        self._style_markers()
 
     def redraw(self) -> None:
         if not self._dirty:
             self._timer.stop()
             return
         self._dirty = False
-        log_x = _spans_decades([x for xs, _ys in self.points.values() for x in xs])
+        xs_all = [float(p.x) for points in self.series.values() for p in points]
+        log_x = self.fixed_log_x if self.fixed_log_x is not None else _spans_decades(xs_all)
         if log_x != self.log_x:  # changing the log mode re-lays out the plot: only when needed
             self.log_x = log_x
-            self.setLogMode(x=log_x, y=False)
+            self.setLogMode(x=log_x, y=self.log_y)
         for name, curve in self.curves.items():
-            curve.setData(*self.points[name])
-            curve.setSymbolBrush(curve.opts["pen"].color())
+            points = self.series[name]
+            curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points])
+        if self.x_text is not None:
+            self._fit_to_points()
+
+    def _fit_to_points(self) -> None:
+        """Ticks at the x values run; the view fitted to the points, with room above for labels."""
+        xs = sorted({float(p.x) for points in self.series.values() for p in points if p.x > 0})
+        ys = [v for points in self.series.values() for v in map(self.y_of, points) if v > 0 or not self.log_y]
+        if not xs or not ys:
+            return
+        assert self.x_text is not None
+        to_x = math.log10 if self.log_x else float
+        to_y = math.log10 if self.log_y else float
+        self.getPlotItem().getAxis("bottom").setTicks([[(to_x(x), self.x_text(x)) for x in xs], []])
+        x_low, x_high = to_x(xs[0]), to_x(xs[-1])
+        x_pad = max(0.12, 0.06 * (x_high - x_low))
+        y_low, y_high = min(map(to_y, ys)), max(map(to_y, ys))
+        span = max(y_high - y_low, 0.5 if self.log_y else abs(y_high) * 0.1 or 1.0)
+        self.setRange(xRange=(x_low - x_pad, x_high + x_pad), yRange=(y_low - 0.08 * span, y_high + 0.15 * span),
+                      padding=0)  # fmt: skip
 
     def set_kind(self, series: str, kind: str) -> None:
         """Mark a series' provenance as soon as it is known (modelled curves turn dashed)."""
         if series not in self.curves:
             self._add_curve(series)
-        self.curves[series].provenance_kind = kind  # style_plot reads it
+        if self.kinds.get(series) == kind:
+            return
         self.kinds[series] = kind
-        style_plot(self)
+        self._style_curve(series)
         self.legend_changed.emit()
 
     def label_series(self, result: Result) -> None:
         """Give each curve its provenance (modelled ones turn dashed) and label the axes."""
         self.redraw()
         for series in result.series:
-            curve = self.curves.get(series.name)
-            if curve is not None:
-                curve.provenance_kind = series.provenance.kind  # style_plot reads it
+            if series.name in self.curves:
                 self.kinds[series.name] = series.provenance.kind
+                self._style_curve(series.name)
         if result.series:
             first = result.series[0]
             self.setLabel("bottom", _axis_text(engine_message(first.x_label), first.x_unit))
             self.setLabel("left", _axis_text(engine_message(first.y_label), first.y_unit))
-        style_plot(self)
         self.legend_changed.emit()
+
+    def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
+        """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
+        position = math.log10(x) if self.log_x and x > 0 else x
+        line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts={"position": 0.1})
+        self.addItem(line, ignoreBounds=True)
+        self.markers.append(line)
+        self._style_markers()
+        return line
+
+    def _style_markers(self) -> None:
+        """Markers and their labels in the theme's text colour and type size, on an opaque box."""
+        theme = current_theme()
+        font = QFont()
+        font.setPointSize(theme.font_pt)
+        font.setBold(True)
+        for line in self.markers:
+            line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DotLine))
+            line.label.setColor(theme.text)
+            line.label.fill = pg.mkBrush(theme.base)
+            line.label.border = pg.mkPen(theme.text)
+            line.label.setFont(font)
+            line.label.update()
+
+    def points_of(self, series: str) -> list[Point]:
+        return list(self.series.get(series, ()))
 
     def legend_entries(self) -> list[tuple[str, str, str]]:
         """(series name, colour, provenance kind or '') in curve order."""
         return [
             (name, curve.opts["pen"].color().name(), self.kinds.get(name, "")) for name, curve in self.curves.items()
         ]
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
+            QTimer.singleShot(0, self, self.restyle)  # after the theme has restyled the plot itself
+        super().changeEvent(event)
 
 
 class SeriesLegend(QLabel):

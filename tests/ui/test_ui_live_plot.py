@@ -1,0 +1,87 @@
+"""The live plot: curves created once and grown by setData, styled by provenance, fitted to sizes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gpulab.results import Point
+from ui.theme import apply_theme
+from ui.widgets.live_plot import LivePlot
+
+
+def drawn(curve) -> tuple[list[float], list[float]]:
+    xs, ys = curve.getOriginalDataset()
+    return ([] if xs is None else list(xs)), ([] if ys is None else list(ys))
+
+
+@pytest.fixture
+def plot(qtbot):
+    widget = LivePlot(y_of=lambda p: p.extra["seconds"] * 1e3, log_x=True, log_y=True, x_text=lambda x: f"n{x:g}")
+    qtbot.addWidget(widget)
+    widget.resize(500, 400)
+    widget.show()
+    return widget
+
+
+def test_points_are_drawn_at_the_next_tick_with_the_chosen_y(qtbot, plot):
+    plot.add_point("cpu", Point(1024, 5.0, None, {"seconds": 0.002}))
+    plot.add_point("cpu", Point(4096, 6.0, None, {"seconds": 0.008}))
+    qtbot.waitUntil(lambda: len(drawn(plot.curves["cpu"])[0]) == 2, timeout=2000)
+    assert drawn(plot.curves["cpu"]) == ([1024, 4096], pytest.approx([2.0, 8.0]))
+    assert [p.x for p in plot.points_of("cpu")] == [1024, 4096]
+
+
+def test_ticks_sit_at_the_sizes_run_and_the_view_holds_every_point(qtbot, plot):
+    for x in (16, 256, 4096):
+        plot.add_point("cpu", Point(x, 1.0, None, {"seconds": x * 1e-6}))
+    plot.redraw()
+    ticks = plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [label for _pos, label in ticks] == ["n16", "n256", "n4096"]
+    (x_low, x_high), (y_low, y_high) = plot.getViewBox().viewRange()
+    assert x_low < math.log10(16) and x_high > math.log10(4096)
+    assert y_low < math.log10(16e-3) and y_high > math.log10(4096e-3)
+
+
+def test_a_modelled_series_is_dashed_with_hollow_triangles_and_keeps_it_after_a_theme_change(qtbot, plot):
+    plot.add_point("model", Point(64, 1.0, None, {"seconds": 1e-3}))
+    plot.set_kind("model", "modelled")
+    plot.add_point("cpu", Point(64, 1.0, None, {"seconds": 1e-3}))
+    plot.set_kind("cpu", "measured")
+    model, cpu = plot.curves["model"], plot.curves["cpu"]
+    assert model.opts["pen"].style() == Qt.PenStyle.DashLine and model.opts["symbol"] == "t"
+    assert model.opts["symbolBrush"] is None or model.opts["symbolBrush"].style() == Qt.BrushStyle.NoBrush
+    assert cpu.opts["pen"].style() == Qt.PenStyle.SolidLine and cpu.opts["symbol"] == "o"
+    apply_theme("projector")
+    plot.restyle()
+    assert model.opts["pen"].style() == Qt.PenStyle.DashLine and model.opts["pen"].width() >= 3
+    assert [kind for _name, _colour, kind in plot.legend_entries()] == ["modelled", "measured"]
+
+
+def test_a_marker_on_a_log_axis_sits_at_the_log_of_its_x(plot):
+    line = plot.add_marker(1 << 20, "GPU wins from 2^20")
+    assert line.value() == pytest.approx(20 * math.log10(2))
+    assert line.label.textItem.toPlainText() == "GPU wins from 2^20"
+
+
+def test_clearing_forgets_curves_markers_and_the_last_runs_ticks(qtbot, plot):
+    plot.add_point("cpu", Point(64, 1.0, None, {"seconds": 1e-3}))
+    plot.add_marker(64, "here")
+    plot.redraw()
+    plot.clear_series()
+    assert not plot.curves and not plot.markers and not plot.getPlotItem().listDataItems()
+    assert plot.getPlotItem().getAxis("bottom")._tickLevels is None
+
+
+def test_an_automatic_x_axis_turns_logarithmic_once_x_spans_two_decades(qtbot):
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    plot.add_point("s", Point(1, 1.0))
+    plot.add_point("s", Point(10, 2.0))
+    plot.redraw()
+    assert not plot.log_x
+    plot.add_point("s", Point(1000, 3.0))
+    plot.redraw()
+    assert plot.log_x

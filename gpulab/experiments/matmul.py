@@ -21,6 +21,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.experiments.base import (
+    CheckedParams,
     Context,
     ExperimentError,
     ExperimentGen,
@@ -28,6 +29,7 @@ from gpulab.experiments.base import (
     Progress,
     param,
     params_to_dict,
+    powers_of_two,
     random_normal,
 )
 from gpulab.measure import (
@@ -75,6 +77,12 @@ DESCRIPTION_ZH = (
 )
 
 MAX_SIZE = 8192
+SIZE_PRESETS = (  # sweeps a panel offers; the first is the default
+    ("standard", powers_of_two(6, 11)),
+    ("quick", powers_of_two(6, 10)),
+    ("large", powers_of_two(6, 12)),
+    ("huge", powers_of_two(6, 13)),
+)
 CPU_ONE_THREAD = "CPU numpy (1 thread)"
 GPU_CUBLAS = "GPU cuBLAS (cupy.matmul)"
 GPU_NAIVE = "GPU naive kernel"
@@ -89,15 +97,16 @@ FORMULA = (
 
 
 @dataclass(frozen=True)
-class Params:
-    sizes: tuple[int, ...] = param((64, 128, 256, 512, 1024, 2048), "matrix sizes N", "矩阵规模 N",
-                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。")
+class Params(CheckedParams):
+    sizes: tuple[int, ...] = param(SIZE_PRESETS[0][1], "matrix sizes N", "矩阵规模 N",
+                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。",
+                                   min=1, max=MAX_SIZE, presets=SIZE_PRESETS)
     dtype: Literal["fp32", "fp64", "fp16"] = param("fp32", "data type", "数据类型")
     include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
                                     "Count copying A and B to the GPU and C back.",
                                     "把 A、B 拷到 GPU 和把 C 拷回来的时间也算进去。")
     repeats: int = param(5, "repeats", "重复次数", "Timed multiplies per size; the median is kept.",
-                         "每个规模计时的乘法次数，取中位数。")
+                         "每个规模计时的乘法次数，取中位数。", min=1)
     model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
                            "Spec-table key of the GPU whose modelled curve is drawn.",
                            "画模型估算曲线所用 GPU 在规格表中的键名。")
@@ -108,13 +117,6 @@ class Params:
                               "On a GPU, also time the catalogue's naive and tiled kernels (fp32).",
                               "有 GPU 时，也为目录中的朴素和分块核函数计时（fp32）。")
 
-    def __post_init__(self) -> None:
-        if not self.sizes or any(n < 1 or n > MAX_SIZE for n in self.sizes):
-            raise ValueError(f"sizes: every size must be a whole number from 1 to {MAX_SIZE}")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
-        if self.dtype not in NUMPY_DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(NUMPY_DTYPES)}, got {self.dtype!r}")
 
 
 def flops(n: int) -> float:

@@ -15,12 +15,14 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.experiments.base import (
+    CheckedParams,
     Context,
     ExperimentGen,
     PartialPoint,
     Progress,
     param,
     params_to_dict,
+    powers_of_two,
     random_normal,
 )
 from gpulab.measure import (
@@ -46,6 +48,12 @@ DESCRIPTION_ZH = "n 逐步增大时计算 c[i] = a[i] + b[i]；GB/s 按读加写
 
 CPU_SERIES = "CPU (numpy)"
 GPU_SERIES = "GPU (CUDA kernel)"
+# Sweeps a panel offers (the first is shown first); the Params default is a shorter sweep.
+SIZE_PRESETS = (
+    ("standard", powers_of_two(10, 24, 2)),
+    ("quick", powers_of_two(10, 20, 2)),
+    ("large", powers_of_two(10, 26, 2)),
+)
 FORMULA = (
     "time = max(n / peak FLOP/s, 3·n·4 bytes / memory bandwidth) + launch overhead"
     " [+ a and b copied in and c copied out over PCIe when transfers are included]"
@@ -53,12 +61,12 @@ FORMULA = (
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     sizes: tuple[int, ...] = param((1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22), "sizes n", "规模 n",
                                    "Vector lengths to run, comma-separated (2^20 is allowed).",
-                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。")
+                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。", min=1, presets=SIZE_PRESETS)
     repeats: int = param(7, "repeats", "重复次数", "Timed calls per size; the median is kept.",
-                         "每个规模计时的次数，取中位数。")
+                         "每个规模计时的次数，取中位数。", min=1)
     include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
                                     "Count copying a and b to the GPU and c back.",
                                     "把 a、b 拷到 GPU 和把 c 拷回来的时间也算进去。")
@@ -67,13 +75,6 @@ class Params:
                            "Spec-table key of the GPU whose modelled curve is drawn.",
                            "画模型估算曲线所用 GPU 在规格表中的键名。")
 
-    def __post_init__(self) -> None:
-        if not self.sizes or any(n < 1 for n in self.sizes):
-            raise ValueError("sizes: every size must be a positive whole number")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
-        if self.dtype != "fp32":
-            raise ValueError("dtype: the vector-add kernel is written for fp32 only")
 
 
 def bytes_moved(n: int, itemsize: int = 4) -> int:

@@ -320,18 +320,6 @@ def params_to_dict(params: Any) -> dict[str, Any]:
     return dataclasses.asdict(params)
 
 
-def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
-    """Median of repeats and their interquartile range (None for a single sample)."""
-    import numpy as np
-
-    arr = np.asarray(samples, dtype=float)
-    median = float(np.median(arr))
-    if arr.size < 2:
-        return median, None
-    q1, q3 = np.percentile(arr, [25, 75])
-    return median, float(q3 - q1)
-
-
 # Elements generated per numpy call: numpy holds the GIL while it draws random numbers, so
 # a big array drawn in one call would freeze the lab window for a quarter of a second.
 _RANDOM_CHUNK = 1 << 17

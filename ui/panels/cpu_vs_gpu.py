@@ -592,8 +592,8 @@ class CpuVsGpuPanel(Panel):
             self.legend_grid.addWidget(badge, 2 * row + 1, 1, Qt.AlignmentFlag.AlignLeft)
 
     def _mark_crossover(self, result: Result) -> None:
-        cpu_names = [s.name for s in result.series if s.name.startswith("CPU")]
-        gpu_names = [s.name for s in result.series if not s.name.startswith("CPU")]
+        cpu_names = [s.name for s in result.series if s.role == "cpu"]
+        gpu_names = [s.name for s in result.series if s.role in ("gpu", "model")]
         cpu = best_series(result, cpu_names)
         measured = [n for n in gpu_names if self.series.get(n) and self.series[n].kind == "measured"]
         gpu = (measured or gpu_names or [None])[0]

@@ -9,7 +9,6 @@ yields: cancelling closes the generator, so its ``finally`` blocks run.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import threading
 import types
 import typing
@@ -130,10 +129,14 @@ def param(
     return field(default=default, metadata=metadata)
 
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(params_type: type) -> dict[str, Any]:
     """Field types of a Params class, resolved once (annotations are strings under PEP 563)."""
-    return typing.get_type_hints(params_type)
+    if params_type not in _HINTS:
+        _HINTS[params_type] = typing.get_type_hints(params_type)
+    return _HINTS[params_type]
 
 
 def _value_type(hint: Any) -> tuple[Any, bool]:

@@ -12,8 +12,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gpulab.experiments.base import median_and_iqr
+import numpy as np
+
 from gpulab.results import Point, Result
+
+
+def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
+    """Median of repeats and their interquartile range (None for a single sample)."""
+    arr = np.asarray(samples, dtype=float)
+    median = float(np.median(arr))
+    if arr.size < 2:
+        return median, None
+    q1, q3 = np.percentile(arr, [25, 75])
+    return median, float(q3 - q1)
+
 
 MIN_SECONDS_PER_POINT = 0.2
 """Keep repeating a cheap call until this much time is spent, so tiny sizes get many samples."""

@@ -22,6 +22,8 @@ from typing import Any
 
 SCHEMA = "gpulab.result/1"
 PROVENANCE_KINDS = ("measured", "emulated", "modelled", "replayed")
+SERIES_ROLES = ("cpu", "gpu", "model", "emulated")
+"""What a series stands for, so a front end groups and styles it without reading its name."""
 
 
 class ResultFormatError(ValueError):
@@ -63,7 +65,11 @@ class Point:
 
 @dataclass(frozen=True)
 class Series:
-    """A named curve with units and one provenance for all its points."""
+    """A named curve with units and one provenance for all its points.
+
+    ``role`` (one of :data:`SERIES_ROLES`) says what the curve stands for: a CPU, a GPU, a
+    model of a GPU, or the emulator. Left empty it is derived from the provenance (and, for
+    a measured series, from a name starting with "CPU"), as for files written before roles."""
 
     name: str
     provenance: Provenance
@@ -72,6 +78,13 @@ class Series:
     y_label: str
     y_unit: str
     points: tuple[Point, ...] = ()
+    role: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.role:
+            object.__setattr__(self, "role", derived_role(self.name, self.provenance))
+        if self.role not in SERIES_ROLES:
+            raise ValueError(f"series role must be one of {', '.join(SERIES_ROLES)}, got {self.role!r}")
 
     def with_point(self, point: Point) -> Series:
         """A copy with one more point."""
@@ -128,6 +141,17 @@ class Result:
         Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
 
 
+def derived_role(name: str, provenance: Provenance) -> str:
+    """The role of a series that does not state one: from its provenance kind (the original
+    kind of a replayed one); a measured series is a CPU's when its name starts with "CPU"."""
+    kind = provenance.details.get("original_kind", "measured") if provenance.kind == "replayed" else provenance.kind
+    if kind == "modelled":
+        return "model"
+    if kind == "emulated":
+        return "emulated"
+    return "cpu" if name.startswith("CPU") else "gpu"
+
+
 def _replayed(prov: Provenance) -> Provenance:
     if prov.kind == "replayed":
         return prov
@@ -163,6 +187,7 @@ def _plain(value: Any) -> Any:
 def _series_to_dict(s: Series) -> dict[str, Any]:
     return {
         "name": s.name,
+        "role": s.role,
         "provenance": {
             "kind": s.provenance.kind,
             "device": s.provenance.device,
@@ -271,6 +296,9 @@ class _Reader:
             details=self.field(prov, f"{where}.provenance", "details", dict, "an object"),
         )
         points = self.field(data, where, "points", list, "a list")
+        role = self.field(data, where, "role", str, "a string") if "role" in data else ""  # older files have none
+        if role and role not in SERIES_ROLES:
+            self.fail(f"{where}.role", f"must be one of {', '.join(SERIES_ROLES)}, got {role!r}")
         return Series(
             name=self.field(data, where, "name", str, "a string"),
             provenance=provenance,
@@ -279,6 +307,7 @@ class _Reader:
             y_label=self.field(data, where, "y_label", str, "a string"),
             y_unit=self.field(data, where, "y_unit", str, "a string"),
             points=tuple(self.point(p, f"{where}.points[{i}]") for i, p in enumerate(points)),
+            role=role,
         )
 
     def point(self, data: Any, where: str) -> Point:

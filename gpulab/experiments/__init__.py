@@ -14,10 +14,15 @@ from gpulab.experiments.base import (
     Context,
     ExperimentError,
     ParamError,
+    ParamSpec,
     PartialPoint,
     Progress,
+    choices,
     drive,
+    field_spec,
     params_from_strings,
+    presets,
+    validate_params,
 )
 
 REGISTRY: dict[str, str] = {
@@ -35,12 +40,17 @@ __all__ = [
     "Context",
     "ExperimentError",
     "ParamError",
+    "ParamSpec",
     "PartialPoint",
     "Progress",
+    "choices",
     "drive",
+    "field_spec",
     "get",
     "names",
     "params_from_strings",
+    "presets",
+    "validate_params",
 ]
 
 

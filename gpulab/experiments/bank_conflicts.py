@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
+from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Shared-memory bank conflicts"
@@ -32,31 +32,23 @@ TILE = 32
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     """The transposes are emulated on a ``side`` x ``side`` matrix, the strided shared reads with
     side * side threads (``block`` per block); ``gpu_side`` and ``repeats`` are for GPU timing."""
 
     side: int = param(64, "matrix side", "矩阵边长", "Side of the emulated square matrix (whole 32 x 32 tiles).",
-                      "仿真方阵的边长（整数个 32 × 32 分块）。")
+                      "仿真方阵的边长（整数个 32 × 32 分块）。", min=TILE, multiple_of=TILE)
     block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
-                       "仿真启动中每个线程块的线程数。")
+                       "仿真启动中每个线程块的线程数。", min=32, max=1024, multiple_of=32)
     strides: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), "strides", "跨步",
                                      "One strided shared read per stride (1 to 32 words).",
-                                     "每个跨步（1 到 32 个字）一次跨步共享内存读取。")
+                                     "每个跨步（1 到 32 个字）一次跨步共享内存读取。", unit="words", min=1, max=32)
     gpu_side: int = param(2048, "matrix side on the GPU", "GPU 上的矩阵边长",
-                          "Matrix side when timing on a GPU.", "在 GPU 上计时时的矩阵边长。")
+                          "Matrix side when timing on a GPU.", "在 GPU 上计时时的矩阵边长。",
+                          min=TILE, multiple_of=TILE)
     repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
-                         "每个变体在 GPU 上计时的次数，取中位数。")
+                         "每个变体在 GPU 上计时的次数，取中位数。", min=1)
 
-    def __post_init__(self) -> None:
-        if self.side < TILE or self.side % TILE or self.gpu_side < TILE or self.gpu_side % TILE:
-            raise ValueError(f"side and gpu_side must be positive multiples of {TILE} (whole tiles)")
-        if self.block < 32 or self.block % 32 or self.block > 1024:
-            raise ValueError("block must be a multiple of 32 between 32 and 1024")
-        if any(s < 1 or s > 32 for s in self.strides):
-            raise ValueError("strides: every stride must be between 1 and 32")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
 
 
 def variants(params: Params) -> tuple[Variant, ...]:

@@ -99,10 +99,146 @@ def drive(
 # ----------------------------------------------------------------- parameters
 
 
-def param(default: Any, label: str, label_zh: str, help: str = "", help_zh: str = "") -> Any:
-    """A Params field with its label and help in English and Chinese (``field.metadata``)."""
-    metadata = {"label": label, "label_zh": label_zh, "help": help, "help_zh": help_zh}
+@dataclass(frozen=True)
+class ParamSpec:
+    """What a Params field declares beyond its type: its unit, limits, choices and presets.
+
+    For a ``tuple[X, ...]`` field the limits and choices hold for every element, and the tuple
+    must not be empty. ``presets`` are named values for a sweep (``("standard", (64, 128))``);
+    the first one is the preset a front end shows first (selected by default).
+    """
+
+    unit: str = ""
+    min: float | None = None
+    max: float | None = None
+    multiple_of: int | None = None
+    power_of_two: bool = False
+    choices: tuple[Any, ...] = ()
+    presets: tuple[tuple[str, Any], ...] = ()
+
+
+def param(
+    default: Any, label: str, label_zh: str, help: str = "", help_zh: str = "", *, unit: str = "",
+    min: float | None = None, max: float | None = None, multiple_of: int | None = None,
+    power_of_two: bool = False, choices: tuple[Any, ...] = (), presets: tuple[tuple[str, Any], ...] = (),
+) -> Any:  # fmt: skip
+    """A Params field with its label and help in English and Chinese and its :class:`ParamSpec`
+    (``field.metadata['spec']``); :func:`validate_params` checks the declared limits."""
+    spec = ParamSpec(unit, min, max, multiple_of, power_of_two, tuple(choices), tuple(presets))
+    metadata = {"label": label, "label_zh": label_zh, "help": help, "help_zh": help_zh, "spec": spec}
     return field(default=default, metadata=metadata)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(params_type: type) -> dict[str, Any]:
+    """Field types of a Params class, resolved once (annotations are strings under PEP 563)."""
+    if params_type not in _HINTS:
+        _HINTS[params_type] = typing.get_type_hints(params_type)
+    return _HINTS[params_type]
+
+
+def _value_type(hint: Any) -> tuple[Any, bool]:
+    """(type of one value, whether the field is a tuple of them); ``X | None`` counts as X."""
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    if typing.get_origin(hint) is tuple:
+        return (typing.get_args(hint) or (Any,))[0], True
+    return hint, False
+
+
+def field_spec(params_type: type, name: str) -> ParamSpec:
+    """The :class:`ParamSpec` of field ``name``, with choices filled in from a ``Literal`` type."""
+    found = next((f for f in dataclasses.fields(params_type) if f.name == name), None)
+    if found is None:
+        raise ParamError(f"unknown parameter {name!r}")
+    spec = found.metadata.get("spec") or ParamSpec()
+    value_type, _is_tuple = _value_type(_hints(params_type)[name])
+    if not spec.choices and typing.get_origin(value_type) is typing.Literal:
+        spec = dataclasses.replace(spec, choices=typing.get_args(value_type))
+    return spec
+
+
+def presets(params_type: type, name: str) -> tuple[tuple[str, Any], ...]:
+    """The named presets of field ``name`` (the first is the default); () if it has none."""
+    return field_spec(params_type, name).presets
+
+
+def choices(params_type: type, name: str) -> tuple[Any, ...]:
+    """The values field ``name`` may take (declared or from its ``Literal`` type); () if any."""
+    return field_spec(params_type, name).choices
+
+
+class CheckedParams:
+    """Mixin for a Params dataclass: its ``__post_init__`` runs :func:`validate_params`.
+
+    A Params with cross-field checks overrides ``__post_init__`` and calls ``super()`` first."""
+
+    def __post_init__(self) -> None:
+        validate_params(self)
+
+
+def validate_params(params: Any) -> None:
+    """Check every field of a Params dataclass against its :class:`ParamSpec`.
+
+    Raises :class:`ParamError` naming the field and what it allows, e.g. ``sizes: every value
+    must be a whole number from 1 to 8192, got 9000``; TypeError for a value of another type
+    altogether (a programming error, not a user's typo: strings are converted before this)."""
+    for f in dataclasses.fields(params):
+        spec = field_spec(type(params), f.name)
+        value_type, is_tuple = _value_type(_hints(type(params))[f.name])
+        value = getattr(params, f.name)
+        if value is None or spec == ParamSpec(unit=spec.unit):
+            continue  # nothing declared (a unit is no limit), or an optional field left out
+        if not is_tuple:
+            _check_value(f.name, spec, value_type, value, "must be")
+            continue
+        if not isinstance(value, tuple):
+            raise TypeError(f"{f.name}: expected a tuple, got {type(value).__name__}")
+        if not value:
+            raise ParamError(f"{f.name}: give at least one value")
+        for item in value:
+            _check_value(f.name, spec, value_type, item, "every value must be")
+
+
+def _check_value(name: str, spec: ParamSpec, value_type: Any, value: Any, must: str) -> None:
+    if spec.choices:
+        if value not in spec.choices:
+            raise ParamError(f"{name}: {must} {_rule(spec, value_type)}, got {value!r}")
+        return
+    whole = value_type is int
+    if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+        raise TypeError(f"{name}: expected {'a whole number' if whole else 'a number'}, got {value!r}")
+    if not _within(spec, value):
+        raise ParamError(f"{name}: {must} {_rule(spec, value_type)}, got {value!r}")
+
+
+def _within(spec: ParamSpec, value: float) -> bool:
+    if spec.min is not None and value < spec.min:
+        return False
+    if spec.max is not None and value > spec.max:
+        return False
+    if spec.multiple_of and value % spec.multiple_of:
+        return False
+    return not spec.power_of_two or (value > 0 and int(value) & (int(value) - 1) == 0)
+
+
+def _rule(spec: ParamSpec, value_type: Any) -> str:
+    """What a field allows, in words: 'a power of two from 32 to 256', 'one of fp32, fp64'."""
+    if spec.choices:
+        return f"one of {', '.join(map(str, spec.choices))}"
+    if spec.power_of_two:
+        noun = "a power of two"
+    elif spec.multiple_of:
+        noun = f"a multiple of {spec.multiple_of}"
+    else:
+        noun = "a whole number" if value_type is int else "a number"
+    if spec.min is not None and spec.max is not None:
+        return f"{noun} from {spec.min} to {spec.max}"
+    if spec.min is not None:
+        return f"{noun} of at least {spec.min}"
+    return f"{noun} of at most {spec.max}" if spec.max is not None else noun
 
 
 def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> Any:
@@ -177,21 +313,14 @@ def _parse_int(text: str) -> int:
     return int(text, 0)
 
 
+def powers_of_two(first: int, last: int, step: int = 1) -> tuple[int, ...]:
+    """2^first, 2^(first+step), ... 2^last: the sizes of a sweep preset."""
+    return tuple(1 << e for e in range(first, last + 1, step))
+
+
 def params_to_dict(params: Any) -> dict[str, Any]:
     """A Params dataclass as plain data (for a Result's ``params``)."""
     return dataclasses.asdict(params)
-
-
-def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
-    """Median of repeats and their interquartile range (None for a single sample)."""
-    import numpy as np
-
-    arr = np.asarray(samples, dtype=float)
-    median = float(np.median(arr))
-    if arr.size < 2:
-        return median, None
-    q1, q3 = np.percentile(arr, [25, 75])
-    return median, float(q3 - q1)
 
 
 # Elements generated per numpy call: numpy holds the GIL while it draws random numbers, so

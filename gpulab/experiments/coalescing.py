@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
+from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import EmulatedRun, LabPlan, MetricSeries, Variant, metric, run_variants
 from gpulab.simt.metrics import SECTOR_BYTES
 
@@ -49,37 +49,26 @@ MAX_N = 1 << 16
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     """``n`` float loads (``block`` threads per block) are emulated, one per thread; ``strides`` and
     ``offset`` set the strided and misaligned variants; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
 
     n: int = param(4096, "loads n", "加载次数 n", "Float loads emulated, one per thread (a multiple of 32).",
-                   "仿真的 float 加载次数，每个线程一次（32 的倍数）。")
+                   "仿真的 float 加载次数，每个线程一次（32 的倍数）。", min=32, max=MAX_N, multiple_of=32)
     block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
-                       "仿真启动中每个线程块的线程数。")
+                       "仿真启动中每个线程块的线程数。", min=32, max=1024, multiple_of=32)
     strides: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), "strides", "跨步",
                                      "One strided variant per stride (in floats).",
-                                     "每个跨步（以 float 计）一个跨步变体。")
+                                     "每个跨步（以 float 计）一个跨步变体。", unit="floats", min=1, max=1024)
     offset: int = param(1, "misalignment offset", "未对齐偏移",
-                        "How many floats the misaligned variant starts late.", "未对齐变体推后多少个 float 开始。")
+                        "How many floats the misaligned variant starts late.", "未对齐变体推后多少个 float 开始。",
+                        unit="floats", min=0, max=1024)
     gpu_n: int = param(1 << 21, "threads on the GPU", "GPU 上的线程数",
-                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。")
+                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。",
+                       min=32, multiple_of=32)
     repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
-                         "每个变体在 GPU 上计时的次数，取中位数。")
+                         "每个变体在 GPU 上计时的次数，取中位数。", min=1)
 
-    def __post_init__(self) -> None:
-        if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:
-            raise ValueError("n and gpu_n must be positive multiples of 32, so every warp load is a full warp")
-        if self.n > MAX_N:
-            raise ValueError(f"n must be at most {MAX_N}: every warp is traced to count each load on its own")
-        if self.block < 32 or self.block % 32 or self.block > 1024:
-            raise ValueError("block must be a multiple of 32 between 32 and 1024")
-        if any(s < 1 or s > 1024 for s in self.strides):
-            raise ValueError("strides: every stride must be between 1 and 1024")
-        if not 0 <= self.offset <= 1024:
-            raise ValueError("offset must be between 0 and 1024")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
 
 
 def variants(params: Params) -> tuple[Variant, ...]:

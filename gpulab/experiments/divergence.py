@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
+from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Warp divergence"
@@ -31,35 +31,26 @@ MAX_PATHS = 8
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     """``n`` threads (``block`` per block) are emulated; ``kways`` are the k of the k-way variants;
     ``max_rounds`` bounds the data-dependent loop; ``gpu_n`` threads and ``repeats`` are for GPU timing."""
 
-    n: int = param(1024, "threads n", "线程数 n", "Threads emulated (a multiple of 32).", "仿真的线程数（32 的倍数）。")
+    n: int = param(1024, "threads n", "线程数 n", "Threads emulated (a multiple of 32).", "仿真的线程数（32 的倍数）。",
+                   min=32, multiple_of=32)
     block: int = param(256, "threads per block", "每块线程数", "Threads per block in the emulated launch.",
-                       "仿真启动中每个线程块的线程数。")
+                       "仿真启动中每个线程块的线程数。", min=64, max=1024, multiple_of=64)
     kways: tuple[int, ...] = param((2, 3, 4, 5, 6, 7, 8), "k of the k-way branches", "k 路分支的 k",
                                    "How many different paths each k-way variant has (1 to 8).",
-                                   "每个 k 路变体有几条不同的路径（1 到 8）。")
+                                   "每个 k 路变体有几条不同的路径（1 到 8）。", min=1, max=MAX_PATHS)
     max_rounds: int = param(32, "most loop rounds", "最多循环轮数",
                             "Upper bound of the data-dependent loop's per-lane trip count.",
-                            "依赖数据的循环中每条 lane 循环次数的上限。")
+                            "依赖数据的循环中每条 lane 循环次数的上限。", min=0)
     gpu_n: int = param(1 << 22, "threads on the GPU", "GPU 上的线程数",
-                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。")
+                       "Threads per launch when timing on a GPU.", "在 GPU 上计时时每次启动的线程数。",
+                       min=32, multiple_of=32)
     repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
-                         "每个变体在 GPU 上计时的次数，取中位数。")
+                         "每个变体在 GPU 上计时的次数，取中位数。", min=1)
 
-    def __post_init__(self) -> None:
-        if self.n < 32 or self.n % 32 or self.gpu_n < 32 or self.gpu_n % 32:
-            raise ValueError("n and gpu_n must be positive multiples of 32, so only the lesson's branch can diverge")
-        if self.block < 64 or self.block % 64 or self.block > 1024:
-            raise ValueError("block must be a multiple of 64 between 64 and 1024")
-        if any(k < 1 or k > MAX_PATHS for k in self.kways):
-            raise ValueError(f"kways: every k must be between 1 and {MAX_PATHS}")
-        if self.max_rounds < 0:
-            raise ValueError("max_rounds must not be negative")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
 
 
 def variants(params: Params) -> tuple[Variant, ...]:

@@ -26,9 +26,9 @@ from gpulab.experiments.base import (
     ExperimentGen,
     PartialPoint,
     Progress,
-    median_and_iqr,
 )
 from gpulab.kernels import Args, KernelSpec, LaunchPreset
+from gpulab.measure import median_and_iqr
 from gpulab.results import Point, Provenance, Result, Series
 
 EMULATOR_DEVICE = "SIMT emulator (gpulab)"
@@ -173,7 +173,7 @@ def emulated_series(series: MetricSeries, x_label: str, variants: Sequence[Varia
                 for v in variants}
     details = {"kernels": [f"{v.name}: {v.launch_label(n)}" for v in variants], "launches": launches}
     return Series(series.name, Provenance("emulated", EMULATOR_DEVICE, details), x_label, "", series.y_label,
-                  series.y_unit)
+                  series.y_unit, role="emulated")
 
 
 def variant_axis_label(variants: Sequence[Variant]) -> str:
@@ -231,7 +231,7 @@ def measured_series(x_label: str, device: int) -> Series:
     details = {"timing": "CUDA events after warm-up, median of repeats", "cupy": status.cupy_version,
                "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version}
     return Series(GPU_TIME_SERIES, Provenance("measured", cuda.device_name(device), details), x_label, "",
-                  "kernel time", "ms")
+                  "kernel time", "ms", role="gpu")
 
 
 def gpu_point(index: int, variant: Variant, seconds: list[float], preset: LaunchPreset, matches: bool) -> Point:

@@ -12,8 +12,8 @@ series for a GPU from the spec table is always added, labelled ``modelled``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -21,30 +21,26 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.experiments.base import (
+    CheckedParams,
     Context,
     ExperimentError,
     ExperimentGen,
-    PartialPoint,
-    Progress,
     param,
-    params_to_dict,
+    powers_of_two,
     random_normal,
 )
+from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
-    ceiling_details,
-    crossover_notes,
     gpu_flops_ceiling,
-    modelled_point,
     rate_point,
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
-    what_if_copied_note,
     with_ceiling,
 )
-from gpulab.results import Point, Provenance, Result, Series, merge_notes
+from gpulab.results import Point, Provenance
 
 __all__ = [
     "CPU_ONE_THREAD",
@@ -75,6 +71,12 @@ DESCRIPTION_ZH = (
 )
 
 MAX_SIZE = 8192
+SIZE_PRESETS = (  # sweeps a panel offers; the first is the default
+    ("standard", powers_of_two(6, 11)),
+    ("quick", powers_of_two(6, 10)),
+    ("large", powers_of_two(6, 12)),
+    ("huge", powers_of_two(6, 13)),
+)
 CPU_ONE_THREAD = "CPU numpy (1 thread)"
 GPU_CUBLAS = "GPU cuBLAS (cupy.matmul)"
 GPU_NAIVE = "GPU naive kernel"
@@ -89,15 +91,16 @@ FORMULA = (
 
 
 @dataclass(frozen=True)
-class Params:
-    sizes: tuple[int, ...] = param((64, 128, 256, 512, 1024, 2048), "matrix sizes N", "矩阵规模 N",
-                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。")
+class Params(CheckedParams):
+    sizes: tuple[int, ...] = param(SIZE_PRESETS[0][1], "matrix sizes N", "矩阵规模 N",
+                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。",
+                                   min=1, max=MAX_SIZE, presets=SIZE_PRESETS)
     dtype: Literal["fp32", "fp64", "fp16"] = param("fp32", "data type", "数据类型")
     include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
                                     "Count copying A and B to the GPU and C back.",
                                     "把 A、B 拷到 GPU 和把 C 拷回来的时间也算进去。")
     repeats: int = param(5, "repeats", "重复次数", "Timed multiplies per size; the median is kept.",
-                         "每个规模计时的乘法次数，取中位数。")
+                         "每个规模计时的乘法次数，取中位数。", min=1)
     model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
                            "Spec-table key of the GPU whose modelled curve is drawn.",
                            "画模型估算曲线所用 GPU 在规格表中的键名。")
@@ -108,13 +111,6 @@ class Params:
                               "On a GPU, also time the catalogue's naive and tiled kernels (fp32).",
                               "有 GPU 时，也为目录中的朴素和分块核函数计时（fp32）。")
 
-    def __post_init__(self) -> None:
-        if not self.sizes or any(n < 1 or n > MAX_SIZE for n in self.sizes):
-            raise ValueError(f"sizes: every size must be a whole number from 1 to {MAX_SIZE}")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
-        if self.dtype not in NUMPY_DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(NUMPY_DTYPES)}, got {self.dtype!r}")
 
 
 def flops(n: int) -> float:
@@ -139,10 +135,6 @@ def resolve_model_gpu(key_or_name: str) -> Any:
     if spec is None:
         raise ExperimentError(f"model_gpu: no GPU {key_or_name!r} in the spec table (known: {', '.join(table.keys())})")
     return spec
-
-
-def _series(name: str, provenance: Provenance) -> Series:
-    return Series(name, provenance, "matrix size N", "", "throughput", "GFLOP/s")
 
 
 # ----------------------------------------------------------------- timing
@@ -208,17 +200,16 @@ def _gpu_compute(cupy: Any, method: str, a_d: Any, b_d: Any, c_d: Any, n: int, d
 
 # ----------------------------------------------------------------- the run
 
+AXES = Axes("matrix size N", "", "throughput", "GFLOP/s")
+
 
 @dataclass
 class _Plan:
-    """Which series this run fills, and how each of them gets one point."""
+    """Which series this run fills, and the notes and model found while planning them."""
 
     params: Params
-    series: dict[str, Series]
-    point_makers: dict[str, Callable[[int, np.ndarray, np.ndarray], Point]]
-    notes: list[str]
-    gpu_names: list[str]
-    cpu_names: list[str]
+    series: list[SweepSeries] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     model_assumptions: tuple[str, ...] = ()
     model_spec: Any = None
 
@@ -256,14 +247,12 @@ def _plan_cpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
     if params.cpu_single_thread:
         configs.append((CPU_ONE_THREAD, 1, 1))
     for name, limit, shown in configs:
-        plan.series[name] = _series(name, _cpu_provenance(shown))
-        plan.cpu_names.append(name)
-        plan.point_makers[name] = _cpu_maker(limit, shown, policy, ctx)
+        plan.series.append(SweepSeries(name, "cpu", _cpu_provenance(shown), _cpu_maker(limit, shown, policy, ctx)))
 
 
 def _cpu_maker(limit: int | None, threads: int, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
-    def make(n: int, a: np.ndarray, b: np.ndarray) -> Point:
-        return rate_point(n, flops(n), _cpu_samples(a, b, policy, ctx, limit), threads=threads)
+    def make(n: int, operands: tuple[np.ndarray, np.ndarray]) -> Point:
+        return rate_point(n, flops(n), _cpu_samples(*operands, policy, ctx, limit), threads=threads)
 
     return make
 
@@ -282,22 +271,20 @@ def _plan_gpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
         plan.notes.append("The naive and tiled kernels are written for fp32 only; they are left out for this dtype.")
     ceiling = gpu_flops_ceiling(cuda.device_name(device), params.dtype)
     for name, method in methods:
-        details = {
-            "method": method, "timing": "CUDA events after warm-up, median of repeats",
-            "include_transfers": params.include_transfers, "host_memory": "pinned", "cupy": status.cupy_version,
-            "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version,
-            **ceiling_details(ceiling),
-        }  # fmt: skip
-        plan.series[name] = _series(name, Provenance("measured", cuda.device_name(device), details))
-        plan.gpu_names.append(name)
-        plan.point_makers[name] = _gpu_maker(method, params.include_transfers, policy, ctx, ceiling)
+        details = gpu_details(
+            ceiling, method=method, timing="CUDA events after warm-up, median of repeats",
+            include_transfers=params.include_transfers, host_memory="pinned",
+        )  # fmt: skip
+        provenance = Provenance("measured", cuda.device_name(device), details)
+        maker = _gpu_maker(method, params.include_transfers, policy, ctx, ceiling)
+        plan.series.append(SweepSeries(name, "gpu", provenance, maker))
 
 
 def _gpu_maker(
     method: str, include_transfers: bool, policy: RepeatPolicy, ctx: Context, ceiling: Ceiling | None
 ) -> Callable[..., Point]:
-    def make(n: int, a: np.ndarray, b: np.ndarray) -> Point:
-        samples = _gpu_samples(a, b, method, include_transfers, policy, ctx)
+    def make(n: int, operands: tuple[np.ndarray, np.ndarray]) -> Point:
+        samples = _gpu_samples(*operands, method, include_transfers, policy, ctx)
         return with_ceiling(rate_point(n, flops(n), samples["total"], **stage_medians(samples)), ceiling)
 
     return make
@@ -313,59 +300,45 @@ def _plan_model(plan: _Plan) -> None:
     except UnsupportedDtypeError as exc:
         plan.notes.append(f"No modelled GPU series: {exc}")
         return
-    name = model_series_name(spec.name)
     details = {
         "formula": FORMULA, "spec_key": spec.key, "peak_tflops": probe.peak_tflops,
         "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s, "include_transfers": params.include_transfers,
         "assumptions": list(probe.assumptions),
     }  # fmt: skip
-    plan.series[name] = _series(name, Provenance("modelled", spec.name, details))
-    plan.gpu_names.append(name)
     plan.model_assumptions = probe.assumptions
     plan.model_spec = spec
 
-    def make(n: int, _a: np.ndarray, _b: np.ndarray) -> Point:
-        estimate = matmul_estimate(spec, n, params.dtype, params.include_transfers)
-        parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
-        return modelled_point(n, flops(n), estimate.seconds, bound=estimate.bound, **parts)
+    def make(n: int, _operands: Any) -> Point:
+        return estimate_point(n, flops(n), matmul_estimate(spec, n, params.dtype, params.include_transfers))
 
-    plan.point_makers[name] = make
+    plan.series.append(SweepSeries(model_series_name(spec.name), "model", Provenance("modelled", spec.name, details),
+                                   make))  # fmt: skip
 
 
-def _operands(n: int, dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _operands_maker(dtype: str, rng: np.random.Generator) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
+    """A and B for one size, drawn once and shared by every series at that size."""
     kind = NUMPY_DTYPES[dtype]
-    return random_normal(rng, (n, n), kind), random_normal(rng, (n, n), kind)
+    return lambda n: (random_normal(rng, (n, n), kind), random_normal(rng, (n, n), kind))
 
 
-def _points(plan: _Plan, rng: np.random.Generator) -> Iterator[Progress | PartialPoint]:
-    sizes, names = plan.params.sizes, list(plan.point_makers)
-    steps = len(sizes) * len(names)
-    for i, n in enumerate(sizes):
-        a, b = _operands(n, plan.params.dtype, rng)
-        for j, name in enumerate(names):
-            yield Progress((i * len(names) + j) / steps, f"{name}: N={n}")
-            point = plan.point_makers[name](n, a, b)
-            plan.series[name] = plan.series[name].with_point(point)
-            yield PartialPoint(name, point, plan.series[name].provenance)
-
-
-def _final_notes(plan: _Plan, partial: Result) -> tuple[str, ...]:
-    params = plan.params
+def _general_notes(params: Params) -> list[str]:
     transfers = (
         "GPU times include copying A and B to the GPU and C back (pinned host memory)."
         if params.include_transfers
         else "GPU times count the multiply only: the matrices are already on the GPU."
     )
-    general = [
+    return [
         "GFLOP/s counts 2·N³ floating-point operations per multiply; each point is the median of its repeats.",
         transfers,
     ]
-    crossings = crossover_notes(partial, plan.gpu_names, plan.cpu_names)
-    if not params.include_transfers and plan.model_spec is not None:
-        copied = {n: _model_seconds(plan.model_spec, n, params.dtype, True) for n in params.sizes}
-        note = what_if_copied_note(partial, plan.cpu_names, plan.model_spec.name, copied)
-        crossings += [note] if note else []
-    return merge_notes(crossings, general, plan.notes, plan.model_assumptions)
+
+
+def _what_if_copied(plan: _Plan) -> WhatIfCopied | None:
+    """Without copies, the note on where the modelled GPU would win with them."""
+    spec, params = plan.model_spec, plan.params
+    if params.include_transfers or spec is None:
+        return None
+    return WhatIfCopied(spec.name, lambda n: _model_seconds(spec, n, params.dtype, True))
 
 
 def _model_seconds(spec: Any, n: int, dtype: str, include_transfers: bool) -> float:
@@ -377,11 +350,12 @@ def _model_seconds(spec: Any, n: int, dtype: str, include_transfers: bool) -> fl
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Time every series at every size, yielding each point as soon as it is known."""
     policy = RepeatPolicy(repeats=params.repeats)
-    plan = _Plan(params, {}, {}, [], [], [])
+    plan = _Plan(params)
     _plan_cpu(plan, ctx, policy)
     _plan_gpu(plan, ctx, policy)
     _plan_model(plan)
-    yield from _points(plan, np.random.default_rng(0))
-    yield Progress(1.0, "done")
-    partial = Result("matmul", params_to_dict(params), tuple(plan.series.values()))
-    return Result("matmul", params_to_dict(params), partial.series, _final_notes(plan, partial))
+    sweep = Sweep(
+        "matmul", params, AXES, plan.series, unit="N", operands=_operands_maker(params.dtype, np.random.default_rng(0)),
+        what_if_copied=_what_if_copied(plan), note_groups=(_general_notes(params), plan.notes, plan.model_assumptions),
+    )  # fmt: skip
+    return (yield from run_sweep(sweep, params.sizes))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpulab.experiments.base import Context, ExperimentGen, param, params_to_dict
+from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
 from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 TITLE = "Parallel reduction"
@@ -31,26 +31,21 @@ MAX_BLOCK = 256
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     """``n`` integers are summed, one partial sum per ``block`` threads; ``gpu_n`` and ``repeats``
     are for GPU timing."""
 
-    n: int = param(4096, "integers n", "整数个数 n", "How many integers are summed.", "要求和的整数个数。")
+    n: int = param(4096, "integers n", "整数个数 n", "How many integers are summed.", "要求和的整数个数。", min=1)
     block: int = param(256, "threads per block", "每块线程数",
                        "Threads per block, one partial sum each (a power of two, 32 to 256).",
-                       "每个线程块的线程数，每块得出一个部分和（2 的幂，32 到 256）。")
+                       "每个线程块的线程数，每块得出一个部分和（2 的幂，32 到 256）。",
+                       min=32, max=MAX_BLOCK, power_of_two=True)
     gpu_n: int = param(1 << 22, "integers on the GPU", "GPU 上的整数个数",
-                       "Integers summed when timing on a GPU.", "在 GPU 上计时时求和的整数个数。")
+                       "Integers summed when timing on a GPU.", "在 GPU 上计时时求和的整数个数。",
+                        min=1)
     repeats: int = param(20, "repeats", "重复次数", "Timed GPU launches per variant; the median is kept.",
-                         "每个变体在 GPU 上计时的次数，取中位数。")
+                         "每个变体在 GPU 上计时的次数，取中位数。", min=1)
 
-    def __post_init__(self) -> None:
-        if self.n < 1 or self.gpu_n < 1:
-            raise ValueError("n and gpu_n must be positive")
-        if self.block < 32 or self.block > MAX_BLOCK or self.block & (self.block - 1):
-            raise ValueError(f"block must be a power of two between 32 and {MAX_BLOCK}")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
 
 
 def variants(params: Params) -> tuple[Variant, ...]:

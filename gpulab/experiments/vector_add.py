@@ -15,29 +15,25 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.experiments.base import (
+    CheckedParams,
     Context,
     ExperimentGen,
-    PartialPoint,
-    Progress,
     param,
-    params_to_dict,
+    powers_of_two,
     random_normal,
 )
+from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
-    ceiling_details,
-    crossover_notes,
     gpu_bandwidth_ceiling,
-    modelled_point,
     rate_point,
     stage_medians,
     time_cpu_calls,
     time_gpu_stages,
-    what_if_copied_note,
     with_ceiling,
 )
-from gpulab.results import Point, Provenance, Result, Series, merge_notes
+from gpulab.results import Point, Provenance
 
 TITLE = "Vector add: CPU vs GPU bandwidth"
 DESCRIPTION = "c[i] = a[i] + b[i] for growing n; GB/s counts bytes read plus written."
@@ -46,6 +42,12 @@ DESCRIPTION_ZH = "n 逐步增大时计算 c[i] = a[i] + b[i]；GB/s 按读加写
 
 CPU_SERIES = "CPU (numpy)"
 GPU_SERIES = "GPU (CUDA kernel)"
+# Sweeps a panel offers (the first is shown first); the Params default is a shorter sweep.
+SIZE_PRESETS = (
+    ("standard", powers_of_two(10, 24, 2)),
+    ("quick", powers_of_two(10, 20, 2)),
+    ("large", powers_of_two(10, 26, 2)),
+)
 FORMULA = (
     "time = max(n / peak FLOP/s, 3·n·4 bytes / memory bandwidth) + launch overhead"
     " [+ a and b copied in and c copied out over PCIe when transfers are included]"
@@ -53,12 +55,12 @@ FORMULA = (
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(CheckedParams):
     sizes: tuple[int, ...] = param((1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22), "sizes n", "规模 n",
                                    "Vector lengths to run, comma-separated (2^20 is allowed).",
-                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。")
+                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。", min=1, presets=SIZE_PRESETS)
     repeats: int = param(7, "repeats", "重复次数", "Timed calls per size; the median is kept.",
-                         "每个规模计时的次数，取中位数。")
+                         "每个规模计时的次数，取中位数。", min=1)
     include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
                                     "Count copying a and b to the GPU and c back.",
                                     "把 a、b 拷到 GPU 和把 c 拷回来的时间也算进去。")
@@ -67,13 +69,6 @@ class Params:
                            "Spec-table key of the GPU whose modelled curve is drawn.",
                            "画模型估算曲线所用 GPU 在规格表中的键名。")
 
-    def __post_init__(self) -> None:
-        if not self.sizes or any(n < 1 for n in self.sizes):
-            raise ValueError("sizes: every size must be a positive whole number")
-        if self.repeats < 1:
-            raise ValueError("repeats must be at least 1")
-        if self.dtype != "fp32":
-            raise ValueError("dtype: the vector-add kernel is written for fp32 only")
 
 
 def bytes_moved(n: int, itemsize: int = 4) -> int:
@@ -132,8 +127,8 @@ def time_gpu(
         return time_gpu_stages([("h2d", h2d), ("kernel", launch), ("d2h", d2h)], policy, check)
 
 
-def _series(name: str, provenance: Provenance) -> Series:
-    return Series(name, provenance, "elements", "", "bandwidth", "GB/s")
+AXES = Axes("elements", "", "bandwidth", "GB/s")
+_PROGRESS_WORD = {"cpu": "CPU", "gpu": "GPU", "model": "model"}  # the status line: "GPU n=1024"
 
 
 def _cpu_provenance() -> Provenance:
@@ -141,33 +136,9 @@ def _cpu_provenance() -> Provenance:
 
     cpu = describe_cpu()
     blas = cpu.blas[0].vendor if cpu.blas else "unknown"
-    return Provenance(
-        "measured",
-        cpu.model,
-        {
-            "library": "numpy",
-            "blas": blas,
-            "numpy": np.__version__,
-            "timing": "perf_counter around np.add, median of repeats",
-        },
-    )
-
-
-def _gpu_provenance(device: int, include_transfers: bool, ceiling: Ceiling | None) -> Provenance:
-    status = cuda.cuda_status()
-    return Provenance(
-        "measured",
-        cuda.device_name(device),
-        {
-            "timing": "CUDA events after warm-up",
-            "cupy": status.cupy_version,
-            "cuda_runtime": status.cuda_runtime_version,
-            "cuda_driver": status.cuda_driver_version,
-            "include_transfers": include_transfers,
-            "host_memory": "pinned",
-            **ceiling_details(ceiling),
-        },
-    )
+    details = {"library": "numpy", "blas": blas, "numpy": np.__version__,
+               "timing": "perf_counter around np.add, median of repeats"}  # fmt: skip
+    return Provenance("measured", cpu.model, details)
 
 
 def _gpu_ceiling(device: int) -> Ceiling | None:
@@ -175,13 +146,29 @@ def _gpu_ceiling(device: int) -> Ceiling | None:
     return gpu_bandwidth_ceiling(cuda.device_name(device), derived)
 
 
-def _model(params: Params) -> tuple[Series | None, Any, list[str]]:
-    """The modelled series (empty), its spec, and notes; (None, None, [why]) if it cannot be made."""
-    from gpulab.experiments.matmul import resolve_model_gpu
-    from gpulab.model import vector_add_estimate
+def _cpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> SweepSeries:
+    def make(n: int, _operands: None) -> Point:
+        return rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
 
-    spec = resolve_model_gpu(params.model_gpu)
-    probe = vector_add_estimate(spec, 1 << 20, params.dtype, params.include_transfers)
+    return SweepSeries(CPU_SERIES, "cpu", _cpu_provenance(), make)
+
+
+def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> SweepSeries:
+    device = ctx.device_index or 0
+    ceiling = _gpu_ceiling(device)
+    details = gpu_details(ceiling, timing="CUDA events after warm-up", include_transfers=params.include_transfers,
+                          host_memory="pinned")  # fmt: skip
+
+    def make(n: int, _operands: None) -> Point:
+        samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
+        return with_ceiling(rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples)), ceiling)
+
+    return SweepSeries(GPU_SERIES, "gpu", Provenance("measured", cuda.device_name(device), details), make)
+
+
+def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[str, ...]]:
+    """The modelled series of the spec-table GPU ``spec``, and its model's assumptions."""
+    probe = _model_estimate(spec, 1 << 20, params, params.include_transfers)
     details = {
         "formula": FORMULA,
         "spec_key": spec.key,
@@ -189,8 +176,12 @@ def _model(params: Params) -> tuple[Series | None, Any, list[str]]:
         "include_transfers": params.include_transfers,
         "assumptions": list(probe.assumptions),
     }
-    series = _series(model_series_name(spec.name), Provenance("modelled", spec.name, details))
-    return series, spec, list(probe.assumptions)
+
+    def make(n: int, _operands: None) -> Point:
+        return estimate_point(n, bytes_moved(n), _model_estimate(spec, n, params, params.include_transfers))
+
+    provenance = Provenance("modelled", spec.name, details)
+    return SweepSeries(model_series_name(spec.name), "model", provenance, make), probe.assumptions
 
 
 def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) -> Any:
@@ -199,56 +190,29 @@ def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) 
     return vector_add_estimate(spec, n, params.dtype, include_transfers)
 
 
-def _model_point(spec: Any, n: int, params: Params) -> Point:
-    estimate = _model_estimate(spec, n, params, params.include_transfers)
-    parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
-    return modelled_point(n, bytes_moved(n), estimate.seconds, bound=estimate.bound, **parts)
-
-
-def run(params: Params, ctx: Context) -> ExperimentGen:
-    """Time numpy and (when a GPU is usable) the CUDA kernel for each size; model the chosen GPU."""
-    rng = np.random.default_rng(0)
-    cpu_series = _series(CPU_SERIES, _cpu_provenance())
-    status = cuda.cuda_status()
-    device = ctx.device_index or 0
-    ceiling = _gpu_ceiling(device) if status.available else None
-    gpu_series = (
-        _series(GPU_SERIES, _gpu_provenance(device, params.include_transfers, ceiling)) if status.available else None
-    )
-    notes: list[str] = [] if status.available else [f"No GPU series: {status.reason}"]
-    model_series, spec, assumptions = _model(params)
-    steps = len(params.sizes)
-    for i, n in enumerate(params.sizes):
-        yield Progress(i / steps, f"CPU n={n}")
-        point = rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
-        cpu_series = cpu_series.with_point(point)
-        yield PartialPoint(CPU_SERIES, point, cpu_series.provenance)
-        if gpu_series is not None:
-            yield Progress((i + 0.4) / steps, f"GPU n={n}")
-            samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
-            point = rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples))
-            point = with_ceiling(point, ceiling)
-            gpu_series = gpu_series.with_point(point)
-            yield PartialPoint(GPU_SERIES, point, gpu_series.provenance)
-        if model_series is not None:
-            yield Progress((i + 0.8) / steps, f"model n={n}")
-            point = _model_point(spec, n, params)
-            model_series = model_series.with_point(point)
-            yield PartialPoint(model_series.name, point, model_series.provenance)
-    yield Progress(1.0, "done")
-    series = tuple(s for s in (cpu_series, gpu_series, model_series) if s is not None)
-    result = Result("vector-add", params_to_dict(params), series)
-    gpu_names = [s.name for s in series[1:]]
+def _notes(params: Params, gpu_reason: str | None) -> list[str]:
     transfers = (
         "GPU times include copying a and b to the GPU and c back (pinned host memory)."
         if params.include_transfers
         else "GPU times count the kernel only: the arrays are already on the GPU."
     )
-    notes += ["Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.", transfers]
-    crossings = crossover_notes(result, gpu_names, [CPU_SERIES], unit="n")
-    if not params.include_transfers and model_series is not None:
-        copied = {n: _model_estimate(spec, n, params, True).seconds for n in params.sizes}
-        note = what_if_copied_note(result, [CPU_SERIES], spec.name, copied, unit="n")
-        crossings += [note] if note else []
-    all_notes = merge_notes(crossings, notes, assumptions)
-    return Result("vector-add", params_to_dict(params), series, all_notes)
+    missing = [f"No GPU series: {gpu_reason}"] if gpu_reason else []
+    return [*missing, "Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.", transfers]
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Time numpy and (when a GPU is usable) the CUDA kernel for each size; model the chosen GPU."""
+    from gpulab.experiments.matmul import resolve_model_gpu
+
+    rng = np.random.default_rng(0)  # one stream, drawn CPU then GPU at each size
+    status = cuda.cuda_status()
+    spec = resolve_model_gpu(params.model_gpu)
+    model, assumptions = _model_series(params, spec)
+    series = [_cpu_series(params, rng, ctx), *([_gpu_series(params, rng, ctx)] if status.available else []), model]
+    what_if = None if params.include_transfers else WhatIfCopied(
+        spec.name, lambda n: _model_estimate(spec, n, params, True).seconds)  # fmt: skip
+    sweep = Sweep(
+        "vector-add", params, AXES, series, unit="n", progress=lambda s, n: f"{_PROGRESS_WORD[s.role]} n={n}",
+        what_if_copied=what_if, note_groups=(_notes(params, None if status.available else status.reason), assumptions),
+    )  # fmt: skip
+    return (yield from run_sweep(sweep, params.sizes))

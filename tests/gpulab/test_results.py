@@ -25,7 +25,7 @@ def test_json_document_has_the_documented_schema_fields():
     doc = json.loads(sample_result().to_json())
     assert doc["schema"] == "gpulab.result/1"
     assert set(doc) == {"schema", "experiment", "params", "created", "host", "series", "notes"}
-    assert set(doc["series"][0]) == {"name", "provenance", "x_label", "x_unit", "y_label", "y_unit", "points"}
+    assert set(doc["series"][0]) == {"name", "role", "provenance", "x_label", "x_unit", "y_label", "y_unit", "points"}
     assert set(doc["series"][0]["points"][0]) == {"x", "y", "spread", "extra"}
 
 
@@ -50,6 +50,7 @@ def test_replayed_result_keeps_the_original_kind_in_details():
         (lambda d: d["series"][0]["points"][0].update(y="fast"), r"series\[0\]\.points\[0\]\.y: expected a number"),
         (lambda d: d["series"][0]["provenance"].update(kind="guessed"), r"series\[0\]\.provenance\.kind"),
         (lambda d: d.update(notes="x"), r"notes: expected a list"),
+        (lambda d: d["series"][0].update(role="teacher"), r"series\[0\]\.role: must be one of cpu, gpu, model"),
     ],
 )
 def test_malformed_documents_give_an_error_naming_the_problem(mutate, message):
@@ -82,3 +83,28 @@ def test_save_and_load_through_a_file(tmp_path):
     original = sample_result()
     original.save(path)
     assert results.load(path) == original
+
+
+def test_a_series_role_survives_a_json_round_trip():
+    series = Series("numpy", Provenance("measured", "Test CPU"), "n", "", "bandwidth", "GB/s", role="cpu")
+    loaded = results.loads(Result("vector-add", {}, (series,)).to_json())
+    assert loaded.series[0].role == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "role"),
+    [("CPU (numpy)", "measured", "cpu"), ("GPU (CUDA kernel)", "measured", "gpu"),
+     ("H100 (model)", "modelled", "model"), ("branch efficiency (emulated)", "emulated", "emulated")],
+)
+def test_a_file_written_before_roles_still_loads_with_a_role_from_its_provenance(name, kind, role):
+    series = Series(name, Provenance(kind, "x"), "n", "", "y", "")
+    doc = json.loads(Result("vector-add", {}, (series,)).to_json())
+    del doc["series"][0]["role"]
+    loaded = results.loads(json.dumps(doc))
+    assert loaded.series[0].role == role
+    assert results.loads(Result("vector-add", {}, (series,)).as_replayed().to_json()).series[0].role == role
+
+
+def test_an_unknown_role_is_refused():
+    with pytest.raises(ValueError, match="series role must be one of cpu, gpu, model, emulated"):
+        Series("s", Provenance("measured", "x"), "n", "", "y", "", role="teacher")

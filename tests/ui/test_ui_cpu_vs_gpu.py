@@ -303,3 +303,30 @@ def test_a_long_lane_name_gets_its_own_line_when_the_lane_is_tall_enough(qtbot):
     assert race.caption_lines(lane, 200, 4 * metrics.height(), metrics) == 2
     assert race.caption_lines(lane, 200, 2 * metrics.height(), metrics) == 1  # no room: one line, elided
     assert race.caption_lines(Lane("GPU", 1e-3, "modelled", "#d55e00"), 600, 4 * metrics.height(), metrics) == 1
+
+
+def choose(qtbot, combo, data) -> None:
+    """Pick an item of a combo box with the keyboard, as a user can: Home, then Down to the item."""
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Home)
+    for _ in range(combo.findData(data)):
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    assert combo.currentData() == data
+
+
+def test_the_size_and_dtype_lists_come_from_the_experiments_params(qtbot, panel):
+    from gpulab.experiments import choices, presets
+
+    for module in (vector_add, matmul):
+        choose(qtbot, panel.experiment_combo, "vector-add" if module is vector_add else "matmul")
+        offered = [tuple(panel.sizes_combo.itemData(i)) for i in range(panel.sizes_combo.count())]
+        assert offered == [sizes for _key, sizes in presets(module.Params, "sizes")]
+        dtypes = [panel.dtype_combo.itemText(i) for i in range(panel.dtype_combo.count())]
+        assert dtypes == list(choices(module.Params, "dtype"))
+        assert panel.dtype_combo.isEnabled() == (len(dtypes) > 1)
+    assert panel.sizes_combo.itemText(0) == "Standard: 64 … 2048"
+    assert panel.tabs.tabText(0) == "GFLOP/s"
+    choose(qtbot, panel.experiment_combo, "vector-add")
+    assert panel.sizes_combo.itemText(0) == "Standard: 1024 … 2^24"
+    assert panel.tabs.tabText(0) == "GB/s"
+    assert panel.params().dtype == "fp32" and panel.params().sizes == presets(vector_add.Params, "sizes")[0][1]

@@ -190,3 +190,58 @@ def test_engine_texts_switch_language_when_the_engine_provides_them(
     assert panel.experiment_combo.currentText() == "假的平方"
     assert "步数：" in _texts(panel)
     assert panel.editors["steps"].text() == "3"
+
+
+def _choose(qtbot, combo, text) -> None:
+    """Pick the item showing ``text`` with the keyboard: Home, then Down until it is current."""
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Home)
+    while combo.currentText() != text and combo.currentIndex() < combo.count() - 1:
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    assert combo.currentText() == text
+
+
+def test_the_form_offers_choices_presets_and_the_spec_tables_gpus_from_the_params(qtbot, device_reports):
+    from PySide6.QtWidgets import QComboBox
+
+    from gpulab import experiments
+    from gpulab.experiments import matmul
+    from gpulab.specs import load_specs
+    from ui.panels.experiments import PresetEditor
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    _choose(qtbot, panel.experiment_combo, matmul.TITLE)
+    dtype, sizes, model = panel.editors["dtype"], panel.editors["sizes"], panel.editors["model_gpu"]
+    assert isinstance(dtype, QComboBox) and isinstance(model, QComboBox) and isinstance(sizes, PresetEditor)
+    assert [dtype.itemText(i) for i in range(dtype.count())] == list(experiments.choices(matmul.Params, "dtype"))
+    assert [model.itemText(i) for i in range(model.count())] == [spec.name for spec in load_specs()]
+    assert [sizes.combo.itemText(i) for i in range(sizes.combo.count())][:2] == ["Standard: 64 … 2048",
+                                                                                  "Quick: 64 … 1024"]
+    _choose(qtbot, sizes.combo, "Quick: 64 … 1024")
+    assert sizes.edit.text() == "64, 128, 256, 512, 1024"
+    sizes.edit.clear()
+    qtbot.keyClicks(sizes.edit, "16, 32")
+    _choose(qtbot, dtype, "fp64")
+    first_gpu = next(iter(load_specs())).key
+    _choose(qtbot, model, model.itemText(0))
+    panel.editors["repeats"].clear()
+    qtbot.keyClicks(panel.editors["repeats"], "1")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.last_result is not None, timeout=20_000)
+    params = panel.last_result.params
+    chosen = (params["sizes"], params["dtype"], params["model_gpu"], params["repeats"])
+    assert chosen == ((16, 32), "fp64", first_gpu, 1) and first_gpu != matmul.Params().model_gpu
+    assert panel.services.notifier.history == []
+
+
+def test_a_typed_value_outside_a_declared_limit_is_explained_and_nothing_runs(qtbot, device_reports):
+    from gpulab.experiments import reduction
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    _choose(qtbot, panel.experiment_combo, reduction.TITLE)
+    panel.editors["block"].clear()
+    qtbot.keyClicks(panel.editors["block"], "192")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.job is None
+    assert panel.services.notifier.history[-1] == (
+        "warning", "Check the parameters: block: must be a power of two from 32 to 256, got 192")

@@ -52,27 +52,6 @@ REDRAW_MS = 100
 DEFAULT_MODEL_GPU = "h100-sxm"
 
 
-def _powers(first: int, last: int, step: int = 1) -> tuple[int, ...]:
-    return tuple(1 << e for e in range(first, last + 1, step))
-
-
-# experiment -> (preset key, sizes); the first preset is the default
-SIZE_PRESETS: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {
-    "matmul": (
-        ("standard", _powers(6, 11)),
-        ("quick", _powers(6, 10)),
-        ("large", _powers(6, 12)),
-        ("huge", _powers(6, 13)),
-    ),
-    "vector-add": (
-        ("standard", _powers(10, 24, 2)),
-        ("quick", _powers(10, 20, 2)),
-        ("large", _powers(10, 26, 2)),
-    ),
-}
-DTYPES = {"matmul": ("fp32", "fp64", "fp16"), "vector-add": ("fp32",)}
-
-
 @dataclass
 class SeriesView:
     """What the panel draws for one series: its two curves and the points so far."""
@@ -330,12 +309,17 @@ class CpuVsGpuPanel(Panel):
     def experiment(self) -> str:
         return str(self.experiment_combo.currentData() or "matmul")
 
+    @property
+    def params_type(self) -> Any:
+        """The Params of the chosen experiment: its sizes' presets and dtype's choices fill the lists."""
+        return experiments.get(self.experiment).Params
+
     def _unit(self) -> str:
-        return "GFLOP/s" if self.experiment == "matmul" else "GB/s"
+        return str(experiments.get(self.experiment).AXES.y_unit)  # GFLOP/s or GB/s, as its series will say
 
     def _experiment_chosen(self, _index: int = 0) -> None:
         self.dtype_combo.clear()
-        self.dtype_combo.addItems(list(DTYPES[self.experiment]))
+        self.dtype_combo.addItems([str(choice) for choice in experiments.choices(self.params_type, "dtype")])
         self.dtype_combo.setEnabled(self.dtype_combo.count() > 1)
         self._fill_sizes()
         self._label_axes()
@@ -350,8 +334,8 @@ class CpuVsGpuPanel(Panel):
         current = self.sizes_combo.currentIndex()
         self.sizes_combo.blockSignals(True)
         self.sizes_combo.clear()
-        for key, sizes in SIZE_PRESETS[self.experiment]:
-            text = f"{names[key]}{localized(': ', '：')}{size_text(sizes[0])} … {size_text(sizes[-1])}"
+        for key, sizes in experiments.presets(self.params_type, "sizes"):
+            text = f"{names.get(key, key)}{localized(': ', '：')}{size_text(sizes[0])} … {size_text(sizes[-1])}"
             self.sizes_combo.addItem(text, sizes)
             if key == "huge":  # the warning as a tooltip keeps the list narrow
                 self.sizes_combo.setItemData(self.sizes_combo.count() - 1, slow, Qt.ItemDataRole.ToolTipRole)
@@ -394,7 +378,7 @@ class CpuVsGpuPanel(Panel):
             "include_transfers": self.transfers_box.isChecked(),
             "model_gpu": self.model_combo.currentData() or DEFAULT_MODEL_GPU,
         }
-        if self.experiment == "matmul":
+        if self.dtype_combo.count():
             values["dtype"] = self.dtype_combo.currentText()
         return module.Params(**values)
 
@@ -593,8 +577,8 @@ class CpuVsGpuPanel(Panel):
             self.legend_grid.addWidget(badge, 2 * row + 1, 1, Qt.AlignmentFlag.AlignLeft)
 
     def _mark_crossover(self, result: Result) -> None:
-        cpu_names = [s.name for s in result.series if s.name.startswith("CPU")]
-        gpu_names = [s.name for s in result.series if not s.name.startswith("CPU")]
+        cpu_names = [s.name for s in result.series if s.role == "cpu"]
+        gpu_names = [s.name for s in result.series if s.role in ("gpu", "model")]
         cpu = best_series(result, cpu_names)
         measured = [n for n in gpu_names if self.series.get(n) and self.series[n].kind == "measured"]
         gpu = (measured or gpu_names or [None])[0]

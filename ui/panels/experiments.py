@@ -43,17 +43,82 @@ def field_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def field_editor(hint: Any, default: Any) -> QWidget:
-    """A checkbox for bool, a list for Literal, a line edit for everything else."""
+# Fields whose value is a key of the GPU spec table: offered as a list of the table's GPUs.
+SPEC_TABLE_FIELDS = frozenset({"model_gpu"})
+
+
+def preset_span(values: Any) -> str:
+    """A preset in a few characters: its first and last value for a sweep, else the value."""
+    if isinstance(values, tuple) and len(values) > 2:
+        return f"{values[0]} … {values[-1]}"
+    return field_text(values)
+
+
+class PresetEditor(QWidget):
+    """A list of a field's named presets over a line edit that holds the values (free to edit)."""
+
+    def __init__(self, named: tuple[tuple[str, Any], ...], default: Any) -> None:
+        super().__init__()
+        self.combo = QComboBox()
+        self.edit = QLineEdit()
+        if all(values != default for _name, values in named):  # the dataclass default is a sweep of its own
+            named = (("default", default), *named)
+        self.values = [values for _name, values in named]
+        for name, values in named:
+            self.combo.addItem(f"{translate('ExperimentsPanel', name.capitalize())}: {preset_span(values)}")
+        self.combo.setCurrentIndex(self.values.index(default))
+        self.combo.currentIndexChanged.connect(self._preset_chosen)
+        self._preset_chosen()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.combo)
+        column.addWidget(self.edit)
+
+    def _preset_chosen(self, _index: int = 0) -> None:
+        values = self.values[self.combo.currentIndex()]
+        self.edit.setText(field_text(values))
+        self.edit.setCursorPosition(0)
+        self.edit.setToolTip(field_text(values))
+
+    def text(self) -> str:
+        return self.edit.text()
+
+
+def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:
+    """A list of (shown text, value typed into the Params) with ``default`` selected."""
+    combo = QComboBox()
+    for text, value in items:
+        combo.addItem(text, value)
+    combo.setCurrentIndex(max(0, combo.findData(field_text(default))))
+    return combo
+
+
+def _spec_table_items() -> list[tuple[str, Any]]:
+    from gpulab.specs import load_specs
+
+    try:
+        return [(spec.name, spec.key) for spec in load_specs()]
+    except Exception:  # a broken spec file leaves the field free text; the run reports the problem
+        return []
+
+
+def field_editor(params_type: type, field: dataclasses.Field[Any], default: Any) -> QWidget:
+    """A checkbox for bool; a list for declared choices and for the GPU spec table; presets
+    over free text for a field with presets; a line edit for everything else."""
+    hint = typing.get_type_hints(params_type)[field.name]
     if hint is bool:
         box = QCheckBox()
         box.setChecked(bool(default))
         return box
-    if typing.get_origin(hint) is typing.Literal:
-        combo = QComboBox()
-        combo.addItems([str(a) for a in typing.get_args(hint)])
-        combo.setCurrentText(str(default))
-        return combo
+    choices = experiments.choices(params_type, field.name)
+    if choices:
+        return _choice_combo([(str(c), str(c)) for c in choices], default)
+    gpus = _spec_table_items() if field.name in SPEC_TABLE_FIELDS else []
+    if gpus:
+        return _choice_combo(gpus, default)
+    named = experiments.presets(params_type, field.name)
+    if named:
+        return PresetEditor(named, default)
     edit = QLineEdit(field_text(default))
     edit.setCursorPosition(0)
     edit.setToolTip(field_text(default))
@@ -64,8 +129,8 @@ def editor_text(editor: QWidget) -> str:
     if isinstance(editor, QCheckBox):
         return "true" if editor.isChecked() else "false"
     if isinstance(editor, QComboBox):
-        return editor.currentText()
-    assert isinstance(editor, QLineEdit)
+        return str(editor.currentData())
+    assert isinstance(editor, (QLineEdit, PresetEditor))
     return editor.text()
 
 
@@ -265,9 +330,8 @@ class ExperimentsPanel(Panel):
             return
         self.description.setText(localized(self.module, "DESCRIPTION"))
         self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
-        hints = typing.get_type_hints(self.module.Params)
         for field in dataclasses.fields(self.module.Params):
-            editor = field_editor(hints[field.name], field_default(field))
+            editor = field_editor(self.module.Params, field, field_default(field))
             self.editors[field.name] = editor
             label = QLabel(field_label(field))
             label.setToolTip(field_help(field))

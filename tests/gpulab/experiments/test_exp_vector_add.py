@@ -47,3 +47,23 @@ def test_transfers_dominate_the_modelled_vector_add():
 def test_only_fp32_is_accepted():
     with pytest.raises(ValueError, match="fp32"):
         vector_add.Params(dtype="fp64")  # type: ignore[arg-type]
+
+
+def test_with_a_gpu_faked_the_sweep_adds_a_measured_gpu_series_compared_with_its_ceiling(monkeypatch):
+    from types import SimpleNamespace
+
+    from gpulab import cuda
+
+    gpu = SimpleNamespace(index=0, peak_bandwidth_gb_s=4800.0)
+    status = SimpleNamespace(available=True, reason="", cupy_version="13", cuda_runtime_version="12",
+                             cuda_driver_version="12", devices=[gpu])  # fmt: skip
+    monkeypatch.setattr(cuda, "cuda_status", lambda: status)
+    monkeypatch.setattr(cuda, "device_name", lambda index: "NVIDIA H200")
+    monkeypatch.setattr(vector_add, "time_gpu", lambda n, repeats, *_rest: {"total": [1e-5] * repeats,
+                                                                            "kernel": [1e-5] * repeats})
+    result = drive(vector_add.run(vector_add.Params(sizes=(1024,), repeats=2), Context()))
+    assert [s.role for s in result.series] == ["cpu", "gpu", "model"]
+    measured = result.get_series(vector_add.GPU_SERIES)
+    assert measured.provenance.details["ceiling"] > 0 and measured.points[0].extra["percent_of_peak"] > 0
+    assert measured.points[0].extra["kernel_seconds"] == pytest.approx(1e-5)
+    assert sum(note.startswith("Crossover:") for note in result.notes) == 2

@@ -371,14 +371,6 @@
         <translation>Run on:</translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation>Run</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
         <source>Press Run: the points appear here as they are measured.</source>
         <translation>Press Run: the points appear here as they are measured.</translation>
     </message>
@@ -389,26 +381,6 @@
     <message>
         <source>Check the parameters: %1</source>
         <translation>Check the parameters: %1</translation>
-    </message>
-    <message>
-        <source>Waiting for the device to be free…</source>
-        <translation>Waiting for the device to be free…</translation>
-    </message>
-    <message>
-        <source>Failed: %1</source>
-        <translation>Failed: %1</translation>
-    </message>
-    <message>
-        <source>Cancelled.</source>
-        <translation>Cancelled.</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>Cancelling…</translation>
-    </message>
-    <message>
-        <source>Done.</source>
-        <translation>Done.</translation>
     </message>
 </context>
 <context>
@@ -779,6 +751,29 @@
     <message>
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
+    </message>
+</context>
+<context>
+    <name>ParamsForm</name>
+    <message>
+        <source>Default</source>
+        <translation>Default</translation>
+    </message>
+    <message>
+        <source>Quick</source>
+        <translation>Quick</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>Large</translation>
+    </message>
+    <message>
+        <source>Huge</source>
+        <translation>Huge</translation>
     </message>
 </context>
 <context>

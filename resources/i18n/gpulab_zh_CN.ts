@@ -372,14 +372,6 @@
         <translation>运行设备：</translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
         <source>Press Run: the points appear here as they are measured.</source>
         <translation>按“运行”：每测出一个点，就会显示在这里。</translation>
     </message>
@@ -390,26 +382,6 @@
     <message>
         <source>Check the parameters: %1</source>
         <translation>请检查参数：%1</translation>
-    </message>
-    <message>
-        <source>Waiting for the device to be free…</source>
-        <translation>正在等待设备空闲…</translation>
-    </message>
-    <message>
-        <source>Failed: %1</source>
-        <translation>失败：%1</translation>
-    </message>
-    <message>
-        <source>Cancelled.</source>
-        <translation>已取消。</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <source>Done.</source>
-        <translation>完成。</translation>
     </message>
 </context>
 <context>
@@ -780,6 +752,29 @@
     <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
+    </message>
+</context>
+<context>
+    <name>ParamsForm</name>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>Quick</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>标准</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>Huge</source>
+        <translation>超大</translation>
     </message>
 </context>
 <context>

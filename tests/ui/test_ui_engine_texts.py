@@ -29,7 +29,7 @@ def test_the_run_experiment_panel_shows_chinese_titles_labels_and_description(qt
     assert matmul.TITLE_ZH in combo_texts(panel.experiment_combo)
     assert matmul.TITLE not in combo_texts(panel.experiment_combo)
     assert panel.description.text() == matmul.DESCRIPTION_ZH
-    first_label = panel.params_form.itemAt(0, panel.params_form.ItemRole.LabelRole).widget()
+    first_label = panel.form.labels["sizes"]
     assert first_label.text() == "矩阵规模 N："
     assert "要运行的矩阵规模" in first_label.toolTip()
     i18n.set_language("en")

@@ -207,7 +207,7 @@ def test_the_form_offers_choices_presets_and_the_spec_tables_gpus_from_the_param
     from gpulab import experiments
     from gpulab.experiments import matmul
     from gpulab.specs import load_specs
-    from ui.panels.experiments import PresetEditor
+    from ui.widgets.params_form import PresetEditor
 
     panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
     _choose(qtbot, panel.experiment_combo, matmul.TITLE)

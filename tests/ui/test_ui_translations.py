@@ -46,7 +46,7 @@ def test_the_compiled_qm_file_loads_and_is_up_to_date(locale):
     translator = QTranslator()
     assert translator.load(str(qm_path))
     expected = "运行" if locale == "zh_CN" else "Run"
-    assert translator.translate("ExperimentsPanel", "Run") == expected
+    assert translator.translate("RunControls", "Run") == expected
     for (context, source), tr in messages(ts_path).items():
         if tr is not None and not tr.get("type"):  # unfinished ones are another test's business
             assert translator.translate(context, source) == tr.text, (context, source)

@@ -26,7 +26,7 @@ def walk_devices(qtbot, window, panel) -> None:
 
 def walk_experiments(qtbot, window, panel) -> None:
     choose(qtbot, panel.experiment_combo, "vector-add")
-    type_into(qtbot, panel.editors["sizes"], "1024,4096")
+    type_into(qtbot, panel.editors["sizes"].edit, "1024,4096")  # the free-text field under the presets
     type_into(qtbot, panel.editors["repeats"], "1")
     click(qtbot, panel.run_button)
     assert panel.job is not None, "Run started no job"

@@ -1,27 +1,18 @@
-"""The Run-experiment panel: pick an experiment, set its parameters, run it, watch it plot."""
+"""The Run-experiment panel: pick an experiment, set its parameters, run it, watch it plot.
+
+It is the generic lab panel: the form comes from the experiment's Params metadata
+(:class:`~ui.widgets.params_form.ParamsForm`), the run column is the shared
+:class:`~ui.widgets.run_controls.RunControls`, and the curves are a :class:`LivePlot`. Any
+registered experiment gets a working panel here without code of its own.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import typing
 from types import ModuleType
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
 from gpulab import experiments
 from gpulab.devices import DeviceReport
@@ -32,114 +23,10 @@ from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.badge import weakest_kind
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
+from ui.widgets.params_form import ParamsForm
+from ui.widgets.run_controls import RunControls
 
 translate = QCoreApplication.translate
-
-
-def field_text(value: Any) -> str:
-    """A default parameter value as the text a user would type."""
-    if isinstance(value, tuple):
-        return ", ".join(str(v) for v in value)
-    return "" if value is None else str(value)
-
-
-# Fields whose value is a key of the GPU spec table: offered as a list of the table's GPUs.
-SPEC_TABLE_FIELDS = frozenset({"model_gpu"})
-
-
-def preset_span(values: Any) -> str:
-    """A preset in a few characters: its first and last value for a sweep, else the value."""
-    if isinstance(values, tuple) and len(values) > 2:
-        return f"{values[0]} … {values[-1]}"
-    return field_text(values)
-
-
-class PresetEditor(QWidget):
-    """A list of a field's named presets over a line edit that holds the values (free to edit)."""
-
-    def __init__(self, named: tuple[tuple[str, Any], ...], default: Any) -> None:
-        super().__init__()
-        self.combo = QComboBox()
-        self.edit = QLineEdit()
-        if all(values != default for _name, values in named):  # the dataclass default is a sweep of its own
-            named = (("default", default), *named)
-        self.values = [values for _name, values in named]
-        for name, values in named:
-            self.combo.addItem(f"{translate('ExperimentsPanel', name.capitalize())}: {preset_span(values)}")
-        self.combo.setCurrentIndex(self.values.index(default))
-        self.combo.currentIndexChanged.connect(self._preset_chosen)
-        self._preset_chosen()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.combo)
-        column.addWidget(self.edit)
-
-    def _preset_chosen(self, _index: int = 0) -> None:
-        values = self.values[self.combo.currentIndex()]
-        self.edit.setText(field_text(values))
-        self.edit.setCursorPosition(0)
-        self.edit.setToolTip(field_text(values))
-
-    def text(self) -> str:
-        return self.edit.text()
-
-
-def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:
-    """A list of (shown text, value typed into the Params) with ``default`` selected."""
-    combo = QComboBox()
-    for text, value in items:
-        combo.addItem(text, value)
-    combo.setCurrentIndex(max(0, combo.findData(field_text(default))))
-    return combo
-
-
-def _spec_table_items() -> list[tuple[str, Any]]:
-    from gpulab.specs import load_specs
-
-    try:
-        return [(spec.name, spec.key) for spec in load_specs()]
-    except Exception:  # a broken spec file leaves the field free text; the run reports the problem
-        return []
-
-
-def field_editor(params_type: type, field: dataclasses.Field[Any], default: Any) -> QWidget:
-    """A checkbox for bool; a list for declared choices and for the GPU spec table; presets
-    over free text for a field with presets; a line edit for everything else."""
-    hint = typing.get_type_hints(params_type)[field.name]
-    if hint is bool:
-        box = QCheckBox()
-        box.setChecked(bool(default))
-        return box
-    choices = experiments.choices(params_type, field.name)
-    if choices:
-        return _choice_combo([(str(c), str(c)) for c in choices], default)
-    gpus = _spec_table_items() if field.name in SPEC_TABLE_FIELDS else []
-    if gpus:
-        return _choice_combo(gpus, default)
-    named = experiments.presets(params_type, field.name)
-    if named:
-        return PresetEditor(named, default)
-    edit = QLineEdit(field_text(default))
-    edit.setCursorPosition(0)
-    edit.setToolTip(field_text(default))
-    return edit
-
-
-def editor_text(editor: QWidget) -> str:
-    if isinstance(editor, QCheckBox):
-        return "true" if editor.isChecked() else "false"
-    if isinstance(editor, QComboBox):
-        return str(editor.currentData())
-    assert isinstance(editor, (QLineEdit, PresetEditor))
-    return editor.text()
-
-
-def field_default(field: dataclasses.Field[Any]) -> Any:
-    if field.default is not dataclasses.MISSING:
-        return field.default
-    if field.default_factory is not dataclasses.MISSING:
-        return field.default_factory()
-    return None
 
 
 def device_title(key: str, report: DeviceReport | None) -> str:
@@ -151,20 +38,8 @@ def device_title(key: str, report: DeviceReport | None) -> str:
 
 
 def localized(module: ModuleType, attribute: str) -> str:
-    """``TITLE`` or ``DESCRIPTION`` in the current language (``TITLE_ZH`` when the engine has it)."""
+    """``TITLE`` or ``DESCRIPTION`` in the current language, from the text catalogue."""
     return i18n.engine_text(module, attribute)
-
-
-def field_label(field: dataclasses.Field[Any]) -> str:
-    """A parameter's label: ``metadata['label_zh']`` / ``['label']`` if given, else its name."""
-    colon = i18n.localized(":", "：")
-    return f"{i18n.field_text(field, 'label') or field.name.replace('_', ' ')}{colon}"
-
-
-def field_help(field: dataclasses.Field[Any]) -> str:
-    """A parameter's help (its tooltip), with the name a script would use."""
-    text = i18n.field_text(field, "help")
-    return f"{text} ({field.name})" if text else field.name
 
 
 def _experiment_title(name: str) -> str:
@@ -180,8 +55,6 @@ class ExperimentsPanel(Panel):
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)
         self.module: ModuleType | None = None
-        self.editors: dict[str, QWidget] = {}
-        self.job: Job | None = None
         self.last_result: Result | None = None
         self._make_widgets()
         self._build_layout()
@@ -198,22 +71,17 @@ class ExperimentsPanel(Panel):
         self.experiment_combo.currentIndexChanged.connect(self._experiment_chosen)
         self.description = QLabel()
         self.description.setWordWrap(True)
-        self.params_form = QFormLayout()
-        self.params_form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.form = ParamsForm()
         self.device_combo = QComboBox()
         self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.device_combo.setMinimumContentsLength(10)
-        self.run_button = QPushButton()
-        self.run_button.clicked.connect(self.run_experiment)
-        self.cancel_button = QPushButton()
-        self.cancel_button.clicked.connect(self.cancel_experiment)
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.hide()  # shown while a run is going; an empty bar at rest looks like a text field
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.run_controls = RunControls()
+        self.run_controls.run_clicked.connect(self.run_experiment)
+        self.run_controls.lock_while_running([self.experiment_combo, self.form, self.device_combo])
+        self.run_controls.ended.connect(self._ended)
+        # The column's widgets, by the names scripts and tests know them.
+        self.run_button, self.cancel_button = self.run_controls.run_button, self.run_controls.cancel_button
+        self.progress, self.status = self.run_controls.progress, self.run_controls.status
         self.plot = LivePlot()
         self.placeholder = PlotPlaceholder(self.plot)
         self.legend = SeriesLegend(self.plot)
@@ -225,44 +93,37 @@ class ExperimentsPanel(Panel):
         self.experiment_label, self.device_label = QLabel(), QLabel()
         controls = QWidget()
         column = QVBoxLayout(controls)
-        column.addWidget(self.experiment_label)
-        column.addWidget(self.experiment_combo)
-        column.addWidget(self.description)
-        column.addLayout(self.params_form)
-        column.addWidget(self.device_label)
-        column.addWidget(self.device_combo)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        column.addLayout(buttons)
-        column.addWidget(self.progress)
-        column.addWidget(self.status)
+        for widget in (self.experiment_label, self.experiment_combo, self.description, self.form,
+                       self.device_label, self.device_combo, self.run_controls):  # fmt: skip
+            column.addWidget(widget)
         column.addStretch(1)
-        self._split(controls)
-
-    def _split(self, controls: QWidget) -> None:
         right = QWidget()
         right_column = QVBoxLayout(right)
         right_column.setContentsMargins(0, 0, 0, 0)
         right_column.addWidget(self.plot, 1)
         right_column.addWidget(self.legend)
         right_column.addWidget(self.notes)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(controls)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([300, 600])
-        self.splitter = splitter
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(controls)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([300, 600])
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
+
+    @property
+    def editors(self) -> dict[str, QWidget]:
+        return self.form.editors
+
+    @property
+    def job(self) -> Job | None:
+        return self.run_controls.job
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("Run an experiment"))
         self.experiment_label.setText(self.tr("Experiment:"))
         self.device_label.setText(self.tr("Run on:"))
-        self.run_button.setText(self.tr("Run"))
-        self.cancel_button.setText(self.tr("Cancel"))
         if not self.placeholder.isHidden():
             self.placeholder.show_text(self.tr("Press Run: the points appear here as they are measured."))
         self._fill_devices(self.services.devices.report)
@@ -276,28 +137,18 @@ class ExperimentsPanel(Panel):
         super().changeEvent(event)
 
     def _fit_controls(self) -> None:
-        """Room for about 16 characters in each parameter field, at the current type size."""
-        chars = self.fontMetrics().averageCharWidth()
-        for editor in self.editors.values():
-            if isinstance(editor, QLineEdit):
-                editor.setMinimumWidth(16 * chars)
+        """The controls column as wide as its widest field needs, the plot taking the rest."""
+        self.form.fit()
         controls = self.splitter.widget(0).minimumSizeHint().width()
         total = sum(self.splitter.sizes()) or 900
         self.splitter.setSizes([controls, max(total - controls, 1)])
 
     def _retranslate_experiment(self) -> None:
-        """Engine-provided texts: titles, the description and parameter labels."""
+        """Engine-provided texts: titles, the description (the form relabels itself)."""
         for index in range(self.experiment_combo.count()):
             name = self.experiment_combo.itemData(index)
             self.experiment_combo.setItemText(index, _experiment_title(name))
-        if self.module is None:
-            return
-        self.description.setText(localized(self.module, "DESCRIPTION"))
-        for row, field in enumerate(dataclasses.fields(self.module.Params)):
-            label = self.params_form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            if label is not None and isinstance(label.widget(), QLabel):
-                label.widget().setText(field_label(field))
-                label.widget().setToolTip(field_help(field))
+        self.description.setText(localized(self.module, "DESCRIPTION") if self.module is not None else "")
         if self.last_result is not None:
             self._show_notes(self.last_result)
 
@@ -321,21 +172,10 @@ class ExperimentsPanel(Panel):
         self._show_module()
 
     def _show_module(self) -> None:
-        while self.params_form.rowCount():
-            self.params_form.removeRow(0)
-        self.editors.clear()
         self.run_button.setEnabled(self.module is not None and self.job is None)
-        if self.module is None:
-            self.description.setText("")
-            return
-        self.description.setText(localized(self.module, "DESCRIPTION"))
+        self.form.set_params_type(self.module.Params if self.module is not None else None)
+        self._retranslate_experiment()
         self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
-        for field in dataclasses.fields(self.module.Params):
-            editor = field_editor(self.module.Params, field, field_default(field))
-            self.editors[field.name] = editor
-            label = QLabel(field_label(field))
-            label.setToolTip(field_help(field))
-            self.params_form.addRow(label, editor)
         self._fit_controls()
 
     def _fill_devices(self, report: DeviceReport | None) -> None:
@@ -350,10 +190,8 @@ class ExperimentsPanel(Panel):
 
     def read_params(self) -> Any | None:
         """The Params the form describes, or None (after telling the user why)."""
-        assert self.module is not None
-        texts = {name: editor_text(editor) for name, editor in self.editors.items()}
         try:
-            return experiments.params_from_strings(self.module.Params, texts)
+            return self.form.read()
         except experiments.ParamError as exc:
             reason = i18n.engine_message(str(exc))
             self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", reason))
@@ -367,38 +205,23 @@ class ExperimentsPanel(Panel):
             return None
         module, device = self.module, self.device_combo.currentData() or "cpu"
         job = self.services.runner.submit(localized(module, "TITLE"), device, lambda ctx: module.run(params, ctx))
-        self._watch(job)
-        return job
-
-    def _watch(self, job: Job) -> None:
-        self.job = job
         self.plot.clear_series()
         self.set_provenance("")  # the last run's badge must not label the new run's points
         self.notes.clear()
         self.notes.hide()
-        self.progress.setValue(0)
-        self.status.setText(self.tr("Waiting for the device to be free…"))
-        job.progress.connect(self._progress)
         job.partial.connect(self.plot.add_point)
         job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
-        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", i18n.engine_message(reason))))
-        job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
-        self._set_running(True)
+        self.run_controls.watch(job)
+        return job
+
+    def cancel_experiment(self) -> None:
+        self.run_controls.cancel()
 
     def _series_kind(self, series: str, kind: str) -> None:
         self.plot.set_kind(series, kind)
         self.set_provenance(weakest_kind(self.plot.kinds.values()))
-
-    def cancel_experiment(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.status.setText(self.tr("Cancelling…"))
-
-    def _progress(self, fraction: float, message: str) -> None:
-        self.progress.setValue(round(fraction * 1000))
-        self.status.setText(i18n.engine_message(message))
 
     def _show_notes(self, result: Result) -> None:
         self.notes.setMaximumHeight(self.notes.fontMetrics().lineSpacing() * 6 + 12)
@@ -410,16 +233,7 @@ class ExperimentsPanel(Panel):
         self.plot.label_series(result)
         self._show_notes(result)
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
-        self._ended(self.tr("Done."))
 
-    def _ended(self, message: str) -> None:
+    def _ended(self, _state: str) -> None:
         self.plot.redraw()
-        self.status.setText(message)
-        self.job = None
-        self._set_running(False)
-
-    def _set_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running and self.module is not None)
-        self.cancel_button.setEnabled(running)
-        self.progress.setVisible(running)
-        self.experiment_combo.setEnabled(not running)
+        self.run_button.setEnabled(self.module is not None)

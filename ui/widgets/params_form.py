@@ -1,0 +1,213 @@
+"""A parameter form built from a Params dataclass: one editor per field, chosen by what the
+field declares (see :func:`gpulab.experiments.base.param`).
+
+A bool gets a checkbox; declared choices (or a ``Literal`` type) a list; a key of the GPU spec
+table the table's GPUs by name; a field with presets a list of the presets over a free-text
+field; anything else a line edit. The form reads back the texts a script would type
+(``params_from_strings``), so the engine's one validator checks them and names the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from gpulab import experiments
+from ui import i18n
+
+translate = QCoreApplication.translate
+
+
+def preset_title(key: str) -> str:
+    """A preset's name in the interface language (the engine names presets by key)."""
+    titles = {
+        "default": translate("ParamsForm", "Default"),
+        "quick": translate("ParamsForm", "Quick"),
+        "standard": translate("ParamsForm", "Standard"),
+        "large": translate("ParamsForm", "Large"),
+        "huge": translate("ParamsForm", "Huge"),
+    }
+    return titles.get(key, key)
+
+
+def field_text(value: Any) -> str:
+    """A default parameter value as the text a user would type."""
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+# Fields whose value is a key of the GPU spec table: offered as a list of the table's GPUs.
+SPEC_TABLE_FIELDS = frozenset({"model_gpu"})
+
+
+def preset_span(values: Any) -> str:
+    """A preset in a few characters: its first and last value for a sweep, else the value."""
+    if isinstance(values, tuple) and len(values) > 2:
+        return f"{values[0]} … {values[-1]}"
+    return field_text(values)
+
+
+class PresetEditor(QWidget):
+    """A list of a field's named presets over a line edit that holds the values (free to edit)."""
+
+    def __init__(self, named: tuple[tuple[str, Any], ...], default: Any) -> None:
+        super().__init__()
+        self.combo = QComboBox()
+        self.edit = QLineEdit()
+        if all(values != default for _name, values in named):  # the dataclass default is a sweep of its own
+            named = (("default", default), *named)
+        self.values = [values for _name, values in named]
+        for name, values in named:
+            self.combo.addItem(f"{preset_title(name)}{i18n.localized(': ', '：')}{preset_span(values)}")
+        self.combo.setCurrentIndex(self.values.index(default))
+        self.combo.currentIndexChanged.connect(self._preset_chosen)
+        self._preset_chosen()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.combo)
+        column.addWidget(self.edit)
+
+    def _preset_chosen(self, _index: int = 0) -> None:
+        values = self.values[self.combo.currentIndex()]
+        self.edit.setText(field_text(values))
+        self.edit.setCursorPosition(0)
+        self.edit.setToolTip(field_text(values))
+
+    def text(self) -> str:
+        return self.edit.text()
+
+
+def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:
+    """A list of (shown text, value typed into the Params) with ``default`` selected."""
+    combo = QComboBox()
+    for text, value in items:
+        combo.addItem(text, value)
+    combo.setCurrentIndex(max(0, combo.findData(field_text(default))))
+    return combo
+
+
+def _spec_table_items() -> list[tuple[str, Any]]:
+    from gpulab.specs import load_specs
+
+    try:
+        return [(spec.name, spec.key) for spec in load_specs()]
+    except Exception:  # a broken spec file leaves the field free text; the run reports the problem
+        return []
+
+
+def field_editor(params_type: type, field: dataclasses.Field[Any], default: Any) -> QWidget:
+    """A checkbox for bool; a list for declared choices and for the GPU spec table; presets
+    over free text for a field with presets; a line edit for everything else."""
+    hint = typing.get_type_hints(params_type)[field.name]
+    if hint is bool:
+        box = QCheckBox()
+        box.setChecked(bool(default))
+        return box
+    choices = experiments.choices(params_type, field.name)
+    if choices:
+        return _choice_combo([(str(c), str(c)) for c in choices], default)
+    gpus = _spec_table_items() if field.name in SPEC_TABLE_FIELDS else []
+    if gpus:
+        return _choice_combo(gpus, default)
+    named = experiments.presets(params_type, field.name)
+    if named:
+        return PresetEditor(named, default)
+    edit = QLineEdit(field_text(default))
+    edit.setCursorPosition(0)
+    edit.setToolTip(field_text(default))
+    return edit
+
+
+def editor_text(editor: QWidget) -> str:
+    if isinstance(editor, QCheckBox):
+        return "true" if editor.isChecked() else "false"
+    if isinstance(editor, QComboBox):
+        return str(editor.currentData())
+    assert isinstance(editor, (QLineEdit, PresetEditor))
+    return editor.text()
+
+
+def field_default(field: dataclasses.Field[Any]) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None
+
+
+def field_label(field: dataclasses.Field[Any]) -> str:
+    """A parameter's label: ``metadata['label_zh']`` / ``['label']`` if given, else its name."""
+    colon = i18n.localized(":", "：")
+    return f"{i18n.field_text(field, 'label') or field.name.replace('_', ' ')}{colon}"
+
+
+def field_help(field: dataclasses.Field[Any]) -> str:
+    """A parameter's help (its tooltip), with the name a script would use."""
+    text = i18n.field_text(field, "help")
+    return f"{text} ({field.name})" if text else field.name
+
+
+
+class ParamsForm(QWidget):
+    """Label and editor for each field of a Params type (or of the ``fields`` asked for)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.params_type: type | None = None
+        self.fields: list[dataclasses.Field[Any]] = []
+        self.editors: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+        self.layout_ = QFormLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.layout_.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+
+    def set_params_type(self, params_type: type | None, fields: Sequence[str] | None = None) -> None:
+        """Rebuild the form for ``params_type`` (None empties it)."""
+        while self.layout_.rowCount():
+            self.layout_.removeRow(0)
+        self.editors.clear()
+        self.labels.clear()
+        self.params_type = params_type
+        every = dataclasses.fields(params_type) if params_type is not None else ()
+        self.fields = [f for f in every if fields is None or f.name in fields]
+        for field in self.fields:
+            assert params_type is not None
+            self.editors[field.name] = field_editor(params_type, field, field_default(field))
+            self.labels[field.name] = QLabel()
+            self.layout_.addRow(self.labels[field.name], self.editors[field.name])
+        self.retranslate()
+        self.fit()
+
+    def texts(self) -> dict[str, str]:
+        """Every field's value as the text a script would pass with ``--set``."""
+        return {name: editor_text(editor) for name, editor in self.editors.items()}
+
+    def read(self) -> Any:
+        """The Params the form describes; ParamError (naming the field) when a value is wrong."""
+        assert self.params_type is not None
+        return experiments.params_from_strings(self.params_type, self.texts())
+
+    def retranslate(self) -> None:
+        for field in self.fields:
+            self.labels[field.name].setText(field_label(field))
+            self.labels[field.name].setToolTip(field_help(field))
+
+    def fit(self) -> None:
+        """Room for about 16 characters in each free-text field, at the current type size."""
+        chars = self.fontMetrics().averageCharWidth()
+        for editor in self.editors.values():
+            if isinstance(editor, (QLineEdit, PresetEditor)):
+                editor.setMinimumWidth(16 * chars)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self.fit()
+        super().changeEvent(event)

@@ -41,7 +41,6 @@ import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from types import MappingProxyType
 from typing import Any
 
 from gpulab.paths import resource_path
@@ -87,6 +86,20 @@ class Entry:
         return self.zh if lang == "zh" and self.zh else self.en
 
 
+class _FrozenArgs(dict[str, Any]):
+    """A message's arguments: a dict that refuses changes (unlike a mapping proxy it can be
+    copied, pickled and walked by ``dataclasses.asdict``)."""
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> None:
+        raise TypeError("a message's arguments cannot be changed")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_FrozenArgs, (dict(self),))  # rebuilt whole: pickling item by item would be refused
+
+
 @dataclass(frozen=True, eq=True)
 class Message:
     """A sentence to show: a catalogue ``key`` and the ``args`` for its ``{fields}``.
@@ -102,14 +115,11 @@ class Message:
     fallback: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+        object.__setattr__(self, "args", _FrozenArgs(self.args))
 
     def __hash__(self) -> int:
         # Arguments may be unhashable (lists); equal messages still share key and argument names.
         return hash((self.key, tuple(sorted(self.args))))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Message, (self.key, dict(self.args), self.fallback))  # a mapping proxy cannot be pickled
 
     @property
     def text(self) -> str:

@@ -38,7 +38,8 @@ def keyed_result() -> Result:
                     label=msg("series.cpu-numpy-1-thread"))
     note = msg("note.crossover.faster", gpu=msg("series.gpu-cublas"), kind=msg("provenance.measured"),
                cpu=msg("series.cpu-numpy-1-thread"), unit="N", size=256)
-    return Result("matmul", {}, (series,), (note, "GPU times count the multiply only: the matrices are already on the GPU."))
+    english = "GPU times count the multiply only: the matrices are already on the GPU."
+    return Result("matmul", {}, (series,), (note, english))
 
 
 def test_a_note_keeps_its_key_and_arguments_and_rerenders_in_chinese_after_a_round_trip():
@@ -47,7 +48,8 @@ def test_a_note_keeps_its_key_and_arguments_and_rerenders_in_chinese_after_a_rou
     note = loaded.notes[0]
     assert isinstance(note, Note) and note.message.key == "note.crossover.faster"
     assert note.startswith("Crossover: GPU cuBLAS (cupy.matmul) (measured)")
-    assert render(note.message, "zh") == "交叉点：从 N=256 起，GPU cuBLAS（cupy.matmul）（实测）比 CPU numpy（1 个线程）快。"
+    zh = render(note.message, "zh")
+    assert zh == "交叉点：从 N=256 起，GPU cuBLAS（cupy.matmul）（实测）比 CPU numpy（1 个线程）快。"
     assert loaded == original
     assert [n.message for n in loaded.notes] == [n.message for n in original.notes]
 

@@ -38,6 +38,7 @@ Adding a text
 from __future__ import annotations
 
 import string
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -45,10 +46,10 @@ from typing import Any
 
 from gpulab.paths import resource_path
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
 
 __all__ = [
     "LANGUAGES",

@@ -101,12 +101,13 @@ class Series:
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of one experiment run."""
+    """The outcome of one experiment run. Each of ``notes`` is a :class:`~gpulab.catalogue.Note`."""
 
     experiment: str
     params: Mapping[str, Any]
     series: tuple[Series, ...]
-    notes: tuple[Note, ...] = ()
+    # Given as messages, notes or English strings; always a tuple of Note once built.
+    notes: tuple[Note | Message | str, ...] = ()
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
     host: Mapping[str, Any] = field(default_factory=lambda: host_summary())
 

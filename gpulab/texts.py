@@ -39,9 +39,17 @@ _FIELD_PATTERNS = {
 }
 
 
+# Catalogue areas whose texts the engine still writes as plain English sentences. Experiment
+# and kernel texts are left out: the front end renders those by key, and a parameter label
+# ("repeats") must not translate the parameter name inside an error message.
+_SENTENCE_AREAS = ("device", "monitor", "series", "provenance", "note", "model", "axis", "variant", "param",
+                   "progress")
+
+
 def templates() -> list[tuple[str, str]]:
-    """(English, Chinese) text pairs of the catalogue, in file order; fields are ``{name}`` in both."""
-    return [(entry.en, entry.text("zh")) for entry in catalogue.entries().values()]
+    """(English, Chinese) text pairs of the catalogue's sentences, in file order; fields are ``{name}`` in both."""
+    return [(entry.en, entry.text("zh")) for key, entry in catalogue.entries().items()
+            if key.split(".")[0] in _SENTENCE_AREAS]
 
 
 _FIELD = re.compile(r"\{(\w+)\}")

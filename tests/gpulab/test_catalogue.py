@@ -203,3 +203,12 @@ def test_a_table_that_mixes_texts_and_sub_keys_is_refused(tmp_path):
     bad.write_text('[a.b]\nen = "x"\nzh = "y"\nc = "z"\n', encoding="utf-8")
     with pytest.raises(CatalogueFormatError, match=r"a\.b"):
         catalogue.load_catalogue(bad)
+
+
+def test_devices_reads_its_reasons_without_importing_the_texts_shim():
+    import subprocess
+    import sys
+
+    probe = "import sys, gpulab.devices; print('gpulab.texts' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from gpulab.catalogue import Message, entries, msg, plain, render
+
 # cudaError_t codes CuPy reports (CUDA runtime API documentation, "Data types: cudaError").
 CUDA_ERROR_INSUFFICIENT_DRIVER = 35
 CUDA_ERROR_NO_DEVICE = 100
@@ -57,7 +59,11 @@ class NvmlInfo:
 
 @dataclass(frozen=True)
 class CudaStatus:
-    """Whether a usable CUDA device exists, and if not, why."""
+    """Whether a usable CUDA device exists, and if not, why.
+
+    ``reason`` is the English sentence; ``reason_message`` the keyed message it was rendered
+    from (``device.reason.*`` in the text catalogue), so a front end can show it in any language.
+    """
 
     available: bool
     reason: str
@@ -66,6 +72,7 @@ class CudaStatus:
     cupy_version: str | None = None
     cuda_runtime_version: str | None = None
     cuda_driver_version: str | None = None
+    reason_message: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -122,9 +129,9 @@ def _libcuda_loadable() -> bool:
     return False
 
 
-def _unavailable(code: str, reason: str, **versions: str | None) -> CudaStatus:
-    return CudaStatus(False, reason, code, (), versions.get("cupy_version"),
-                      versions.get("cuda_runtime_version"), versions.get("cuda_driver_version"))
+def _unavailable(code: str, reason: Message, **versions: str | None) -> CudaStatus:
+    return CudaStatus(False, render(reason), code, (), versions.get("cupy_version"),
+                      versions.get("cuda_runtime_version"), versions.get("cuda_driver_version"), reason)
 
 
 def probe_cuda() -> CudaStatus:
@@ -132,13 +139,9 @@ def probe_cuda() -> CudaStatus:
     try:
         import cupy
     except ImportError:
-        return _unavailable(
-            "no-cupy",
-            "CuPy is not installed, so gpulab cannot use a GPU. With an NVIDIA GPU, install "
-            "gpulab with the extra that matches your driver: pip install -e '.[cuda12]' or '.[cuda13]'.",
-        )
+        return _unavailable("no-cupy", msg("device.reason.no-cupy"))
     except Exception as exc:  # a broken CUDA library makes the import itself fail
-        return _unavailable("cupy-broken", f"CuPy is installed but failed to import: {exc}")
+        return _unavailable("cupy-broken", msg("device.reason.cupy-broken", detail=str(exc)))
     return _probe_with_cupy(cupy)
 
 
@@ -153,10 +156,11 @@ def _probe_with_cupy(cupy: Any) -> CudaStatus:
     except Exception as exc:
         return _explain_cuda_error(exc, versions)
     if count == 0:
-        return _unavailable("no-device", "The NVIDIA driver is present but reports no CUDA device.", **versions)
+        return _unavailable("no-device", msg("device.reason.no-device-listed"), **versions)
     devices = tuple(_gpu_info(cupy, i) for i in range(count))
-    return CudaStatus(True, f"{count} CUDA device(s) found.", "ok", devices, versions["cupy_version"],
-                      versions["cuda_runtime_version"], versions["cuda_driver_version"])
+    found = msg("device.reason.ok", count=count)
+    return CudaStatus(True, render(found), "ok", devices, versions["cupy_version"],
+                      versions["cuda_runtime_version"], versions["cuda_driver_version"], found)
 
 
 def _explain_cuda_error(exc: Exception, versions: dict[str, str | None]) -> CudaStatus:
@@ -164,24 +168,12 @@ def _explain_cuda_error(exc: Exception, versions: dict[str, str | None]) -> Cuda
     runtime = versions.get("cuda_runtime_version") or "?"
     if status == CUDA_ERROR_INSUFFICIENT_DRIVER:
         if not _libcuda_loadable():
-            return _unavailable(
-                "no-driver",
-                "No NVIDIA driver is installed (the CUDA driver library libcuda was not found), "
-                f"so the CUDA {runtime} runtime reports 'insufficient driver'. This machine "
-                "has no usable NVIDIA GPU; the lab runs emulated and modelled labs instead.",
-                **versions,
-            )
+            return _unavailable("no-driver", msg("device.reason.no-driver", runtime=runtime), **versions)
         driver = versions.get("cuda_driver_version") or "unknown"
-        return _unavailable(
-            "old-driver",
-            f"The NVIDIA driver is too old: it supports CUDA {driver}, but CuPy was built for "
-            f"CUDA {runtime}. Update the driver, or install the CuPy build for an older CUDA "
-            "(e.g. the cuda12 extra instead of cuda13).",
-            **versions,
-        )
+        return _unavailable("old-driver", msg("device.reason.old-driver", driver=driver, runtime=runtime), **versions)
     if status == CUDA_ERROR_NO_DEVICE:
-        return _unavailable("no-device", "The NVIDIA driver is loaded but finds no CUDA-capable device.", **versions)
-    return _unavailable("error", f"CUDA could not be initialised: {exc}", **versions)
+        return _unavailable("no-device", msg("device.reason.no-device"), **versions)
+    return _unavailable("error", msg("device.reason.error", detail=str(exc)), **versions)
 
 
 def _attribute(runtime: Any, name: str, index: int) -> int | None:
@@ -333,44 +325,30 @@ def device_report() -> DeviceReport:
 
 # ------------------------------------------------------------ explanations
 
-REASON_PREFIXES = {
-    "cupy-broken": "CuPy is installed but failed to import: ",
-    "error": "CUDA could not be initialised: ",
-}
-"""The English start of a reason that ends with the error's own text (kept as it is)."""
+def reason_message(status: CudaStatus) -> Message:
+    """The keyed message of ``status``'s reason.
 
-REASONS_ZH = {
-    "ok": "找到 {count} 个 CUDA 设备。",
-    "no-cupy": "没有安装 CuPy，gpulab 无法使用 GPU。如果有 NVIDIA GPU，请按驱动版本安装对应的扩展："
-               "pip install -e '.[cuda12]' 或 '.[cuda13]'。",
-    "cupy-broken": "CuPy 已安装，但导入失败：{detail}",
-    "no-driver": "没有安装 NVIDIA 驱动（找不到 CUDA 驱动库 libcuda），所以 CUDA {runtime} 运行时报告“驱动不足”。"
-                 "这台机器没有可用的 NVIDIA GPU；实验室改为运行仿真和模型估算的实验。",
-    "old-driver": "NVIDIA 驱动太旧：它支持 CUDA {driver}，而 CuPy 是为 CUDA {runtime} 编译的。"
-                  "请更新驱动，或安装为较旧 CUDA 编译的 CuPy（例如用 cuda12 扩展代替 cuda13）。",
-    "no-device": "NVIDIA 驱动已加载，但没有找到支持 CUDA 的设备。",
-    "error": "CUDA 无法初始化：{detail}",
-}
-"""Chinese for each reason code; ``{runtime}``/``{driver}`` are CUDA versions, ``{detail}`` the error text."""
+    A status made by :func:`probe_cuda` carries it. One built by hand (a test, an old
+    report) has only the English ``reason`` and its ``reason_code``: the message is then
+    rebuilt from the code and the versions, and an error's own text is taken from the end
+    of the English reason (``cupy-broken``, ``error``).
+    """
+    if status.reason_message is not None:
+        return status.reason_message
+    key = f"device.reason.{status.reason_code}"
+    entry = entries().get(key)
+    if entry is None:
+        return plain(status.reason)
+    prefix = entry.en.split("{detail}")[0] if "{detail}" in entry.en else ""
+    return msg(key, count=len(status.devices), detail=status.reason.removeprefix(prefix),
+               runtime=status.cuda_runtime_version or "?", driver=status.cuda_driver_version or "unknown")
 
 
 def explain(status: CudaStatus, lang: str = "en") -> str:
     """Why CUDA is (not) usable, in plain words, in ``lang`` ('en' or 'zh').
 
-    English is the probe's own ``reason``. Chinese is built from ``reason_code`` and the
-    versions; an error's own message (``cupy-broken``, ``error``) is kept as it came.
+    English is the probe's own ``reason``; other languages render :func:`reason_message`.
     """
-    template = REASONS_ZH.get(status.reason_code)
-    if lang != "zh" or template is None:
+    if lang == "en":
         return status.reason
-    from gpulab.texts import translate  # the sentence itself first: a code can have several
-
-    sentence = translate(status.reason, lang)
-    if sentence != status.reason:
-        return sentence
-    prefix = REASON_PREFIXES.get(status.reason_code, "")
-    detail = status.reason.removeprefix(prefix)
-    return template.format(
-        count=len(status.devices), detail=detail, runtime=status.cuda_runtime_version or "?",
-        driver=status.cuda_driver_version or "unknown",
-    )  # fmt: skip
+    return render(reason_message(status), lang)

@@ -8,13 +8,14 @@ through the SIMT emulator (:mod:`gpulab.simt`), unless it is marked GPU-only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gpulab.catalogue import Message, msg, render
 from gpulab.paths import kernels_dir
 
 Args = list[Any]
@@ -46,13 +47,13 @@ class LaunchPreset:
 class KernelSpec:
     """One catalogue entry. ``reference(args)`` returns expected outputs by argument index.
 
-    ``title_zh``, ``description_zh`` and ``lesson_zh`` are the Chinese of ``title``,
-    ``description`` and ``lesson`` (empty when there is none)."""
+    Its texts live in the text catalogue (:mod:`gpulab.catalogue`): ``kernel.<entry>.title``,
+    ``kernel.<entry>.description`` and, for lab kernels, the lesson ``lesson_key`` names
+    (shared by the kernels of one lab). ``title``, ``description`` and ``lesson`` are their
+    English; the ``*_message`` properties give the messages to render in another language."""
 
     file: str
     entry: str
-    title: str
-    description: str
     presets: tuple[LaunchPreset, ...]
     make_args: ArgMaker
     reference: Reference
@@ -60,10 +61,32 @@ class KernelSpec:
     rtol: float = 1e-5
     atol: float = 1e-6
     tags: tuple[str, ...] = ()
-    lesson: str = ""
-    title_zh: str = ""
-    description_zh: str = ""
-    lesson_zh: str = ""
+    lesson_key: str = ""
+
+    @property
+    def title_message(self) -> Message:
+        return msg(f"kernel.{self.entry}.title")
+
+    @property
+    def description_message(self) -> Message:
+        return msg(f"kernel.{self.entry}.description")
+
+    @property
+    def lesson_message(self) -> Message | None:
+        """The lab's lesson, or None for a kernel that is not part of a lab."""
+        return msg(self.lesson_key) if self.lesson_key else None
+
+    @property
+    def title(self) -> str:
+        return render(self.title_message)
+
+    @property
+    def description(self) -> str:
+        return render(self.description_message)
+
+    @property
+    def lesson(self) -> str:
+        return render(self.lesson_message) if self.lesson_message else ""
 
     @property
     def path(self) -> Path:
@@ -351,10 +374,10 @@ def _reduce_ref(args: Args) -> dict[int, np.ndarray]:
     return {1: padded.reshape(blocks, block).sum(axis=1).astype(np.int32)}
 
 
-def _lab(file: str, title: str, description: str, lesson: str, tags: tuple[str, ...],
-         presets: tuple[LaunchPreset, ...], make_args: ArgMaker, reference: Reference) -> KernelSpec:
-    return KernelSpec(file=file, entry=file.removesuffix(".cu"), title=title, description=description,
-                      presets=presets, make_args=make_args, reference=reference, tags=tags, lesson=lesson)
+def _lab(file: str, lesson_key: str, tags: tuple[str, ...], presets: tuple[LaunchPreset, ...],
+         make_args: ArgMaker, reference: Reference) -> KernelSpec:
+    return KernelSpec(file=file, entry=file.removesuffix(".cu"), presets=presets, make_args=make_args,
+                      reference=reference, tags=tags, lesson_key=lesson_key)
 
 
 def _divergence_presets(**sizes: int) -> tuple[LaunchPreset, ...]:
@@ -371,106 +394,46 @@ def _reduce_presets() -> tuple[LaunchPreset, ...]:
     return (lab_preset("tiny", 100, 64), lab_preset("small", 4096, 256), lab_preset("large", 1 << 22, 256))
 
 
-_DIVERGENCE = "A warp runs one instruction for all 32 lanes; lanes on the other side of a branch wait masked off."
-_COALESCING = "One warp's loads are served in 32-byte sectors: neighbouring lanes should read neighbouring addresses."
-_BANKS = "Shared memory has 32 banks of 4 bytes; lanes of a warp hitting one bank at different words queue up."
-_REDUCTION = "The same sum, three ways: how threads are picked to work decides divergence and instruction count."
+# Lesson keys: the text catalogue's kernel.lesson.* entries.
+_DIVERGENCE = "kernel.lesson.divergence"
+_COALESCING = "kernel.lesson.coalescing"
+_BANKS = "kernel.lesson.bank-conflicts"
+_REDUCTION = "kernel.lesson.reduction"
 
 _LAB_ENTRIES: tuple[KernelSpec, ...] = (
-    _lab("divergence_even_odd.cu", "Divergence: even/odd lanes",
-         "Even lanes take one path, odd lanes another; every warp runs both paths at half occupancy.",
-         _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args, _even_odd_ref),
-    _lab("divergence_warp_aligned.cu", "Divergence avoided: warp-aligned branch",
-         "The same two paths chosen per warp ((threadIdx.x / 32) % 2): no lane waits.",
-         _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args, _warp_aligned_ref),
-    _lab("divergence_kway.cu", "Divergence: k different paths",
-         "lane % k picks one of k recipes (if/else-if chain, k <= 8); a warp runs all k of them.",
-         _DIVERGENCE, ("divergence",), _divergence_presets(k=4), _kway_args, _kway_ref),
-    _lab("loop_data_dependent.cu", "Divergence: data-dependent loop",
-         "Each lane loops counts[i] times; the warp loops as long as its slowest lane.",
-         _DIVERGENCE, ("divergence",), _divergence_presets(max_rounds=32), _loop_args, _loop_ref),
-    _lab("load_coalesced.cu", "Loads: coalesced", "out[i] = in[i]: 4 sectors per warp load, all bytes used.",
-         _COALESCING, ("coalescing",), _load_presets(), _coalesced_args, _copy_ref),
-    _lab("load_strided.cu", "Loads: strided", "out[i] = in[i * stride]: more sectors per load as the stride grows.",
-         _COALESCING, ("coalescing",), _load_presets(stride=4), _strided_args, _strided_ref),
-    _lab("load_gather.cu", "Loads: random gather", "out[i] = in[idx[i]] with random indices: scattered sectors.",
-         _COALESCING, ("coalescing",), _load_presets(), _gather_args, _gather_ref),
-    _lab("load_misaligned.cu", "Loads: misaligned", "out[i] = in[i + offset]: a warp's 128 bytes straddle 5 sectors.",
-         _COALESCING, ("coalescing",), _load_presets(offset=1), _misaligned_args, _misaligned_ref),
-    _lab("transpose_shared.cu", "Transpose via shared memory (no padding)",
-         "32 x 32 tile; reading a tile column is a 32-way bank conflict.",
-         _BANKS, ("shared-memory", "bank-conflicts"),
+    _lab("divergence_even_odd.cu", _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args,
+         _even_odd_ref),
+    _lab("divergence_warp_aligned.cu", _DIVERGENCE, ("divergence",), _divergence_presets(), _divergence_args,
+         _warp_aligned_ref),
+    _lab("divergence_kway.cu", _DIVERGENCE, ("divergence",), _divergence_presets(k=4), _kway_args, _kway_ref),
+    _lab("loop_data_dependent.cu", _DIVERGENCE, ("divergence",), _divergence_presets(max_rounds=32), _loop_args,
+         _loop_ref),
+    _lab("load_coalesced.cu", _COALESCING, ("coalescing",), _load_presets(), _coalesced_args, _copy_ref),
+    _lab("load_strided.cu", _COALESCING, ("coalescing",), _load_presets(stride=4), _strided_args, _strided_ref),
+    _lab("load_gather.cu", _COALESCING, ("coalescing",), _load_presets(), _gather_args, _gather_ref),
+    _lab("load_misaligned.cu", _COALESCING, ("coalescing",), _load_presets(offset=1), _misaligned_args,
+         _misaligned_ref),
+    _lab("transpose_shared.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
          _transpose_args, _transpose_ref),
-    _lab("transpose_shared_padded.cu", "Transpose via shared memory (padded 32 x 33)",
-         "One padding column per tile row puts a column on 32 different banks: conflict-free.",
-         _BANKS, ("shared-memory", "bank-conflicts"),
+    _lab("transpose_shared_padded.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
          _transpose_args, _transpose_ref),
-    _lab("shared_stride.cu", "Shared memory: strided reads",
-         "Lane t reads shared word t * stride: a gcd(stride, 32)-way bank conflict.",
-         _BANKS, ("shared-memory", "bank-conflicts"),
+    _lab("shared_stride.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (lab_preset("tiny", 64, 64, stride=2), lab_preset("small", 1024, 256, stride=2),
           lab_preset("large", 1 << 20, 256, stride=2)),
          _shared_stride_args, _shared_stride_ref),
-    _lab("reduce_interleaved.cu", "Reduction: interleaved addressing",
-         "tid % (2*s) == 0 picks the workers: divergent warps, idle lanes.",
-         _REDUCTION, ("reduction", "divergence"), _reduce_presets(), _reduce_args, _reduce_ref),
-    _lab("reduce_sequential.cu", "Reduction: sequential addressing",
-         "tid < s picks the workers: whole warps work or rest together.",
-         _REDUCTION, ("reduction",), _reduce_presets(), _reduce_args, _reduce_ref),
-    _lab("reduce_shuffle.cu", "Reduction: warp shuffles",
-         "__shfl_down_sync sums inside each warp; shared memory only for one value per warp.",
-         _REDUCTION, ("reduction", "shuffle"), _reduce_presets(), _reduce_args, _reduce_ref),
-)
+    _lab("reduce_interleaved.cu", _REDUCTION, ("reduction", "divergence"), _reduce_presets(), _reduce_args,
+         _reduce_ref),
+    _lab("reduce_sequential.cu", _REDUCTION, ("reduction",), _reduce_presets(), _reduce_args, _reduce_ref),
+    _lab("reduce_shuffle.cu", _REDUCTION, ("reduction", "shuffle"), _reduce_presets(), _reduce_args, _reduce_ref),
+)  # fmt: skip
 
 
-_LESSONS_ZH = {
-    _DIVERGENCE: "一个 warp 的 32 条 lane 同时执行同一条指令；走到分支另一边的 lane 只能被屏蔽着等待。",
-    _COALESCING: "一个 warp 的加载按 32 字节的扇区来取：相邻的 lane 应该读相邻的地址。",
-    _BANKS: "共享内存有 32 个 4 字节宽的 bank；同一 warp 的多条 lane 访问同一 bank 的不同字时要排队。",
-    _REDUCTION: "同样的求和有三种写法：怎样挑选干活的线程，决定了分支发散和指令数。",
-}
-
-# entry -> (title, description) in Chinese
-_TEXTS_ZH: dict[str, tuple[str, str]] = {
-    "vector_add": ("向量加法", "c[i] = a[i] + b[i]，每个元素一个线程；受限于内存带宽。"),
-    "matmul_naive": ("矩阵乘法（朴素）", "每个输出元素一个线程，所有操作数都从全局内存读取。"),
-    "matmul_tiled": ("矩阵乘法（共享内存分块）", "16×16 的分块先放进共享内存；每次全局内存加载被重复使用 16 次。"),
-    "divergence_even_odd": ("分支发散：奇偶 lane",
-                            "偶数 lane 走一条路径，奇数 lane 走另一条；每个 warp 以一半的占用率把两条路径都跑一遍。"),
-    "divergence_warp_aligned": ("避免分支发散：按 warp 对齐的分支",
-                                "同样的两条路径按 warp 选择（(threadIdx.x / 32) % 2）：没有 lane 需要等待。"),
-    "divergence_kway": ("分支发散：k 条不同路径",
-                        "lane % k 从 k 种做法中选一种（if/else-if 链，k ≤ 8）；一个 warp 要把 k 种全跑一遍。"),
-    "loop_data_dependent": ("分支发散：依赖数据的循环",
-                            "每条 lane 循环 counts[i] 次；整个 warp 要循环到最慢的那条 lane 结束。"),
-    "load_coalesced": ("加载：合并访问", "out[i] = in[i]：每次 warp 加载 4 个扇区，所有字节都有用。"),
-    "load_strided": ("加载：跨步访问", "out[i] = in[i * stride]：跨步越大，每次加载需要的扇区越多。"),
-    "load_gather": ("加载：随机收集", "out[i] = in[idx[i]]，索引随机：扇区分散。"),
-    "load_misaligned": ("加载：未对齐", "out[i] = in[i + offset]：一个 warp 的 128 字节跨了 5 个扇区。"),
-    "transpose_shared": ("经共享内存转置（无填充）", "32 × 32 分块；按列读取分块会造成 32 路 bank 冲突。"),
-    "transpose_shared_padded": ("经共享内存转置（填充为 32 × 33）",
-                                "每行分块多填一列，使一列数据落在 32 个不同的 bank 上：没有冲突。"),
-    "shared_stride": ("共享内存：跨步读取", "lane t 读取共享内存第 t * stride 个字：gcd(stride, 32) 路 bank 冲突。"),
-    "reduce_interleaved": ("归约：交错寻址", "用 tid % (2*s) == 0 挑选干活的线程：warp 发散，lane 空闲。"),
-    "reduce_sequential": ("归约：顺序寻址", "用 tid < s 挑选干活的线程：整个 warp 要么一起干活，要么一起休息。"),
-    "reduce_shuffle": ("归约：warp 洗牌",
-                       "用 __shfl_down_sync 在每个 warp 内求和；共享内存只用来存每个 warp 的一个值。"),
-}
-
-
-def _with_chinese(spec: KernelSpec) -> KernelSpec:
-    title, description = _TEXTS_ZH[spec.entry]
-    return replace(spec, title_zh=title, description_zh=description, lesson_zh=_LESSONS_ZH.get(spec.lesson, ""))
-
-
-_ENTRIES: tuple[KernelSpec, ...] = tuple(_with_chinese(spec) for spec in (
+_ENTRIES: tuple[KernelSpec, ...] = (
     KernelSpec(
         file="vector_add.cu",
         entry="vector_add",
-        title="Vector add",
-        description="c[i] = a[i] + b[i], one thread per element; memory-bound.",
         presets=(preset_1d("tiny", 1000, 128), preset_1d("small", 4096), preset_1d("large", 1 << 20)),
         make_args=_vector_add_args,
         reference=_vector_add_ref,
@@ -478,8 +441,6 @@ _ENTRIES: tuple[KernelSpec, ...] = tuple(_with_chinese(spec) for spec in (
     KernelSpec(
         file="matmul_naive.cu",
         entry="matmul_naive",
-        title="Matrix multiply (naive)",
-        description="One thread per output element, every operand read from global memory.",
         presets=(preset_2d("tiny", 20, 8), preset_2d("small", 64), preset_2d("medium", 128)),
         make_args=_matmul_args,
         reference=_matmul_ref,
@@ -489,8 +450,6 @@ _ENTRIES: tuple[KernelSpec, ...] = tuple(_with_chinese(spec) for spec in (
     KernelSpec(
         file="matmul_tiled.cu",
         entry="matmul_tiled",
-        title="Matrix multiply (shared-memory tiles)",
-        description="16x16 tiles staged in shared memory; each global load is reused 16 times.",
         presets=(preset_2d("tiny", 20), preset_2d("small", 64), preset_2d("medium", 128)),
         make_args=_matmul_args,
         reference=_matmul_ref,
@@ -498,7 +457,7 @@ _ENTRIES: tuple[KernelSpec, ...] = tuple(_with_chinese(spec) for spec in (
         atol=1e-4,
     ),
     *_LAB_ENTRIES,
-))  # fmt: skip
+)
 
 
 @cache

@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gpulab.catalogue import Message, msg, render
+
 __all__ = [
     "GPU_UTILIZATION_MEANING",
+    "GPU_UTILIZATION_MESSAGE",
     "GpuSample",
     "Sampler",
     "Snapshot",
@@ -28,10 +31,9 @@ __all__ = [
     "read_cpu_percent",
 ]
 
-GPU_UTILIZATION_MEANING = (
-    "GPU utilization is the share of time a kernel was running, not how busy the SMs were: "
-    "one tiny kernel on one SM can show 100%."
-)
+GPU_UTILIZATION_MESSAGE = msg("monitor.gpu-utilization-meaning")
+"""What NVML's GPU utilization means (and does not): render it in the reader's language."""
+GPU_UTILIZATION_MEANING = render(GPU_UTILIZATION_MESSAGE)
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,18 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Source:
-    """A counter source and whether this machine has it; ``reason`` says why not."""
+    """A counter source and whether this machine has it; ``reason`` says why not (in English),
+    ``reason_message`` is the keyed message (``monitor.reason.*``) it was rendered from."""
 
     name: str
     available: bool
     reason: str = ""
+    reason_message: Message | None = None
+
+
+def _missing(name: str, reason: Message) -> Source:
+    """An unavailable source with its reason as a message and in English."""
+    return Source(name, False, render(reason), reason)
 
 
 # ----------------------------------------------------------------- CPU
@@ -82,40 +91,40 @@ def cpu_source() -> Source:
     try:
         import psutil  # noqa: F401
     except ImportError:
-        return Source("cpu", False, "psutil is not installed, so CPU utilization cannot be read.")
+        return _missing("cpu", msg("monitor.reason.no-psutil"))
     return Source("cpu", True)
 
 
 # ----------------------------------------------------------------- NVML
 
 
-def _nvml_init() -> tuple[Any | None, str]:
-    """The initialised pynvml module, or None and the reason in plain words."""
+def _nvml_init() -> tuple[Any | None, Message | None]:
+    """The initialised pynvml module, or None and the reason as a message."""
     try:
         import pynvml
     except ImportError:
-        return None, "nvidia-ml-py (pynvml) is not installed, so GPU counters cannot be read."
+        return None, msg("monitor.reason.no-pynvml")
     try:
         pynvml.nvmlInit()
     except Exception as exc:
         text = str(exc) or type(exc).__name__
         if "Library Not Found" in text or "LibraryNotFound" in type(exc).__name__:
-            return None, f"No NVIDIA driver: the NVML library was not found ({text}), so there are no GPU counters."
-        return None, f"NVML could not start: {text}"
-    return pynvml, ""
+            return None, msg("monitor.reason.no-driver", detail=text)
+        return None, msg("monitor.reason.nvml-init", detail=text)
+    return pynvml, None
 
 
 def nvml_source() -> Source:
     """Whether NVML works here (it needs the NVIDIA driver) and at least one GPU is listed."""
     nv, reason = _nvml_init()
     if nv is None:
-        return Source("nvml", False, reason)
+        return _missing("nvml", reason or msg("monitor.reason.nvml-init", detail="?"))
     try:
         count = int(nv.nvmlDeviceGetCount())
     except Exception as exc:
-        return Source("nvml", False, f"NVML could not count the GPUs: {exc}")
+        return _missing("nvml", msg("monitor.reason.nvml-count", detail=str(exc)))
     if count == 0:
-        return Source("nvml", False, "NVML works but lists no GPU.")
+        return _missing("nvml", msg("monitor.reason.no-gpu"))
     return Source("nvml", True)
 
 
@@ -192,7 +201,7 @@ class Sampler:
         self._thread: threading.Thread | None = None
         self._cpu_source = cpu_source()
         self._read_cpu = read_cpu or (read_cpu_percent if self._cpu_source.available else (lambda: ()))
-        self._gpu_source = Source("nvml", False, "GPU counters were switched off.")
+        self._gpu_source = _missing("nvml", msg("monitor.reason.switched-off"))
         self._read_gpus = read_gpus
         if read_gpus is not None:
             self._gpu_source = Source("nvml", True)
@@ -251,6 +260,6 @@ class Sampler:
     def _open_nvml(self) -> Callable[[], tuple[GpuSample, ...]] | None:
         nv, reason = _nvml_init()
         if nv is None:
-            self._gpu_source = Source("nvml", False, reason)
+            self._gpu_source = _missing("nvml", reason or msg("monitor.reason.nvml-init", detail="?"))
             return None
         return NvmlReader(nv).read

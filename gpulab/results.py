@@ -1,10 +1,17 @@
-"""Results with provenance, and their JSON form (schema ``gpulab.result/1``).
+"""Results with provenance, and their JSON form (schema ``gpulab.result/2``; ``/1`` is still read).
 
 Every series carries a :class:`Provenance`: ``measured`` (timed on real hardware in this run),
 ``emulated`` (executed exactly by the SIMT emulator; no time is claimed), ``modelled``
 (computed from a spec sheet and a stated formula) or ``replayed`` (a saved report opened
 elsewhere). A point's ``spread`` is the interquartile range of its repeats, in y's units,
 or ``None`` when there was a single sample.
+
+Texts are keyed messages (:mod:`gpulab.catalogue`). A result note is a :class:`Note`: its
+English as a string, carrying the message it came from; the ``/2`` document stores each
+note as ``{"key", "args", "text"}`` so a report re-renders in the viewer's language and
+still reads where the key is unknown. A ``/1`` note is plain English: it loads as a note
+whose message has no key, shown as it is in every language. A series has a stable ``key``
+beside its display ``name`` (and optionally the ``label`` message the name was rendered from).
 """
 
 from __future__ import annotations
@@ -20,7 +27,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-SCHEMA = "gpulab.result/1"
+from gpulab.catalogue import Message, Note, from_json, to_json
+
+SCHEMA = "gpulab.result/2"
+READABLE_SCHEMAS = ("gpulab.result/1", SCHEMA)
 PROVENANCE_KINDS = ("measured", "emulated", "modelled", "replayed")
 SERIES_ROLES = ("cpu", "gpu", "model", "emulated")
 """What a series stands for, so a front end groups and styles it without reading its name."""
@@ -69,7 +79,12 @@ class Series:
 
     ``role`` (one of :data:`SERIES_ROLES`) says what the curve stands for: a CPU, a GPU, a
     model of a GPU, or the emulator. Left empty it is derived from the provenance (and, for
-    a measured series, from a name starting with "CPU"), as for files written before roles."""
+    a measured series, from a name starting with "CPU"), as for files written before roles.
+
+    ``name`` is the display name in English; ``key`` a stable id that does not change with
+    the wording or the language (the name when not given); ``label`` the message the name
+    was rendered from, so a front end can show it in another language (None: show ``name``).
+    """
 
     name: str
     provenance: Provenance
@@ -79,12 +94,16 @@ class Series:
     y_unit: str
     points: tuple[Point, ...] = ()
     role: str = ""
+    key: str = ""
+    label: Message | None = None
 
     def __post_init__(self) -> None:
         if not self.role:
             object.__setattr__(self, "role", derived_role(self.name, self.provenance))
         if self.role not in SERIES_ROLES:
             raise ValueError(f"series role must be one of {', '.join(SERIES_ROLES)}, got {self.role!r}")
+        if not self.key:
+            object.__setattr__(self, "key", self.name)
 
     def with_point(self, point: Point) -> Series:
         """A copy with one more point."""
@@ -93,12 +112,13 @@ class Series:
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of one experiment run."""
+    """The outcome of one experiment run. Each of ``notes`` is a :class:`~gpulab.catalogue.Note`."""
 
     experiment: str
     params: Mapping[str, Any]
     series: tuple[Series, ...]
-    notes: tuple[str, ...] = ()
+    # Given as messages, notes or English strings; always a tuple of Note once built.
+    notes: tuple[Note | Message | str, ...] = ()
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
     host: Mapping[str, Any] = field(default_factory=lambda: host_summary())
 
@@ -106,11 +126,11 @@ class Result:
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "host", _frozen_mapping(self.host))
         object.__setattr__(self, "series", tuple(self.series))
-        object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "notes", as_notes(self.notes))
 
     def get_series(self, name: str) -> Series | None:
-        """The series called ``name``, or None."""
-        return next((s for s in self.series if s.name == name), None)
+        """The series whose key or name is ``name``, or None."""
+        return next((s for s in self.series if name in (s.key, s.name)), None)
 
     def as_replayed(self) -> Result:
         """This result as opened on another machine: every series becomes ``replayed``.
@@ -121,7 +141,7 @@ class Result:
         return replace(self, series=series)
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The ``gpulab.result/1`` document as plain Python data."""
+        """The ``gpulab.result/2`` document as plain Python data."""
         return {
             "schema": SCHEMA,
             "experiment": self.experiment,
@@ -129,7 +149,7 @@ class Result:
             "created": self.created,
             "host": _plain(self.host),
             "series": [_series_to_dict(s) for s in self.series],
-            "notes": list(self.notes),
+            "notes": [to_json(note) for note in self.notes],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -150,6 +170,11 @@ def derived_role(name: str, provenance: Provenance) -> str:
     if kind == "emulated":
         return "emulated"
     return "cpu" if name.startswith("CPU") else "gpu"
+
+
+def as_notes(notes: Iterable[Note | Message | str]) -> tuple[Note, ...]:
+    """Notes from messages, notes or plain English strings (kept as keyless messages)."""
+    return tuple(note if isinstance(note, Note) else Note(note) for note in notes)
 
 
 def _replayed(prov: Provenance) -> Provenance:
@@ -188,6 +213,8 @@ def _series_to_dict(s: Series) -> dict[str, Any]:
     return {
         "name": s.name,
         "role": s.role,
+        "key": s.key,
+        "label": to_json(s.label) if s.label is not None else None,
         "provenance": {
             "kind": s.provenance.kind,
             "device": s.provenance.device,
@@ -208,7 +235,7 @@ def _series_to_dict(s: Series) -> dict[str, Any]:
 
 
 def loads(text: str, source: str = "<string>") -> Result:
-    """Parse a ``gpulab.result/1`` JSON document; raise ResultFormatError naming the problem."""
+    """Parse a ``gpulab.result/2`` (or ``/1``) JSON document; raise ResultFormatError naming the problem."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -235,21 +262,21 @@ def from_json_dict(data: Any, source: str = "<data>") -> Result:
     doc = _Reader(source)
     doc.expect_type("", data, dict, "an object")
     schema = data.get("schema")
-    if schema != SCHEMA:
+    if schema not in READABLE_SCHEMAS:
         if isinstance(schema, str) and schema.startswith("gpulab.result/"):
-            doc.fail("schema", f"version {schema!r} is not supported (this gpulab reads {SCHEMA})")
+            readable = " and ".join(READABLE_SCHEMAS)
+            doc.fail("schema", f"version {schema!r} is not supported (this gpulab reads {readable})")
         doc.fail("schema", f"expected {SCHEMA!r}, got {schema!r}: this is not a gpulab result")
     series_data = doc.field(data, "", "series", list, "a list")
-    notes = doc.field(data, "", "notes", list, "a list")
-    for i, note in enumerate(notes):
-        doc.expect_type(f"notes[{i}]", note, str, "a string")
+    notes_data = doc.field(data, "", "notes", list, "a list")
+    notes = tuple(doc.note(note, f"notes[{i}]", schema) for i, note in enumerate(notes_data))
     return Result(
         experiment=doc.field(data, "", "experiment", str, "a string"),
         params=doc.field(data, "", "params", dict, "an object"),
         created=doc.field(data, "", "created", str, "a string"),
         host=doc.field(data, "", "host", dict, "an object"),
         series=tuple(doc.series(s, f"series[{i}]") for i, s in enumerate(series_data)),
-        notes=tuple(notes),
+        notes=notes,
     )
 
 
@@ -284,6 +311,20 @@ class _Reader:
             self.fail(path, "must be finite")
         return value
 
+    def note(self, data: Any, where: str, schema: str) -> Note:
+        """A ``/1`` note is a plain English string; a ``/2`` note is ``{"key", "args", "text"}``."""
+        if schema == "gpulab.result/1":
+            self.expect_type(where, data, str, "a string")
+            return Note(data)
+        return Note(self.message(data, where), data["text"])
+
+    def message(self, data: Any, where: str) -> Message:
+        self.expect_type(where, data, dict, "an object")
+        self.field(data, where, "key", str, "a string")
+        self.field(data, where, "args", dict, "an object")
+        self.field(data, where, "text", str, "a string")
+        return from_json(data)
+
     def series(self, data: Any, where: str) -> Series:
         self.expect_type(where, data, dict, "an object")
         prov = self.field(data, where, "provenance", dict, "an object")
@@ -299,8 +340,12 @@ class _Reader:
         role = self.field(data, where, "role", str, "a string") if "role" in data else ""  # older files have none
         if role and role not in SERIES_ROLES:
             self.fail(f"{where}.role", f"must be one of {', '.join(SERIES_ROLES)}, got {role!r}")
+        name = self.field(data, where, "name", str, "a string")
+        label = data.get("label")
         return Series(
-            name=self.field(data, where, "name", str, "a string"),
+            name=name,
+            key=self.field(data, where, "key", str, "a string") if "key" in data else name,
+            label=self.message(label, f"{where}.label") if label is not None else None,
             provenance=provenance,
             x_label=self.field(data, where, "x_label", str, "a string"),
             x_unit=self.field(data, where, "x_unit", str, "a string"),
@@ -320,10 +365,12 @@ class _Reader:
         )
 
 
-def merge_notes(*groups: Iterable[str]) -> tuple[str, ...]:
-    """Concatenate note groups, dropping duplicates but keeping order."""
-    seen: dict[str, None] = {}
-    for group in groups:
-        for note in group:
-            seen.setdefault(note, None)
-    return tuple(seen)
+def merge_notes(*groups: Iterable[Note | Message | str]) -> tuple[Note, ...]:
+    """Concatenate note groups (notes, messages or English strings), dropping duplicates but keeping order.
+
+    Two notes are the same when their English is: the same sentence from two sources is shown once.
+    """
+    seen: dict[str, Note] = {}
+    for note in as_notes(note for group in groups for note in group):
+        seen.setdefault(note.text, note)
+    return tuple(seen.values())

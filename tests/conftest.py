@@ -68,3 +68,13 @@ def fails_on_leaked_python_threads():
         time.sleep(0.02)
     if leaked():
         pytest.fail(f"test left threads running: {leaked()}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def strict_text_catalogue():
+    """An unknown catalogue key or a missing argument fails the test (the app renders the key instead)."""
+    from gpulab import catalogue
+
+    old = catalogue.set_strict(True)
+    yield
+    catalogue.set_strict(old)

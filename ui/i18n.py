@@ -8,14 +8,19 @@ re-read their texts in ``retranslate()``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
-from gpulab.devices import CudaStatus
+from gpulab import catalogue, experiments
+from gpulab.catalogue import Message, Note, msg, render
+from gpulab.devices import CudaStatus, explain
 from gpulab.paths import resource_path
+from gpulab.texts import translate
 
 LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}  # each in its own language, never translated
@@ -91,9 +96,9 @@ def font_warning(language: str) -> str | None:
 
 
 # ------------------------------------------------------------ texts from the engine
-# The engine (gpulab) cannot use Qt's tr(): it ships its own Chinese beside the English
-# (``TITLE_ZH``, ``title_zh``, ``metadata['label_zh']``, gpulab.texts). These helpers pick the
-# text of the current language; widgets call them again in retranslate() on a language switch.
+# The engine (gpulab) cannot use Qt's tr(): its texts are keyed messages whose English and
+# Chinese live in the text catalogue (gpulab.catalogue). These helpers render them in the
+# current language; widgets call them again in retranslate() on a language switch.
 
 
 def localized(en: str, zh: str | None) -> str:
@@ -101,34 +106,75 @@ def localized(en: str, zh: str | None) -> str:
     return zh if _language == "zh" and zh else en
 
 
+def _text_message(source: Any, attribute: str) -> Message | None:
+    """The catalogue message behind ``source.attribute``: a record's ``<attribute>_message``
+    (a kernel catalogue entry), or an experiment module's ``experiment.<name>.<attribute>``."""
+    message = getattr(source, f"{attribute.lower()}_message", None)
+    if isinstance(message, Message):
+        return message
+    if isinstance(source, ModuleType):
+        name = experiments.name_of(source)
+        key = f"experiment.{name}.{attribute.lower()}"
+        if name is not None and catalogue.has(key):
+            return msg(key)
+    return None
+
+
 def engine_text(source: Any, attribute: str) -> str:
-    """An engine text in the current language: ``TITLE`` -> ``TITLE_ZH`` on a module,
-    ``title`` -> ``title_zh`` on a record (a kernel catalogue entry)."""
-    suffix = "_ZH" if attribute.isupper() else "_zh"
-    en = getattr(source, attribute, "")
-    return localized(str(en), getattr(source, attribute + suffix, None))
+    """An engine text in the current language: ``TITLE``/``DESCRIPTION`` of an experiment module,
+    ``title``/``description``/``lesson`` of a kernel catalogue entry. A source the catalogue does
+    not describe (a test's or a script's own experiment) shows its English attribute."""
+    message = _text_message(source, attribute)
+    if message is None:
+        return str(getattr(source, attribute, ""))
+    return render(message, _language)
+
+
+@cache
+def _param_keys() -> dict[tuple[str, str, str], str]:
+    """(field name, 'label'/'help', English) -> catalogue key, over every experiment's parameters."""
+    index = {}
+    for key, entry in catalogue.entries().items():
+        parts = key.split(".")
+        if len(parts) == 5 and parts[0] == "experiment" and parts[2] == "param":
+            index[(parts[3], parts[4], entry.en)] = key
+    return index
 
 
 def field_text(field: Any, key: str = "label") -> str:
-    """A Params field's ``metadata[key]`` in the current language ('' when it has none)."""
+    """A Params field's label or help in the current language ('' when it has none).
+
+    The field's ``metadata['<key>_key']`` names its catalogue entry. Until every Params declares
+    its keys (phase 2 of the catalogue move), a field is found by its name and its English
+    ``metadata[key]`` among the catalogue's ``experiment.*.param.*`` entries.
+    """
     metadata = getattr(field, "metadata", {}) or {}
-    return localized(str(metadata.get(key, "")), metadata.get(f"{key}_zh"))
+    catalogue_key = metadata.get(f"{key}_key") or _param_keys().get(
+        (getattr(field, "name", ""), key, str(metadata.get(key, "")))
+    )
+    if catalogue_key:
+        return render(msg(catalogue_key), _language)
+    return str(metadata.get(key, ""))
 
 
-def engine_message(text: str) -> str:
-    """A sentence the engine wrote (a result note, a reason, a series name, a progress message)
-    in the current language, through :mod:`gpulab.texts`; unchanged when it has no Chinese."""
-    from gpulab.texts import translate
-
+def engine_message(text: Message | str) -> str:
+    """A text the engine wrote (a result note, a reason, a series name, a progress message) in the
+    current language. A keyed :class:`Message` (or a result :class:`Note` carrying one) is rendered
+    from the catalogue; plain English — from an old result or an engine call site not yet
+    converted to messages — goes through the transition shim :mod:`gpulab.texts`, and shows as
+    it is when that knows no Chinese for it."""
+    if isinstance(text, Note):
+        text = text.message if text.message.key else text.text
+    if isinstance(text, Message):
+        return render(text, _language) if text.key else translate(render(text), _language)
     return translate(text, _language)
 
 
-def engine_messages(texts: Iterable[str]) -> list[str]:
+def engine_messages(texts: Iterable[Message | str]) -> list[str]:
+    """Each of ``texts`` through :func:`engine_message`."""
     return [engine_message(text) for text in texts]
 
 
 def device_reason(status: CudaStatus) -> str:
     """Why CUDA is (not) usable, in the current language."""
-    from gpulab.devices import explain
-
     return explain(status, _language)

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     runner.add_argument("name", help="experiment name (see 'gpulab list')")
     runner.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                         help="set a parameter; lists are comma-separated (sizes=1024,4096)")
-    runner.add_argument("--json", metavar="PATH", help="write the gpulab.result/1 document (- for stdout)")
+    runner.add_argument("--json", metavar="PATH", help="write the gpulab.result/2 document (- for stdout)")
     runner.add_argument("--device", type=int, default=None, help="CUDA device index")
     runner.add_argument("--quiet", action="store_true", help="no progress on stderr")
     runner.set_defaults(func=run_experiment)

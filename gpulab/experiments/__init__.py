@@ -47,6 +47,7 @@ __all__ = [
     "drive",
     "field_spec",
     "get",
+    "name_of",
     "names",
     "params_from_strings",
     "presets",
@@ -64,3 +65,8 @@ def get(name: str) -> ModuleType:
     if name not in REGISTRY:
         raise ExperimentError(f"no experiment called {name!r} (known: {', '.join(REGISTRY)})")
     return importlib.import_module(REGISTRY[name])
+
+
+def name_of(module: ModuleType) -> str | None:
+    """The registry name of an experiment module (its catalogue keys are ``experiment.<name>.*``), or None."""
+    return next((name for name, path in REGISTRY.items() if path == module.__name__), None)

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from gpulab import results
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.results import Point, Provenance, Result, ResultFormatError, Series
 
 
@@ -23,10 +24,98 @@ def test_result_survives_a_json_round_trip_unchanged():
 
 def test_json_document_has_the_documented_schema_fields():
     doc = json.loads(sample_result().to_json())
-    assert doc["schema"] == "gpulab.result/1"
+    assert doc["schema"] == "gpulab.result/2"
     assert set(doc) == {"schema", "experiment", "params", "created", "host", "series", "notes"}
-    assert set(doc["series"][0]) == {"name", "role", "provenance", "x_label", "x_unit", "y_label", "y_unit", "points"}
+    assert set(doc["series"][0]) == {
+        "name", "role", "key", "label", "provenance", "x_label", "x_unit", "y_label", "y_unit", "points"}
     assert set(doc["series"][0]["points"][0]) == {"x", "y", "spread", "extra"}
+    assert doc["notes"] == [{"key": "", "args": {"text": "a note"}, "text": "a note"}]
+
+
+def keyed_result() -> Result:
+    prov = Provenance("measured", "Test CPU")
+    series = Series("CPU numpy (1 thread)", prov, "n", "", "throughput", "GFLOP/s", key="cpu-numpy-1-thread",
+                    label=msg("series.cpu-numpy-1-thread"))
+    note = msg("note.crossover.faster", gpu=msg("series.gpu-cublas"), kind=msg("provenance.measured"),
+               cpu=msg("series.cpu-numpy-1-thread"), unit="N", size=256)
+    english = "GPU times count the multiply only: the matrices are already on the GPU."
+    return Result("matmul", {}, (series,), (note, english))
+
+
+def test_a_note_keeps_its_key_and_arguments_and_rerenders_in_chinese_after_a_round_trip():
+    original = keyed_result()
+    loaded = results.loads(original.to_json())
+    note = loaded.notes[0]
+    assert isinstance(note, Note) and note.message.key == "note.crossover.faster"
+    assert note.startswith("Crossover: GPU cuBLAS (cupy.matmul) (measured)")
+    zh = render(note.message, "zh")
+    assert zh == "交叉点：从 N=256 起，GPU cuBLAS（cupy.matmul）（实测）比 CPU numpy（1 个线程）快。"
+    assert loaded == original
+    assert [n.message for n in loaded.notes] == [n.message for n in original.notes]
+
+
+def test_the_json_note_stores_key_arguments_and_the_rendered_english():
+    doc = json.loads(keyed_result().to_json())
+    note = doc["notes"][0]
+    assert note["key"] == "note.crossover.faster"
+    assert note["args"]["gpu"] == {"key": "series.gpu-cublas", "args": {}}
+    assert note["args"]["size"] == 256
+    assert note["text"].startswith("Crossover: GPU cuBLAS")
+
+
+def test_a_series_keeps_its_stable_key_and_label_message():
+    loaded = results.loads(keyed_result().to_json()).series[0]
+    assert loaded.key == "cpu-numpy-1-thread"
+    assert loaded.label == msg("series.cpu-numpy-1-thread")
+    assert render(loaded.label, "zh") == "CPU numpy（1 个线程）"
+    assert results.loads(keyed_result().to_json()).get_series("cpu-numpy-1-thread") is not None
+
+
+def test_a_series_without_a_key_is_keyed_by_its_name():
+    assert sample_result().series[0].key == "cpu"
+
+
+def test_a_schema_1_document_still_loads_with_plain_english_notes_shown_as_they_are():
+    doc = json.loads(sample_result().to_json())
+    doc["schema"] = "gpulab.result/1"
+    doc["notes"] = ["Crossover: an old sentence."]
+    for series in doc["series"]:
+        del series["key"], series["label"]
+    loaded = results.loads(json.dumps(doc))
+    note = loaded.notes[0]
+    assert note == "Crossover: an old sentence." and note.message.key == ""
+    assert render(note.message, "zh") == "Crossover: an old sentence."
+    assert loaded.series[0].key == "cpu" and loaded.series[0].label is None
+
+
+def test_a_schema_1_note_that_is_not_a_string_is_refused():
+    doc = json.loads(sample_result().to_json())
+    doc["schema"] = "gpulab.result/1"
+    doc["notes"] = [{"key": "x"}]
+    with pytest.raises(ResultFormatError, match=r"notes\[0\]: expected a string"):
+        results.loads(json.dumps(doc))
+
+
+def test_a_note_whose_key_this_gpulab_does_not_know_shows_the_stored_english():
+    doc = json.loads(sample_result().to_json())
+    doc["notes"] = [{"key": "note.from-a-newer-gpulab", "args": {}, "text": "A newer sentence."}]
+    note = results.loads(json.dumps(doc)).notes[0]
+    assert note == "A newer sentence."
+    assert note.message.key == "note.from-a-newer-gpulab"
+    from gpulab import catalogue
+
+    old = catalogue.set_strict(False)
+    try:
+        assert render(note.message, "zh") == "A newer sentence."
+    finally:
+        catalogue.set_strict(old)
+
+
+def test_merge_notes_drops_a_sentence_given_twice_as_a_message_and_as_english():
+    twice = results.merge_notes([msg("model.assumption.no-copy-overlap")],
+                                ["Copies do not overlap with each other or with kernels.", Message("", {"text": "x"})])
+    assert [str(n) for n in twice] == ["Copies do not overlap with each other or with kernels.", "x"]
+    assert twice[0].message.key == "model.assumption.no-copy-overlap"
 
 
 def test_unknown_provenance_kind_is_refused():
@@ -51,6 +140,8 @@ def test_replayed_result_keeps_the_original_kind_in_details():
         (lambda d: d["series"][0]["provenance"].update(kind="guessed"), r"series\[0\]\.provenance\.kind"),
         (lambda d: d.update(notes="x"), r"notes: expected a list"),
         (lambda d: d["series"][0].update(role="teacher"), r"series\[0\]\.role: must be one of cpu, gpu, model"),
+        (lambda d: d.update(notes=["plain"]), r"notes\[0\]: expected an object"),
+        (lambda d: d["notes"][0].pop("text"), r"notes\[0\]\.text: missing"),
     ],
 )
 def test_malformed_documents_give_an_error_naming_the_problem(mutate, message):

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from gpulab import devices, kernels
+from gpulab.catalogue import render
 from gpulab.experiments import matmul
 from ui import i18n
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
@@ -26,9 +27,10 @@ def test_the_run_experiment_panel_shows_chinese_titles_labels_and_description(qt
     qtbot.addWidget(panel)
     panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("matmul"))
     i18n.set_language("zh")
-    assert matmul.TITLE_ZH in combo_texts(panel.experiment_combo)
+    assert "矩阵乘法：CPU 与 GPU" in combo_texts(panel.experiment_combo)
     assert matmul.TITLE not in combo_texts(panel.experiment_combo)
-    assert panel.description.text() == matmul.DESCRIPTION_ZH
+    assert panel.description.text() == render("experiment.matmul.description", "zh")
+    assert panel.description.text().startswith("对 N×N 矩阵计算 C = A·B")
     first_label = panel.form.labels["sizes"]
     assert first_label.text() == "矩阵规模 N："
     assert "要运行的矩阵规模" in first_label.toolTip()
@@ -58,11 +60,26 @@ def test_the_status_bar_tooltip_explains_the_missing_gpu_in_chinese(window, devi
 
 def test_engine_text_picks_the_kernel_catalogue_chinese(qapp):
     spec = kernels.get("reduce_shuffle")
-    assert i18n.engine_text(spec, "title") == spec.title
+    assert i18n.engine_text(spec, "title") == spec.title == "Reduction: warp shuffles"
     i18n.set_language("zh")
-    assert i18n.engine_text(spec, "title") == spec.title_zh
-    assert i18n.engine_text(spec, "lesson") == spec.lesson_zh
-    assert i18n.engine_text(matmul, "TITLE") == matmul.TITLE_ZH
+    assert i18n.engine_text(spec, "title") == "归约：warp 洗牌"
+    assert i18n.engine_text(spec, "lesson") == render("kernel.lesson.reduction", "zh")
+    assert i18n.engine_text(spec, "lesson").startswith("同样的求和有三种写法")
+    assert i18n.engine_text(matmul, "TITLE") == "矩阵乘法：CPU 与 GPU"
+    assert i18n.engine_text(kernels.get("vector_add"), "lesson") == ""  # not part of a lab: no lesson
+
+
+def test_a_keyed_message_renders_in_the_interface_language_and_plain_english_stays_readable(qapp):
+    from gpulab.catalogue import Note, msg, plain
+
+    note = Note(msg("note.no-gpu", reason=msg("device.reason.no-device")))
+    assert i18n.engine_message(note) == "No GPU series: The NVIDIA driver is loaded but finds no CUDA-capable device."
+    i18n.set_language("zh")
+    assert i18n.engine_message(note) == "没有 GPU 曲线：NVIDIA 驱动已加载，但没有找到支持 CUDA 的设备。"
+    assert i18n.engine_message(note.message) == i18n.engine_message(note)
+    assert i18n.engine_message(plain("An old report's sentence.")) == "An old report's sentence."
+    not_yet_keyed = "Copies do not overlap with each other or with kernels."
+    assert i18n.engine_message(not_yet_keyed) == "拷贝之间、拷贝与核函数之间都不重叠。"
 
 
 def test_cpu_vs_gpu_notes_series_and_race_are_chinese_and_switch_back(qtbot, services):

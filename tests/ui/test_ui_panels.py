@@ -175,13 +175,16 @@ def test_engine_texts_switch_language_when_the_engine_provides_them(
 ):
     import dataclasses
 
+    from gpulab import catalogue
     from ui import i18n
 
     @dataclasses.dataclass(frozen=True)
     class LabelledParams:
-        steps: int = dataclasses.field(default=3, metadata={"label": "Steps", "label_zh": "步数"})
+        steps: int = dataclasses.field(default=3, metadata={"label": "Steps",
+                                                            "label_key": "experiment.fake.param.steps.label"})
 
-    monkeypatch.setattr(fake_experiment, "TITLE_ZH", "假的平方", raising=False)
+    monkeypatch.setitem(catalogue.entries(), "experiment.fake.title", catalogue.Entry("Fake squares", "假的平方"))
+    monkeypatch.setitem(catalogue.entries(), "experiment.fake.param.steps.label", catalogue.Entry("Steps", "步数"))
     monkeypatch.setattr(fake_experiment, "Params", LabelledParams)
     panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
     assert panel.experiment_combo.currentText() == "Fake squares"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
 
 from gpulab import kernels
 from gpulab import warp_session as ws
+from gpulab.catalogue import render
 from ui.app import image_is_blank
 from ui.panels.warp import WarpPanel
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def emulated(qtbot, panel: WarpPanel, entry: str, preset: str | None = None) -> ws.WarpSession:
@@ -387,9 +391,10 @@ def test_in_chinese_the_kernel_and_size_lists_are_in_chinese(panel, qtbot):
 
     i18n.set_language("zh")
     spec = kernels.get(panel.kernel_box.currentData())
-    assert spec.title_zh and panel.kernel_box.currentText() == spec.title_zh
+    title_zh = render(spec.title_message, "zh")
+    assert CJK.search(title_zh) and panel.kernel_box.currentText() == title_zh
     index = panel.compare_box.findData("divergence_warp_aligned")
-    assert panel.compare_box.itemText(index) == kernels.get("divergence_warp_aligned").title_zh
+    assert panel.compare_box.itemText(index) == render(kernels.get("divergence_warp_aligned").title_message, "zh")
     assert "threads" not in panel.preset_box.currentText() and "线程" in panel.preset_box.currentText()
     i18n.set_language("en")
     assert panel.kernel_box.currentText() == spec.title

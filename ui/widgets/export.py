@@ -82,7 +82,7 @@ def export_csv(result: Result, path: str | Path) -> Path:
 
 
 def export_json(result: Result, path: str | Path) -> Path:
-    """The ``gpulab.result/1`` document (the format ``gpulab replay`` opens)."""
+    """The ``gpulab.result/2`` document (the format ``gpulab replay`` opens)."""
     result.save(path)
     return Path(path)
 

@@ -157,7 +157,7 @@ class MonitorStrip(QWidget):
         }
         for key, text in titles.items():
             self.titles[key].setText(text)
-        reason = engine_message(self.gpu_source.reason)
+        reason = engine_message(self.gpu_source.reason_message or self.gpu_source.reason)
         self.reason.setText(self.tr("GPU counters hidden: %1").replace("%1", reason))
         self.reason.setToolTip(self.reason.text())
         self._fit_reason()

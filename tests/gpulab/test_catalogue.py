@@ -1,0 +1,214 @@
+"""The text catalogue: every key has English and Chinese with the same fields, every key the
+engine names exists, and messages render in either language."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from gpulab import catalogue
+from gpulab.catalogue import CatalogueFormatError, Message, Note, msg, plain, render
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parents[2]
+CATALOGUE = REPO / "resources" / "texts" / "catalogue.toml"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+KEY = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)+")
+
+
+def _raw_entries(table, prefix=""):
+    """(key, table) of every entry, read straight from the file: no gpulab code runs."""
+    for name, value in table.items():
+        key = f"{prefix}.{name}" if prefix else name
+        if "en" in value:
+            yield key, value
+        else:
+            yield from _raw_entries(value, key)
+
+
+RAW = dict(_raw_entries(tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))))
+
+
+def _fields(text):
+    return {name for _literal, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+def test_the_catalogue_file_holds_the_engine_texts():
+    assert len(RAW) > 200
+    assert {"device.reason.no-driver", "monitor.reason.no-pynvml", "kernel.vector_add.title",
+            "note.crossover.faster", "series.cpu-numpy", "experiment.matmul.title",
+            "experiment.matmul.param.sizes.label"} <= set(RAW)
+
+
+@pytest.mark.parametrize("key", sorted(RAW))
+def test_every_key_has_english_and_chinese_with_the_same_fields(key):
+    entry = RAW[key]
+    assert set(entry) == {"en", "zh"}, key
+    assert isinstance(entry["en"], str) and entry["en"].strip()
+    assert isinstance(entry["zh"], str) and entry["zh"].strip()
+    assert _fields(entry["en"]) == _fields(entry["zh"])
+    assert "" not in _fields(entry["en"]), "positional {} fields cannot be filled by name"
+
+
+def test_every_key_is_a_dotted_lowercase_id():
+    assert [key for key in RAW if not KEY.fullmatch(key)] == []
+
+
+def test_chinese_texts_are_chinese_except_pure_punctuation_and_symbols():
+    latin_only = [key for key, entry in RAW.items() if not CJK.search(entry["zh"]) and entry["zh"] == entry["en"]]
+    # Texts with no words to translate (a separator, "CPU n={size}") are the only ones left equal.
+    assert set(latin_only) <= {"progress.cpu-n", "progress.gpu-n"}, latin_only
+
+
+def test_the_loader_reads_the_same_entries_as_the_file():
+    assert catalogue.keys() == sorted(RAW)
+    assert catalogue.entries()["series.cpu-numpy"].zh == RAW["series.cpu-numpy"]["zh"]
+
+
+# ------------------------------------------------------------ keys named in the engine's source
+
+
+def _catalogue_keys_in_source():
+    """(file:line, key) of every string literal handed to msg()/Message()/render()/has() in gpulab/,
+    and of every key-like string constant assigned in a module that uses the catalogue (lesson keys)."""
+    found = []
+    for path in sorted((REPO / "gpulab").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        uses_catalogue = "gpulab.catalogue" in source and path.name != "catalogue.py"
+        for node in ast.walk(tree):
+            literal = None
+            if isinstance(node, ast.Call) and _callee(node) in ("msg", "Message", "render", "has") and node.args:
+                literal = node.args[0]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and uses_catalogue:
+                literal = node.value if _looks_like_key(getattr(node.value, "value", None)) else None
+            if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value:
+                found.append((f"{path.relative_to(REPO)}:{node.lineno}", literal.value))
+    return found
+
+
+def _callee(call):
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+
+
+_AREAS = tuple(sorted({key.split(".")[0] for key in RAW}))
+
+
+def _looks_like_key(text):
+    return isinstance(text, str) and KEY.fullmatch(text) is not None and text.split(".")[0] in _AREAS
+
+
+def test_the_source_scan_finds_the_keys_the_engine_uses():
+    keys = {key for _where, key in _catalogue_keys_in_source()}
+    assert {"device.reason.no-driver", "monitor.reason.no-pynvml", "kernel.lesson.divergence"} <= keys
+
+
+def test_every_catalogue_key_named_in_the_engine_source_exists():
+    missing = [(where, key) for where, key in _catalogue_keys_in_source() if key not in RAW]
+    assert missing == []
+
+
+# ------------------------------------------------------------ rendering
+
+
+def test_a_message_renders_in_english_and_chinese():
+    reason = msg("device.reason.old-driver", driver="11.8", runtime="12.9")
+    assert render(reason) == (
+        "The NVIDIA driver is too old: it supports CUDA 11.8, but CuPy was built for CUDA 12.9. Update the "
+        "driver, or install the CuPy build for an older CUDA (e.g. the cuda12 extra instead of cuda13).")
+    assert render(reason, "zh").startswith("NVIDIA 驱动太旧：它支持 CUDA 11.8，而 CuPy 是为 CUDA 12.9 编译的。")
+
+
+def test_a_message_argument_is_rendered_in_the_same_language():
+    note = msg("note.crossover.never", gpu=msg("series.model", gpu="Tesla T4"), kind=msg("provenance.modelled"),
+               cpu=msg("series.cpu-numpy-1-thread"))
+    assert render(note) == ("Crossover: Tesla T4 (model) (modelled) does not beat CPU numpy (1 thread) "
+                            "at the sizes run.")
+    zh = render(note, "zh")
+    assert "Tesla T4（模型）（模型估算）" in zh and "CPU numpy（1 个线程）" in zh
+
+
+def test_a_list_argument_is_joined_with_the_languages_separator():
+    note = msg("note.emulated.reference-differs", names=[msg("variant.even-odd"), msg("variant.shuffle")])
+    assert render(note) == "Emulated output differs from the numpy reference for: even/odd, warp shuffle."
+    assert render(note, "zh") == "以下变体的仿真输出与 numpy 参考结果不同：奇偶，warp 洗牌。"
+
+
+def test_a_bare_key_renders_like_a_message_without_arguments():
+    assert render("series.cpu-numpy", "zh") == "CPU（numpy）"
+
+
+def test_missing_chinese_falls_back_to_english(monkeypatch):
+    monkeypatch.setitem(catalogue.entries(), "test.english-only", catalogue.Entry("Only English."))
+    assert render("test.english-only", "zh") == "Only English."
+
+
+def test_an_unknown_key_raises_in_strict_mode_and_shows_the_key_in_the_app():
+    with pytest.raises(KeyError, match=r"no\.such\.key"):
+        render(msg("no.such.key"))
+    old = catalogue.set_strict(False)
+    try:
+        assert render(msg("no.such.key")) == "no.such.key"
+        assert render(Message("no.such.key", fallback="Stored English.")) == "Stored English."
+        assert render(msg("device.reason.error")) == "CUDA could not be initialised: {detail}"
+    finally:
+        catalogue.set_strict(old)
+
+
+def test_a_missing_argument_raises_in_strict_mode():
+    with pytest.raises(KeyError, match="detail"):
+        render(msg("device.reason.error"))
+
+
+def test_a_plain_message_is_the_same_text_in_every_language():
+    assert render(plain("Something a script wrote."), "zh") == "Something a script wrote."
+
+
+def test_a_note_is_its_english_and_carries_its_message():
+    note = Note(msg("model.assumption.no-copy-overlap"))
+    assert note == "Copies do not overlap with each other or with kernels."
+    assert note.text == str(note) and note.message.key == "model.assumption.no-copy-overlap"
+    assert render(note, "zh") == "拷贝之间、拷贝与核函数之间都不重叠。"
+
+
+def test_messages_compare_by_key_and_arguments_and_can_be_hashed():
+    assert msg("series.model", gpu="A") == msg("series.model", gpu="A")
+    assert msg("series.model", gpu="A") != msg("series.model", gpu="B")
+    assert len({msg("series.model", gpu="A"), msg("series.model", gpu="A")}) == 1
+
+
+def test_a_message_survives_its_json_form_pickling_and_copying():
+    import copy
+    import pickle
+
+    note = msg("note.no-measured-gpu", reason=msg("device.reason.no-driver", runtime="12.9"))
+    assert catalogue.from_json(catalogue.to_json(note)) == note
+    assert pickle.loads(pickle.dumps(Note(note))).message == note
+    assert copy.deepcopy(note) == note
+    with pytest.raises(TypeError):
+        note.args["reason"] = "changed"  # type: ignore[index]
+
+
+def test_a_table_that_mixes_texts_and_sub_keys_is_refused(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[a.b]\nen = "x"\nzh = "y"\nc = "z"\n', encoding="utf-8")
+    with pytest.raises(CatalogueFormatError, match=r"a\.b"):
+        catalogue.load_catalogue(bad)
+
+
+def test_devices_reads_its_reasons_without_importing_the_texts_shim():
+    import subprocess
+    import sys
+
+    probe = "import sys, gpulab.devices; print('gpulab.texts' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gpulab import kernels
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from ui.app import image_is_blank
 from ui.panels.warp import WarpPanel
 

@@ -1,6 +1,6 @@
 """The warp visualizer: step a kernel through the SIMT emulator lane by lane.
 
-The panel owns no science: it builds a :class:`gpulab.warp_session.WarpSession` in the job
+The panel owns no science: it builds a :class:`gpulab.experiments.warp.WarpSession` in the job
 runner (never on the GUI thread), then only reads it: the lane grid, the code line, the memory
 traffic, the metrics and the per-warp timeline all come from the session at the cursor.
 """
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from gpulab import kernels
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from gpulab.devices import DeviceReport
 from gpulab.experiments import Cancelled, Context, Progress
 from gpulab.results import Point, Provenance, Result, Series

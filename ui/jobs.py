@@ -18,7 +18,6 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 from superqt.utils import FunctionWorker, GeneratorWorker
 
 from gpulab.experiments import Cancelled, Context, PartialPoint, Progress
-from gpulab.results import Result
 from ui.notify import Notifier
 
 GenFactory = Callable[[Context], Generator[Any, None, Any]]
@@ -39,8 +38,8 @@ class Job(QObject):
     progress = Signal(float, str)
     partial = Signal(str, object)  # series name, Point
     series_kind = Signal(str, str)  # series name, provenance kind (when an event carries one)
-    finished = Signal(object)  # Result
-    failed = Signal(str)
+    finished = Signal(object)  # what the generator returned: a Result, a session, ...
+    failed = Signal(object)  # the exception (plain_error(exc) gives its one-line text)
     cancelled = Signal()
 
     def __init__(self, title: str, device: str, make_gen: GenFactory) -> None:
@@ -159,20 +158,21 @@ class JobRunner(QObject):
     def _returned(self, job: Job, value: Any) -> None:
         if value is _CANCELLED:
             self._end(job, CANCELLED)
-        elif isinstance(value, Result):
+        else:  # any value: a Result for a registry experiment, a session for a custom lab
             self._end(job, DONE, value)
-        else:
-            self._fail(job, self.tr("it ended without a result"))
 
     def _errored(self, job: Job, exc: BaseException) -> None:
         if isinstance(exc, Cancelled):
             self._end(job, CANCELLED)
         else:
-            self._fail(job, plain_error(exc))
+            self._fail(job, exc)
 
-    def _fail(self, job: Job, reason: str) -> None:
+    def _fail(self, job: Job, exc: BaseException) -> None:
+        """The notifier gets one plain line; the job's listeners get the exception itself
+        (an emulator error keeps its line and column for the code view)."""
+        reason = plain_error(exc)
         self.notifier.error(self.tr("%1 failed: %2").replace("%1", job.title).replace("%2", reason))
-        self._end(job, FAILED, reason)
+        self._end(job, FAILED, exc)
 
     def _end(self, job: Job, state: str, payload: Any = None) -> None:
         if job.is_over:

@@ -60,8 +60,8 @@ def background_emulation(ctx: Any) -> Any:
     """A job that emulates a tiled matmul again and again until cancelled, the way the warp
     panel does: in the emulator child process, the job's thread only waiting for it."""
     from gpulab import kernels, simt
-    from gpulab.experiments import warp as ws
     from gpulab.experiments import Progress
+    from gpulab.experiments import warp as ws
     from gpulab.results import Result
 
     spec = kernels.get(BACKGROUND_KERNEL)

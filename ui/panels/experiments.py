@@ -27,7 +27,7 @@ from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.results import Result
 from ui import i18n
-from ui.jobs import Job
+from ui.jobs import Job, plain_error
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.badge import weakest_kind
@@ -319,7 +319,9 @@ class ExperimentsPanel(Panel):
         job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
-        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", i18n.engine_message(reason))))
+        job.failed.connect(
+            lambda exc: self._ended(self.tr("Failed: %1").replace("%1", i18n.engine_message(plain_error(exc))))
+        )
         job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
         self._set_running(True)
 

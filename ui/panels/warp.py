@@ -7,7 +7,6 @@ traffic, the metrics and the per-warp timeline all come from the session at the 
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
@@ -28,12 +27,10 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from gpulab import kernels
-from gpulab.experiments import warp as ws
 from gpulab.devices import DeviceReport
-from gpulab.experiments import Cancelled, Context, Progress
-from gpulab.results import Point, Provenance, Result, Series
+from gpulab.experiments import warp as ws
 from ui import i18n
-from ui.jobs import Job
+from ui.jobs import Job, plain_error
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.theme import current_theme
@@ -49,79 +46,9 @@ from ui.widgets.warp_timeline import WarpTimeline
 translate = QCoreApplication.translate
 DEFAULT_KERNEL = "divergence_even_odd"
 DEFAULT_COMPARE = "divergence_warp_aligned"
-EMULATOR_DEVICE = "SIMT emulator"
 
 
-# ------------------------------------------------------------------ jobs (run on a worker thread)
-
-
-def session_result(session: ws.WarpSession) -> Result:
-    """The run as a Result: active lanes of the first traced warp at each of its steps."""
-    timeline = session.timeline(0)
-    prov = Provenance("emulated", EMULATOR_DEVICE, {"kernel": session.entry})
-    points = tuple(Point(float(i), float(n)) for i, n in enumerate(timeline.active_lanes))
-    series = Series(f"warp {timeline.warp}", prov, "step", "", "active lanes", "lanes", points)
-    params = {
-        "kernel": session.entry,
-        "grid": list(session.shape.grid),
-        "block": list(session.shape.block),
-        "traced_block": session.block,
-    }
-    return Result("warp-session", params, (series,))
-
-
-def emulation_job(
-    holder: dict[str, Any],
-    spec: kernels.KernelSpec,
-    preset: kernels.LaunchPreset,
-    source: str,
-    block: int,
-    ctx: Context,
-) -> Generator[Progress, None, Result]:
-    """Emulate with one block traced; leaves the session (or the emulator's error) in ``holder``."""
-    from gpulab import simt
-
-    yield Progress(0.0, "emulating")
-    args = spec.build_args(preset)
-    request = ws.SessionRequest(
-        source,
-        spec.entry,
-        preset.grid,
-        preset.block,
-        args,
-        block,
-        expected=spec.expected(args),
-        rtol=spec.rtol,
-        atol=spec.atol,
-    )
-    try:
-        # In a child process: an emulation in this process would stall the GUI thread (GIL).
-        session = ws.emulator_process().run(request, ctx.cancel_event)
-    except simt.Cancelled:
-        raise Cancelled("cancelled") from None
-    except (simt.SimtError, ws.SessionError) as exc:
-        holder["error"] = exc
-        raise
-    holder["session"] = session
-    return session_result(session)
-
-
-def gpu_job(
-    holder: dict[str, Any],
-    session: ws.WarpSession,
-    spec: kernels.KernelSpec,
-    preset: kernels.LaunchPreset,
-    ctx: Context,
-) -> Generator[Progress, None, Result]:
-    """Run the session's source on the job's GPU; leaves the GpuRun in ``holder``."""
-    yield Progress(0.0, "running on the GPU")
-    run = ws.run_on_gpu(session, spec.build_args(preset), ctx.device_index or 0, rtol=spec.rtol, atol=spec.atol)
-    holder["gpu"] = run
-    prov = Provenance("measured", run.device, {"kernel": session.entry, "repeats": len(run.times_s)})
-    points = tuple(Point(float(i), t) for i, t in enumerate(run.times_s))
-    return Result(
-        "warp-session-gpu", {"kernel": session.entry}, (Series("kernel time", prov, "launch", "", "time", "s", points),)
-    )
+# ------------------------------------------------------------------ texts
 
 
 def error_text(exc: BaseException) -> tuple[int | None, str]:
@@ -500,25 +427,24 @@ class WarpPanel(Panel):
         if self.job is not None and not self.job.is_over:
             self.job.cancel()
         self.transport.pause()
-        holder: dict[str, Any] = {}
         spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), spec.entry),
             "cpu",
-            lambda ctx: emulation_job(holder, spec, preset, source, block, ctx),
+            lambda ctx: ws.emulate(spec, preset, source, block, ctx),
         )
         self.job = job
         self.code.clear_error()
         self.status.setText(self.tr("Emulating…"))
-        job.finished.connect(lambda _result: self._emulated(job, holder))
-        job.failed.connect(lambda reason: self._emulation_failed(job, holder, reason))
+        job.finished.connect(lambda session: self._emulated(job, session))
+        job.failed.connect(lambda exc: self._emulation_failed(job, exc))
         return job
 
-    def _emulated(self, job: Job, holder: dict[str, Any]) -> None:
+    def _emulated(self, job: Job, session: ws.WarpSession) -> None:
         if not isValid(self) or job is not self.job:
             return
         self.last_error = None
-        self.session = holder["session"]
+        self.session = session
         self.gpu_run = None
         self.row = 0
         self.lanes.select_row(0)
@@ -529,12 +455,16 @@ class WarpPanel(Panel):
         self.set_cursor(0)
         self._show_gpu()
 
-    def _emulation_failed(self, job: Job, holder: dict[str, Any], reason: str) -> None:
+    def _emulation_failed(self, job: Job, exc: BaseException) -> None:
+        from gpulab import simt
+
         if not isValid(self) or job is not self.job:
             return
-        error = holder.get("error")
+        # The emulator's own errors are shown at their line and re-worded on a language
+        # change; anything else (out of memory, ...) is its one plain line.
+        error = exc if isinstance(exc, (simt.SimtError, ws.SessionError)) else None
         self.last_error = error
-        line, text = error_text(error) if error is not None else (None, reason)
+        line, text = error_text(error) if error is not None else (None, plain_error(exc))
         self.code.show_error(line, text)
         self.status.setText(text)
 
@@ -550,43 +480,43 @@ class WarpPanel(Panel):
         spec = kernels.get(entry)
         names = [p.name for p in spec.presets]
         preset = spec.preset(self.preset.name if self.preset.name in names else names[0])
-        holder: dict[str, Any] = {}
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), entry),
             "cpu",
-            lambda ctx: emulation_job(holder, spec, preset, spec.source, 0, ctx),
+            lambda ctx: ws.emulate(spec, preset, spec.source, 0, ctx),
         )
         self.compare_job = job
-        job.finished.connect(lambda _result: self._compared(job, holder))
+        job.finished.connect(lambda session: self._compared(job, session))
         return job
 
-    def _compared(self, job: Job, holder: dict[str, Any]) -> None:
+    def _compared(self, job: Job, session: ws.WarpSession) -> None:
         if not isValid(self) or job is not self.compare_job:
             return
-        self.compare_session = holder["session"]
+        self.compare_session = session
         self._show_compare()
 
     def run_on_gpu(self) -> Job | None:
         """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
         if self.session is None or not self._gpu_usable():
             return None
-        holder: dict[str, Any] = {}
         session, spec, preset = self.session, self.spec, self.preset
         job = self.services.runner.submit(
             fill(self.tr("Run %1 on the GPU"), spec.entry),
             "cuda:0",
-            lambda ctx: gpu_job(holder, session, spec, preset, ctx),
+            lambda ctx: ws.compare_on_gpu(session, spec, preset, ctx),
         )
         self.gpu_job = job
         self.gpu_state.setText(self.tr("Running on the GPU…"))
-        job.finished.connect(lambda _result: self._gpu_done(job, holder))
-        job.failed.connect(lambda reason: self.gpu_state.setText(fill(self.tr("The GPU run failed: %1"), reason)))
+        job.finished.connect(lambda run: self._gpu_done(job, run))
+        job.failed.connect(
+            lambda exc: self.gpu_state.setText(fill(self.tr("The GPU run failed: %1"), plain_error(exc)))
+        )
         return job
 
-    def _gpu_done(self, job: Job, holder: dict[str, Any]) -> None:
+    def _gpu_done(self, job: Job, run: ws.GpuRun) -> None:
         if not isValid(self) or job is not self.gpu_job:
             return
-        self.gpu_run = holder["gpu"]
+        self.gpu_run = run
         self._show_gpu()
 
     # ............................................................ stepping

@@ -7,8 +7,6 @@ traffic, the metrics and the per-warp timeline all come from the session at the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
@@ -31,13 +29,15 @@ from gpulab.devices import DeviceReport
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.jobs import Job, plain_error
+from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
+from ui.panels.warp_cursor import WarpCursor
+from ui.panels.warp_gpu import GpuTab
 from ui.services import Services
 from ui.theme import current_theme
-from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.code_view import CodeView
 from ui.widgets.flow_layout import FlowBox, WrapLabel, group
-from ui.widgets.lane_grid import LaneGrid, state_name
+from ui.widgets.lane_grid import LaneGrid
 from ui.widgets.memory_view import MemoryView, fill
 from ui.widgets.metrics_strip import MetricsStrip
 from ui.widgets.transport import Transport
@@ -48,42 +48,6 @@ DEFAULT_KERNEL = "divergence_even_odd"
 DEFAULT_COMPARE = "divergence_warp_aligned"
 
 
-# ------------------------------------------------------------------ texts
-
-
-def error_text(exc: BaseException) -> tuple[int | None, str]:
-    """(line, message in plain words) for an emulator error."""
-    from gpulab import simt
-
-    line = getattr(exc, "line", None)
-    if isinstance(exc, simt.CompileError):
-        detail = getattr(exc, "detail", str(exc))
-        where = fill(translate("WarpPanel", "line %1: "), line) if line else ""
-        return line, fill(translate("WarpPanel", "The emulator cannot run this code: %1%2"), where, detail)
-    if isinstance(exc, simt.KernelFault):
-        return line, fill(translate("WarpPanel", "The kernel crashed while running: %1"), exc)
-    return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
-
-
-def kernel_title(spec: kernels.KernelSpec) -> str:
-    return i18n.engine_text(spec, "title")
-
-
-def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
-    """'i = 37, v = 112, in = 0x1000': a lane's variables, pointers (byte addresses, in hex) last."""
-    parts = []
-    pointers_last = sorted(registers.items(), key=lambda item: types.get(item[0], "").endswith("*"))
-    for name, value in pointers_last:
-        if isinstance(value, bool):
-            shown = "true" if value else "false"
-        elif types.get(name, "").endswith("*") and isinstance(value, int):
-            shown = hex(value)
-        else:
-            shown = str(value)
-        parts.append(f"{name} = {shown}")
-    return ", ".join(parts)
-
-
 # ------------------------------------------------------------------ the panel
 
 
@@ -92,10 +56,8 @@ class WarpPanel(Panel):
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)
-        self.session: ws.WarpSession | None = None
+        self.position = WarpCursor(self)  # the session, its current step and the followed warp
         self.compare_session: ws.WarpSession | None = None
-        self.cursor = 0
-        self.row = 0
         self.job: Job | None = None
         self.compare_job: Job | None = None
         self.gpu_job: Job | None = None
@@ -109,6 +71,21 @@ class WarpPanel(Panel):
         self.retranslate()
         self._fill_kernels()
         self._device_report(services.devices.report)
+
+    # ............................................................ where the cursor stands
+    @property
+    def session(self) -> ws.WarpSession | None:
+        return self.position.session
+
+    @property
+    def cursor(self) -> int:
+        """The timeline step shown."""
+        return self.position.step
+
+    @property
+    def row(self) -> int:
+        """The warp row followed by the timeline and the memory view."""
+        return self.position.row
 
     # ............................................................ building
     def _make_widgets(self) -> None:
@@ -129,13 +106,7 @@ class WarpPanel(Panel):
         self.timeline = WarpTimeline()
         self.compare_box = QComboBox()
         self.compare_timeline = WarpTimeline(with_cursor=False)
-        self.gpu_button = QPushButton()
-        self.gpu_state = QLabel()
-        self.gpu_state.setWordWrap(True)
-        self.gpu_badge = ProvenanceBadge("")
-        self.gpu_emulated_badge = ProvenanceBadge("")
-        self.gpu_counts = QLabel()
-        self.gpu_counts.setWordWrap(True)
+        self.gpu_tab = GpuTab()
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
@@ -178,7 +149,7 @@ class WarpPanel(Panel):
         self.upper.setStretchFactor(1, 6)
         self.tabs.addTab(self.memory, "")
         self.tabs.addTab(self._timeline_page(), "")
-        self.tabs.addTab(self._gpu_page(), "")
+        self.tabs.addTab(self.gpu_tab, "")
         self.tabs.tabBarClicked.connect(self._open_tabs)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.upper)
@@ -280,21 +251,6 @@ class WarpPanel(Panel):
         layout.addLayout(plots, 1)
         return page
 
-    def _gpu_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        row = QHBoxLayout()
-        row.addWidget(self.gpu_button)
-        row.addWidget(self.gpu_badge)
-        row.addWidget(self.gpu_state, 1)
-        layout.addLayout(row)
-        counts = QHBoxLayout()
-        counts.addWidget(self.gpu_emulated_badge)
-        counts.addWidget(self.gpu_counts, 1)
-        layout.addLayout(counts)
-        layout.addStretch(1)
-        return page
-
     def _shortcuts(self) -> None:
         """Space, arrows, D and M step the run while the lane grid has focus; Ctrl+Return runs."""
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -319,15 +275,16 @@ class WarpPanel(Panel):
         self.block_box.valueChanged.connect(lambda _v: self.run())
         self.run_button.clicked.connect(self.run)
         self.transport.step_requested.connect(lambda delta: self.set_cursor(self.cursor + delta))
-        self.transport.seek_requested.connect(
-            lambda g: self.set_cursor(len(self.session) - 1 if g < 0 and self.session else g)
-        )
+        self.transport.seek_requested.connect(lambda g: self.set_cursor(self.position.steps - 1 if g < 0 else g))
         self.transport.next_divergence_requested.connect(self.jump_to_next_divergence)
         self.transport.next_memory_requested.connect(self.jump_to_next_memory)
         self.lanes.lane_hovered.connect(self._lane_hovered)
         self.lanes.row_selected.connect(self.select_row)
         self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
-        self.gpu_button.clicked.connect(self.run_on_gpu)
+        self.gpu_tab.button.clicked.connect(self.run_on_gpu)
+        self.position.session_changed.connect(self._show_session)
+        self.position.step_changed.connect(lambda _g: self._show_step())
+        self.position.row_changed.connect(lambda _row: self._show_row())
         self.timeline.step_clicked.connect(self.set_cursor)
         self.services.devices.report_changed.connect(self._device_report)
 
@@ -336,8 +293,8 @@ class WarpPanel(Panel):
         self.compare_box.blockSignals(True)
         self.compare_box.addItem("—", "")
         for spec in self.specs:
-            self.kernel_box.addItem(kernel_title(spec), spec.entry)
-            self.compare_box.addItem(kernel_title(spec), spec.entry)
+            self.kernel_box.addItem(texts.kernel_title(spec), spec.entry)
+            self.compare_box.addItem(texts.kernel_title(spec), spec.entry)
         self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
         self.kernel_box.blockSignals(False)
         self.compare_box.blockSignals(False)
@@ -351,23 +308,14 @@ class WarpPanel(Panel):
             for index in range(box.count()):
                 entry = box.itemData(index)
                 if entry:
-                    box.setItemText(index, kernel_title(kernels.get(entry)))
+                    box.setItemText(index, texts.kernel_title(kernels.get(entry)))
         for index in range(self.preset_box.count()):
-            self.preset_box.setItemText(index, self._preset_text(self.spec.preset(self.preset_box.itemData(index))))
+            self.preset_box.setItemText(index, texts.preset_text(self.spec.preset(self.preset_box.itemData(index))))
         if self.kernel_box.count():
             self._describe_kernel()
             if self.session is not None:
-                self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
+                self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
             self._show_compare()
-
-    def _preset_text(self, preset: kernels.LaunchPreset) -> str:
-        names = {
-            "tiny": self.tr("tiny"),
-            "small": self.tr("small"),
-            "medium": self.tr("medium"),
-            "large": self.tr("large"),
-        }
-        return fill(self.tr("%1 (%2 threads)"), names.get(preset.name, preset.name), preset.threads)
 
     def _describe_kernel(self) -> None:
         description = i18n.engine_text(self.spec, "description")
@@ -391,14 +339,14 @@ class WarpPanel(Panel):
 
     def _kernel_chosen(self, _index: int) -> None:
         spec = self.spec
-        self.session = None  # its lines belong to the previous source
+        self.position.set_session(None)  # its lines belong to the previous source
         self.transport.pause()
         self.code.set_source(spec.source)
         self._describe_kernel()
         self.preset_box.blockSignals(True)
         self.preset_box.clear()
         for preset in spec.presets:
-            self.preset_box.addItem(self._preset_text(preset), preset.name)
+            self.preset_box.addItem(texts.preset_text(preset), preset.name)
         self.preset_box.blockSignals(False)
         self._preset_chosen(0)
 
@@ -444,16 +392,8 @@ class WarpPanel(Panel):
         if not isValid(self) or job is not self.job:
             return
         self.last_error = None
-        self.session = session
         self.gpu_run = None
-        self.row = 0
-        self.lanes.select_row(0)
-        self.timeline.set_timeline(self.session.timeline(0), kernel_title(self.spec))
-        self.metrics.set_metrics(self.session.metrics)
-        self.set_provenance("emulated")
-        self.status.setText(self._status_text())
-        self.set_cursor(0)
-        self._show_gpu()
+        self.position.set_session(session)
 
     def _emulation_failed(self, job: Job, exc: BaseException) -> None:
         from gpulab import simt
@@ -464,7 +404,7 @@ class WarpPanel(Panel):
         # change; anything else (out of memory, ...) is its one plain line.
         error = exc if isinstance(exc, (simt.SimtError, ws.SessionError)) else None
         self.last_error = error
-        line, text = error_text(error) if error is not None else (None, plain_error(exc))
+        line, text = texts.error_text(error) if error is not None else (None, plain_error(exc))
         self.code.show_error(line, text)
         self.status.setText(text)
 
@@ -506,11 +446,9 @@ class WarpPanel(Panel):
             lambda ctx: ws.compare_on_gpu(session, spec, preset, ctx),
         )
         self.gpu_job = job
-        self.gpu_state.setText(self.tr("Running on the GPU…"))
+        self.gpu_tab.show_running()
         job.finished.connect(lambda run: self._gpu_done(job, run))
-        job.failed.connect(
-            lambda exc: self.gpu_state.setText(fill(self.tr("The GPU run failed: %1"), plain_error(exc)))
-        )
+        job.failed.connect(lambda exc: self.gpu_tab.show_failed(plain_error(exc)))
         return job
 
     def _gpu_done(self, job: Job, run: ws.GpuRun) -> None:
@@ -522,34 +460,21 @@ class WarpPanel(Panel):
     # ............................................................ stepping
     def set_cursor(self, g: int) -> None:
         """Show timeline step ``g`` (clamped) everywhere."""
-        session = self.session
-        if session is None or len(session) == 0:
-            return
-        self.cursor = max(0, min(int(g), len(session) - 1))
-        self.lanes.set_states(session.lane_states(self.cursor), session.warps)
-        step = session.step(self.cursor, self.row)
-        self.code.set_current(step.line, (step.col_start, step.col_end))
-        self.memory.set_step(session.memory(self.cursor, self.row))
-        self.transport.set_position(self.cursor, len(session))
-        self._show_step_text(step)
-        self._move_timeline_cursor()
+        if not self.position.set_step(g):  # the same step: draw it again all the same
+            self._show_step()
 
     def select_row(self, row: int) -> None:
         """Follow warp ``row`` of the traced block in the timeline and the memory view."""
-        if self.session is None:
-            return
-        self.row = max(0, min(row, self.session.rows - 1))
-        self.lanes.select_row(self.row)
-        self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
-        self.set_cursor(self.cursor)
+        if not self.position.select_row(row):
+            self._show_row()
 
     def jump_to_next_divergence(self) -> None:
         if self.session is not None:
-            self._jump(self.session.next_divergence(self.cursor), self.tr("No divergent branch after this step."))
+            self._jump(self.position.next_divergence(), self.tr("No divergent branch after this step."))
 
     def jump_to_next_memory(self) -> None:
         if self.session is not None:
-            self._jump(self.session.next_memory(self.cursor), self.tr("No memory access after this step."))
+            self._jump(self.position.next_memory(), self.tr("No memory access after this step."))
 
     def _jump(self, target: int | None, none_text: str) -> None:
         self.transport.pause()
@@ -559,115 +484,59 @@ class WarpPanel(Panel):
             self.set_cursor(target)
 
     # ............................................................ showing
-    def _status_text(self) -> str:
-        session = self.session
-        if session is None:
-            return ""
-        match = session.reference_match
-        verdict = {
-            True: self.tr("outputs match the numpy reference"),
-            False: self.tr("outputs DIFFER from the numpy reference"),
-            None: "",
-        }[match]
-        text = fill(
-            self.tr("Emulated block %1 of %2: %3 warps traced, %4 steps; %5."),
-            session.block,
-            session.shape.blocks,
-            session.rows,
-            len(session),
-            verdict,
-        )
-        if session.truncated:
-            text += " " + self.tr("The trace stops early (the emulator keeps at most 20,000 steps per warp).")
-        return text
+    def _show_session(self, session: ws.WarpSession | None) -> None:
+        """A new emulation arrived: everything shows its first step of its first warp."""
+        if session is None:  # the old session is forgotten; its views stay until the next one
+            return
+        self.lanes.select_row(0)
+        self.timeline.set_timeline(session.timeline(0), texts.kernel_title(self.spec))
+        self.metrics.set_metrics(session.metrics)
+        self.set_provenance("emulated")
+        self.status.setText(texts.status_text(session))
+        self._show_step()
+        self._show_gpu()
 
-    def _show_step_text(self, step: Any) -> None:
-        session = self.session
-        assert session is not None
-        rows = session.participants(self.cursor)
-        active = sum(session.step(self.cursor, row).active_lanes for row in rows)
-        warps = len(rows)
-        self.step_label.setText(
-            fill(
-                self.tr("Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),
-                step.line,
-                self._kind_word(step.kind),
-                warps,
-                session.rows,
-                active,
-            )
-        )
+    def _show_step(self) -> None:
+        """Lanes, code line, memory traffic, transport and step text at the cursor."""
+        session, g, row = self.session, self.cursor, self.row
+        if session is None or len(session) == 0:
+            return
+        self.lanes.set_states(session.lane_states(g), session.warps)
+        step = session.step(g, row)
+        self.code.set_current(step.line, (step.col_start, step.col_end))
+        self.memory.set_step(session.memory(g, row))
+        self.transport.set_position(g, len(session))
+        self.step_label.setText(texts.step_text(session, g, row))
+        self._move_timeline_cursor()
 
-    def _kind_word(self, kind: str) -> str:
-        words = {
-            "stmt": self.tr("statement"),
-            "branch": self.tr("branch"),
-            "load": self.tr("load"),
-            "store": self.tr("store"),
-            "atomic": self.tr("atomic"),
-            "barrier": self.tr("barrier"),
-            "shuffle": self.tr("shuffle"),
-        }
-        return words.get(kind, kind)
+    def _show_row(self) -> None:
+        if self.session is None:
+            return
+        self.lanes.select_row(self.row)
+        self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
+        self._show_step()
 
     def _move_timeline_cursor(self) -> None:
         session = self.session
         if session is None:
             return
         if self.timeline.timeline is None or self.timeline.timeline.warp != session.warps[self.row]:
-            self.timeline.set_timeline(session.timeline(self.row), kernel_title(self.spec))
-        own = int((session.step_at[: self.cursor + 1, self.row] >= 0).sum()) - 1
-        self.timeline.set_cursor_step(max(own, 0))
+            self.timeline.set_timeline(session.timeline(self.row), texts.kernel_title(self.spec))
+        self.timeline.set_cursor_step(self.position.own_step())
 
     def _show_compare(self) -> None:
         other = self.compare_session
         if other is None:
             self.compare_timeline.set_timeline(None)
             return
-        self.compare_timeline.set_timeline(other.timeline(0), kernel_title(kernels.get(other.entry)))
+        self.compare_timeline.set_timeline(other.timeline(0), texts.kernel_title(kernels.get(other.entry)))
 
     def _lane_hovered(self, row: int, lane: int) -> None:
         if self.session is None:
             return
-        info = self.session.lane_info(self.cursor, row, lane)
-        if info.thread is None:
-            text = fill(self.tr("Warp %1, lane %2: %3."), info.warp, lane, state_name(info.state))
-        else:
-            text = fill(
-                self.tr("Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6."),
-                info.warp,
-                lane,
-                info.thread,
-                info.block,
-                info.global_thread,
-                state_name(info.state),
-            )
-        short = text
-        if info.thread is not None:  # the label in large type: the thread's number only
-            short = fill(self.tr("Warp %1, lane %2 (thread %3): %4."), info.warp, lane, info.global_thread,
-                         state_name(info.state))  # fmt: skip
-        registers = getattr(info, "registers", None)
-        if registers:
-            types = self.session.register_types(self.cursor, row)
-            variables = " " + fill(self.tr("Variables: %1."), registers_text(registers, types))
-            text, short = text + variables, short + variables
-        if info.address is not None:
-            where = " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
-            text, short = text + where, short + where
+        text, short = texts.lane_texts(self.session, self.cursor, row, lane)
         self.lanes.hover_label.setText(short if self.metrics.compact else text)
         self.lanes.graphics.setToolTip(text)
-
-    def _where_in_memory(self, row: int, lane: int) -> str:
-        """' Bank 5.' or ' Sector 2 of line 0.' for a lane at a memory step, else ''."""
-        assert self.session is not None
-        memory = self.session.memory(self.cursor, row)
-        if memory is None or memory.warp != self.session.warps[row]:
-            return ""
-        if memory.space == "shared" and memory.bank_of_lane[lane] >= 0:
-            return " " + fill(self.tr("Bank %1."), memory.bank_of_lane[lane])
-        if memory.space != "shared" and memory.line_of_lane and memory.line_of_lane[lane] >= 0:
-            return " " + fill(self.tr("Sector %1 of line %2."), memory.sector_of_lane[lane], memory.line_of_lane[lane])
-        return ""
 
     # ............................................................ GPU
     def _gpu_usable(self) -> bool:
@@ -678,42 +547,9 @@ class WarpPanel(Panel):
         self._show_gpu()
 
     def _show_gpu(self) -> None:
-        usable = self._gpu_usable()
-        self.gpu_button.setEnabled(usable and self.session is not None)
-        self.gpu_emulated_badge.set_kind("emulated" if self.session else "")
-        if self.session is not None:
-            metrics = self.session.metrics
-            self.gpu_counts.setText(
-                fill(
-                    self.tr("Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
-                    int(metrics.get("inst_executed", 0)),
-                    int(metrics.get("gld_transactions", 0)),
-                    int(metrics.get("gld_requests", 0)),
-                )
-            )
-        run = self.gpu_run
-        if run is None:
-            self.gpu_badge.set_kind("")
-            report = self.services.devices.report
-            if not usable:
-                reason = report.cuda.reason if report else self.tr("the device check has not finished")
-                self.gpu_state.setText(fill(self.tr("No GPU run: %1 The emulated results above stand alone."), reason))
-            else:
-                self.gpu_state.setText(self.tr("Run the same source on the GPU to compare outputs and time it."))
-            return
-        self.gpu_badge.set_kind("measured")
-        verdict = (
-            self.tr("outputs MATCH the emulator") if run.all_match else self.tr("outputs DO NOT MATCH the emulator")
-        )
-        self.gpu_state.setText(
-            fill(
-                self.tr("%1: %2; kernel time %3 µs (median of %4 launches, CUDA events)."),
-                run.device,
-                verdict,
-                f"{run.median_s * 1e6:.2f}",
-                len(run.times_s),
-            )
-        )
+        report = self.services.devices.report
+        reason = report.cuda.reason if report else None
+        self.gpu_tab.show_run(self.session, self.gpu_run, self._gpu_usable(), reason)
 
     # ............................................................ texts and looks
     def retranslate(self) -> None:
@@ -733,13 +569,13 @@ class WarpPanel(Panel):
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))
         self.compare_label.setText(self.tr("Compare with:"))
-        self.gpu_button.setText(self.tr("Run on the GPU"))
+        self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:
-            self.status.setText(self._status_text())
-            self.set_cursor(self.cursor)
+            self.status.setText(texts.status_text(self.session))
+            self._show_step()
         elif self.last_error is not None:
-            self.status.setText(error_text(self.last_error)[1])
+            self.status.setText(texts.error_text(self.last_error)[1])
         self._show_gpu()
 
     def restyle(self) -> None:
@@ -749,8 +585,7 @@ class WarpPanel(Panel):
         self.memory.restyle(theme)
         self.timeline.restyle(theme)
         self.compare_timeline.restyle(theme)
-        if self.session is not None:
-            self.set_cursor(self.cursor)
+        self._show_step()
 
     def heightForWidth(self, width: int) -> int:
         # Word-wrapped labels make the layout height-for-width, and a resizable scroll area

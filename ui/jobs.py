@@ -27,6 +27,10 @@ _CANCELLED = object()  # what a job's worker returns when it stopped on request
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 
 
+class NoResult(Exception):
+    """A job's generator returned something other than what its submitter expects."""
+
+
 def device_key(device_index: int | None) -> str:
     """The queue name for a device: ``cpu`` or ``cuda:N``."""
     return "cpu" if device_index is None else f"cuda:{device_index}"
@@ -42,11 +46,14 @@ class Job(QObject):
     failed = Signal(object)  # the exception (plain_error(exc) gives its one-line text)
     cancelled = Signal()
 
-    def __init__(self, title: str, device: str, make_gen: GenFactory) -> None:
+    def __init__(
+        self, title: str, device: str, make_gen: GenFactory, expects: type | tuple[type, ...] = object
+    ) -> None:
         super().__init__()
         self.title = title
         self.device = device
         self.make_gen = make_gen
+        self.expects = expects  # what the generator must return (a registry experiment: a Result)
         self.state = QUEUED
         self.cancel_event = threading.Event()
         self.last_event: PartialPoint | None = None
@@ -97,9 +104,13 @@ class JobRunner(QObject):
 
     # ------------------------------------------------------------ jobs
 
-    def submit(self, title: str, device: str, make_gen: GenFactory) -> Job:
-        """Queue ``make_gen(ctx)`` on ``device``; it starts when that device is free."""
-        job = Job(title, device, make_gen)
+    def submit(self, title: str, device: str, make_gen: GenFactory, expects: type | tuple[type, ...] = object) -> Job:
+        """Queue ``make_gen(ctx)`` on ``device``; it starts when that device is free.
+
+        ``finished`` carries whatever the generator returns; with ``expects`` (a type), any
+        other value fails the job instead ("it ended without a result").
+        """
+        job = Job(title, device, make_gen, expects)
         job._on_cancel = self._cancel_job
         if self._closed:
             job.state = CANCELLED
@@ -158,8 +169,10 @@ class JobRunner(QObject):
     def _returned(self, job: Job, value: Any) -> None:
         if value is _CANCELLED:
             self._end(job, CANCELLED)
-        else:  # any value: a Result for a registry experiment, a session for a custom lab
+        elif isinstance(value, job.expects):  # a Result for a registry experiment, a session for a lab
             self._end(job, DONE, value)
+        else:
+            self._fail(job, NoResult(self.tr("it ended without a result")))
 
     def _errored(self, job: Job, exc: BaseException) -> None:
         if isinstance(exc, Cancelled):

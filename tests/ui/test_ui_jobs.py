@@ -144,6 +144,17 @@ def test_a_value_that_is_not_a_result_arrives_in_finished_as_it_was_returned(qtb
     assert runner.notifier.history == []
 
 
+def test_a_job_submitted_expecting_a_result_that_returns_something_else_is_reported_as_failed(qtbot, runner):
+    def no_result(ctx):
+        yield Progress(1.0, "done")
+        return 42
+
+    job = runner.submit("No result", "cpu", no_result, Result)
+    _wait_over(qtbot, job)
+    assert job.state == FAILED
+    assert "without a result" in runner.notifier.history[-1][1]
+
+
 def test_failed_carries_the_exception_instance_the_job_raised(qtbot, runner):
     raised = KeyError("no such buffer")
 

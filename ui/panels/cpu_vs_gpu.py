@@ -409,7 +409,7 @@ class CpuVsGpuPanel(Panel):
         params = params if params is not None else self.params()
         self.clear()
         title = engine_text(module, "TITLE")
-        job = self.services.runner.submit(title, self._device(), lambda ctx: module.run(params, ctx))
+        job = self.services.runner.submit(title, self._device(), lambda ctx: module.run(params, ctx), Result)
         self.job = job
         job.progress.connect(self._progress)
         job.series_kind.connect(self.announce_kind)

@@ -302,7 +302,8 @@ class ExperimentsPanel(Panel):
         if params is None:
             return None
         module, device = self.module, self.device_combo.currentData() or "cpu"
-        job = self.services.runner.submit(localized(module, "TITLE"), device, lambda ctx: module.run(params, ctx))
+        run = lambda ctx: module.run(params, ctx)  # noqa: E731
+        job = self.services.runner.submit(localized(module, "TITLE"), device, run, Result)
         self._watch(job)
         return job
 

@@ -13,9 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QScrollArea,
-    QSpinBox,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -31,12 +29,13 @@ from ui import i18n
 from ui.jobs import Job, plain_error
 from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
+from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_cursor import WarpCursor
 from ui.panels.warp_gpu import GpuTab
 from ui.services import Services
 from ui.theme import current_theme
 from ui.widgets.code_view import CodeView
-from ui.widgets.flow_layout import FlowBox, WrapLabel, group
+from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.lane_grid import LaneGrid
 from ui.widgets.memory_view import MemoryView, fill
 from ui.widgets.metrics_strip import MetricsStrip
@@ -89,11 +88,10 @@ class WarpPanel(Panel):
 
     # ............................................................ building
     def _make_widgets(self) -> None:
-        self.kernel_box = QComboBox()
-        self.preset_box = QComboBox()
-        self.block_box = QSpinBox()
-        self.run_button = QPushButton()
-        self.run_button.setDefault(True)
+        self.controls = KernelControls()
+        # The boxes the panel reacts to, by their own names (tests and shortcuts use them).
+        self.kernel_box, self.preset_box = self.controls.kernel_box, self.controls.preset_box
+        self.block_box, self.run_button = self.controls.block_box, self.controls.run_button
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.status = WrapLabel()
@@ -117,15 +115,6 @@ class WarpPanel(Panel):
         legend and the transport wrap, the metrics go 2 x 2 and drop their explanations, and
         the tabs shrink to their bar until a tab is clicked.
         """
-        self.kernel_label, self.preset_label, self.block_label = QLabel(), QLabel(), QLabel()
-        self.kernel_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.controls = FlowBox(spacing=12, row_spacing=4)
-        self.controls.add(
-            group(self.kernel_label, self.kernel_box),
-            group(self.preset_label, self.preset_box),
-            group(self.block_label, self.block_box),
-            self.run_button,
-        )
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -173,7 +162,7 @@ class WarpPanel(Panel):
 
     def _fit_to_type(self) -> None:
         """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
-        self.kernel_box.setMinimumWidth(12 * self.fontMetrics().horizontalAdvance("M"))
+        self.controls.fit_to_type()
         self.code.setMinimumHeight(4 * self.code.fontMetrics().lineSpacing())
         self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
         self.upper.setMinimumHeight(0)
@@ -289,14 +278,12 @@ class WarpPanel(Panel):
         self.services.devices.report_changed.connect(self._device_report)
 
     def _fill_kernels(self) -> None:
-        self.kernel_box.blockSignals(True)
+        self.controls.fill_kernels(self.specs)
         self.compare_box.blockSignals(True)
         self.compare_box.addItem("—", "")
         for spec in self.specs:
-            self.kernel_box.addItem(texts.kernel_title(spec), spec.entry)
             self.compare_box.addItem(texts.kernel_title(spec), spec.entry)
         self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
-        self.kernel_box.blockSignals(False)
         self.compare_box.blockSignals(False)
         self.kernel_box.setCurrentIndex(max(0, self.kernel_box.findData(DEFAULT_KERNEL)))
         if self.kernel_box.currentIndex() == 0:
@@ -304,13 +291,9 @@ class WarpPanel(Panel):
 
     def _retitle_kernels(self) -> None:
         """Kernel titles in the interface language (the engine carries the Chinese)."""
-        for box in (self.kernel_box, self.compare_box):
-            for index in range(box.count()):
-                entry = box.itemData(index)
-                if entry:
-                    box.setItemText(index, texts.kernel_title(kernels.get(entry)))
-        for index in range(self.preset_box.count()):
-            self.preset_box.setItemText(index, texts.preset_text(self.spec.preset(self.preset_box.itemData(index))))
+        self.controls.retitle()
+        for index in range(1, self.compare_box.count()):  # after "—", no kernel
+            self.compare_box.setItemText(index, texts.kernel_title(kernels.get(self.compare_box.itemData(index))))
         if self.kernel_box.count():
             self._describe_kernel()
             if self.session is not None:
@@ -325,11 +308,11 @@ class WarpPanel(Panel):
     # ............................................................ choosing
     @property
     def spec(self) -> kernels.KernelSpec:
-        return kernels.get(self.kernel_box.currentData())
+        return self.controls.spec
 
     @property
     def preset(self) -> kernels.LaunchPreset:
-        return self.spec.preset(self.preset_box.currentData())
+        return self.controls.preset
 
     def choose_kernel(self, entry: str, preset: str | None = None) -> None:
         """Select a catalogue kernel (and preset); it is emulated at once."""
@@ -343,21 +326,11 @@ class WarpPanel(Panel):
         self.transport.pause()
         self.code.set_source(spec.source)
         self._describe_kernel()
-        self.preset_box.blockSignals(True)
-        self.preset_box.clear()
-        for preset in spec.presets:
-            self.preset_box.addItem(texts.preset_text(preset), preset.name)
-        self.preset_box.blockSignals(False)
+        self.controls.fill_presets(spec)
         self._preset_chosen(0)
 
     def _preset_chosen(self, _index: int) -> None:
-        blocks = 1
-        for dim in self.preset.grid:
-            blocks *= dim
-        self.block_box.blockSignals(True)
-        self.block_box.setRange(0, blocks - 1)
-        self.block_box.setValue(0)
-        self.block_box.blockSignals(False)
+        self.controls.reset_block()
         if self.shown_once:  # until then nothing is emulated: a hidden panel costs nothing
             self.run()
             self.run_compare()
@@ -553,12 +526,7 @@ class WarpPanel(Panel):
 
     # ............................................................ texts and looks
     def retranslate(self) -> None:
-        self.kernel_label.setText(self.tr("Kernel:"))
-        self.preset_label.setText(self.tr("Size:"))
-        self.block_label.setText(self.tr("Block:"))
-        self.block_box.setToolTip(self.tr("Which block's warps to trace (linear block id)"))
-        self.run_button.setText(self.tr("Run"))
-        self.run_button.setToolTip(self.tr("Emulate the code in the editor, your edits included (Ctrl+Return)"))
+        self.controls.retranslate()
         self.lanes.setToolTip(
             self.tr(
                 "Click a warp to follow it. Keys: Space play/pause, arrows step, "

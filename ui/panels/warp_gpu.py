@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpulab.experiments import warp as ws
 from ui.panels import warp_texts as texts
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.memory_view import fill
+
+translate = QCoreApplication.translate  # lupdate finds translate("WarpPanel", ...) calls
 
 
 class GpuTab(QWidget):
@@ -38,7 +41,7 @@ class GpuTab(QWidget):
         layout.addStretch(1)
 
     def retranslate(self) -> None:
-        self.button.setText(texts.tr("Run on the GPU"))
+        self.button.setText(translate("WarpPanel", "Run on the GPU"))
 
     def show_run(self, session: ws.WarpSession | None, run: ws.GpuRun | None, usable: bool, reason: str | None) -> None:
         """Show the emulated counts of ``session`` and the GPU ``run`` (or why there is none).
@@ -58,7 +61,7 @@ class GpuTab(QWidget):
         self.state.setText(texts.gpu_run_text(run))
 
     def show_running(self) -> None:
-        self.state.setText(texts.tr("Running on the GPU…"))
+        self.state.setText(translate("WarpPanel", "Running on the GPU…"))
 
     def show_failed(self, reason: str) -> None:
-        self.state.setText(fill(texts.tr("The GPU run failed: %1"), reason))
+        self.state.setText(fill(translate("WarpPanel", "The GPU run failed: %1"), reason))

@@ -17,10 +17,8 @@ from ui import i18n
 from ui.widgets.lane_grid import state_name
 from ui.widgets.memory_view import fill
 
-
-def tr(text: str) -> str:
-    """``text`` in the interface language, from the panel's translation context."""
-    return QCoreApplication.translate("WarpPanel", text)
+# Always spelled out as translate("WarpPanel", "..."): lupdate finds the texts by that call.
+translate = QCoreApplication.translate
 
 
 def error_text(exc: BaseException) -> tuple[int | None, str]:
@@ -30,11 +28,11 @@ def error_text(exc: BaseException) -> tuple[int | None, str]:
     line = getattr(exc, "line", None)
     if isinstance(exc, simt.CompileError):
         detail = getattr(exc, "detail", str(exc))
-        where = fill(tr("line %1: "), line) if line else ""
-        return line, fill(tr("The emulator cannot run this code: %1%2"), where, detail)
+        where = fill(translate("WarpPanel", "line %1: "), line) if line else ""
+        return line, fill(translate("WarpPanel", "The emulator cannot run this code: %1%2"), where, detail)
     if isinstance(exc, simt.KernelFault):
-        return line, fill(tr("The kernel crashed while running: %1"), exc)
-    return line, fill(tr("The emulation stopped: %1"), exc)
+        return line, fill(translate("WarpPanel", "The kernel crashed while running: %1"), exc)
+    return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
 
 
 def kernel_title(spec: kernels.KernelSpec) -> str:
@@ -43,8 +41,13 @@ def kernel_title(spec: kernels.KernelSpec) -> str:
 
 def preset_text(preset: kernels.LaunchPreset) -> str:
     """'tiny (64 threads)': a launch preset in the size list."""
-    names = {"tiny": tr("tiny"), "small": tr("small"), "medium": tr("medium"), "large": tr("large")}
-    return fill(tr("%1 (%2 threads)"), names.get(preset.name, preset.name), preset.threads)
+    names = {
+        "tiny": translate("WarpPanel", "tiny"),
+        "small": translate("WarpPanel", "small"),
+        "medium": translate("WarpPanel", "medium"),
+        "large": translate("WarpPanel", "large"),
+    }
+    return fill(translate("WarpPanel", "%1 (%2 threads)"), names.get(preset.name, preset.name), preset.threads)
 
 
 def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
@@ -65,13 +68,13 @@ def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
 def kind_word(kind: str) -> str:
     """A trace step's kind (``stmt``, ``load``, ...) as a word."""
     words = {
-        "stmt": tr("statement"),
-        "branch": tr("branch"),
-        "load": tr("load"),
-        "store": tr("store"),
-        "atomic": tr("atomic"),
-        "barrier": tr("barrier"),
-        "shuffle": tr("shuffle"),
+        "stmt": translate("WarpPanel", "statement"),
+        "branch": translate("WarpPanel", "branch"),
+        "load": translate("WarpPanel", "load"),
+        "store": translate("WarpPanel", "store"),
+        "atomic": translate("WarpPanel", "atomic"),
+        "barrier": translate("WarpPanel", "barrier"),
+        "shuffle": translate("WarpPanel", "shuffle"),
     }
     return words.get(kind, kind)
 
@@ -79,12 +82,12 @@ def kind_word(kind: str) -> str:
 def status_text(session: ws.WarpSession) -> str:
     """Which block was traced, how many warps and steps, and the verdict against numpy."""
     verdict = {
-        True: tr("outputs match the numpy reference"),
-        False: tr("outputs DIFFER from the numpy reference"),
+        True: translate("WarpPanel", "outputs match the numpy reference"),
+        False: translate("WarpPanel", "outputs DIFFER from the numpy reference"),
         None: "",
     }[session.reference_match]
     text = fill(
-        tr("Emulated block %1 of %2: %3 warps traced, %4 steps; %5."),
+        translate("WarpPanel", "Emulated block %1 of %2: %3 warps traced, %4 steps; %5."),
         session.block,
         session.shape.blocks,
         session.rows,
@@ -92,7 +95,9 @@ def status_text(session: ws.WarpSession) -> str:
         verdict,
     )
     if session.truncated:
-        text += " " + tr("The trace stops early (the emulator keeps at most 20,000 steps per warp).")
+        text += " " + translate(
+            "WarpPanel", "The trace stops early (the emulator keeps at most 20,000 steps per warp)."
+        )
     return text
 
 
@@ -102,7 +107,7 @@ def step_text(session: ws.WarpSession, g: int, row: int) -> str:
     rows = session.participants(g)
     active = sum(session.step(g, r).active_lanes for r in rows)
     return fill(
-        tr("Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),
+        translate("WarpPanel", "Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),
         step.line,
         kind_word(step.kind),
         len(rows),
@@ -119,18 +124,27 @@ def lane_texts(session: ws.WarpSession, g: int, row: int, lane: int) -> tuple[st
     info = session.lane_info(g, row, lane)
     state = state_name(info.state)
     if info.thread is None:
-        text = short = fill(tr("Warp %1, lane %2: %3."), info.warp, lane, state)
+        text = short = fill(translate("WarpPanel", "Warp %1, lane %2: %3."), info.warp, lane, state)
     else:
         text = fill(
-            tr("Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6."),
+            translate("WarpPanel", "Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6."),
             info.warp, lane, info.thread, info.block, info.global_thread, state,
         )  # fmt: skip
-        short = fill(tr("Warp %1, lane %2 (thread %3): %4."), info.warp, lane, info.global_thread, state)
+        short = fill(
+            translate("WarpPanel", "Warp %1, lane %2 (thread %3): %4."), info.warp, lane, info.global_thread, state
+        )
     extra = ""
     if info.registers:
-        extra += " " + fill(tr("Variables: %1."), registers_text(dict(info.registers), session.register_types(g, row)))
+        extra += " " + fill(
+            translate("WarpPanel", "Variables: %1."),
+            registers_text(dict(info.registers), session.register_types(g, row)),
+        )
     if info.address is not None:
-        extra += " " + fill(tr("Address %1."), hex(info.address)) + where_in_memory(session, g, row, lane)
+        extra += (
+            " "
+            + fill(translate("WarpPanel", "Address %1."), hex(info.address))
+            + where_in_memory(session, g, row, lane)
+        )
     return text + extra, short + extra
 
 
@@ -140,16 +154,18 @@ def where_in_memory(session: ws.WarpSession, g: int, row: int, lane: int) -> str
     if memory is None or memory.warp != session.warps[row]:
         return ""
     if memory.space == "shared" and memory.bank_of_lane[lane] >= 0:
-        return " " + fill(tr("Bank %1."), memory.bank_of_lane[lane])
+        return " " + fill(translate("WarpPanel", "Bank %1."), memory.bank_of_lane[lane])
     if memory.space != "shared" and memory.line_of_lane and memory.line_of_lane[lane] >= 0:
-        return " " + fill(tr("Sector %1 of line %2."), memory.sector_of_lane[lane], memory.line_of_lane[lane])
+        return " " + fill(
+            translate("WarpPanel", "Sector %1 of line %2."), memory.sector_of_lane[lane], memory.line_of_lane[lane]
+        )
     return ""
 
 
 def emulated_counts_text(metrics: dict[str, float]) -> str:
     """The emulator's counts beside a GPU run: warp-steps, load sectors and requests."""
     return fill(
-        tr("Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
+        translate("WarpPanel", "Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
         int(metrics.get("inst_executed", 0)),
         int(metrics.get("gld_transactions", 0)),
         int(metrics.get("gld_requests", 0)),
@@ -158,9 +174,13 @@ def emulated_counts_text(metrics: dict[str, float]) -> str:
 
 def gpu_run_text(run: ws.GpuRun) -> str:
     """Device, outputs vs the emulator, and the median kernel time of a GPU run."""
-    verdict = tr("outputs MATCH the emulator") if run.all_match else tr("outputs DO NOT MATCH the emulator")
+    verdict = (
+        translate("WarpPanel", "outputs MATCH the emulator")
+        if run.all_match
+        else translate("WarpPanel", "outputs DO NOT MATCH the emulator")
+    )
     return fill(
-        tr("%1: %2; kernel time %3 µs (median of %4 launches, CUDA events)."),
+        translate("WarpPanel", "%1: %2; kernel time %3 µs (median of %4 launches, CUDA events)."),
         run.device,
         verdict,
         f"{run.median_s * 1e6:.2f}",
@@ -171,6 +191,6 @@ def gpu_run_text(run: ws.GpuRun) -> str:
 def no_gpu_run_text(usable: bool, reason: str | None) -> str:
     """What the GPU tab says before a run: why there is none, or how to make one."""
     if not usable:
-        reason = reason if reason is not None else tr("the device check has not finished")
-        return fill(tr("No GPU run: %1 The emulated results above stand alone."), reason)
-    return tr("Run the same source on the GPU to compare outputs and time it.")
+        reason = reason if reason is not None else translate("WarpPanel", "the device check has not finished")
+        return fill(translate("WarpPanel", "No GPU run: %1 The emulated results above stand alone."), reason)
+    return translate("WarpPanel", "Run the same source on the GPU to compare outputs and time it.")

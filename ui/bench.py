@@ -49,7 +49,7 @@ class Row:
 
 def state_frames(warps: int, count: int, seed: int = 0) -> list[np.ndarray]:
     """Lane-state matrices that change every frame (a moving divergence pattern)."""
-    from gpulab import warp_session as ws
+    from gpulab.experiments import warp as ws
 
     rng = np.random.default_rng(seed)
     states = list(ws.LANE_STATES)
@@ -60,8 +60,8 @@ def background_emulation(ctx: Any) -> Any:
     """A job that emulates a tiled matmul again and again until cancelled, the way the warp
     panel does: in the emulator child process, the job's thread only waiting for it."""
     from gpulab import kernels, simt
-    from gpulab import warp_session as ws
     from gpulab.experiments import Progress
+    from gpulab.experiments import warp as ws
     from gpulab.results import Result
 
     spec = kernels.get(BACKGROUND_KERNEL)

@@ -18,7 +18,6 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 from superqt.utils import FunctionWorker, GeneratorWorker
 
 from gpulab.experiments import Cancelled, Context, PartialPoint, Progress
-from gpulab.results import Result
 from ui.notify import Notifier
 
 GenFactory = Callable[[Context], Generator[Any, None, Any]]
@@ -26,6 +25,10 @@ GenFactory = Callable[[Context], Generator[Any, None, Any]]
 _CANCELLED = object()  # what a job's worker returns when it stopped on request
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+
+
+class NoResult(Exception):
+    """A job's generator returned something other than what its submitter expects."""
 
 
 def device_key(device_index: int | None) -> str:
@@ -39,15 +42,18 @@ class Job(QObject):
     progress = Signal(float, str)
     partial = Signal(str, object)  # series name, Point
     series_kind = Signal(str, str)  # series name, provenance kind (when an event carries one)
-    finished = Signal(object)  # Result
-    failed = Signal(str)
+    finished = Signal(object)  # what the generator returned: a Result, a session, ...
+    failed = Signal(object)  # the exception (plain_error(exc) gives its one-line text)
     cancelled = Signal()
 
-    def __init__(self, title: str, device: str, make_gen: GenFactory) -> None:
+    def __init__(
+        self, title: str, device: str, make_gen: GenFactory, expects: type | tuple[type, ...] = object
+    ) -> None:
         super().__init__()
         self.title = title
         self.device = device
         self.make_gen = make_gen
+        self.expects = expects  # what the generator must return (a registry experiment: a Result)
         self.state = QUEUED
         self.cancel_event = threading.Event()
         self.last_event: PartialPoint | None = None
@@ -98,9 +104,13 @@ class JobRunner(QObject):
 
     # ------------------------------------------------------------ jobs
 
-    def submit(self, title: str, device: str, make_gen: GenFactory) -> Job:
-        """Queue ``make_gen(ctx)`` on ``device``; it starts when that device is free."""
-        job = Job(title, device, make_gen)
+    def submit(self, title: str, device: str, make_gen: GenFactory, expects: type | tuple[type, ...] = object) -> Job:
+        """Queue ``make_gen(ctx)`` on ``device``; it starts when that device is free.
+
+        ``finished`` carries whatever the generator returns; with ``expects`` (a type), any
+        other value fails the job instead ("it ended without a result").
+        """
+        job = Job(title, device, make_gen, expects)
         job._on_cancel = self._cancel_job
         if self._closed:
             job.state = CANCELLED
@@ -159,20 +169,23 @@ class JobRunner(QObject):
     def _returned(self, job: Job, value: Any) -> None:
         if value is _CANCELLED:
             self._end(job, CANCELLED)
-        elif isinstance(value, Result):
+        elif isinstance(value, job.expects):  # a Result for a registry experiment, a session for a lab
             self._end(job, DONE, value)
         else:
-            self._fail(job, self.tr("it ended without a result"))
+            self._fail(job, NoResult(self.tr("it ended without a result")))
 
     def _errored(self, job: Job, exc: BaseException) -> None:
         if isinstance(exc, Cancelled):
             self._end(job, CANCELLED)
         else:
-            self._fail(job, plain_error(exc))
+            self._fail(job, exc)
 
-    def _fail(self, job: Job, reason: str) -> None:
+    def _fail(self, job: Job, exc: BaseException) -> None:
+        """The notifier gets one plain line; the job's listeners get the exception itself
+        (an emulator error keeps its line and column for the code view)."""
+        reason = plain_error(exc)
         self.notifier.error(self.tr("%1 failed: %2").replace("%1", job.title).replace("%2", reason))
-        self._end(job, FAILED, reason)
+        self._end(job, FAILED, exc)
 
     def _end(self, job: Job, state: str, payload: Any = None) -> None:
         if job.is_over:

@@ -10,7 +10,7 @@ import pytest
 
 from gpulab.experiments import Cancelled, PartialPoint, Progress
 from gpulab.results import Point, Provenance, Result, Series
-from ui.jobs import CANCELLED, DONE, FAILED, JobRunner
+from ui.jobs import CANCELLED, DONE, FAILED, JobRunner, plain_error
 from ui.notify import ERROR, Notifier
 
 
@@ -122,22 +122,62 @@ def test_an_exception_in_a_job_reaches_the_notification_sink_and_the_runner_goes
     job.failed.connect(failures.append)
     _wait_over(qtbot, job)
     assert job.state == FAILED
-    assert failures == ["the kernel exploded"]
+    assert [plain_error(exc) for exc in failures] == ["the kernel exploded"]
     assert messages == [(ERROR, "Broken lab failed: the kernel exploded")]
     after = runner.submit("tiny", "cpu", tiny)
     _wait_over(qtbot, after)
     assert after.state == DONE
 
 
-def test_a_generator_that_returns_no_result_is_reported_as_failed(qtbot, runner):
+def test_a_value_that_is_not_a_result_arrives_in_finished_as_it_was_returned(qtbot, runner):
+    session = object()  # e.g. a warp session with its traced steps
+
+    def returns_a_session(ctx):
+        yield Progress(1.0, "done")
+        return session
+
+    job = runner.submit("Session", "cpu", returns_a_session)
+    with qtbot.waitSignal(job.finished, timeout=5000) as finished:
+        pass
+    assert finished.args[0] is session
+    assert job.state == DONE
+    assert runner.notifier.history == []
+
+
+def test_a_job_submitted_expecting_a_result_that_returns_something_else_is_reported_as_failed(qtbot, runner):
     def no_result(ctx):
         yield Progress(1.0, "done")
         return 42
 
-    job = runner.submit("No result", "cpu", no_result)
+    job = runner.submit("No result", "cpu", no_result, Result)
     _wait_over(qtbot, job)
     assert job.state == FAILED
     assert "without a result" in runner.notifier.history[-1][1]
+
+
+def test_failed_carries_the_exception_instance_the_job_raised(qtbot, runner):
+    raised = KeyError("no such buffer")
+
+    def broken(ctx):
+        yield Progress(0.1, "about to fail")
+        raise raised
+
+    job = runner.submit("Broken", "cpu", broken)
+    with qtbot.waitSignal(job.failed, timeout=5000) as failed:
+        pass
+    assert failed.args[0] is raised
+    assert job.state == FAILED
+
+
+def test_the_notifier_still_gets_one_plain_line_when_the_exception_has_several(qtbot, runner):
+    def verbose(ctx):
+        yield Progress(0.1, "about to fail")
+        raise ValueError("the launch failed\n  at line 7\n  in kernel k")
+
+    job = runner.submit("Verbose lab", "cpu", verbose)
+    _wait_over(qtbot, job)
+    assert job.state == FAILED
+    assert runner.notifier.history[-1][1] == "Verbose lab failed: the launch failed"
 
 
 def _overlaps(spans: list[tuple[float, float]]) -> bool:

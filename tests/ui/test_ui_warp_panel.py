@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gpulab import kernels
-from gpulab import warp_session as ws
 from gpulab.catalogue import render
+from gpulab.experiments import warp as ws
 from ui.app import image_is_blank
 from ui.panels.warp import WarpPanel
 
@@ -208,8 +208,8 @@ def test_the_timeline_compares_a_divergent_kernel_with_its_warp_aligned_twin(pan
 
 
 def test_without_a_gpu_the_gpu_tab_says_why_and_offers_no_run(panel):
-    assert not panel.gpu_button.isEnabled()
-    assert "No GPU run" in panel.gpu_state.text()
+    assert not panel.gpu_tab.button.isEnabled()
+    assert "No GPU run" in panel.gpu_tab.state.text()
     assert panel.run_on_gpu() is None
 
 
@@ -229,7 +229,7 @@ def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(
     assert job is not None
     qtbot.waitUntil(lambda: job.is_over, timeout=60_000)
     assert widget.gpu_run is not None and widget.gpu_run.all_match
-    assert widget.gpu_badge.kind == "measured" and widget.gpu_run.median_s > 0
+    assert widget.gpu_tab.badge.kind == "measured" and widget.gpu_run.median_s > 0
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

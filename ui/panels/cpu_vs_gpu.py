@@ -38,7 +38,7 @@ from gpulab.devices import DeviceReport
 from gpulab.measure import best_series, crossover
 from gpulab.results import Point, Result
 from ui.i18n import engine_message, engine_messages, engine_text, localized
-from ui.jobs import Job
+from ui.jobs import Job, plain_error
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.theme import current_theme, curve_pen, style_plot
@@ -394,13 +394,15 @@ class CpuVsGpuPanel(Panel):
         params = params if params is not None else self.params()
         self.clear()
         title = engine_text(module, "TITLE")
-        job = self.services.runner.submit(title, self._device(), lambda ctx: module.run(params, ctx))
+        job = self.services.runner.submit(title, self._device(), lambda ctx: module.run(params, ctx), Result)
         self.job = job
         job.progress.connect(self._progress)
         job.series_kind.connect(self.announce_kind)
         job.partial.connect(self.add_point)
         job.finished.connect(self._finished)
-        job.failed.connect(lambda reason: self._ended(self.tr("Failed: %1").replace("%1", engine_message(reason))))
+        job.failed.connect(
+            lambda exc: self._ended(self.tr("Failed: %1").replace("%1", engine_message(plain_error(exc))))
+        )
         job.cancelled.connect(lambda: self._ended(self.tr("Cancelled.")))
         self.status.setText(self.tr("Waiting for the device to be free…"))
         self._set_running(True)

@@ -204,7 +204,8 @@ class ExperimentsPanel(Panel):
         if params is None:
             return None
         module, device = self.module, self.device_combo.currentData() or "cpu"
-        job = self.services.runner.submit(localized(module, "TITLE"), device, lambda ctx: module.run(params, ctx))
+        title = localized(module, "TITLE")
+        job = self.services.runner.submit(title, device, lambda ctx: module.run(params, ctx), expects=Result)
         self.plot.clear_series()
         self.set_provenance("")  # the last run's badge must not label the new run's points
         self.notes.clear()

@@ -1,14 +1,11 @@
 """The warp visualizer: step a kernel through the SIMT emulator lane by lane.
 
-The panel owns no science: it builds a :class:`gpulab.warp_session.WarpSession` in the job
+The panel owns no science: it builds a :class:`gpulab.experiments.warp.WarpSession` in the job
 runner (never on the GUI thread), then only reads it: the lane grid, the code line, the memory
 traffic, the metrics and the per-warp timeline all come from the session at the cursor.
 """
 
 from __future__ import annotations
-
-from collections.abc import Generator
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
@@ -16,9 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QScrollArea,
-    QSpinBox,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -28,19 +23,20 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from gpulab import kernels
-from gpulab import warp_session as ws
 from gpulab.devices import DeviceReport
-from gpulab.experiments import Cancelled, Context, Progress
-from gpulab.results import Point, Provenance, Result, Series
+from gpulab.experiments import warp as ws
 from ui import i18n
-from ui.jobs import Job
+from ui.jobs import Job, plain_error
+from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
+from ui.panels.warp_controls import KernelControls
+from ui.panels.warp_cursor import WarpCursor
+from ui.panels.warp_gpu import GpuTab
 from ui.services import Services
 from ui.theme import current_theme
-from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.code_view import CodeView
-from ui.widgets.flow_layout import FlowBox, WrapLabel, group
-from ui.widgets.lane_grid import LaneGrid, state_name
+from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.lane_grid import LaneGrid
 from ui.widgets.memory_view import MemoryView, fill
 from ui.widgets.metrics_strip import MetricsStrip
 from ui.widgets.transport import Transport
@@ -49,112 +45,6 @@ from ui.widgets.warp_timeline import WarpTimeline
 translate = QCoreApplication.translate
 DEFAULT_KERNEL = "divergence_even_odd"
 DEFAULT_COMPARE = "divergence_warp_aligned"
-EMULATOR_DEVICE = "SIMT emulator"
-
-
-# ------------------------------------------------------------------ jobs (run on a worker thread)
-
-
-def session_result(session: ws.WarpSession) -> Result:
-    """The run as a Result: active lanes of the first traced warp at each of its steps."""
-    timeline = session.timeline(0)
-    prov = Provenance("emulated", EMULATOR_DEVICE, {"kernel": session.entry})
-    points = tuple(Point(float(i), float(n)) for i, n in enumerate(timeline.active_lanes))
-    series = Series(f"warp {timeline.warp}", prov, "step", "", "active lanes", "lanes", points)
-    params = {
-        "kernel": session.entry,
-        "grid": list(session.shape.grid),
-        "block": list(session.shape.block),
-        "traced_block": session.block,
-    }
-    return Result("warp-session", params, (series,))
-
-
-def emulation_job(
-    holder: dict[str, Any],
-    spec: kernels.KernelSpec,
-    preset: kernels.LaunchPreset,
-    source: str,
-    block: int,
-    ctx: Context,
-) -> Generator[Progress, None, Result]:
-    """Emulate with one block traced; leaves the session (or the emulator's error) in ``holder``."""
-    from gpulab import simt
-
-    yield Progress(0.0, "emulating")
-    args = spec.build_args(preset)
-    request = ws.SessionRequest(
-        source,
-        spec.entry,
-        preset.grid,
-        preset.block,
-        args,
-        block,
-        expected=spec.expected(args),
-        rtol=spec.rtol,
-        atol=spec.atol,
-    )
-    try:
-        # In a child process: an emulation in this process would stall the GUI thread (GIL).
-        session = ws.emulator_process().run(request, ctx.cancel_event)
-    except simt.Cancelled:
-        raise Cancelled("cancelled") from None
-    except (simt.SimtError, ws.SessionError) as exc:
-        holder["error"] = exc
-        raise
-    holder["session"] = session
-    return session_result(session)
-
-
-def gpu_job(
-    holder: dict[str, Any],
-    session: ws.WarpSession,
-    spec: kernels.KernelSpec,
-    preset: kernels.LaunchPreset,
-    ctx: Context,
-) -> Generator[Progress, None, Result]:
-    """Run the session's source on the job's GPU; leaves the GpuRun in ``holder``."""
-    yield Progress(0.0, "running on the GPU")
-    run = ws.run_on_gpu(session, spec.build_args(preset), ctx.device_index or 0, rtol=spec.rtol, atol=spec.atol)
-    holder["gpu"] = run
-    prov = Provenance("measured", run.device, {"kernel": session.entry, "repeats": len(run.times_s)})
-    points = tuple(Point(float(i), t) for i, t in enumerate(run.times_s))
-    return Result(
-        "warp-session-gpu", {"kernel": session.entry}, (Series("kernel time", prov, "launch", "", "time", "s", points),)
-    )
-
-
-def error_text(exc: BaseException) -> tuple[int | None, str]:
-    """(line, message in plain words) for an emulator error."""
-    from gpulab import simt
-
-    line = getattr(exc, "line", None)
-    if isinstance(exc, simt.CompileError):
-        detail = getattr(exc, "detail", str(exc))
-        where = fill(translate("WarpPanel", "line %1: "), line) if line else ""
-        return line, fill(translate("WarpPanel", "The emulator cannot run this code: %1%2"), where, detail)
-    if isinstance(exc, simt.KernelFault):
-        return line, fill(translate("WarpPanel", "The kernel crashed while running: %1"), exc)
-    return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
-
-
-def kernel_title(spec: kernels.KernelSpec) -> str:
-    return i18n.engine_text(spec, "title")
-
-
-def registers_text(registers: dict[str, Any], types: dict[str, str]) -> str:
-    """'i = 37, v = 112, in = 0x1000': a lane's variables, pointers (byte addresses, in hex) last."""
-    parts = []
-    pointers_last = sorted(registers.items(), key=lambda item: types.get(item[0], "").endswith("*"))
-    for name, value in pointers_last:
-        if isinstance(value, bool):
-            shown = "true" if value else "false"
-        elif types.get(name, "").endswith("*") and isinstance(value, int):
-            shown = hex(value)
-        else:
-            shown = str(value)
-        parts.append(f"{name} = {shown}")
-    return ", ".join(parts)
 
 
 # ------------------------------------------------------------------ the panel
@@ -165,10 +55,8 @@ class WarpPanel(Panel):
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)
-        self.session: ws.WarpSession | None = None
+        self.position = WarpCursor(self)  # the session, its current step and the followed warp
         self.compare_session: ws.WarpSession | None = None
-        self.cursor = 0
-        self.row = 0
         self.job: Job | None = None
         self.compare_job: Job | None = None
         self.gpu_job: Job | None = None
@@ -183,13 +71,27 @@ class WarpPanel(Panel):
         self._fill_kernels()
         self._device_report(services.devices.report)
 
+    # ............................................................ where the cursor stands
+    @property
+    def session(self) -> ws.WarpSession | None:
+        return self.position.session
+
+    @property
+    def cursor(self) -> int:
+        """The timeline step shown."""
+        return self.position.step
+
+    @property
+    def row(self) -> int:
+        """The warp row followed by the timeline and the memory view."""
+        return self.position.row
+
     # ............................................................ building
     def _make_widgets(self) -> None:
-        self.kernel_box = QComboBox()
-        self.preset_box = QComboBox()
-        self.block_box = QSpinBox()
-        self.run_button = QPushButton()
-        self.run_button.setDefault(True)
+        self.controls = KernelControls()
+        # The boxes the panel reacts to, by their own names (tests and shortcuts use them).
+        self.kernel_box, self.preset_box = self.controls.kernel_box, self.controls.preset_box
+        self.block_box, self.run_button = self.controls.block_box, self.controls.run_button
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.status = WrapLabel()
@@ -202,13 +104,7 @@ class WarpPanel(Panel):
         self.timeline = WarpTimeline()
         self.compare_box = QComboBox()
         self.compare_timeline = WarpTimeline(with_cursor=False)
-        self.gpu_button = QPushButton()
-        self.gpu_state = QLabel()
-        self.gpu_state.setWordWrap(True)
-        self.gpu_badge = ProvenanceBadge("")
-        self.gpu_emulated_badge = ProvenanceBadge("")
-        self.gpu_counts = QLabel()
-        self.gpu_counts.setWordWrap(True)
+        self.gpu_tab = GpuTab()
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
@@ -219,15 +115,6 @@ class WarpPanel(Panel):
         legend and the transport wrap, the metrics go 2 x 2 and drop their explanations, and
         the tabs shrink to their bar until a tab is clicked.
         """
-        self.kernel_label, self.preset_label, self.block_label = QLabel(), QLabel(), QLabel()
-        self.kernel_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.controls = FlowBox(spacing=12, row_spacing=4)
-        self.controls.add(
-            group(self.kernel_label, self.kernel_box),
-            group(self.preset_label, self.preset_box),
-            group(self.block_label, self.block_box),
-            self.run_button,
-        )
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -251,7 +138,7 @@ class WarpPanel(Panel):
         self.upper.setStretchFactor(1, 6)
         self.tabs.addTab(self.memory, "")
         self.tabs.addTab(self._timeline_page(), "")
-        self.tabs.addTab(self._gpu_page(), "")
+        self.tabs.addTab(self.gpu_tab, "")
         self.tabs.tabBarClicked.connect(self._open_tabs)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.upper)
@@ -275,7 +162,7 @@ class WarpPanel(Panel):
 
     def _fit_to_type(self) -> None:
         """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
-        self.kernel_box.setMinimumWidth(12 * self.fontMetrics().horizontalAdvance("M"))
+        self.controls.fit_to_type()
         self.code.setMinimumHeight(4 * self.code.fontMetrics().lineSpacing())
         self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
         self.upper.setMinimumHeight(0)
@@ -353,21 +240,6 @@ class WarpPanel(Panel):
         layout.addLayout(plots, 1)
         return page
 
-    def _gpu_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        row = QHBoxLayout()
-        row.addWidget(self.gpu_button)
-        row.addWidget(self.gpu_badge)
-        row.addWidget(self.gpu_state, 1)
-        layout.addLayout(row)
-        counts = QHBoxLayout()
-        counts.addWidget(self.gpu_emulated_badge)
-        counts.addWidget(self.gpu_counts, 1)
-        layout.addLayout(counts)
-        layout.addStretch(1)
-        return page
-
     def _shortcuts(self) -> None:
         """Space, arrows, D and M step the run while the lane grid has focus; Ctrl+Return runs."""
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -392,27 +264,26 @@ class WarpPanel(Panel):
         self.block_box.valueChanged.connect(lambda _v: self.run())
         self.run_button.clicked.connect(self.run)
         self.transport.step_requested.connect(lambda delta: self.set_cursor(self.cursor + delta))
-        self.transport.seek_requested.connect(
-            lambda g: self.set_cursor(len(self.session) - 1 if g < 0 and self.session else g)
-        )
+        self.transport.seek_requested.connect(lambda g: self.set_cursor(self.position.steps - 1 if g < 0 else g))
         self.transport.next_divergence_requested.connect(self.jump_to_next_divergence)
         self.transport.next_memory_requested.connect(self.jump_to_next_memory)
         self.lanes.lane_hovered.connect(self._lane_hovered)
         self.lanes.row_selected.connect(self.select_row)
         self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
-        self.gpu_button.clicked.connect(self.run_on_gpu)
+        self.gpu_tab.button.clicked.connect(self.run_on_gpu)
+        self.position.session_changed.connect(self._show_session)
+        self.position.step_changed.connect(lambda _g: self._show_step())
+        self.position.row_changed.connect(lambda _row: self._show_row())
         self.timeline.step_clicked.connect(self.set_cursor)
         self.services.devices.report_changed.connect(self._device_report)
 
     def _fill_kernels(self) -> None:
-        self.kernel_box.blockSignals(True)
+        self.controls.fill_kernels(self.specs)
         self.compare_box.blockSignals(True)
         self.compare_box.addItem("—", "")
         for spec in self.specs:
-            self.kernel_box.addItem(kernel_title(spec), spec.entry)
-            self.compare_box.addItem(kernel_title(spec), spec.entry)
+            self.compare_box.addItem(texts.kernel_title(spec), spec.entry)
         self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
-        self.kernel_box.blockSignals(False)
         self.compare_box.blockSignals(False)
         self.kernel_box.setCurrentIndex(max(0, self.kernel_box.findData(DEFAULT_KERNEL)))
         if self.kernel_box.currentIndex() == 0:
@@ -420,27 +291,14 @@ class WarpPanel(Panel):
 
     def _retitle_kernels(self) -> None:
         """Kernel titles in the interface language (the engine carries the Chinese)."""
-        for box in (self.kernel_box, self.compare_box):
-            for index in range(box.count()):
-                entry = box.itemData(index)
-                if entry:
-                    box.setItemText(index, kernel_title(kernels.get(entry)))
-        for index in range(self.preset_box.count()):
-            self.preset_box.setItemText(index, self._preset_text(self.spec.preset(self.preset_box.itemData(index))))
+        self.controls.retitle()
+        for index in range(1, self.compare_box.count()):  # after "—", no kernel
+            self.compare_box.setItemText(index, texts.kernel_title(kernels.get(self.compare_box.itemData(index))))
         if self.kernel_box.count():
             self._describe_kernel()
             if self.session is not None:
-                self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
+                self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
             self._show_compare()
-
-    def _preset_text(self, preset: kernels.LaunchPreset) -> str:
-        names = {
-            "tiny": self.tr("tiny"),
-            "small": self.tr("small"),
-            "medium": self.tr("medium"),
-            "large": self.tr("large"),
-        }
-        return fill(self.tr("%1 (%2 threads)"), names.get(preset.name, preset.name), preset.threads)
 
     def _describe_kernel(self) -> None:
         description = i18n.engine_text(self.spec, "description")
@@ -450,11 +308,11 @@ class WarpPanel(Panel):
     # ............................................................ choosing
     @property
     def spec(self) -> kernels.KernelSpec:
-        return kernels.get(self.kernel_box.currentData())
+        return self.controls.spec
 
     @property
     def preset(self) -> kernels.LaunchPreset:
-        return self.spec.preset(self.preset_box.currentData())
+        return self.controls.preset
 
     def choose_kernel(self, entry: str, preset: str | None = None) -> None:
         """Select a catalogue kernel (and preset); it is emulated at once."""
@@ -464,25 +322,15 @@ class WarpPanel(Panel):
 
     def _kernel_chosen(self, _index: int) -> None:
         spec = self.spec
-        self.session = None  # its lines belong to the previous source
+        self.position.set_session(None)  # its lines belong to the previous source
         self.transport.pause()
         self.code.set_source(spec.source)
         self._describe_kernel()
-        self.preset_box.blockSignals(True)
-        self.preset_box.clear()
-        for preset in spec.presets:
-            self.preset_box.addItem(self._preset_text(preset), preset.name)
-        self.preset_box.blockSignals(False)
+        self.controls.fill_presets(spec)
         self._preset_chosen(0)
 
     def _preset_chosen(self, _index: int) -> None:
-        blocks = 1
-        for dim in self.preset.grid:
-            blocks *= dim
-        self.block_box.blockSignals(True)
-        self.block_box.setRange(0, blocks - 1)
-        self.block_box.setValue(0)
-        self.block_box.blockSignals(False)
+        self.controls.reset_block()
         if self.shown_once:  # until then nothing is emulated: a hidden panel costs nothing
             self.run()
             self.run_compare()
@@ -500,41 +348,36 @@ class WarpPanel(Panel):
         if self.job is not None and not self.job.is_over:
             self.job.cancel()
         self.transport.pause()
-        holder: dict[str, Any] = {}
         spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), spec.entry),
             "cpu",
-            lambda ctx: emulation_job(holder, spec, preset, source, block, ctx),
+            lambda ctx: ws.emulate(spec, preset, source, block, ctx),
         )
         self.job = job
         self.code.clear_error()
         self.status.setText(self.tr("Emulating…"))
-        job.finished.connect(lambda _result: self._emulated(job, holder))
-        job.failed.connect(lambda reason: self._emulation_failed(job, holder, reason))
+        job.finished.connect(lambda session: self._emulated(job, session))
+        job.failed.connect(lambda exc: self._emulation_failed(job, exc))
         return job
 
-    def _emulated(self, job: Job, holder: dict[str, Any]) -> None:
+    def _emulated(self, job: Job, session: ws.WarpSession) -> None:
         if not isValid(self) or job is not self.job:
             return
         self.last_error = None
-        self.session = holder["session"]
         self.gpu_run = None
-        self.row = 0
-        self.lanes.select_row(0)
-        self.timeline.set_timeline(self.session.timeline(0), kernel_title(self.spec))
-        self.metrics.set_metrics(self.session.metrics)
-        self.set_provenance("emulated")
-        self.status.setText(self._status_text())
-        self.set_cursor(0)
-        self._show_gpu()
+        self.position.set_session(session)
 
-    def _emulation_failed(self, job: Job, holder: dict[str, Any], reason: str) -> None:
+    def _emulation_failed(self, job: Job, exc: BaseException) -> None:
+        from gpulab import simt
+
         if not isValid(self) or job is not self.job:
             return
-        error = holder.get("error")
+        # The emulator's own errors are shown at their line and re-worded on a language
+        # change; anything else (out of memory, ...) is its one plain line.
+        error = exc if isinstance(exc, (simt.SimtError, ws.SessionError)) else None
         self.last_error = error
-        line, text = error_text(error) if error is not None else (None, reason)
+        line, text = texts.error_text(error) if error is not None else (None, plain_error(exc))
         self.code.show_error(line, text)
         self.status.setText(text)
 
@@ -550,76 +393,61 @@ class WarpPanel(Panel):
         spec = kernels.get(entry)
         names = [p.name for p in spec.presets]
         preset = spec.preset(self.preset.name if self.preset.name in names else names[0])
-        holder: dict[str, Any] = {}
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), entry),
             "cpu",
-            lambda ctx: emulation_job(holder, spec, preset, spec.source, 0, ctx),
+            lambda ctx: ws.emulate(spec, preset, spec.source, 0, ctx),
         )
         self.compare_job = job
-        job.finished.connect(lambda _result: self._compared(job, holder))
+        job.finished.connect(lambda session: self._compared(job, session))
         return job
 
-    def _compared(self, job: Job, holder: dict[str, Any]) -> None:
+    def _compared(self, job: Job, session: ws.WarpSession) -> None:
         if not isValid(self) or job is not self.compare_job:
             return
-        self.compare_session = holder["session"]
+        self.compare_session = session
         self._show_compare()
 
     def run_on_gpu(self) -> Job | None:
         """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
         if self.session is None or not self._gpu_usable():
             return None
-        holder: dict[str, Any] = {}
         session, spec, preset = self.session, self.spec, self.preset
         job = self.services.runner.submit(
             fill(self.tr("Run %1 on the GPU"), spec.entry),
             "cuda:0",
-            lambda ctx: gpu_job(holder, session, spec, preset, ctx),
+            lambda ctx: ws.compare_on_gpu(session, spec, preset, ctx),
         )
         self.gpu_job = job
-        self.gpu_state.setText(self.tr("Running on the GPU…"))
-        job.finished.connect(lambda _result: self._gpu_done(job, holder))
-        job.failed.connect(lambda reason: self.gpu_state.setText(fill(self.tr("The GPU run failed: %1"), reason)))
+        self.gpu_tab.show_running()
+        job.finished.connect(lambda run: self._gpu_done(job, run))
+        job.failed.connect(lambda exc: self.gpu_tab.show_failed(plain_error(exc)))
         return job
 
-    def _gpu_done(self, job: Job, holder: dict[str, Any]) -> None:
+    def _gpu_done(self, job: Job, run: ws.GpuRun) -> None:
         if not isValid(self) or job is not self.gpu_job:
             return
-        self.gpu_run = holder["gpu"]
+        self.gpu_run = run
         self._show_gpu()
 
     # ............................................................ stepping
     def set_cursor(self, g: int) -> None:
         """Show timeline step ``g`` (clamped) everywhere."""
-        session = self.session
-        if session is None or len(session) == 0:
-            return
-        self.cursor = max(0, min(int(g), len(session) - 1))
-        self.lanes.set_states(session.lane_states(self.cursor), session.warps)
-        step = session.step(self.cursor, self.row)
-        self.code.set_current(step.line, (step.col_start, step.col_end))
-        self.memory.set_step(session.memory(self.cursor, self.row))
-        self.transport.set_position(self.cursor, len(session))
-        self._show_step_text(step)
-        self._move_timeline_cursor()
+        if not self.position.set_step(g):  # the same step: draw it again all the same
+            self._show_step()
 
     def select_row(self, row: int) -> None:
         """Follow warp ``row`` of the traced block in the timeline and the memory view."""
-        if self.session is None:
-            return
-        self.row = max(0, min(row, self.session.rows - 1))
-        self.lanes.select_row(self.row)
-        self.timeline.set_timeline(self.session.timeline(self.row), kernel_title(self.spec))
-        self.set_cursor(self.cursor)
+        if not self.position.select_row(row):
+            self._show_row()
 
     def jump_to_next_divergence(self) -> None:
         if self.session is not None:
-            self._jump(self.session.next_divergence(self.cursor), self.tr("No divergent branch after this step."))
+            self._jump(self.position.next_divergence(), self.tr("No divergent branch after this step."))
 
     def jump_to_next_memory(self) -> None:
         if self.session is not None:
-            self._jump(self.session.next_memory(self.cursor), self.tr("No memory access after this step."))
+            self._jump(self.position.next_memory(), self.tr("No memory access after this step."))
 
     def _jump(self, target: int | None, none_text: str) -> None:
         self.transport.pause()
@@ -629,115 +457,59 @@ class WarpPanel(Panel):
             self.set_cursor(target)
 
     # ............................................................ showing
-    def _status_text(self) -> str:
-        session = self.session
-        if session is None:
-            return ""
-        match = session.reference_match
-        verdict = {
-            True: self.tr("outputs match the numpy reference"),
-            False: self.tr("outputs DIFFER from the numpy reference"),
-            None: "",
-        }[match]
-        text = fill(
-            self.tr("Emulated block %1 of %2: %3 warps traced, %4 steps; %5."),
-            session.block,
-            session.shape.blocks,
-            session.rows,
-            len(session),
-            verdict,
-        )
-        if session.truncated:
-            text += " " + self.tr("The trace stops early (the emulator keeps at most 20,000 steps per warp).")
-        return text
+    def _show_session(self, session: ws.WarpSession | None) -> None:
+        """A new emulation arrived: everything shows its first step of its first warp."""
+        if session is None:  # the old session is forgotten; its views stay until the next one
+            return
+        self.lanes.select_row(0)
+        self.timeline.set_timeline(session.timeline(0), texts.kernel_title(self.spec))
+        self.metrics.set_metrics(session.metrics)
+        self.set_provenance("emulated")
+        self.status.setText(texts.status_text(session))
+        self._show_step()
+        self._show_gpu()
 
-    def _show_step_text(self, step: Any) -> None:
-        session = self.session
-        assert session is not None
-        rows = session.participants(self.cursor)
-        active = sum(session.step(self.cursor, row).active_lanes for row in rows)
-        warps = len(rows)
-        self.step_label.setText(
-            fill(
-                self.tr("Line %1 (%2): %3 of %4 warps execute, %5 lanes active."),
-                step.line,
-                self._kind_word(step.kind),
-                warps,
-                session.rows,
-                active,
-            )
-        )
+    def _show_step(self) -> None:
+        """Lanes, code line, memory traffic, transport and step text at the cursor."""
+        session, g, row = self.session, self.cursor, self.row
+        if session is None or len(session) == 0:
+            return
+        self.lanes.set_states(session.lane_states(g), session.warps)
+        step = session.step(g, row)
+        self.code.set_current(step.line, (step.col_start, step.col_end))
+        self.memory.set_step(session.memory(g, row))
+        self.transport.set_position(g, len(session))
+        self.step_label.setText(texts.step_text(session, g, row))
+        self._move_timeline_cursor()
 
-    def _kind_word(self, kind: str) -> str:
-        words = {
-            "stmt": self.tr("statement"),
-            "branch": self.tr("branch"),
-            "load": self.tr("load"),
-            "store": self.tr("store"),
-            "atomic": self.tr("atomic"),
-            "barrier": self.tr("barrier"),
-            "shuffle": self.tr("shuffle"),
-        }
-        return words.get(kind, kind)
+    def _show_row(self) -> None:
+        if self.session is None:
+            return
+        self.lanes.select_row(self.row)
+        self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
+        self._show_step()
 
     def _move_timeline_cursor(self) -> None:
         session = self.session
         if session is None:
             return
         if self.timeline.timeline is None or self.timeline.timeline.warp != session.warps[self.row]:
-            self.timeline.set_timeline(session.timeline(self.row), kernel_title(self.spec))
-        own = int((session.step_at[: self.cursor + 1, self.row] >= 0).sum()) - 1
-        self.timeline.set_cursor_step(max(own, 0))
+            self.timeline.set_timeline(session.timeline(self.row), texts.kernel_title(self.spec))
+        self.timeline.set_cursor_step(self.position.own_step())
 
     def _show_compare(self) -> None:
         other = self.compare_session
         if other is None:
             self.compare_timeline.set_timeline(None)
             return
-        self.compare_timeline.set_timeline(other.timeline(0), kernel_title(kernels.get(other.entry)))
+        self.compare_timeline.set_timeline(other.timeline(0), texts.kernel_title(kernels.get(other.entry)))
 
     def _lane_hovered(self, row: int, lane: int) -> None:
         if self.session is None:
             return
-        info = self.session.lane_info(self.cursor, row, lane)
-        if info.thread is None:
-            text = fill(self.tr("Warp %1, lane %2: %3."), info.warp, lane, state_name(info.state))
-        else:
-            text = fill(
-                self.tr("Warp %1, lane %2: threadIdx %3, blockIdx %4, thread %5 of the grid — %6."),
-                info.warp,
-                lane,
-                info.thread,
-                info.block,
-                info.global_thread,
-                state_name(info.state),
-            )
-        short = text
-        if info.thread is not None:  # the label in large type: the thread's number only
-            short = fill(self.tr("Warp %1, lane %2 (thread %3): %4."), info.warp, lane, info.global_thread,
-                         state_name(info.state))  # fmt: skip
-        registers = getattr(info, "registers", None)
-        if registers:
-            types = self.session.register_types(self.cursor, row)
-            variables = " " + fill(self.tr("Variables: %1."), registers_text(registers, types))
-            text, short = text + variables, short + variables
-        if info.address is not None:
-            where = " " + fill(self.tr("Address %1."), hex(info.address)) + self._where_in_memory(row, lane)
-            text, short = text + where, short + where
+        text, short = texts.lane_texts(self.session, self.cursor, row, lane)
         self.lanes.hover_label.setText(short if self.metrics.compact else text)
         self.lanes.graphics.setToolTip(text)
-
-    def _where_in_memory(self, row: int, lane: int) -> str:
-        """' Bank 5.' or ' Sector 2 of line 0.' for a lane at a memory step, else ''."""
-        assert self.session is not None
-        memory = self.session.memory(self.cursor, row)
-        if memory is None or memory.warp != self.session.warps[row]:
-            return ""
-        if memory.space == "shared" and memory.bank_of_lane[lane] >= 0:
-            return " " + fill(self.tr("Bank %1."), memory.bank_of_lane[lane])
-        if memory.space != "shared" and memory.line_of_lane and memory.line_of_lane[lane] >= 0:
-            return " " + fill(self.tr("Sector %1 of line %2."), memory.sector_of_lane[lane], memory.line_of_lane[lane])
-        return ""
 
     # ............................................................ GPU
     def _gpu_usable(self) -> bool:
@@ -748,51 +520,13 @@ class WarpPanel(Panel):
         self._show_gpu()
 
     def _show_gpu(self) -> None:
-        usable = self._gpu_usable()
-        self.gpu_button.setEnabled(usable and self.session is not None)
-        self.gpu_emulated_badge.set_kind("emulated" if self.session else "")
-        if self.session is not None:
-            metrics = self.session.metrics
-            self.gpu_counts.setText(
-                fill(
-                    self.tr("Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
-                    int(metrics.get("inst_executed", 0)),
-                    int(metrics.get("gld_transactions", 0)),
-                    int(metrics.get("gld_requests", 0)),
-                )
-            )
-        run = self.gpu_run
-        if run is None:
-            self.gpu_badge.set_kind("")
-            report = self.services.devices.report
-            if not usable:
-                reason = report.cuda.reason if report else self.tr("the device check has not finished")
-                self.gpu_state.setText(fill(self.tr("No GPU run: %1 The emulated results above stand alone."), reason))
-            else:
-                self.gpu_state.setText(self.tr("Run the same source on the GPU to compare outputs and time it."))
-            return
-        self.gpu_badge.set_kind("measured")
-        verdict = (
-            self.tr("outputs MATCH the emulator") if run.all_match else self.tr("outputs DO NOT MATCH the emulator")
-        )
-        self.gpu_state.setText(
-            fill(
-                self.tr("%1: %2; kernel time %3 µs (median of %4 launches, CUDA events)."),
-                run.device,
-                verdict,
-                f"{run.median_s * 1e6:.2f}",
-                len(run.times_s),
-            )
-        )
+        report = self.services.devices.report
+        reason = report.cuda.reason if report else None
+        self.gpu_tab.show_run(self.session, self.gpu_run, self._gpu_usable(), reason)
 
     # ............................................................ texts and looks
     def retranslate(self) -> None:
-        self.kernel_label.setText(self.tr("Kernel:"))
-        self.preset_label.setText(self.tr("Size:"))
-        self.block_label.setText(self.tr("Block:"))
-        self.block_box.setToolTip(self.tr("Which block's warps to trace (linear block id)"))
-        self.run_button.setText(self.tr("Run"))
-        self.run_button.setToolTip(self.tr("Emulate the code in the editor, your edits included (Ctrl+Return)"))
+        self.controls.retranslate()
         self.lanes.setToolTip(
             self.tr(
                 "Click a warp to follow it. Keys: Space play/pause, arrows step, "
@@ -803,13 +537,13 @@ class WarpPanel(Panel):
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))
         self.compare_label.setText(self.tr("Compare with:"))
-        self.gpu_button.setText(self.tr("Run on the GPU"))
+        self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:
-            self.status.setText(self._status_text())
-            self.set_cursor(self.cursor)
+            self.status.setText(texts.status_text(self.session))
+            self._show_step()
         elif self.last_error is not None:
-            self.status.setText(error_text(self.last_error)[1])
+            self.status.setText(texts.error_text(self.last_error)[1])
         self._show_gpu()
 
     def restyle(self) -> None:
@@ -819,8 +553,7 @@ class WarpPanel(Panel):
         self.memory.restyle(theme)
         self.timeline.restyle(theme)
         self.compare_timeline.restyle(theme)
-        if self.session is not None:
-            self.set_cursor(self.cursor)
+        self._show_step()
 
     def heightForWidth(self, width: int) -> int:
         # Word-wrapped labels make the layout height-for-width, and a resizable scroll area

@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QLineF, QPointF, QRect, QRe
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from ui.theme import Theme, current_theme
 from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 

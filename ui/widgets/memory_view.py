@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
 
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from ui.theme import Theme, current_theme
 
 MAX_LINES_DRAWN = 8

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from ui.theme import Theme, current_theme, curve_pen, style_plot
 
 translate = QCoreApplication.translate

@@ -1,4 +1,4 @@
-"""The warp session: timeline merge, lane states, jumps, memory analysis (fake traces, no emulator)."""
+"""The warp session: timeline merge, lane states, jumps, lanes and registers (fake traces and the emulator)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from gpulab import warp_session as ws
+from gpulab.experiments import warp as ws
 from gpulab.simt.trace import TraceStep
 
 FULL = 0xFFFF_FFFF
@@ -116,75 +116,6 @@ def test_next_memory_finds_loads_and_stores_in_order():
     assert s.next_memory(3) is None
 
 
-def global_step(addresses):
-    used = [a for a in addresses if a is not None]
-    return stmt(
-        3,
-        kind="load",
-        mask=sum(1 << i for i, a in enumerate(addresses) if a is not None),
-        addresses=tuple(addresses),
-        space="global",
-        buffer="a",
-        sectors=tuple(sorted({a >> 5 for a in used})),
-        lines=tuple(sorted({a >> 7 for a in used})),
-    )
-
-
-def test_a_coalesced_float_load_needs_and_fetches_four_sectors_of_one_line():
-    base = 0x7F00_0000_0000
-    m = ws.analyse_memory_step(global_step([base + 4 * i for i in range(32)]), 0, 4)
-    assert (m.sectors_needed, m.sectors_fetched, len(m.lines)) == (4, 4, 1)
-    assert m.efficiency == 1.0
-    assert m.sector_of_lane[:9] == (0, 0, 0, 0, 0, 0, 0, 0, 1)
-
-
-def test_a_stride_two_load_fetches_twice_the_sectors_it_needs():
-    base = 0x7F00_0000_0000
-    m = ws.analyse_memory_step(global_step([base + 8 * i for i in range(32)]), 0, 4)
-    assert (m.sectors_needed, m.sectors_fetched, len(m.lines)) == (4, 8, 2)
-    assert m.efficiency == pytest.approx(0.5)
-    assert m.line_of_lane[15:17] == (0, 1)
-
-
-def test_inactive_lanes_have_no_sector_and_do_not_count_as_needed():
-    base = 0x7F00_0000_0000
-    m = ws.analyse_memory_step(global_step([base + 4 * i if i % 2 == 0 else None for i in range(32)]), 0, 4)
-    assert m.active_lanes == 16
-    assert m.sector_of_lane[1] == -1
-    assert m.sectors_needed == 2 and m.sectors_fetched == 4
-
-
-def shared_step(addresses, degree):
-    return stmt(3, kind="load", addresses=tuple(addresses), space="shared", buffer="tile", bank_conflict_degree=degree)
-
-
-def test_a_column_read_of_a_32_wide_shared_tile_hits_one_bank_32_times():
-    m = ws.analyse_memory_step(shared_step([0x0100_0000 + 128 * i for i in range(32)], 32), 0, 4)
-    assert m.words_per_bank[0] == 32 and sum(m.words_per_bank) == 32
-    assert m.conflict_degree == 32
-    assert m.efficiency == pytest.approx(1 / 32)
-
-
-def test_a_padded_tile_spreads_a_column_read_over_all_32_banks():
-    m = ws.analyse_memory_step(shared_step([0x0100_0000 + 132 * i for i in range(32)], 1), 0, 4)
-    assert m.words_per_bank == (1,) * 32
-    assert sorted(m.bank_of_lane) == list(range(32))
-    assert m.efficiency == 1.0
-
-
-def test_lanes_reading_the_same_shared_word_are_one_broadcast_not_a_conflict():
-    m = ws.analyse_memory_step(shared_step([0x0100_0000] * 32, 1), 0, 4)
-    assert m.words_per_bank[0] == 1 and len(m.lanes_per_bank[0]) == 32
-
-
-def test_buffer_itemsizes_reads_pointer_parameters_and_shared_arrays():
-    source = """extern "C" __global__ void k(const float* __restrict__ a, double *b, int n) {
-        __shared__ float tile[16][17];
-        __shared__ unsigned long long acc[32];
-    }"""
-    assert ws.buffer_itemsizes(source) == {"a": 4, "b": 8, "tile": 4, "acc": 8}
-
-
 def test_lane_info_names_the_thread_and_its_address_at_a_memory_step():
     addresses = tuple(0x7F00_0000_0000 + 4 * i for i in range(32))
     w1 = [stmt(2), stmt(3, kind="load", addresses=addresses, space="global", buffer="a")]
@@ -250,109 +181,6 @@ def test_run_session_refuses_a_block_outside_the_grid():
         ws.run_session("src", "k", (2, 1, 1), (32, 1, 1), [], block_index=2, launch=lambda *a, **k: None)
 
 
-# ------------------------------------------------------------------ the emulator child process
-
-DIVERGENT = """extern "C" __global__ void k(const unsigned int* in, unsigned int* out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        unsigned int v = in[i];
-        if (threadIdx.x % 2 == 0) {
-            v = v * 3;
-        } else {
-            v = v + 7;
-        }
-        out[i] = v;
-    }
-}
-"""
-
-SPIN = """extern "C" __global__ void spin(int* out, int n) {
-    int x = 0;
-    for (int k = 0; k < n; k++) { x = x + 1; }
-    out[threadIdx.x] = x;
-}
-"""
-
-
-@pytest.fixture(scope="module")
-def child():
-    process = ws.EmulatorProcess()
-    yield process
-    process.stop()
-
-
-def divergent_request(**overrides):
-    values = np.arange(64, dtype=np.uint32)
-    expected = {1: np.where(np.arange(64) % 2 == 0, values * 3, values + 7).astype(np.uint32)}
-    fields = dict(
-        source=DIVERGENT,
-        entry="k",
-        grid=(1,),
-        block=(64,),
-        args=[values, np.zeros(64, np.uint32), np.int32(64)],
-        expected=expected,
-    )
-    return ws.SessionRequest(**{**fields, **overrides})
-
-
-def test_the_emulator_process_returns_a_session_with_outputs_checked_against_the_reference(child):
-    session = child.run(divergent_request())
-    assert session.reference_match is True
-    then_line = 6
-    g = next(h for h in range(len(session)) if session.line(h) == then_line)
-    assert list(np.flatnonzero(session.lane_states(g)[0] == ws.LANE_ACTIVE)) == list(range(0, 32, 2))
-    assert child.running
-
-
-def test_a_compile_error_from_the_emulator_process_keeps_its_line(child):
-    from gpulab import simt
-
-    broken = DIVERGENT.replace("v = v * 3;", "goto out;")
-    with pytest.raises(simt.CompileError) as caught:
-        child.run(divergent_request(source=broken))
-    assert caught.value.line == 6 and "goto" in str(caught.value)
-
-
-def test_a_kernel_fault_from_the_emulator_process_names_the_buffer_and_line(child):
-    from gpulab import simt
-
-    broken = DIVERGENT.replace("unsigned int v = in[i];", "unsigned int v = in[i + 1000];")
-    with pytest.raises(simt.KernelFault) as caught:
-        child.run(divergent_request(source=broken))
-    assert caught.value.line == 4 and caught.value.buffer == "in"
-
-
-def test_cancelling_stops_a_long_emulation_promptly_and_the_child_serves_the_next_run(child):
-    import time
-
-    from gpulab import simt
-
-    cancel = threading.Event()
-    timer = threading.Timer(0.3, cancel.set)
-    timer.start()
-    started = time.monotonic()
-    request = ws.SessionRequest(SPIN, "spin", (1,), (32,), [np.zeros(32, np.int32), np.int32(10**9)], max_steps=10**12)
-    with pytest.raises(simt.Cancelled):
-        child.run(request, cancel)
-    timer.join()
-    assert time.monotonic() - started < 5
-    assert child.running
-    assert child.run(divergent_request()).reference_match is True
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("entry", ["divergence_even_odd", "load_strided", "transpose_shared", "reduce_interleaved"])
-def test_on_a_gpu_the_same_source_gives_the_emulated_outputs_and_a_measured_time(entry):
-    from gpulab import kernels
-
-    spec = kernels.get(entry)
-    preset = spec.presets[0]
-    session = ws.run_session(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset))
-    run = ws.run_on_gpu(session, spec.build_args(preset), repeats=5, rtol=spec.rtol, atol=spec.atol)
-    assert run.matches and run.all_match
-    assert len(run.times_s) == 5 and 0 < run.median_s < 1.0
-
-
 def test_a_launch_wide_sequence_number_orders_the_timeline_when_the_emulator_gives_one():
     from dataclasses import dataclass
 
@@ -385,27 +213,6 @@ def test_last_active_step_of_each_lane_is_found_without_a_lanes_by_steps_blow_up
     s = session([long_warp], block=(32, 1, 1))
     last = s._last_active_step()
     assert last[0, 0] == 5001 and last[0, 2] == 5000 and last[0, 1] == 4999
-
-
-def test_a_step_table_gives_back_every_trace_step_exactly_and_pickles_to_a_few_objects():
-    import gc
-    import pickle
-
-    from gpulab import kernels, simt
-
-    spec = kernels.get("transpose_shared")
-    preset = spec.presets[0]
-    result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset), trace=[0, 1])
-    steps = result.trace[0] + result.trace[1]
-    assert any(s.addresses for s in steps) and any(s.space == "shared" for s in steps)
-    table = ws.StepTable(steps)
-    assert len(table) == len(steps)
-    assert [table[i] for i in range(len(table))] == steps
-    assert table[-1] == steps[-1] and table[1:3] == steps[1:3]
-    before = len(gc.get_objects())
-    copy = pickle.loads(pickle.dumps(table))
-    assert len(gc.get_objects()) - before < 40
-    assert copy[5] == steps[5]
 
 
 def test_a_session_says_when_the_emulator_cut_the_trace_short():
@@ -475,41 +282,6 @@ def test_lane_registers_are_empty_before_the_warps_first_step():
     assert late.lane_registers(1, 1, 0)["i"] == 32
 
 
-LATE_DEFINITION = """__device__ unsigned int later(unsigned int x);
-extern "C" __global__ void k(unsigned int* out) {
-    unsigned int v = threadIdx.x;
-    if (threadIdx.x < 32) {
-        v = later(v);
-    } else {
-        v = v + 1;
-    }
-    out[threadIdx.x] = v;
-}
-__device__ unsigned int later(unsigned int x) {
-    return x * 3;
-}
-"""
-
-
-def test_the_emulators_sequence_numbers_put_a_call_to_a_later_function_before_the_else_side():
-    import dataclasses
-
-    s = ws.run_session(LATE_DEFINITION, "k", (1,), (64,), [np.zeros(64, np.uint32)])
-    lines = [s.line(g) for g in range(len(s))]
-    assert lines.index(12) < lines.index(7)  # warp 0 returns from later() before warp 1 runs the else side
-    assert s.participants(lines.index(12)) == [0] and s.participants(lines.index(7)) == [1]
-    without_seq = [[dataclasses.replace(step, seq=None) for step in steps] for steps in s.steps]
-    guessed = ws.merge_steps(without_seq)
-    guessed_lines = [without_seq[int(np.flatnonzero(r >= 0)[0])][int(r[r >= 0][0])].line for r in guessed]
-    assert guessed_lines.index(7) < guessed_lines.index(12)  # source order alone gets it wrong
-
-
-def test_merging_by_sequence_number_reads_a_step_table_column_and_matches_the_list_merge():
-    s = ws.run_session(LATE_DEFINITION, "k", (1,), (64,), [np.zeros(64, np.uint32)])
-    tables = [ws.StepTable(steps) for steps in s.steps]
-    assert np.array_equal(ws.merge_steps(tables), s.step_at)
-
-
 EARLY_RETURN = """extern "C" __global__ void k(int* out, int n) {
     int i = threadIdx.x;
     if (i >= n) return;
@@ -538,19 +310,3 @@ def test_a_memory_step_uses_the_item_size_the_emulator_traced_over_the_declarati
     assert s.itemsizes["a"] == 4
     m = s.memory(1)
     assert m is not None and m.itemsize == 8 and m.sectors_needed == 8
-
-
-def test_a_session_from_the_emulator_process_keeps_register_values(child):
-    session = child.run(divergent_request())
-    g = next(h for h in range(len(session)) if session.line(h) == 6)  # v = v * 3 on even lanes
-    assert session.lane_registers(g, 1, 4)["v"] == 36 * 3
-    assert session.lane_registers(g, 1, 5)["v"] == 37
-
-
-def test_a_syntax_error_through_the_emulator_process_keeps_its_line_and_column(child):
-    from gpulab import simt
-
-    broken = DIVERGENT.replace("v = v * 3;", "v = v * ;")
-    with pytest.raises(simt.CompileError) as caught:
-        child.run(divergent_request(source=broken))
-    assert (caught.value.line, caught.value.column) == (6, DIVERGENT.split("\n")[5].index("v") + 9)

@@ -1,0 +1,68 @@
+"""The same source on a real GPU: outputs compared with the emulator's, time from CUDA events."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpulab.experiments.warp.session import WarpSession
+from gpulab.results import Point, Provenance, Result, Series
+
+
+@dataclass(frozen=True)
+class GpuRun:
+    """The kernel run on a real device: outputs compared with the emulator's, and its time."""
+
+    device: str
+    matches: dict[int, bool]  # argument index -> GPU output equals the emulated output
+    times_s: tuple[float, ...]  # CUDA-event times of repeated launches (provenance: measured)
+
+    @property
+    def all_match(self) -> bool:
+        return all(self.matches.values())
+
+    @property
+    def median_s(self) -> float:
+        return float(np.median(self.times_s)) if self.times_s else math.nan
+
+
+def run_on_gpu(
+    session: WarpSession,
+    fresh_args: list[Any],
+    device_index: int = 0,
+    repeats: int = 20,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+) -> GpuRun:
+    """Run the session's source on a GPU with ``fresh_args`` (the inputs before the launch).
+
+    Compares every array argument after one launch with the emulated outputs, then times
+    ``repeats`` launches with CUDA events (inputs are re-used; only the times are kept).
+    """
+    from gpulab import cuda
+    from gpulab.kernels import outputs_match
+
+    cupy = cuda.require_cupy()
+    kernel = cuda.get_kernel(session.source, session.entry, device_index)
+    with cupy.cuda.Device(device_index):
+        device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in fresh_args]
+        launch = lambda: kernel(session.shape.grid, session.shape.block, tuple(device_args))  # noqa: E731
+        launch()
+        cupy.cuda.Device(device_index).synchronize()
+        matches = {
+            i: outputs_match(cupy.asnumpy(device_args[i]), emulated, rtol, atol)
+            for i, emulated in session.outputs().items()
+        }
+        times = cuda.time_with_events(launch, repeats=repeats)
+    return GpuRun(cuda.device_name(device_index), matches, tuple(times))
+
+
+def gpu_result(session: WarpSession, run: GpuRun) -> Result:
+    """The GPU run as a Result: each timed launch's kernel time (measured, CUDA events)."""
+    prov = Provenance("measured", run.device, {"kernel": session.entry, "repeats": len(run.times_s)})
+    points = tuple(Point(float(i), t) for i, t in enumerate(run.times_s))
+    series = Series("kernel time", prov, "launch", "", "time", "s", points)
+    return Result("warp-session-gpu", {"kernel": session.entry}, (series,))

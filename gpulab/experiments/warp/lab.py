@@ -1,0 +1,73 @@
+"""The warp lab's jobs: generators a front end runs off its GUI thread (no Qt here).
+
+Unlike the registry's experiments, these return the object the visualizer reads, not a
+:class:`~gpulab.results.Result`: :func:`emulate` returns the :class:`WarpSession` (with its
+traced steps and outputs), :func:`compare_on_gpu` the :class:`GpuRun`. Their Results, for a
+report, come from :func:`~gpulab.experiments.warp.session.session_result` and
+:func:`~gpulab.experiments.warp.gpu.gpu_result`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from gpulab import kernels
+from gpulab.experiments.base import Cancelled, Context, Progress
+from gpulab.experiments.warp.gpu import GpuRun, run_on_gpu
+from gpulab.experiments.warp.server import SessionRequest, emulator_process
+from gpulab.experiments.warp.session import WarpSession
+
+
+def session_request(spec: kernels.KernelSpec, preset: kernels.LaunchPreset, source: str, block: int) -> SessionRequest:
+    """A request to emulate ``source`` (the catalogue kernel, maybe edited) with ``block`` traced.
+
+    The inputs and the numpy reference come from the catalogue, so an edit that changes the
+    outputs shows as a mismatch.
+    """
+    args = spec.build_args(preset)
+    return SessionRequest(
+        source,
+        spec.entry,
+        preset.grid,
+        preset.block,
+        args,
+        block,
+        expected=spec.expected(args),
+        rtol=spec.rtol,
+        atol=spec.atol,
+    )
+
+
+def emulate(
+    spec: kernels.KernelSpec,
+    preset: kernels.LaunchPreset,
+    source: str,
+    block: int,
+    ctx: Context,
+) -> Generator[Progress, None, WarpSession]:
+    """Emulate with one block traced, in the emulator child process; returns the session.
+
+    The emulator's errors (``CompileError``, ``KernelFault``, ``SessionError``) are raised as
+    they are, so the caller can show them at their line; a cancel raises ``Cancelled``.
+    """
+    from gpulab import simt
+
+    yield Progress(0.0, "emulating")
+    request = session_request(spec, preset, source, block)
+    try:
+        # In a child process: an emulation in this process would stall a GUI thread (GIL).
+        return emulator_process().run(request, ctx.cancel_event)
+    except simt.Cancelled:
+        raise Cancelled("cancelled") from None
+
+
+def compare_on_gpu(
+    session: WarpSession,
+    spec: kernels.KernelSpec,
+    preset: kernels.LaunchPreset,
+    ctx: Context,
+) -> Generator[Progress, None, GpuRun]:
+    """Run the session's source on the context's GPU with fresh catalogue inputs; returns the GpuRun."""
+    yield Progress(0.0, "running on the GPU")
+    fresh_args = spec.build_args(preset)
+    return run_on_gpu(session, fresh_args, ctx.device_index or 0, rtol=spec.rtol, atol=spec.atol)

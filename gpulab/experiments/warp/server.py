@@ -1,0 +1,221 @@
+"""The emulator in a child process, so a GUI that waits for it keeps its interpreter lock (no Qt).
+
+:class:`EmulatorProcess` runs :func:`~gpulab.experiments.warp.session.run_session` in a child
+process; the session comes back with its steps as numpy columns
+(:class:`~gpulab.experiments.warp.steps.StepTable`), and the emulator's errors come back
+rebuilt, their line, buffer and lanes kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpulab.experiments.warp.session import DEFAULT_MAX_STEPS, SessionError, WarpSession, run_session
+from gpulab.experiments.warp.steps import StepTable
+
+# ------------------------------------------------------------------ emulating in a child process
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """Everything :func:`run_session` needs, picklable, to send to the emulator process."""
+
+    source: str
+    entry: str
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    args: list[Any]
+    block_index: int = 0
+    max_steps: int = DEFAULT_MAX_STEPS
+    expected: Mapping[int, np.ndarray] | None = None
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+def session_from_request(request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
+    """Run one request here, in this process."""
+    from gpulab.kernels import outputs_match
+
+    def compare(args: list[Any], expected: Mapping[int, np.ndarray]) -> bool:
+        return all(outputs_match(args[i], want, request.rtol, request.atol) for i, want in expected.items())
+
+    return run_session(
+        request.source,
+        request.entry,
+        request.grid,
+        request.block,
+        request.args,
+        request.block_index,
+        cancel=cancel,
+        max_steps=request.max_steps,
+        expected=request.expected,
+        compare=compare,
+    )
+
+
+def _pack_error(exc: BaseException) -> tuple[str, str, str, dict[str, Any]]:
+    return type(exc).__module__, type(exc).__qualname__, str(exc), dict(vars(exc))
+
+
+def _unpack_error(packed: tuple[str, str, str, dict[str, Any]]) -> BaseException:
+    """Rebuild an emulator error (its line, buffer, lanes, ... kept) from the child's report."""
+    import importlib
+
+    module, name, message, attributes = packed
+    try:
+        cls = getattr(importlib.import_module(module), name)
+        exc = cls.__new__(cls)
+        Exception.__init__(exc, message)
+        vars(exc).update(attributes)
+        return exc
+    except Exception:  # an error class we cannot rebuild: keep its words
+        return SessionError(message)
+
+
+def _serve(connection: Any, cancels: Any) -> None:
+    """The emulator process: answer ``(id, request)`` messages until the pipe closes.
+
+    A second pipe carries the ids of runs to cancel; a watcher thread turns the current one
+    into the ``cancel`` event the emulator polls at every step.
+    """
+    import os
+
+    if hasattr(os, "nice"):  # on a 2-core laptop the GUI must win the CPU over the emulation
+        os.nice(10)
+    cancel = threading.Event()
+    current = {"id": -1}
+
+    def watch_cancels() -> None:
+        while True:
+            try:
+                run_id = cancels.recv()
+            except (EOFError, OSError):
+                return
+            if run_id == current["id"]:
+                cancel.set()
+
+    threading.Thread(target=watch_cancels, name="cancel-watcher", daemon=True).start()
+    while True:
+        try:
+            run_id, request = connection.recv()
+        except (EOFError, OSError):
+            return
+        current["id"] = run_id
+        cancel.clear()
+        try:
+            _send_session(connection, session_from_request(request, cancel))
+        except Exception as exc:  # every error goes back to the caller, in plain words
+            try:
+                connection.send(("error", _pack_error(exc)))
+            except Exception:  # attributes that do not pickle: keep the words
+                connection.send(("error", (*_pack_error(exc)[:3], {})))
+
+
+def _send_session(connection: Any, session: WarpSession) -> None:
+    """Send a session with its steps as :class:`StepTable` columns (cheap to unpickle)."""
+    session.steps = [StepTable(steps) for steps in session.steps]
+    connection.send(("ok", session))
+
+
+class EmulatorProcess:
+    """A child process that runs emulations, so a long one never holds this process's GIL.
+
+    Threads of one Python process share one interpreter lock: an emulation running in a
+    worker thread makes the GUI thread wait for the lock at every call into Python, which
+    stalls the event loop for hundreds of milliseconds. The child starts on first use (spawn:
+    about a second) and is reused; a cancelled run stops at its next step (the child is
+    killed, and restarted on the next run, only if it does not stop within two seconds).
+    """
+
+    POLL_S = 0.02
+    CANCEL_GRACE_S = 2.0
+
+    def __init__(self) -> None:
+        self._process: Any = None
+        self._connection: Any = None
+        self._cancel: Any = None
+        self._run_id = 0
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        import multiprocessing
+        import sys
+        import types
+
+        context = multiprocessing.get_context("spawn")
+        parent, child = context.Pipe()
+        cancel_reader, cancel_writer = context.Pipe(duplex=False)  # pipes, not semaphores: nothing leaks
+        process = context.Process(target=_serve, args=(child, cancel_reader), name="gpulab-emulator", daemon=True)
+        # The child needs only this module: hide the caller's main script from spawn, which
+        # would otherwise re-run it in the child (a script without a __main__ guard breaks).
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            process.start()
+        finally:
+            sys.modules["__main__"] = main
+        child.close()
+        cancel_reader.close()
+        self._process, self._connection, self._cancel = process, parent, cancel_writer
+
+    def run(self, request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
+        """Emulate ``request`` in the child; raises its errors here, or ``Cancelled`` when cancelled."""
+        with self._lock:
+            if self._process is None or not self._process.is_alive():
+                self._start()
+            self._run_id += 1
+            self._connection.send((self._run_id, request))
+            while not self._connection.poll(self.POLL_S):
+                if cancel is not None and cancel.is_set():
+                    self._cancel_running()
+                if not self._process.is_alive():
+                    self._forget()
+                    raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
+            status, payload = self._connection.recv()
+        if status == "ok":
+            return payload
+        raise _unpack_error(payload)
+
+    def _cancel_running(self) -> None:
+        """Ask the child to stop (the emulator polls at every step); kill it if it does not."""
+        from gpulab.simt import Cancelled
+
+        self._cancel.send(self._run_id)
+        if self._connection.poll(self.CANCEL_GRACE_S):
+            self._connection.recv()  # Cancelled, or a result that came just in time
+        else:
+            self.stop()
+        raise Cancelled("emulation cancelled")
+
+    def stop(self) -> None:
+        """Kill the child (a later run starts a new one)."""
+        if self._process is not None and self._process.is_alive():
+            self._process.kill()
+            self._process.join(timeout=5)
+        self._forget()
+
+    def _forget(self) -> None:
+        for connection in (self._connection, self._cancel):
+            if connection is not None:
+                connection.close()
+        self._process, self._connection, self._cancel = None, None, None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+
+_shared_process: EmulatorProcess | None = None
+
+
+def emulator_process() -> EmulatorProcess:
+    """The process-wide emulator child (created on first use)."""
+    global _shared_process
+    if _shared_process is None:
+        _shared_process = EmulatorProcess()
+    return _shared_process

@@ -1,0 +1,20 @@
+"""The same source on a GPU: outputs compared with the emulator's, time measured with CUDA events."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulab.experiments import warp as ws
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("entry", ["divergence_even_odd", "load_strided", "transpose_shared", "reduce_interleaved"])
+def test_on_a_gpu_the_same_source_gives_the_emulated_outputs_and_a_measured_time(entry):
+    from gpulab import kernels
+
+    spec = kernels.get(entry)
+    preset = spec.presets[0]
+    session = ws.run_session(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset))
+    run = ws.run_on_gpu(session, spec.build_args(preset), repeats=5, rtol=spec.rtol, atol=spec.atol)
+    assert run.matches and run.all_match
+    assert len(run.times_s) == 5 and 0 < run.median_s < 1.0

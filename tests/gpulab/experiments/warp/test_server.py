@@ -1,0 +1,114 @@
+"""The emulator child process: sessions and the emulator's errors come back whole; cancel is prompt."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from gpulab.experiments import warp as ws
+
+DIVERGENT = """extern "C" __global__ void k(const unsigned int* in, unsigned int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int v = in[i];
+        if (threadIdx.x % 2 == 0) {
+            v = v * 3;
+        } else {
+            v = v + 7;
+        }
+        out[i] = v;
+    }
+}
+"""
+
+
+SPIN = """extern "C" __global__ void spin(int* out, int n) {
+    int x = 0;
+    for (int k = 0; k < n; k++) { x = x + 1; }
+    out[threadIdx.x] = x;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def child():
+    process = ws.EmulatorProcess()
+    yield process
+    process.stop()
+
+
+def divergent_request(**overrides):
+    values = np.arange(64, dtype=np.uint32)
+    expected = {1: np.where(np.arange(64) % 2 == 0, values * 3, values + 7).astype(np.uint32)}
+    fields = dict(
+        source=DIVERGENT,
+        entry="k",
+        grid=(1,),
+        block=(64,),
+        args=[values, np.zeros(64, np.uint32), np.int32(64)],
+        expected=expected,
+    )
+    return ws.SessionRequest(**{**fields, **overrides})
+
+
+def test_the_emulator_process_returns_a_session_with_outputs_checked_against_the_reference(child):
+    session = child.run(divergent_request())
+    assert session.reference_match is True
+    then_line = 6
+    g = next(h for h in range(len(session)) if session.line(h) == then_line)
+    assert list(np.flatnonzero(session.lane_states(g)[0] == ws.LANE_ACTIVE)) == list(range(0, 32, 2))
+    assert child.running
+
+
+def test_a_compile_error_from_the_emulator_process_keeps_its_line(child):
+    from gpulab import simt
+
+    broken = DIVERGENT.replace("v = v * 3;", "goto out;")
+    with pytest.raises(simt.CompileError) as caught:
+        child.run(divergent_request(source=broken))
+    assert caught.value.line == 6 and "goto" in str(caught.value)
+
+
+def test_a_kernel_fault_from_the_emulator_process_names_the_buffer_and_line(child):
+    from gpulab import simt
+
+    broken = DIVERGENT.replace("unsigned int v = in[i];", "unsigned int v = in[i + 1000];")
+    with pytest.raises(simt.KernelFault) as caught:
+        child.run(divergent_request(source=broken))
+    assert caught.value.line == 4 and caught.value.buffer == "in"
+
+
+def test_cancelling_stops_a_long_emulation_promptly_and_the_child_serves_the_next_run(child):
+    import time
+
+    from gpulab import simt
+
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    started = time.monotonic()
+    request = ws.SessionRequest(SPIN, "spin", (1,), (32,), [np.zeros(32, np.int32), np.int32(10**9)], max_steps=10**12)
+    with pytest.raises(simt.Cancelled):
+        child.run(request, cancel)
+    timer.join()
+    assert time.monotonic() - started < 5
+    assert child.running
+    assert child.run(divergent_request()).reference_match is True
+
+
+def test_a_session_from_the_emulator_process_keeps_register_values(child):
+    session = child.run(divergent_request())
+    g = next(h for h in range(len(session)) if session.line(h) == 6)  # v = v * 3 on even lanes
+    assert session.lane_registers(g, 1, 4)["v"] == 36 * 3
+    assert session.lane_registers(g, 1, 5)["v"] == 37
+
+
+def test_a_syntax_error_through_the_emulator_process_keeps_its_line_and_column(child):
+    from gpulab import simt
+
+    broken = DIVERGENT.replace("v = v * 3;", "v = v * ;")
+    with pytest.raises(simt.CompileError) as caught:
+        child.run(divergent_request(source=broken))
+    assert (caught.value.line, caught.value.column) == (6, DIVERGENT.split("\n")[5].index("v") + 9)

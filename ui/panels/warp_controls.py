@@ -1,0 +1,87 @@
+"""The warp visualizer's controls: kernel, launch size, traced block and Run, in a row that wraps."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QWidget
+
+from gpulab import kernels
+from ui.panels import warp_texts as texts
+from ui.widgets.flow_layout import FlowBox, group
+
+translate = QCoreApplication.translate  # lupdate finds translate("WarpPanel", ...) calls
+
+
+class KernelControls(FlowBox):
+    """Which catalogue kernel, which preset, which block: the boxes and the Run button."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, spacing=12, row_spacing=4)
+        self.kernel_label, self.preset_label, self.block_label = QLabel(), QLabel(), QLabel()
+        self.kernel_box = QComboBox()
+        self.kernel_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.preset_box = QComboBox()
+        self.block_box = QSpinBox()
+        self.run_button = QPushButton()
+        self.run_button.setDefault(True)
+        self.add(
+            group(self.kernel_label, self.kernel_box),
+            group(self.preset_label, self.preset_box),
+            group(self.block_label, self.block_box),
+            self.run_button,
+        )
+
+    @property
+    def spec(self) -> kernels.KernelSpec:
+        return kernels.get(self.kernel_box.currentData())
+
+    @property
+    def preset(self) -> kernels.LaunchPreset:
+        return self.spec.preset(self.preset_box.currentData())
+
+    def fill_kernels(self, specs: list[kernels.KernelSpec]) -> None:
+        """List ``specs`` without announcing each one (the caller picks the first to show)."""
+        self.kernel_box.blockSignals(True)
+        for spec in specs:
+            self.kernel_box.addItem(texts.kernel_title(spec), spec.entry)
+        self.kernel_box.blockSignals(False)
+
+    def fill_presets(self, spec: kernels.KernelSpec) -> None:
+        """The launch sizes of ``spec``, quietly: the caller reacts to the new kernel once."""
+        self.preset_box.blockSignals(True)
+        self.preset_box.clear()
+        for preset in spec.presets:
+            self.preset_box.addItem(texts.preset_text(preset), preset.name)
+        self.preset_box.blockSignals(False)
+
+    def reset_block(self) -> None:
+        """Block 0 of the preset's grid, quietly (the caller runs once for the whole change)."""
+        blocks = 1
+        for dim in self.preset.grid:
+            blocks *= dim
+        self.block_box.blockSignals(True)
+        self.block_box.setRange(0, blocks - 1)
+        self.block_box.setValue(0)
+        self.block_box.blockSignals(False)
+
+    def retitle(self) -> None:
+        """Kernel and preset names in the interface language (the engine carries the Chinese)."""
+        for index in range(self.kernel_box.count()):
+            self.kernel_box.setItemText(index, texts.kernel_title(kernels.get(self.kernel_box.itemData(index))))
+        for index in range(self.preset_box.count()):
+            self.preset_box.setItemText(index, texts.preset_text(self.spec.preset(self.preset_box.itemData(index))))
+
+    def retranslate(self) -> None:
+        self.kernel_label.setText(translate("WarpPanel", "Kernel:"))
+        self.preset_label.setText(translate("WarpPanel", "Size:"))
+        self.block_label.setText(translate("WarpPanel", "Block:"))
+        self.block_box.setToolTip(translate("WarpPanel", "Which block's warps to trace (linear block id)"))
+        self.run_button.setText(translate("WarpPanel", "Run"))
+        self.run_button.setToolTip(
+            translate("WarpPanel", "Emulate the code in the editor, your edits included (Ctrl+Return)")
+        )
+        self.retitle()
+
+    def fit_to_type(self) -> None:
+        """The kernel list stays wide enough for a title in the current type size."""
+        self.kernel_box.setMinimumWidth(12 * self.fontMetrics().horizontalAdvance("M"))

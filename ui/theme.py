@@ -6,6 +6,7 @@ A theme sets the Fusion palette, the application font size, a small style sheet 
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -99,10 +100,22 @@ def apply_theme(name: str, app: QApplication | None = None) -> Theme:
     app.setStyleSheet(_style_sheet(theme))
     pg.setConfigOption("background", theme.base)
     pg.setConfigOption("foreground", theme.text)
-    for widget in app.allWidgets():
-        if isinstance(widget, pg.PlotWidget):
-            style_plot(widget)
+    for widget in _live_plot_widgets(app):
+        style_plot(widget)
     return theme
+
+
+def _live_plot_widgets(app: QApplication) -> list[pg.PlotWidget]:
+    """Every PlotWidget alive now. Python's garbage collector is held off while Qt's widget list
+    becomes Python objects: a collection in the middle can delete a Python-owned widget (one of
+    pyqtgraph's parentless menus) that is still in the list, and wrapping it then crashes."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return [widget for widget in app.allWidgets() if isinstance(widget, pg.PlotWidget)]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def make_palette(theme: Theme) -> QPalette:

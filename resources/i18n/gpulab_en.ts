@@ -26,56 +26,8 @@
         <translation>CPU vs GPU: where does the GPU start to win?</translation>
     </message>
     <message>
-        <source>Experiment:</source>
-        <translation>Experiment:</translation>
-    </message>
-    <message>
-        <source>Sizes:</source>
-        <translation>Sizes:</translation>
-    </message>
-    <message>
-        <source>Data type:</source>
-        <translation>Data type:</translation>
-    </message>
-    <message>
-        <source>GPU to model:</source>
-        <translation>GPU to model:</translation>
-    </message>
-    <message>
-        <source>Matrix multiply (GFLOP/s)</source>
-        <translation>Matrix multiply (GFLOP/s)</translation>
-    </message>
-    <message>
-        <source>Vector add (GB/s)</source>
-        <translation>Vector add (GB/s)</translation>
-    </message>
-    <message>
-        <source>Include PCIe copies</source>
-        <translation>Include PCIe copies</translation>
-    </message>
-    <message>
-        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
-        <translation>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</translation>
-    </message>
-    <message>
-        <source>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
-        <translation>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</translation>
-    </message>
-    <message>
         <source>Run sweep</source>
         <translation>Run sweep</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
-        <source>Size:</source>
-        <translation>Size:</translation>
-    </message>
-    <message>
-        <source>Start race</source>
-        <translation>Start race</translation>
     </message>
     <message>
         <source>Series:</source>
@@ -84,14 +36,6 @@
     <message>
         <source>Press Run sweep: the curves grow here, size by size.</source>
         <translation>Press Run sweep: the curves grow here, size by size.</translation>
-    </message>
-    <message>
-        <source>matrix size N</source>
-        <translation>matrix size N</translation>
-    </message>
-    <message>
-        <source>elements n</source>
-        <translation>elements n</translation>
     </message>
     <message>
         <source>Time (ms)</source>
@@ -106,60 +50,12 @@
         <translation>time (ms)</translation>
     </message>
     <message>
-        <source>Quick</source>
-        <translation>Quick</translation>
-    </message>
-    <message>
-        <source>Standard</source>
-        <translation>Standard</translation>
-    </message>
-    <message>
-        <source>Large</source>
-        <translation>Large</translation>
-    </message>
-    <message>
-        <source>Huge</source>
-        <translation>Huge</translation>
-    </message>
-    <message>
-        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
-        <translation>Slow on a CPU: each of the largest multiplies takes seconds.</translation>
-    </message>
-    <message>
         <source>The GPU spec table cannot be read: %1</source>
         <translation>The GPU spec table cannot be read: %1</translation>
     </message>
     <message>
-        <source>Failed: %1</source>
-        <translation>Failed: %1</translation>
-    </message>
-    <message>
-        <source>Cancelled.</source>
-        <translation>Cancelled.</translation>
-    </message>
-    <message>
-        <source>Waiting for the device to be free…</source>
-        <translation>Waiting for the device to be free…</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>Cancelling…</translation>
-    </message>
-    <message>
-        <source>Done.</source>
-        <translation>Done.</translation>
-    </message>
-    <message>
         <source>GPU wins from %1</source>
         <translation>GPU wins from %1</translation>
-    </message>
-    <message>
-        <source>One multiply at N = %1</source>
-        <translation>One multiply at N = %1</translation>
-    </message>
-    <message>
-        <source>One add of n = %1</source>
-        <translation>One add of n = %1</translation>
     </message>
     <message>
         <source>Nothing to save yet: run a sweep to the end first.</source>
@@ -820,6 +716,29 @@
     </message>
 </context>
 <context>
+    <name>RaceTab</name>
+    <message>
+        <source>One multiply at N = %1</source>
+        <translation>One multiply at N = %1</translation>
+    </message>
+    <message>
+        <source>One add of n = %1</source>
+        <translation>One add of n = %1</translation>
+    </message>
+    <message>
+        <source>Size %1</source>
+        <translation>Size %1</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>Size:</translation>
+    </message>
+    <message>
+        <source>Start race</source>
+        <translation>Start race</translation>
+    </message>
+</context>
+<context>
     <name>RaceView</name>
     <message>
         <source>%1 is %2× faster than %3</source>
@@ -871,6 +790,49 @@
     <message>
         <source>Cancel</source>
         <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>SweepControls</name>
+    <message>
+        <source>Experiment:</source>
+        <translation>Experiment:</translation>
+    </message>
+    <message>
+        <source>Sizes:</source>
+        <translation>Sizes:</translation>
+    </message>
+    <message>
+        <source>Data type:</source>
+        <translation>Data type:</translation>
+    </message>
+    <message>
+        <source>GPU to model:</source>
+        <translation>GPU to model:</translation>
+    </message>
+    <message>
+        <source>Matrix multiply (GFLOP/s)</source>
+        <translation>Matrix multiply (GFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Vector add (GB/s)</source>
+        <translation>Vector add (GB/s)</translation>
+    </message>
+    <message>
+        <source>Include PCIe copies</source>
+        <translation>Include PCIe copies</translation>
+    </message>
+    <message>
+        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
+        <translation>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</translation>
+    </message>
+    <message>
+        <source>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
+        <translation>Without a GPU, this GPU's spec sheet gives a modelled curve (dashed, labelled MODELLED).</translation>
+    </message>
+    <message>
+        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
+        <translation>Slow on a CPU: each of the largest multiplies takes seconds.</translation>
     </message>
 </context>
 <context>

@@ -27,56 +27,8 @@
         <translation>CPU 对比 GPU：GPU 从多大规模开始胜出？</translation>
     </message>
     <message>
-        <source>Experiment:</source>
-        <translation>实验：</translation>
-    </message>
-    <message>
-        <source>Sizes:</source>
-        <translation>规模：</translation>
-    </message>
-    <message>
-        <source>Data type:</source>
-        <translation>数据类型：</translation>
-    </message>
-    <message>
-        <source>GPU to model:</source>
-        <translation>建模的 GPU：</translation>
-    </message>
-    <message>
-        <source>Matrix multiply (GFLOP/s)</source>
-        <translation>矩阵乘法（GFLOP/s）</translation>
-    </message>
-    <message>
-        <source>Vector add (GB/s)</source>
-        <translation>向量加法（GB/s）</translation>
-    </message>
-    <message>
-        <source>Include PCIe copies</source>
-        <translation>计入 PCIe 拷贝</translation>
-    </message>
-    <message>
-        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
-        <translation>把输入经 PCIe 拷到 GPU、再把结果拷回 CPU 的时间也算进去。</translation>
-    </message>
-    <message>
-        <source>Without a GPU, this GPU&apos;s spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
-        <translation>没有 GPU 时，用这块 GPU 的规格表算出一条建模曲线（虚线，标为“建模”）。</translation>
-    </message>
-    <message>
         <source>Run sweep</source>
         <translation>开始扫描</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Size:</source>
-        <translation>规模：</translation>
-    </message>
-    <message>
-        <source>Start race</source>
-        <translation>开始赛跑</translation>
     </message>
     <message>
         <source>Series:</source>
@@ -85,14 +37,6 @@
     <message>
         <source>Press Run sweep: the curves grow here, size by size.</source>
         <translation>按“开始扫描”：曲线会在这里按规模逐点生长。</translation>
-    </message>
-    <message>
-        <source>matrix size N</source>
-        <translation>矩阵规模 N</translation>
-    </message>
-    <message>
-        <source>elements n</source>
-        <translation>元素个数 n</translation>
     </message>
     <message>
         <source>Time (ms)</source>
@@ -107,60 +51,12 @@
         <translation>时间（毫秒）</translation>
     </message>
     <message>
-        <source>Quick</source>
-        <translation>快速</translation>
-    </message>
-    <message>
-        <source>Standard</source>
-        <translation>标准</translation>
-    </message>
-    <message>
-        <source>Large</source>
-        <translation>大</translation>
-    </message>
-    <message>
-        <source>Huge</source>
-        <translation>超大</translation>
-    </message>
-    <message>
-        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
-        <translation>在 CPU 上很慢：最大的几个矩阵乘法每次都要好几秒。</translation>
-    </message>
-    <message>
         <source>The GPU spec table cannot be read: %1</source>
         <translation>无法读取 GPU 规格表：%1</translation>
     </message>
     <message>
-        <source>Failed: %1</source>
-        <translation>失败：%1</translation>
-    </message>
-    <message>
-        <source>Cancelled.</source>
-        <translation>已取消。</translation>
-    </message>
-    <message>
-        <source>Waiting for the device to be free…</source>
-        <translation>正在等待设备空闲…</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <source>Done.</source>
-        <translation>完成。</translation>
-    </message>
-    <message>
         <source>GPU wins from %1</source>
         <translation>GPU 从 %1 起胜出</translation>
-    </message>
-    <message>
-        <source>One multiply at N = %1</source>
-        <translation>一次乘法，N = %1</translation>
-    </message>
-    <message>
-        <source>One add of n = %1</source>
-        <translation>一次加法，n = %1</translation>
     </message>
     <message>
         <source>Nothing to save yet: run a sweep to the end first.</source>
@@ -821,6 +717,29 @@
     </message>
 </context>
 <context>
+    <name>RaceTab</name>
+    <message>
+        <source>One multiply at N = %1</source>
+        <translation>一次乘法，N = %1</translation>
+    </message>
+    <message>
+        <source>One add of n = %1</source>
+        <translation>一次加法，n = %1</translation>
+    </message>
+    <message>
+        <source>Size %1</source>
+        <translation>规模 %1</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>规模：</translation>
+    </message>
+    <message>
+        <source>Start race</source>
+        <translation>开始赛跑</translation>
+    </message>
+</context>
+<context>
     <name>RaceView</name>
     <message>
         <source>%1 is %2× faster than %3</source>
@@ -872,6 +791,49 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>SweepControls</name>
+    <message>
+        <source>Experiment:</source>
+        <translation>实验：</translation>
+    </message>
+    <message>
+        <source>Sizes:</source>
+        <translation>规模：</translation>
+    </message>
+    <message>
+        <source>Data type:</source>
+        <translation>数据类型：</translation>
+    </message>
+    <message>
+        <source>GPU to model:</source>
+        <translation>建模的 GPU：</translation>
+    </message>
+    <message>
+        <source>Matrix multiply (GFLOP/s)</source>
+        <translation>矩阵乘法（GFLOP/s）</translation>
+    </message>
+    <message>
+        <source>Vector add (GB/s)</source>
+        <translation>向量加法（GB/s）</translation>
+    </message>
+    <message>
+        <source>Include PCIe copies</source>
+        <translation>计入 PCIe 拷贝</translation>
+    </message>
+    <message>
+        <source>Count the time to copy the inputs over PCIe to the GPU and the result back to the CPU.</source>
+        <translation>把输入经 PCIe 拷到 GPU、再把结果拷回 CPU 的时间也算进去。</translation>
+    </message>
+    <message>
+        <source>Without a GPU, this GPU&apos;s spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
+        <translation>没有 GPU 时，用这块 GPU 的规格表算出一条建模曲线（虚线，标为“建模”）。</translation>
+    </message>
+    <message>
+        <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>
+        <translation>在 CPU 上很慢：最大的几个矩阵乘法每次都要好几秒。</translation>
     </message>
 </context>
 <context>

@@ -59,7 +59,7 @@ def test_points_are_drawn_as_they_arrive_not_only_at_the_end(qtbot, panel):
     panel.add_point("CPU numpy (1 thread)", Point(64, 90.0, None, {"seconds": 5.8e-6, "kind": "measured"}))
     panel.add_point("CPU numpy (1 thread)", Point(128, 95.0, None, {"seconds": 4.4e-5, "kind": "measured"}))
     view = panel.series["CPU numpy (1 thread)"]
-    qtbot.waitUntil(lambda: len(drawn(view.rate_curve)[0]) == 2, timeout=2000)
+    qtbot.waitUntil(lambda: len(drawn(view.rate_curve)[0]) == len(drawn(view.time_curve)[0]) == 2, timeout=2000)
     assert drawn(view.time_curve)[1] == pytest.approx([5.8e-3, 4.4e-2])
 
 
@@ -330,3 +330,33 @@ def test_the_size_and_dtype_lists_come_from_the_experiments_params(qtbot, panel)
     assert panel.sizes_combo.itemText(0) == "Standard: 1024 … 2^24"
     assert panel.tabs.tabText(0) == "GB/s"
     assert panel.params().dtype == "fp32" and panel.params().sizes == presets(vector_add.Params, "sizes")[0][1]
+
+
+def test_a_language_switch_keeps_the_race_where_it_was(qtbot, panel):
+    from ui import i18n
+
+    run_to_end(qtbot, panel)
+    panel.race.set_progress(0.6)
+    i18n.set_language("zh")
+    assert panel.race.progress == pytest.approx(0.6)
+    assert panel.race_button.text() == "开始赛跑"
+    assert any("模型" in lane.label for lane in panel.race.lanes)
+
+
+def test_the_badge_names_the_kind_of_numbers_as_soon_as_curves_are_drawn(qtbot, panel):
+    from gpulab.results import Point
+
+    assert panel.provenance == ""
+    panel.add_point("CPU numpy (1 thread)", Point(64, 90.0, None, {"seconds": 5.8e-6}))
+    assert panel.provenance == "measured"
+    panel.announce_kind("Toy GPU (model)", "modelled")
+    assert panel.provenance == "modelled"  # a modelled curve on screen: the whole view is labelled so
+
+
+def test_the_status_and_the_crossover_label_follow_a_language_switch(qtbot, panel):
+    from ui import i18n
+
+    run_to_end(qtbot, panel, matmul.Params(sizes=(64, 512), repeats=1, cpu_single_thread=False))
+    i18n.set_language("zh")
+    assert panel.status.text() == "完成。"
+    assert all(line.label.format.startswith("GPU 从") for line in panel.markers)

@@ -57,6 +57,8 @@ class SeriesList(QWidget):
                 widget.deleteLater()
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
+        if event.type() == QEvent.Type.LanguageChange:
+            self.refresh()
+        elif event.type() == QEvent.Type.PaletteChange:
             QTimer.singleShot(0, self, self.refresh)  # after the plot has restyled its curves
         super().changeEvent(event)

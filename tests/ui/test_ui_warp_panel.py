@@ -213,6 +213,17 @@ def test_without_a_gpu_the_gpu_tab_says_why_and_offers_no_run(panel):
     assert panel.run_on_gpu() is None
 
 
+def test_in_chinese_the_gpu_tab_says_in_chinese_why_there_is_no_gpu(panel, services, qtbot):
+    from ui import i18n
+
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: services.devices.report is not None, timeout=5_000)
+    i18n.set_language("zh")
+    reason = i18n.device_reason(services.devices.report.cuda)
+    assert CJK.search(reason) and reason in panel.gpu_tab.state.text()
+    assert services.devices.report.cuda.reason not in panel.gpu_tab.state.text()
+
+
 @pytest.mark.gpu
 def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(qtbot):
     from gpulab.devices import device_report

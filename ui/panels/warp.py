@@ -521,7 +521,7 @@ class WarpPanel(Panel):
 
     def _show_gpu(self) -> None:
         report = self.services.devices.report
-        reason = report.cuda.reason if report else None
+        reason = i18n.device_reason(report.cuda) if report else None
         self.gpu_tab.show_run(self.session, self.gpu_run, self._gpu_usable(), reason)
 
     # ............................................................ texts and looks

@@ -239,8 +239,8 @@ def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(
     job = widget.run_on_gpu()
     assert job is not None
     qtbot.waitUntil(lambda: job.is_over, timeout=60_000)
-    assert widget.gpu_run is not None and widget.gpu_run.all_match
-    assert widget.gpu_tab.badge.kind == "measured" and widget.gpu_run.median_s > 0
+    assert widget.gpu_tab.gpu_run is not None and widget.gpu_tab.gpu_run.all_match
+    assert widget.gpu_tab.badge.kind == "measured" and widget.gpu_tab.gpu_run.median_s > 0
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

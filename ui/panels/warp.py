@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import kernels
-from gpulab.devices import DeviceReport
+from gpulab import kernels, simt
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.jobs import Job, plain_error
@@ -47,8 +46,6 @@ class WarpPanel(Panel):
         super().__init__(services, parent)
         self.position = WarpCursor(self)  # the session, its current step and the followed warp
         self.job: Job | None = None
-        self.gpu_job: Job | None = None
-        self.gpu_run: ws.GpuRun | None = None
         self.last_error: BaseException | None = None
         self.shown_once = False
         self.specs = [s for s in kernels.catalogue().values() if not s.gpu_only]
@@ -57,7 +54,7 @@ class WarpPanel(Panel):
         self._connect()
         self.retranslate()
         self._fill_kernels()
-        self._device_report(services.devices.report)
+        self._show_gpu()
 
     # ............................................................ where the cursor stands
     @property
@@ -90,7 +87,7 @@ class WarpPanel(Panel):
         self.metrics = MetricsStrip()
         self.memory = MemoryView()
         self.timeline_tab = TimelineTab(self.services.runner)
-        self.gpu_tab = GpuTab()
+        self.gpu_tab = GpuTab(self.services.runner, self.services.devices)
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
@@ -116,16 +113,10 @@ class WarpPanel(Panel):
         right_layout.addWidget(self.lanes, 1)
         right_layout.addWidget(self.transport)
         right_layout.addStretch(0)  # below the transport when the lanes need less than the column
-        self.upper = QSplitter(Qt.Orientation.Horizontal)
-        self.upper.addWidget(left)
-        self.upper.addWidget(right)
-        self.upper.setChildrenCollapsible(False)
-        self.upper.setStretchFactor(0, 5)
-        self.upper.setStretchFactor(1, 6)
         self.tabs.addTab(self.memory, "")
         self.tabs.addTab(self.timeline_tab, "")
         self.tabs.addTab(self.gpu_tab, "")
-        self.tab_area = TabArea(self, self.upper, self.tabs)  # the upper part above the tabs
+        self.tab_area = TabArea(self, left, right, self.tabs)  # code | lanes above the tabs
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(4)
@@ -182,11 +173,12 @@ class WarpPanel(Panel):
         self.lanes.lane_hovered.connect(self._lane_hovered)
         self.lanes.row_selected.connect(self.select_row)
         self.gpu_tab.button.clicked.connect(self.run_on_gpu)
+        self.gpu_tab.run_arrived.connect(self._show_gpu)
         self.position.session_changed.connect(self._show_session)
         self.position.step_changed.connect(lambda _g: self._show_step())
         self.position.row_changed.connect(lambda _row: self._show_row())
         self.timeline_tab.timeline.step_clicked.connect(self.set_cursor)
-        self.services.devices.report_changed.connect(self._device_report)
+        self.services.devices.report_changed.connect(self._show_gpu)  # a slot: it dies with the panel
 
     def _fill_kernels(self) -> None:
         self.controls.fill_kernels(self.specs)
@@ -270,12 +262,10 @@ class WarpPanel(Panel):
         if not isValid(self) or job is not self.job:
             return
         self.last_error = None
-        self.gpu_run = None
+        self.gpu_tab.gpu_run = None  # it ran the previous session
         self.position.set_session(session)
 
     def _emulation_failed(self, job: Job, exc: BaseException) -> None:
-        from gpulab import simt
-
         if not isValid(self) or job is not self.job:
             return
         # The emulator's own errors are shown at their line and re-worded on a language
@@ -288,25 +278,7 @@ class WarpPanel(Panel):
 
     def run_on_gpu(self) -> Job | None:
         """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
-        if self.session is None or not self._gpu_usable():
-            return None
-        session, spec, preset = self.session, self.spec, self.preset
-        job = self.services.runner.submit(
-            fill(self.tr("Run %1 on the GPU"), spec.entry),
-            "cuda:0",
-            lambda ctx: ws.compare_on_gpu(session, spec, preset, ctx),
-        )
-        self.gpu_job = job
-        self.gpu_tab.show_running()
-        job.finished.connect(lambda run: self._gpu_done(job, run))
-        job.failed.connect(lambda exc: self.gpu_tab.show_failed(plain_error(exc)))
-        return job
-
-    def _gpu_done(self, job: Job, run: ws.GpuRun) -> None:
-        if not isValid(self) or job is not self.gpu_job:
-            return
-        self.gpu_run = run
-        self._show_gpu()
+        return self.gpu_tab.run(self.session, self.spec, self.preset)
 
     # ............................................................ stepping
     def set_cursor(self, g: int) -> None:
@@ -374,18 +346,8 @@ class WarpPanel(Panel):
         self.lanes.hover_label.setText(short if self.metrics.compact else text)
         self.lanes.graphics.setToolTip(text)
 
-    # ............................................................ GPU
-    def _gpu_usable(self) -> bool:
-        report = self.services.devices.report
-        return bool(report and report.cuda.available)
-
-    def _device_report(self, report: DeviceReport | None) -> None:
-        self._show_gpu()
-
-    def _show_gpu(self) -> None:
-        report = self.services.devices.report
-        reason = i18n.device_reason(report.cuda) if report else None
-        self.gpu_tab.show_run(self.session, self.gpu_run, self._gpu_usable(), reason)
+    def _show_gpu(self, *_args) -> None:  # a new device report or GPU run
+        self.gpu_tab.show_session(self.session)
 
     # ............................................................ texts and looks
     def retranslate(self) -> None:
@@ -431,6 +393,6 @@ class WarpPanel(Panel):
 
     def shutdown_jobs(self) -> None:
         self.timeline_tab.cancel()
-        for job in (self.job, self.gpu_job):
-            if job is not None and not job.is_over:
-                job.cancel()
+        self.gpu_tab.cancel()
+        if self.job is not None and not self.job.is_over:
+            self.job.cancel()

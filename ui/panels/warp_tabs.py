@@ -1,5 +1,5 @@
-"""The warp visualizer's vertical split: the upper part (code | lanes) above a tab area that
-gives the code the room on a small screen and opens on a click."""
+"""The warp visualizer's splits: code | lanes side by side, above a tab area that gives the
+code the room on a small screen and opens on a click."""
 
 from __future__ import annotations
 
@@ -8,17 +8,25 @@ from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget
 
 
 class TabArea(QObject):
-    """Shares the host's height between ``upper`` and ``tabs`` in ``splitter`` (built here).
+    """Builds ``upper`` (``left`` | ``right``) above ``tabs`` in ``splitter`` and shares the
+    host's room between them.
 
-    Until the user drags a splitter the tabs get a third of the height, or only their bar in
-    large type on a small screen; a click on a tab of a squeezed area opens it, a second closes it.
+    Until the user drags a splitter the right column gets half the width (or its minimum) and
+    the tabs a third of the height, or only their bar in large type on a small screen; a click
+    on a tab of a squeezed area opens it, a second closes it.
     """
 
-    def __init__(self, host: QWidget, upper: QSplitter, tabs: QTabWidget) -> None:
+    def __init__(self, host: QWidget, left: QWidget, right: QWidget, tabs: QTabWidget) -> None:
         super().__init__(host)
-        self.host, self.upper, self.tabs = host, upper, tabs
+        self.host, self.tabs = host, tabs
+        self.upper = QSplitter(Qt.Orientation.Horizontal)
+        self.upper.addWidget(left)
+        self.upper.addWidget(right)
+        self.upper.setChildrenCollapsible(False)
+        self.upper.setStretchFactor(0, 5)
+        self.upper.setStretchFactor(1, 6)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(upper)
+        self.splitter.addWidget(self.upper)
         self.splitter.addWidget(tabs)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 3)
@@ -27,7 +35,7 @@ class TabArea(QObject):
         self.dragged = False  # the user moved a splitter: sizes are theirs from now on
         self.opened = False  # a click on a tab made the host taller to show it
         self.splitter.splitterMoved.connect(self._splitter_dragged)
-        upper.splitterMoved.connect(self._splitter_dragged)
+        self.upper.splitterMoved.connect(self._splitter_dragged)
         tabs.tabBarClicked.connect(self.open_tab)
         tabs.installEventFilter(self)
 

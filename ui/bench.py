@@ -200,7 +200,7 @@ def bench_panel(qt: Any, app: Any, services: Any, frames: int, size: tuple[int, 
     panel.resize(*size)
     panel.show()
     deadline = time.perf_counter() + 60
-    while (panel.session is None or panel.compare_session is None) and time.perf_counter() < deadline:
+    while (panel.session is None or panel.timeline_tab.compare_session is None) and time.perf_counter() < deadline:
         app.processEvents(qt.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     if panel.session is None:
         raise RuntimeError("the warp panel's emulation did not finish within 60 s")

@@ -71,8 +71,29 @@ class Job(QObject):
         return self.state in (DONE, FAILED, CANCELLED)
 
 
+class _RaisedRuntimeError(Exception):
+    """Carries a job's RuntimeError past superqt, which would drop it.
+
+    superqt's GeneratorWorker takes a RuntimeError from its generator for "the worker was
+    deleted": it warns and stops without ``errored`` or ``finished``, so the job would never end
+    and its device queue would stall. CuPy's CUDA errors are RuntimeErrors; the runner unwraps.
+    """
+
+    def __init__(self, error: RuntimeError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 def _job_events(make_gen: GenFactory, ctx: Context) -> Generator[Any, None, Any]:
-    """Runs on the worker thread: forwards the experiment's events, stops between yields."""
+    """Runs on the worker thread: the experiment's events, any RuntimeError wrapped for the runner."""
+    try:
+        return (yield from _experiment_events(make_gen, ctx))
+    except RuntimeError as exc:
+        raise _RaisedRuntimeError(exc) from exc
+
+
+def _experiment_events(make_gen: GenFactory, ctx: Context) -> Generator[Any, None, Any]:
+    """Forwards the experiment's events, stops between yields."""
     gen = make_gen(ctx)
     while True:
         if ctx.cancelled:
@@ -175,6 +196,8 @@ class JobRunner(QObject):
             self._fail(job, NoResult(self.tr("it ended without a result")))
 
     def _errored(self, job: Job, exc: BaseException) -> None:
+        if isinstance(exc, _RaisedRuntimeError):
+            exc = exc.error
         if isinstance(exc, Cancelled):
             self._end(job, CANCELLED)
         else:

@@ -180,6 +180,28 @@ def test_the_notifier_still_gets_one_plain_line_when_the_exception_has_several(q
     assert runner.notifier.history[-1][1] == "Verbose lab failed: the launch failed"
 
 
+def test_a_runtime_error_from_a_job_fails_it_with_that_exception_and_a_message(qtbot, runner):
+    # CuPy's CUDA errors are RuntimeErrors, which superqt's GeneratorWorker takes for its own stop.
+    raised = RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+
+    def faulting(ctx):
+        yield Progress(0.1, "launching")
+        raise raised
+
+    failures = []
+    job = runner.submit("GPU lab", "cuda:0", faulting)
+    job.failed.connect(failures.append)
+    _wait_over(qtbot, job)
+    assert job.state == FAILED
+    assert len(failures) == 1 and failures[0] is raised
+    assert runner.notifier.history[-1][1] == (
+        "GPU lab failed: cudaErrorIllegalAddress: an illegal memory access was encountered"
+    )
+    after = runner.submit("tiny", "cuda:0", tiny)  # the device's queue goes on
+    _wait_over(qtbot, after)
+    assert after.state == DONE
+
+
 def _overlaps(spans: list[tuple[float, float]]) -> bool:
     spans = sorted(spans)
     return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(spans))

@@ -200,9 +200,9 @@ def test_play_advances_on_its_own_and_stops_at_the_last_step(panel, qtbot):
 
 def test_the_timeline_compares_a_divergent_kernel_with_its_warp_aligned_twin(panel, qtbot):
     emulated(qtbot, panel, "divergence_even_odd")
-    qtbot.waitUntil(lambda: panel.compare_session is not None, timeout=10_000)
-    mine, other = panel.timeline.timeline, panel.compare_timeline.timeline
-    assert other is not None and panel.compare_session.entry == "divergence_warp_aligned"
+    qtbot.waitUntil(lambda: panel.timeline_tab.compare_session is not None, timeout=10_000)
+    mine, other = panel.timeline_tab.timeline.timeline, panel.timeline_tab.compare_timeline.timeline
+    assert other is not None and panel.timeline_tab.compare_session.entry == "divergence_warp_aligned"
     assert min(mine.active_lanes) == 16 and set(other.active_lanes) == {32}
     assert len(mine.active_lanes) > len(other.active_lanes)
 
@@ -211,6 +211,17 @@ def test_without_a_gpu_the_gpu_tab_says_why_and_offers_no_run(panel):
     assert not panel.gpu_tab.button.isEnabled()
     assert "No GPU run" in panel.gpu_tab.state.text()
     assert panel.run_on_gpu() is None
+
+
+def test_in_chinese_the_gpu_tab_says_in_chinese_why_there_is_no_gpu(panel, services, qtbot):
+    from ui import i18n
+
+    services.devices.refresh()
+    qtbot.waitUntil(lambda: services.devices.report is not None, timeout=5_000)
+    i18n.set_language("zh")
+    reason = i18n.device_reason(services.devices.report.cuda)
+    assert CJK.search(reason) and reason in panel.gpu_tab.state.text()
+    assert services.devices.report.cuda.reason not in panel.gpu_tab.state.text()
 
 
 @pytest.mark.gpu
@@ -228,8 +239,8 @@ def test_on_a_gpu_the_same_source_matches_the_emulator_and_is_timed_with_events(
     job = widget.run_on_gpu()
     assert job is not None
     qtbot.waitUntil(lambda: job.is_over, timeout=60_000)
-    assert widget.gpu_run is not None and widget.gpu_run.all_match
-    assert widget.gpu_tab.badge.kind == "measured" and widget.gpu_run.median_s > 0
+    assert widget.gpu_tab.gpu_run is not None and widget.gpu_tab.gpu_run.all_match
+    assert widget.gpu_tab.badge.kind == "measured" and widget.gpu_tab.gpu_run.median_s > 0
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -327,7 +338,7 @@ def test_clicking_the_timeline_moves_the_cursor_to_that_step_of_the_warp(panel, 
     from PySide6.QtCore import QPointF, Qt
 
     session = emulated(qtbot, panel, "divergence_even_odd")
-    timeline = panel.timeline
+    timeline = panel.timeline_tab.timeline
     assert timeline.own_step_at(7.5) == 7 and timeline.own_step_at(-1) is None
     panel.tabs.setCurrentIndex(1)
     qtbot.waitUntil(timeline.plot.isVisible)
@@ -393,8 +404,9 @@ def test_in_chinese_the_kernel_and_size_lists_are_in_chinese(panel, qtbot):
     spec = kernels.get(panel.kernel_box.currentData())
     title_zh = render(spec.title_message, "zh")
     assert CJK.search(title_zh) and panel.kernel_box.currentText() == title_zh
-    index = panel.compare_box.findData("divergence_warp_aligned")
-    assert panel.compare_box.itemText(index) == render(kernels.get("divergence_warp_aligned").title_message, "zh")
+    compare_box = panel.timeline_tab.compare_box
+    index = compare_box.findData("divergence_warp_aligned")
+    assert compare_box.itemText(index) == render(kernels.get("divergence_warp_aligned").title_message, "zh")
     assert "threads" not in panel.preset_box.currentText() and "线程" in panel.preset_box.currentText()
     i18n.set_language("en")
     assert panel.kernel_box.currentText() == spec.title
@@ -449,7 +461,7 @@ def test_in_projector_type_a_click_on_a_squeezed_tab_opens_it_below_and_a_second
     assert panel.tabs.height() < 8 * line
     panel.tabs.tabBarClicked.emit(1)
     panel.tabs.setCurrentIndex(1)
-    qtbot.waitUntil(lambda: panel.tabs.height() >= 8 * line and panel.tab_pages.isVisible(), timeout=2_000)
+    qtbot.waitUntil(lambda: panel.tabs.height() >= 8 * line and panel.tab_area.pages.isVisible(), timeout=2_000)
     scroll = panel.parentWidget().parentWidget()
     qtbot.wait(300)
     assert panel.minimumSizeHint().width() <= scroll.viewport().width()

@@ -7,23 +7,12 @@ traffic, the metrics and the per-warp timeline all come from the session at the 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QScrollArea,
-    QSplitter,
-    QStackedWidget,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import kernels
-from gpulab.devices import DeviceReport
+from gpulab import kernels, simt
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.jobs import Job, plain_error
@@ -32,6 +21,8 @@ from ui.panels.base import Panel
 from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_cursor import WarpCursor
 from ui.panels.warp_gpu import GpuTab
+from ui.panels.warp_tabs import TabArea
+from ui.panels.warp_timeline_tab import TimelineTab
 from ui.services import Services
 from ui.theme import current_theme
 from ui.widgets.code_view import CodeView
@@ -40,11 +31,9 @@ from ui.widgets.lane_grid import LaneGrid
 from ui.widgets.memory_view import MemoryView, fill
 from ui.widgets.metrics_strip import MetricsStrip
 from ui.widgets.transport import Transport
-from ui.widgets.warp_timeline import WarpTimeline
 
 translate = QCoreApplication.translate
 DEFAULT_KERNEL = "divergence_even_odd"
-DEFAULT_COMPARE = "divergence_warp_aligned"
 
 
 # ------------------------------------------------------------------ the panel
@@ -56,11 +45,7 @@ class WarpPanel(Panel):
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)
         self.position = WarpCursor(self)  # the session, its current step and the followed warp
-        self.compare_session: ws.WarpSession | None = None
         self.job: Job | None = None
-        self.compare_job: Job | None = None
-        self.gpu_job: Job | None = None
-        self.gpu_run: ws.GpuRun | None = None
         self.last_error: BaseException | None = None
         self.shown_once = False
         self.specs = [s for s in kernels.catalogue().values() if not s.gpu_only]
@@ -69,7 +54,7 @@ class WarpPanel(Panel):
         self._connect()
         self.retranslate()
         self._fill_kernels()
-        self._device_report(services.devices.report)
+        self._show_gpu()
 
     # ............................................................ where the cursor stands
     @property
@@ -101,10 +86,8 @@ class WarpPanel(Panel):
         self.step_label = WrapLabel(min_lines=2)  # room kept: no jumping while stepping
         self.metrics = MetricsStrip()
         self.memory = MemoryView()
-        self.timeline = WarpTimeline()
-        self.compare_box = QComboBox()
-        self.compare_timeline = WarpTimeline(with_cursor=False)
-        self.gpu_tab = GpuTab()
+        self.timeline_tab = TimelineTab(self.services.runner)
+        self.gpu_tab = GpuTab(self.services.runner, self.services.devices)
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
@@ -130,115 +113,35 @@ class WarpPanel(Panel):
         right_layout.addWidget(self.lanes, 1)
         right_layout.addWidget(self.transport)
         right_layout.addStretch(0)  # below the transport when the lanes need less than the column
-        self.upper = QSplitter(Qt.Orientation.Horizontal)
-        self.upper.addWidget(left)
-        self.upper.addWidget(right)
-        self.upper.setChildrenCollapsible(False)
-        self.upper.setStretchFactor(0, 5)
-        self.upper.setStretchFactor(1, 6)
         self.tabs.addTab(self.memory, "")
-        self.tabs.addTab(self._timeline_page(), "")
+        self.tabs.addTab(self.timeline_tab, "")
         self.tabs.addTab(self.gpu_tab, "")
-        self.tabs.tabBarClicked.connect(self._open_tabs)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.upper)
-        self.splitter.addWidget(self.tabs)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.splitterMoved.connect(self._splitter_dragged)
-        self.tab_pages = self.tabs.findChild(QStackedWidget)
-        self.tabs.installEventFilter(self)
-        self.upper.splitterMoved.connect(self._splitter_dragged)
-        self.splitter_dragged = False
-        self.tabs_opened = False  # a click on a tab made the panel taller to show it
+        self.tab_area = TabArea(self, left, right, self.tabs)  # code | lanes above the tabs
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(4)
         layout.addWidget(self.controls)
         layout.addWidget(self.status)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.tab_area.splitter, 1)
         self._fit_to_type()
 
     def _fit_to_type(self) -> None:
         """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
         self.controls.fit_to_type()
         self.code.setMinimumHeight(4 * self.code.fontMetrics().lineSpacing())
-        self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
-        self.upper.setMinimumHeight(0)
-
-    def _splitter_dragged(self, *_args) -> None:
-        self.splitter_dragged = True
-        self._show_tab_pages()
-
-    def _show_tab_pages(self) -> None:
-        """A tab area squeezed to its bar shows the bar alone, not a sliver of the page."""
-        if self.tab_pages is not None:
-            room = self.tabs.height() - self.tabs.tabBar().sizeHint().height()
-            self.tab_pages.setVisible(room >= 4 * self.fontMetrics().height())
+        self.tab_area.fit_to_type()
 
     def _share_height(self) -> None:
-        """The tabs get a third of the height, or what the upper part (at its minimum) leaves;
-        in large type on a small screen only their bar (a click opens one): the code gets the room."""
+        """In large type on a small screen the metrics and the hover text shrink and the tabs
+        keep only their bar (a click opens one): the code gets the room."""
         compact = self.height() < 40 * self.fontMetrics().height()
         self.metrics.set_compact(compact)
         self.lanes.hover_label.set_lines(2, 3 if compact else 5)
-        if self.splitter_dragged:
-            return
-        width = self.upper.width() - self.upper.handleWidth()
-        right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
-        self.upper.setSizes([max(0, width - right), right])
-        total = self.splitter.height() - self.splitter.handleWidth()
-        share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
-        upper = max(self.upper.minimumSizeHint().height(), share)
-        self.splitter.setSizes([upper, max(0, total - upper)])
-        self._show_tab_pages()
-
-    def _open_tabs(self, index: int) -> None:
-        """A click on a tab of a squeezed tab area makes room to read it: the splitter gives
-        what it can; where the rest is at its smallest (projector type at 1024 x 768) the tab
-        area grows below it and the panel scrolls down to it. A click on the open tab closes it."""
-        line = self.fontMetrics().height()
-        if self.tabs_opened and index == self.tabs.currentIndex():
-            self.tabs_opened = False
-            self._fit_to_type()
-            return
-        sizes = self.splitter.sizes()
-        if len(sizes) != 2 or sizes[1] >= 8 * line:
-            return
-        total = sum(sizes)
-        self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
-        self._splitter_dragged()
-        if self.splitter.sizes()[1] < 8 * line:
-            self.tabs_opened = True
-            self.tabs.setMinimumHeight(12 * line)
-            scroll = self.parentWidget().parentWidget() if self.parentWidget() else None
-            if isinstance(scroll, QScrollArea):
-                bar = scroll.verticalScrollBar()
-                QTimer.singleShot(100, lambda: bar.setValue(bar.maximum()))  # once the taller panel is laid out
+        self.tab_area.share_height(compact)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._share_height()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.tabs and event.type() == QEvent.Type.Resize:
-            self._show_tab_pages()
-        return super().eventFilter(watched, event)
-
-    def _timeline_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        row = QHBoxLayout()
-        self.compare_label = QLabel()
-        row.addWidget(self.compare_label)
-        row.addWidget(self.compare_box, 1)
-        layout.addLayout(row)
-        plots = QHBoxLayout()
-        plots.addWidget(self.timeline)
-        plots.addWidget(self.compare_timeline)
-        layout.addLayout(plots, 1)
-        return page
 
     def _shortcuts(self) -> None:
         """Space, arrows, D and M step the run while the lane grid has focus; Ctrl+Return runs."""
@@ -269,22 +172,17 @@ class WarpPanel(Panel):
         self.transport.next_memory_requested.connect(self.jump_to_next_memory)
         self.lanes.lane_hovered.connect(self._lane_hovered)
         self.lanes.row_selected.connect(self.select_row)
-        self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
         self.gpu_tab.button.clicked.connect(self.run_on_gpu)
+        self.gpu_tab.run_arrived.connect(self._show_gpu)
         self.position.session_changed.connect(self._show_session)
         self.position.step_changed.connect(lambda _g: self._show_step())
         self.position.row_changed.connect(lambda _row: self._show_row())
-        self.timeline.step_clicked.connect(self.set_cursor)
-        self.services.devices.report_changed.connect(self._device_report)
+        self.timeline_tab.timeline.step_clicked.connect(self.set_cursor)
+        self.services.devices.report_changed.connect(self._show_gpu)  # a slot: it dies with the panel
 
     def _fill_kernels(self) -> None:
         self.controls.fill_kernels(self.specs)
-        self.compare_box.blockSignals(True)
-        self.compare_box.addItem("—", "")
-        for spec in self.specs:
-            self.compare_box.addItem(texts.kernel_title(spec), spec.entry)
-        self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(DEFAULT_COMPARE)))
-        self.compare_box.blockSignals(False)
+        self.timeline_tab.fill_kernels(self.specs)
         self.kernel_box.setCurrentIndex(max(0, self.kernel_box.findData(DEFAULT_KERNEL)))
         if self.kernel_box.currentIndex() == 0:
             self._kernel_chosen(0)
@@ -292,13 +190,11 @@ class WarpPanel(Panel):
     def _retitle_kernels(self) -> None:
         """Kernel titles in the interface language (the engine carries the Chinese)."""
         self.controls.retitle()
-        for index in range(1, self.compare_box.count()):  # after "—", no kernel
-            self.compare_box.setItemText(index, texts.kernel_title(kernels.get(self.compare_box.itemData(index))))
+        self.timeline_tab.retranslate()
         if self.kernel_box.count():
             self._describe_kernel()
             if self.session is not None:
-                self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
-            self._show_compare()
+                self.timeline_tab.show_warp(self.session, self.row, self.spec)
 
     def _describe_kernel(self) -> None:
         description = i18n.engine_text(self.spec, "description")
@@ -331,16 +227,17 @@ class WarpPanel(Panel):
 
     def _preset_chosen(self, _index: int) -> None:
         self.controls.reset_block()
+        self.timeline_tab.preset_name = self.preset.name  # the kernel compared runs at this size
         if self.shown_once:  # until then nothing is emulated: a hidden panel costs nothing
             self.run()
-            self.run_compare()
+            self.timeline_tab.run_compare()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self.shown_once:
             self.shown_once = True
             self.run()
-            self.run_compare()
+            self.timeline_tab.run_compare()
 
     # ............................................................ running
     def run(self) -> Job:
@@ -365,12 +262,10 @@ class WarpPanel(Panel):
         if not isValid(self) or job is not self.job:
             return
         self.last_error = None
-        self.gpu_run = None
+        self.gpu_tab.gpu_run = None  # it ran the previous session
         self.position.set_session(session)
 
     def _emulation_failed(self, job: Job, exc: BaseException) -> None:
-        from gpulab import simt
-
         if not isValid(self) or job is not self.job:
             return
         # The emulator's own errors are shown at their line and re-worded on a language
@@ -381,54 +276,9 @@ class WarpPanel(Panel):
         self.code.show_error(line, text)
         self.status.setText(text)
 
-    def run_compare(self) -> Job | None:
-        """Emulate the kernel chosen for comparison (its timeline goes beside this one)."""
-        entry = self.compare_box.currentData()
-        if self.compare_job is not None and not self.compare_job.is_over:
-            self.compare_job.cancel()
-        if not entry:
-            self.compare_session = None
-            self.compare_timeline.set_timeline(None)
-            return None
-        spec = kernels.get(entry)
-        names = [p.name for p in spec.presets]
-        preset = spec.preset(self.preset.name if self.preset.name in names else names[0])
-        job = self.services.runner.submit(
-            fill(self.tr("Emulate %1"), entry),
-            "cpu",
-            lambda ctx: ws.emulate(spec, preset, spec.source, 0, ctx),
-        )
-        self.compare_job = job
-        job.finished.connect(lambda session: self._compared(job, session))
-        return job
-
-    def _compared(self, job: Job, session: ws.WarpSession) -> None:
-        if not isValid(self) or job is not self.compare_job:
-            return
-        self.compare_session = session
-        self._show_compare()
-
     def run_on_gpu(self) -> Job | None:
         """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
-        if self.session is None or not self._gpu_usable():
-            return None
-        session, spec, preset = self.session, self.spec, self.preset
-        job = self.services.runner.submit(
-            fill(self.tr("Run %1 on the GPU"), spec.entry),
-            "cuda:0",
-            lambda ctx: ws.compare_on_gpu(session, spec, preset, ctx),
-        )
-        self.gpu_job = job
-        self.gpu_tab.show_running()
-        job.finished.connect(lambda run: self._gpu_done(job, run))
-        job.failed.connect(lambda exc: self.gpu_tab.show_failed(plain_error(exc)))
-        return job
-
-    def _gpu_done(self, job: Job, run: ws.GpuRun) -> None:
-        if not isValid(self) or job is not self.gpu_job:
-            return
-        self.gpu_run = run
-        self._show_gpu()
+        return self.gpu_tab.run(self.session, self.spec, self.preset)
 
     # ............................................................ stepping
     def set_cursor(self, g: int) -> None:
@@ -462,7 +312,7 @@ class WarpPanel(Panel):
         if session is None:  # the old session is forgotten; its views stay until the next one
             return
         self.lanes.select_row(0)
-        self.timeline.set_timeline(session.timeline(0), texts.kernel_title(self.spec))
+        self.timeline_tab.show_warp(session, 0, self.spec)
         self.metrics.set_metrics(session.metrics)
         self.set_provenance("emulated")
         self.status.setText(texts.status_text(session))
@@ -480,29 +330,14 @@ class WarpPanel(Panel):
         self.memory.set_step(session.memory(g, row))
         self.transport.set_position(g, len(session))
         self.step_label.setText(texts.step_text(session, g, row))
-        self._move_timeline_cursor()
+        self.timeline_tab.follow(session, row, self.spec, self.position.own_step())
 
     def _show_row(self) -> None:
         if self.session is None:
             return
         self.lanes.select_row(self.row)
-        self.timeline.set_timeline(self.session.timeline(self.row), texts.kernel_title(self.spec))
+        self.timeline_tab.show_warp(self.session, self.row, self.spec)
         self._show_step()
-
-    def _move_timeline_cursor(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        if self.timeline.timeline is None or self.timeline.timeline.warp != session.warps[self.row]:
-            self.timeline.set_timeline(session.timeline(self.row), texts.kernel_title(self.spec))
-        self.timeline.set_cursor_step(self.position.own_step())
-
-    def _show_compare(self) -> None:
-        other = self.compare_session
-        if other is None:
-            self.compare_timeline.set_timeline(None)
-            return
-        self.compare_timeline.set_timeline(other.timeline(0), texts.kernel_title(kernels.get(other.entry)))
 
     def _lane_hovered(self, row: int, lane: int) -> None:
         if self.session is None:
@@ -511,18 +346,8 @@ class WarpPanel(Panel):
         self.lanes.hover_label.setText(short if self.metrics.compact else text)
         self.lanes.graphics.setToolTip(text)
 
-    # ............................................................ GPU
-    def _gpu_usable(self) -> bool:
-        report = self.services.devices.report
-        return bool(report and report.cuda.available)
-
-    def _device_report(self, report: DeviceReport | None) -> None:
-        self._show_gpu()
-
-    def _show_gpu(self) -> None:
-        report = self.services.devices.report
-        reason = report.cuda.reason if report else None
-        self.gpu_tab.show_run(self.session, self.gpu_run, self._gpu_usable(), reason)
+    def _show_gpu(self, *_args) -> None:  # a new device report or GPU run
+        self.gpu_tab.show_session(self.session)
 
     # ............................................................ texts and looks
     def retranslate(self) -> None:
@@ -536,7 +361,6 @@ class WarpPanel(Panel):
         self.tabs.setTabText(0, self.tr("Memory traffic"))
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))
-        self.compare_label.setText(self.tr("Compare with:"))
         self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:
@@ -551,8 +375,7 @@ class WarpPanel(Panel):
         self.code.restyle(theme)
         self.lanes.restyle(theme)
         self.memory.restyle(theme)
-        self.timeline.restyle(theme)
-        self.compare_timeline.restyle(theme)
+        self.timeline_tab.restyle(theme)
         self._show_step()
 
     def heightForWidth(self, width: int) -> int:
@@ -569,6 +392,7 @@ class WarpPanel(Panel):
         super().changeEvent(event)
 
     def shutdown_jobs(self) -> None:
-        for job in (self.job, self.compare_job, self.gpu_job):
-            if job is not None and not job.is_over:
-                job.cancel()
+        self.timeline_tab.cancel()
+        self.gpu_tab.cancel()
+        if self.job is not None and not self.job.is_over:
+            self.job.cancel()

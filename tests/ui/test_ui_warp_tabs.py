@@ -1,0 +1,87 @@
+"""The warp visualizer's splits: code | lanes above a tab area that squeezes to its bar and opens on a click."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from ui.panels.warp_tabs import TabArea
+
+
+class Host(QWidget):
+    """A panel in miniature: two columns above two tabs, sized by a TabArea."""
+
+    def __init__(self, upper_minimum: int = 0) -> None:
+        super().__init__()
+        self.left, self.right = QLabel("code"), QLabel("lanes")
+        self.left.setMinimumHeight(upper_minimum)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(QLabel("memory page"), "Memory")
+        self.tabs.addTab(QLabel("timeline page"), "Timeline")
+        self.area = TabArea(self, self.left, self.right, self.tabs)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.area.splitter)
+        self.area.fit_to_type()
+
+
+@pytest.fixture
+def make_host(qtbot):
+    def make(height: int, upper_minimum: int = 0) -> Host:
+        host = Host(upper_minimum)
+        qtbot.addWidget(host)
+        host.resize(600, height)
+        host.show()
+        qtbot.waitExposed(host)
+        return host
+
+    return make
+
+
+def line(host: Host) -> int:
+    return host.fontMetrics().height()
+
+
+def click_tab(qtbot, host: Host, index: int) -> None:
+    bar = host.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+
+
+def test_the_tabs_get_about_a_third_of_the_height_and_the_columns_share_the_width(make_host, qtbot):
+    host = make_host(600)
+    host.area.share_height(compact=False)
+    upper, tabs = host.area.splitter.sizes()
+    assert tabs == pytest.approx((upper + tabs) * 0.32, abs=2)
+    left, right = host.area.upper.sizes()
+    assert abs(left - right) <= 1
+    qtbot.waitUntil(host.area.pages.isVisible)
+
+
+def test_in_compact_type_the_tabs_keep_only_their_bar_and_hide_the_sliver_of_page(make_host, qtbot):
+    host = make_host(600)
+    host.area.share_height(compact=True)
+    qtbot.waitUntil(lambda: host.tabs.height() < 4 * line(host) + host.tabs.tabBar().height())
+    assert not host.area.pages.isVisible()
+
+
+def test_a_click_on_a_squeezed_tab_makes_room_to_read_it_and_sizes_are_then_the_users(make_host, qtbot):
+    host = make_host(600)
+    host.area.share_height(compact=True)
+    click_tab(qtbot, host, 1)
+    upper, tabs = host.area.splitter.sizes()
+    assert tabs == pytest.approx((upper + tabs) * 2 / 5, abs=2) and tabs >= 8 * line(host)
+    assert host.tabs.currentIndex() == 1 and not host.area.opened
+    qtbot.waitUntil(host.area.pages.isVisible)
+    host.area.share_height(compact=True)  # a later resize leaves the user's sizes alone
+    assert host.area.splitter.sizes()[1] == tabs
+
+
+def test_where_the_splitter_has_no_room_the_tab_area_grows_and_a_second_click_closes_it(make_host, qtbot):
+    host = make_host(300, upper_minimum=260)
+    bar_height = host.tabs.minimumHeight()
+    host.area.share_height(compact=True)
+    click_tab(qtbot, host, 1)
+    assert host.area.opened and host.tabs.minimumHeight() == 12 * line(host)
+    qtbot.waitUntil(lambda: host.tabs.height() >= 12 * line(host))
+    click_tab(qtbot, host, 1)
+    assert not host.area.opened and host.tabs.minimumHeight() == bar_height

@@ -1,0 +1,105 @@
+"""The warp visualizer's splits: code | lanes side by side, above a tab area that gives the
+code the room on a small screen and opens on a click."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget, QWidget
+
+
+class TabArea(QObject):
+    """Builds ``upper`` (``left`` | ``right``) above ``tabs`` in ``splitter`` and shares the
+    host's room between them.
+
+    Until the user drags a splitter the right column gets half the width (or its minimum) and
+    the tabs a third of the height, or only their bar in large type on a small screen; a click
+    on a tab of a squeezed area opens it, a second closes it.
+    """
+
+    def __init__(self, host: QWidget, left: QWidget, right: QWidget, tabs: QTabWidget) -> None:
+        super().__init__(host)
+        self.host, self.tabs = host, tabs
+        self.upper = QSplitter(Qt.Orientation.Horizontal)
+        self.upper.addWidget(left)
+        self.upper.addWidget(right)
+        self.upper.setChildrenCollapsible(False)
+        self.upper.setStretchFactor(0, 5)
+        self.upper.setStretchFactor(1, 6)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.upper)
+        self.splitter.addWidget(tabs)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.pages = tabs.findChild(QStackedWidget)  # the tab pages under the bar
+        self.dragged = False  # the user moved a splitter: sizes are theirs from now on
+        self.opened = False  # a click on a tab made the host taller to show it
+        self.splitter.splitterMoved.connect(self._splitter_dragged)
+        self.upper.splitterMoved.connect(self._splitter_dragged)
+        tabs.tabBarClicked.connect(self.open_tab)
+        tabs.installEventFilter(self)
+
+    def _line(self) -> int:
+        return self.host.fontMetrics().height()
+
+    def fit_to_type(self) -> None:
+        """The tab area's smallest height is its bar in the current type size."""
+        self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
+        self.upper.setMinimumHeight(0)
+
+    def _splitter_dragged(self, *_args) -> None:
+        self.dragged = True
+        self.show_pages()
+
+    def show_pages(self) -> None:
+        """A tab area squeezed to its bar shows the bar alone, not a sliver of the page."""
+        if self.pages is not None:
+            room = self.tabs.height() - self.tabs.tabBar().sizeHint().height()
+            self.pages.setVisible(room >= 4 * self._line())
+
+    def share_height(self, compact: bool) -> None:
+        """The tabs get a third of the height, or what the upper part (at its minimum) leaves;
+        ``compact`` (large type on a small screen): only their bar, the code gets the room."""
+        if self.dragged:
+            return
+        width = self.upper.width() - self.upper.handleWidth()
+        right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
+        self.upper.setSizes([max(0, width - right), right])
+        total = self.splitter.height() - self.splitter.handleWidth()
+        share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
+        upper = max(self.upper.minimumSizeHint().height(), share)
+        self.splitter.setSizes([upper, max(0, total - upper)])
+        self.show_pages()
+
+    def open_tab(self, index: int) -> None:
+        """A click on a tab of a squeezed tab area makes room to read it: the splitter gives
+        what it can; where the rest is at its smallest (projector type at 1024 x 768) the tab
+        area grows below it and the host's scroll area scrolls down to it. A click on the open
+        tab closes it."""
+        line = self._line()
+        if self.opened and index == self.tabs.currentIndex():
+            self.opened = False
+            self.fit_to_type()
+            return
+        sizes = self.splitter.sizes()
+        if len(sizes) != 2 or sizes[1] >= 8 * line:
+            return
+        total = sum(sizes)
+        self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
+        self._splitter_dragged()
+        if self.splitter.sizes()[1] < 8 * line:
+            self.opened = True
+            self.tabs.setMinimumHeight(12 * line)
+            self._scroll_to_bottom()
+
+    def _scroll_to_bottom(self) -> None:
+        parent = self.host.parentWidget()
+        scroll = parent.parentWidget() if parent is not None else None
+        if isinstance(scroll, QScrollArea):
+            bar = scroll.verticalScrollBar()
+            QTimer.singleShot(100, lambda: bar.setValue(bar.maximum()))  # once the taller host is laid out
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tabs and event.type() == QEvent.Type.Resize:
+            self.show_pages()
+        return super().eventFilter(watched, event)

@@ -137,7 +137,7 @@ def _points(sweep: Sweep, sizes: Sequence[int], filled: dict[str, Series]) -> It
             yield PartialPoint(declared.name, point, declared.provenance)
 
 
-def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[Message]:
+def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[Note]:
     """From which size each GPU and modelled series beats the best CPU series (by role, not name)."""
     cpu_names = [s.name for s in result.series if s.role == "cpu"]
     gpu_names = [s.name for s in result.series if s.role in ("gpu", "model")]

@@ -156,7 +156,7 @@ class Note(str):
         return str.__str__(self)
 
 
-def msg(key: str, **args: Any) -> Message:
+def msg(key: str, /, **args: Any) -> Message:
     """A keyed message; ``args`` fill the ``{fields}`` of the key's texts."""
     return Message(key, args)
 

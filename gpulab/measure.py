@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gpulab.results import Point, Result
+from gpulab.catalogue import Message, Note, msg
+from gpulab.results import Point, Result, Series
 
 
 def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
@@ -139,10 +140,16 @@ def best_series(result: Result, names: list[str]) -> str | None:
     return None if best is None else best[1]
 
 
-def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], unit: str = "N") -> list[str]:
-    """One sentence per GPU series saying from which size it beats the best CPU series."""
+def _series_text(series: Series) -> Message | str:
+    """What names a series inside a sentence: its label message, else its (English) name."""
+    return series.label if series.label is not None else series.name
+
+
+def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], unit: str = "N") -> list[Note]:
+    """One note per GPU series saying from which size it beats the best CPU series."""
     cpu = best_series(result, cpu_names)
-    if cpu is None:
+    cpu_series = result.get_series(cpu) if cpu is not None else None
+    if cpu is None or cpu_series is None:
         return []
     notes = []
     for gpu in gpu_names:
@@ -150,11 +157,12 @@ def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], 
         if series is None or not series.points:
             continue
         size = crossover(result, gpu, cpu)
-        kind = series.provenance.kind
+        names = {"gpu": _series_text(series), "kind": msg(f"provenance.{series.provenance.kind}"),
+                 "cpu": _series_text(cpu_series)}  # fmt: skip
         if size is None:
-            notes.append(f"Crossover: {gpu} ({kind}) does not beat {cpu} at the sizes run.")
+            notes.append(Note(msg("note.crossover.never", **names)))
         else:
-            notes.append(f"Crossover: {gpu} ({kind}) is faster than {cpu} from {unit}={size} up.")
+            notes.append(Note(msg("note.crossover.faster", **names, unit=unit, size=size)))
     return notes
 
 
@@ -210,8 +218,8 @@ def stage_medians(samples: dict[str, list[float]]) -> dict[str, float]:
 
 def what_if_copied_note(
     result: Result, cpu_names: list[str], gpu_name: str, copied_seconds: Mapping[int, float], unit: str = "N"
-) -> str | None:
-    """A sentence on where the modelled GPU would win if the copies over PCIe were counted.
+) -> Note | None:
+    """A note on where the modelled GPU would win if the copies over PCIe were counted.
 
     ``copied_seconds`` maps each size to the modelled time *with* copies; the sentence
     compares it with the best CPU series of ``result``. None without a CPU series.
@@ -221,11 +229,11 @@ def what_if_copied_note(
     if cpu_series is None or not copied_seconds:
         return None
     points = tuple(Point(x, 1.0 / s, None, {"seconds": s}) for x, s in sorted(copied_seconds.items()))
-    copied = replace(cpu_series, name="copied", points=points)
+    copied = replace(cpu_series, name="copied", key="copied", label=None, points=points)
     size = crossover(replace(result, series=(cpu_series, copied)), "copied", cpu_series.name)
     if size is None:
-        return f"With the PCIe copies counted, {gpu_name} (modelled) would not beat {cpu} at any size run."
-    return f"With the PCIe copies counted, {gpu_name} (modelled) would beat {cpu} only from {unit}={size} up."
+        return Note(msg("note.copied.never", gpu=gpu_name, cpu=_series_text(cpu_series)))
+    return Note(msg("note.copied.from", gpu=gpu_name, cpu=_series_text(cpu_series), unit=unit, size=size))
 
 
 # ----------------------------------------------------------------- ceilings

@@ -12,6 +12,8 @@ note as ``{"key", "args", "text"}`` so a report re-renders in the viewer's langu
 still reads where the key is unknown. A ``/1`` note is plain English: it loads as a note
 whose message has no key, shown as it is in every language. A series has a stable ``key``
 beside its display ``name`` (and optionally the ``label`` message the name was rendered from).
+Its axis labels are English strings; given as a :class:`Note` they also keep their message,
+stored beside them as ``x_label_message`` / ``y_label_message`` (absent in older files).
 """
 
 from __future__ import annotations
@@ -220,15 +222,22 @@ def _series_to_dict(s: Series) -> dict[str, Any]:
             "device": s.provenance.device,
             "details": _plain(s.provenance.details),
         },
-        "x_label": s.x_label,
+        "x_label": str(s.x_label),
+        "x_label_message": _label_message(s.x_label),
         "x_unit": s.x_unit,
-        "y_label": s.y_label,
+        "y_label": str(s.y_label),
+        "y_label_message": _label_message(s.y_label),
         "y_unit": s.y_unit,
         "points": [
             {"x": _plain(p.x), "y": _plain(p.y), "spread": _plain(p.spread), "extra": _plain(p.extra)}
             for p in s.points
         ],
     }
+
+
+def _label_message(label: str) -> dict[str, Any] | None:
+    """An axis label's message in JSON form, when it is a keyed :class:`Note`."""
+    return to_json(label) if isinstance(label, Note) and label.message.key else None
 
 
 # ---------------------------------------------------------------- loading
@@ -347,13 +356,19 @@ class _Reader:
             key=self.field(data, where, "key", str, "a string") if "key" in data else name,
             label=self.message(label, f"{where}.label") if label is not None else None,
             provenance=provenance,
-            x_label=self.field(data, where, "x_label", str, "a string"),
+            x_label=self.axis_label(data, where, "x_label"),
             x_unit=self.field(data, where, "x_unit", str, "a string"),
-            y_label=self.field(data, where, "y_label", str, "a string"),
+            y_label=self.axis_label(data, where, "y_label"),
             y_unit=self.field(data, where, "y_unit", str, "a string"),
             points=tuple(self.point(p, f"{where}.points[{i}]") for i, p in enumerate(points)),
             role=role,
         )
+
+    def axis_label(self, data: dict[str, Any], where: str, key: str) -> str:
+        """An axis label: its English, as a :class:`Note` carrying its message when one was stored."""
+        text = self.field(data, where, key, str, "a string")
+        message = data.get(f"{key}_message")
+        return Note(self.message(message, f"{where}.{key}_message"), text) if message is not None else text
 
     def point(self, data: Any, where: str) -> Point:
         self.expect_type(where, data, dict, "an object")

@@ -8,7 +8,6 @@ re-read their texts in ``retranslate()``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,8 +18,8 @@ from PySide6.QtGui import QFontDatabase
 from gpulab import catalogue, experiments
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.devices import CudaStatus, explain
+from gpulab.experiments.base import param_text
 from gpulab.paths import resource_path
-from gpulab.texts import translate
 
 LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}  # each in its own language, never translated
@@ -130,44 +129,23 @@ def engine_text(source: Any, attribute: str) -> str:
     return render(message, _language)
 
 
-@cache
-def _param_keys() -> dict[tuple[str, str, str], str]:
-    """(field name, 'label'/'help', English) -> catalogue key, over every experiment's parameters."""
-    index = {}
-    for key, entry in catalogue.entries().items():
-        parts = key.split(".")
-        if len(parts) == 5 and parts[0] == "experiment" and parts[2] == "param":
-            index[(parts[3], parts[4], entry.en)] = key
-    return index
-
-
-def field_text(field: Any, key: str = "label") -> str:
-    """A Params field's label or help in the current language ('' when it has none).
-
-    The field's ``metadata['<key>_key']`` names its catalogue entry. Until every Params declares
-    its keys (phase 2 of the catalogue move), a field is found by its name and its English
-    ``metadata[key]`` among the catalogue's ``experiment.*.param.*`` entries.
-    """
-    metadata = getattr(field, "metadata", {}) or {}
-    catalogue_key = metadata.get(f"{key}_key") or _param_keys().get(
-        (getattr(field, "name", ""), key, str(metadata.get(key, "")))
-    )
-    if catalogue_key:
-        return render(msg(catalogue_key), _language)
-    return str(metadata.get(key, ""))
+def field_text(params_type: type, name: str, what: str = "label") -> str:
+    """Field ``name``'s label or help (``what``) in the current language, from the text catalogue
+    (:func:`gpulab.experiments.base.param_text`); '' when the catalogue has none."""
+    message = param_text(params_type, name, what)
+    return render(message, _language) if message is not None else ""
 
 
 def engine_message(text: Message | str) -> str:
-    """A text the engine wrote (a result note, a reason, a series name, a progress message) in the
-    current language. A keyed :class:`Message` (or a result :class:`Note` carrying one) is rendered
-    from the catalogue; plain English — from an old result or an engine call site not yet
-    converted to messages — goes through the transition shim :mod:`gpulab.texts`, and shows as
-    it is when that knows no Chinese for it."""
+    """A text the engine wrote (a result note, a reason, a series name, a progress message, a
+    parameter error) in the current language. A keyed :class:`Message` — or a :class:`Note`,
+    a string carrying one — is rendered from the catalogue; a plain string (a note of an old
+    ``gpulab.result/1`` file, a script's own text) is shown as it is."""
     if isinstance(text, Note):
-        text = text.message if text.message.key else text.text
+        return render(text.message, _language)
     if isinstance(text, Message):
-        return render(text, _language) if text.key else translate(render(text), _language)
-    return translate(text, _language)
+        return render(text, _language)
+    return str(text)
 
 
 def engine_messages(texts: Iterable[Message | str]) -> list[str]:

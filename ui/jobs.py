@@ -39,9 +39,11 @@ def device_key(device_index: int | None) -> str:
 class Job(QObject):
     """One experiment run. Connect to its signals before the runner starts it."""
 
-    progress = Signal(float, str)
-    partial = Signal(str, object)  # series name, Point
-    series_kind = Signal(str, str)  # series name, provenance kind (when an event carries one)
+    # Objects, not str: an engine's progress message may be a catalogue Message, and a series name
+    # a Note carrying its label; a str signal would strip both to plain English.
+    progress = Signal(float, object)  # fraction, message (a Message or a str)
+    partial = Signal(object, object)  # series name (a str, often a Note), Point
+    series_kind = Signal(object, str)  # series name, provenance kind (when an event carries one)
     finished = Signal(object)  # what the generator returned: a Result, a session, ...
     failed = Signal(object)  # the exception (plain_error(exc) gives its one-line text)
     cancelled = Signal()

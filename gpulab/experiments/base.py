@@ -16,11 +16,20 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from gpulab.catalogue import Message, msg, plain, render
 from gpulab.results import Point, Provenance, Result
 
 
 class ExperimentError(Exception):
-    """An experiment could not run; the message says why in plain words."""
+    """An experiment could not run; the message says why in plain words.
+
+    Raised with a keyed :class:`~gpulab.catalogue.Message` (or a plain English string), kept in
+    :attr:`message` so a front end renders it in the reader's language; ``str(exc)`` is the English.
+    """
+
+    def __init__(self, message: Message | str = "") -> None:
+        self.message = message if isinstance(message, Message) else plain(str(message))
+        super().__init__(render(self.message))
 
 
 class ParamError(ExperimentError, ValueError):
@@ -36,7 +45,7 @@ class Progress:
     """How far a run has got (``fraction`` in [0, 1]) and what it is doing now."""
 
     fraction: float
-    message: str = ""
+    message: Message | str = ""
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,9 @@ class PartialPoint:
     """A point that has just been measured, so curves can grow live.
 
     ``provenance`` (optional) says what kind of number it is, so a front end can style the
-    curve (dashed for modelled) from its first point, before the Result arrives."""
+    curve (dashed for modelled) from its first point, before the Result arrives. ``series`` is
+    the series' English name; the labs give it as a :class:`~gpulab.catalogue.Note` carrying
+    the series' label message, so a front end can show the name in the reader's language."""
 
     series: str
     point: Point
@@ -118,15 +129,42 @@ class ParamSpec:
 
 
 def param(
-    default: Any, label: str, label_zh: str, help: str = "", help_zh: str = "", *, unit: str = "",
-    min: float | None = None, max: float | None = None, multiple_of: int | None = None,
-    power_of_two: bool = False, choices: tuple[Any, ...] = (), presets: tuple[tuple[str, Any], ...] = (),
+    default: Any, *, key: str = "", unit: str = "", min: float | None = None, max: float | None = None,
+    multiple_of: int | None = None, power_of_two: bool = False, choices: tuple[Any, ...] = (),
+    presets: tuple[tuple[str, Any], ...] = (),
 ) -> Any:  # fmt: skip
-    """A Params field with its label and help in English and Chinese and its :class:`ParamSpec`
-    (``field.metadata['spec']``); :func:`validate_params` checks the declared limits."""
+    """A Params field with its :class:`ParamSpec` (``field.metadata['spec']``); :func:`validate_params`
+    checks the declared limits.
+
+    Its label and help live in the text catalogue under :func:`param_key`:
+    ``experiment.<registry name>.param.<field>.label`` (and ``.help``, optional), the registry
+    name found from the module that defines the Params. ``key`` replaces that prefix for a
+    Params outside the registry (``key="mylab.param.count"`` -> ``mylab.param.count.label``).
+    """
     spec = ParamSpec(unit, min, max, multiple_of, power_of_two, tuple(choices), tuple(presets))
-    metadata = {"label": label, "label_zh": label_zh, "help": help, "help_zh": help_zh, "spec": spec}
-    return field(default=default, metadata=metadata)
+    return field(default=default, metadata={"spec": spec, "key": key})
+
+
+def param_key(params_type: type, name: str) -> str | None:
+    """The catalogue prefix of field ``name``'s texts (``experiment.matmul.param.sizes``): its
+    declared ``key``, else derived from the registry name of the Params' module; None if neither."""
+    found = next((f for f in dataclasses.fields(params_type) if f.name == name), None)
+    declared = found.metadata.get("key") if found is not None else None
+    if declared:
+        return str(declared)
+    from gpulab.experiments import REGISTRY  # the registry imports this module
+
+    experiment = next((n for n, path in REGISTRY.items() if path == params_type.__module__), None)
+    return f"experiment.{experiment}.param.{name}" if experiment is not None else None
+
+
+def param_text(params_type: type, name: str, what: str = "label") -> Message | None:
+    """Field ``name``'s ``label`` or ``help`` message, or None when the catalogue has none."""
+    from gpulab import catalogue
+
+    prefix = param_key(params_type, name)
+    key = f"{prefix}.{what}" if prefix else ""
+    return msg(key) if key and catalogue.has(key) else None
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -152,7 +190,8 @@ def field_spec(params_type: type, name: str) -> ParamSpec:
     """The :class:`ParamSpec` of field ``name``, with choices filled in from a ``Literal`` type."""
     found = next((f for f in dataclasses.fields(params_type) if f.name == name), None)
     if found is None:
-        raise ParamError(f"unknown parameter {name!r}")
+        known = [f.name for f in dataclasses.fields(params_type)]
+        raise ParamError(msg("param.error.unknown", key=repr(name), names=known or "none"))
     spec = found.metadata.get("spec") or ParamSpec()
     value_type, _is_tuple = _value_type(_hints(params_type)[name])
     if not spec.choices and typing.get_origin(value_type) is typing.Literal:
@@ -192,26 +231,27 @@ def validate_params(params: Any) -> None:
         if value is None or spec == ParamSpec(unit=spec.unit):
             continue  # nothing declared (a unit is no limit), or an optional field left out
         if not is_tuple:
-            _check_value(f.name, spec, value_type, value, "must be")
+            _check_value(f.name, spec, value_type, value, "param.error.must")
             continue
         if not isinstance(value, tuple):
             raise TypeError(f"{f.name}: expected a tuple, got {type(value).__name__}")
         if not value:
-            raise ParamError(f"{f.name}: give at least one value")
+            raise ParamError(msg("param.error.empty", key=f.name))
         for item in value:
-            _check_value(f.name, spec, value_type, item, "every value must be")
+            _check_value(f.name, spec, value_type, item, "param.error.every-must")
 
 
 def _check_value(name: str, spec: ParamSpec, value_type: Any, value: Any, must: str) -> None:
+    """``must`` is the error's key: ``param.error.must`` or ``param.error.every-must``."""
     if spec.choices:
         if value not in spec.choices:
-            raise ParamError(f"{name}: {must} {_rule(spec, value_type)}, got {value!r}")
+            raise ParamError(msg(must, key=name, rule=_rule(spec, value_type), text=repr(value)))
         return
     whole = value_type is int
     if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
         raise TypeError(f"{name}: expected {'a whole number' if whole else 'a number'}, got {value!r}")
     if not _within(spec, value):
-        raise ParamError(f"{name}: {must} {_rule(spec, value_type)}, got {value!r}")
+        raise ParamError(msg(must, key=name, rule=_rule(spec, value_type), text=repr(value)))
 
 
 def _within(spec: ParamSpec, value: float) -> bool:
@@ -224,21 +264,21 @@ def _within(spec: ParamSpec, value: float) -> bool:
     return not spec.power_of_two or (value > 0 and int(value) & (int(value) - 1) == 0)
 
 
-def _rule(spec: ParamSpec, value_type: Any) -> str:
+def _rule(spec: ParamSpec, value_type: Any) -> Message:
     """What a field allows, in words: 'a power of two from 32 to 256', 'one of fp32, fp64'."""
     if spec.choices:
-        return f"one of {', '.join(map(str, spec.choices))}"
+        return msg("param.rule.one-of", names=[str(choice) for choice in spec.choices])
     if spec.power_of_two:
-        noun = "a power of two"
+        noun = msg("param.rule.power-of-two")
     elif spec.multiple_of:
-        noun = f"a multiple of {spec.multiple_of}"
+        noun = msg("param.rule.multiple", step=spec.multiple_of)
     else:
-        noun = "a whole number" if value_type is int else "a number"
+        noun = msg("param.rule.whole-number") if value_type is int else msg("param.rule.number")
     if spec.min is not None and spec.max is not None:
-        return f"{noun} from {spec.min} to {spec.max}"
+        return msg("param.rule.range", what=noun, lowest=spec.min, highest=spec.max)
     if spec.min is not None:
-        return f"{noun} of at least {spec.min}"
-    return f"{noun} of at most {spec.max}" if spec.max is not None else noun
+        return msg("param.rule.at-least", what=noun, lowest=spec.min)
+    return msg("param.rule.at-most", what=noun, highest=spec.max) if spec.max is not None else noun
 
 
 def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> Any:
@@ -249,11 +289,12 @@ def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> An
     for key, text in assignments.items():
         name = key.replace("-", "_")
         if name not in fields:
-            known = ", ".join(sorted(fields)) or "none"
-            raise ParamError(f"unknown parameter {key!r} (known: {known})")
+            raise ParamError(msg("param.error.unknown", key=repr(key), names=sorted(fields) or "none"))
         values[name] = convert_param(key, text, hints[name])
     try:
         return params_type(**values)
+    except ParamError:
+        raise
     except (TypeError, ValueError) as exc:
         raise ParamError(str(exc)) from None
 
@@ -269,7 +310,7 @@ def convert_param(key: str, text: str, hint: Any) -> Any:
         return convert_param(key, text, inner[0])
     if origin is typing.Literal:
         if text not in args:
-            raise ParamError(f"{key}: expected one of {', '.join(map(str, args))}, got {text!r}")
+            raise ParamError(msg("param.error.choice", key=key, names=[str(a) for a in args], text=repr(text)))
         return text
     if origin is tuple:
         item = args[0] if args else str
@@ -285,17 +326,17 @@ def _convert_scalar(key: str, text: str, hint: Any) -> Any:
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
-        raise ParamError(f"{key}: expected true or false, got {text!r}")
+        raise ParamError(msg("param.error.bool", key=key, text=repr(text)))
     if hint is int:
         try:
             return _parse_int(text)
         except ValueError:
-            raise ParamError(f"{key}: expected a whole number, got {text!r}") from None
+            raise ParamError(msg("param.error.int", key=key, text=repr(text))) from None
     if hint is float:
         try:
             return float(text)
         except ValueError:
-            raise ParamError(f"{key}: expected a number, got {text!r}") from None
+            raise ParamError(msg("param.error.number", key=key, text=repr(text))) from None
     return text
 
 

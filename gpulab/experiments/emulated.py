@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from gpulab import cuda, kernels
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.base import (
     Cancelled,
     Context,
@@ -32,9 +33,10 @@ from gpulab.measure import median_and_iqr
 from gpulab.results import Point, Provenance, Result, Series
 
 EMULATOR_DEVICE = "SIMT emulator (gpulab)"
-GPU_TIME_SERIES = "kernel time (GPU, measured)"
-EMULATOR_NOTE = ("Emulated series are exact counts from the SIMT emulator for the launch shown in each "
-                 "point; the emulator claims no time.")
+GPU_TIME_KEY = "kernel-time"
+GPU_TIME_LABEL = msg("series.kernel-time")
+GPU_TIME_SERIES = render(GPU_TIME_LABEL)
+EMULATOR_NOTE = msg("note.emulated.exact-counts")
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class Variant:
 
     ``tiled`` variants are square problems of n elements (side = sqrt(n)) launched as one
     32 x 32 block per tile (the transposes); the others are 1-D launches of ``block``
-    threads per block.
+    threads per block. ``name`` is the English name (in points and launch presets); ``label``
+    the catalogue message it was rendered from (see :meth:`of`), None for a name no key describes.
     """
 
     name: str
@@ -51,6 +54,18 @@ class Variant:
     block: int = 256
     sizes: Mapping[str, int] = field(default_factory=dict)
     tiled: bool = False
+    label: Message | None = None
+
+    @classmethod
+    def of(cls, label: Message, entry: str, block: int = 256, sizes: Mapping[str, int] | None = None,
+           tiled: bool = False) -> Variant:
+        """A variant named by a catalogue message (its ``name`` is the message's English)."""
+        return cls(render(label), entry, block, dict(sizes or {}), tiled, label)
+
+    @property
+    def text(self) -> Message | str:
+        """What names the variant in a sentence: its label, else its name."""
+        return self.label if self.label is not None else self.name
 
     @property
     def spec(self) -> KernelSpec:
@@ -101,12 +116,19 @@ class LoadSite:
 
 @dataclass(frozen=True)
 class MetricSeries:
-    """A series of one emulated number per variant; ``value`` reads it from a run."""
+    """A series of one emulated number per variant: its stable ``key``, its ``label`` and y-axis
+    label (catalogue messages), unit, and ``value`` that reads it from a run."""
 
-    name: str
-    y_label: str
+    key: str
+    label: Message
+    y_label: Message
     y_unit: str
     value: Callable[[EmulatedRun], float]
+
+    @property
+    def name(self) -> Note:
+        """The English name, carrying the label."""
+        return Note(self.label)
 
 
 def metric(key: str) -> Callable[[EmulatedRun], float]:
@@ -167,19 +189,19 @@ def global_load_sites(trace: Mapping[int, Sequence[Any]]) -> tuple[LoadSite, ...
     return tuple(LoadSite(line, col, buffer, req, sec) for (line, col, buffer), (req, sec) in totals.items())
 
 
-def emulated_series(series: MetricSeries, x_label: str, variants: Sequence[Variant], n: int) -> Series:
+def emulated_series(series: MetricSeries, x_label: Note, variants: Sequence[Variant], n: int) -> Series:
     """An empty emulated series whose provenance names every kernel and launch."""
     launches = {v.name: {"kernel": v.entry, "grid": list(v.preset(n).grid), "block": list(v.preset(n).block)}
                 for v in variants}
     details = {"kernels": [f"{v.name}: {v.launch_label(n)}" for v in variants], "launches": launches}
-    return Series(series.name, Provenance("emulated", EMULATOR_DEVICE, details), x_label, "", series.y_label,
-                  series.y_unit, role="emulated")
+    return Series(render(series.label), Provenance("emulated", EMULATOR_DEVICE, details), x_label, "",
+                  Note(series.y_label), series.y_unit, role="emulated", key=series.key, label=series.label)
 
 
-def variant_axis_label(variants: Sequence[Variant]) -> str:
-    """The x-axis label: variant index with the names spelt out."""
-    names = ", ".join(f"{i} = {v.name}" for i, v in enumerate(variants))
-    return f"variant ({names})"
+def variant_axis_label(variants: Sequence[Variant]) -> Note:
+    """The x-axis label: variant index with the names spelt out ("variant (0 = even/odd, ...)")."""
+    items = [msg("axis.variant-item", index=i, name=v.text) for i, v in enumerate(variants)]
+    return Note(msg("axis.variant", items=items))
 
 
 def emulated_point(index: int, run: EmulatedRun, value: float) -> Point:
@@ -225,13 +247,13 @@ def time_on_gpu(variant: Variant, n: int, repeats: int, device: int) -> tuple[li
     return seconds, preset
 
 
-def measured_series(x_label: str, device: int) -> Series:
+def measured_series(x_label: Note, device: int) -> Series:
     """An empty series of GPU kernel times (milliseconds), provenance ``measured``."""
     status = cuda.cuda_status()
     details = {"timing": "CUDA events after warm-up, median of repeats", "cupy": status.cupy_version,
                "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version}
     return Series(GPU_TIME_SERIES, Provenance("measured", cuda.device_name(device), details), x_label, "",
-                  "kernel time", "ms", role="gpu")
+                  Note(msg("axis.kernel-time")), "ms", role="gpu", key=GPU_TIME_KEY, label=GPU_TIME_LABEL)
 
 
 def gpu_point(index: int, variant: Variant, seconds: list[float], preset: LaunchPreset, matches: bool) -> Point:
@@ -256,7 +278,7 @@ class LabPlan:
     n: int
     gpu_n: int
     repeats: int
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()
     trace_loads: bool = False
 
 
@@ -268,35 +290,37 @@ class _LabRun:
         self.status = cuda.cuda_status()
         self.device = ctx.device_index or 0
         x_label = variant_axis_label(plan.variants)
-        self.series = {s.name: emulated_series(s, x_label, plan.variants, plan.n) for s in plan.series}
+        self.series = {s.key: emulated_series(s, x_label, plan.variants, plan.n) for s in plan.series}
         if self.status.available:
-            self.series[GPU_TIME_SERIES] = measured_series(x_label, self.device)
-        self.reference_mismatches: list[str] = []
-        self.gpu_mismatches: list[str] = []
+            self.series[GPU_TIME_KEY] = measured_series(x_label, self.device)
+        self.reference_mismatches: list[Message | str] = []
+        self.gpu_mismatches: list[Message | str] = []
 
-    def add(self, name: str, point: Point) -> PartialPoint:
-        self.series[name] = self.series[name].with_point(point)
-        return PartialPoint(name, point, self.series[name].provenance)
+    def add(self, key: str, point: Point) -> PartialPoint:
+        series = self.series[key] = self.series[key].with_point(point)
+        name = Note(series.label) if series.label is not None else series.name
+        return PartialPoint(name, point, series.provenance)
 
     def emulate(self, index: int, variant: Variant) -> Generator[Event, None, EmulatedRun]:
         self.ctx.check_cancelled()
         run = emulate(variant, self.plan.n, self.ctx.cancel_event, trace_loads=self.plan.trace_loads)
         if not run.matches_reference:
-            self.reference_mismatches.append(variant.name)
+            self.reference_mismatches.append(variant.text)
         for s in self.plan.series:
-            yield self.add(s.name, emulated_point(index, run, s.value(run)))
+            yield self.add(s.key, emulated_point(index, run, s.value(run)))
         return run
 
     def measure(self, index: int, run: EmulatedRun) -> Generator[Event, None, None]:
         matches = gpu_matches_emulator(run, self.device)
         if not matches:
-            self.gpu_mismatches.append(run.variant.name)
+            self.gpu_mismatches.append(run.variant.text)
         seconds, preset = time_on_gpu(run.variant, self.plan.gpu_n, self.plan.repeats, self.device)
-        yield self.add(GPU_TIME_SERIES, gpu_point(index, run.variant, seconds, preset, matches))
+        yield self.add(GPU_TIME_KEY, gpu_point(index, run.variant, seconds, preset, matches))
 
     def result(self) -> Result:
+        reason = self.status.reason_message or self.status.reason
         notes = [*self.plan.notes, EMULATOR_NOTE, _reference_note(self.reference_mismatches),
-                 _gpu_note(self.status.available, self.status.reason, self.gpu_mismatches, self.plan.gpu_n)]
+                 _gpu_note(self.status.available, reason, self.gpu_mismatches, self.plan.gpu_n)]
         return Result(self.plan.experiment, self.plan.params, tuple(self.series.values()), tuple(notes))
 
 
@@ -309,25 +333,24 @@ def run_variants(plan: LabPlan, ctx: Context) -> ExperimentGen:
     lab = _LabRun(plan, ctx)
     steps = len(plan.variants)
     for index, variant in enumerate(plan.variants):
-        yield Progress(index / steps, f"emulating {variant.name}")
+        yield Progress(index / steps, msg("progress.emulating", variant=variant.text))
         run = yield from lab.emulate(index, variant)
         if lab.status.available:
-            yield Progress((index + 0.5) / steps, f"timing {variant.name} on the GPU")
+            yield Progress((index + 0.5) / steps, msg("progress.timing", variant=variant.text))
             yield from lab.measure(index, run)
-    yield Progress(1.0, "done")
+    yield Progress(1.0, msg("progress.done"))
     return lab.result()
 
 
-def _reference_note(mismatches: list[str]) -> str:
+def _reference_note(mismatches: list[Message | str]) -> Message:
     if not mismatches:
-        return "Every emulated output matched the kernel's numpy reference."
-    return f"Emulated output differs from the numpy reference for: {', '.join(mismatches)}."
+        return msg("note.emulated.reference-matched")
+    return msg("note.emulated.reference-differs", names=mismatches)
 
 
-def _gpu_note(available: bool, reason: str, mismatches: list[str], gpu_n: int) -> str:
+def _gpu_note(available: bool, reason: Message | str, mismatches: list[Message | str], gpu_n: int) -> Message:
     if not available:
-        return f"No measured GPU series: {reason}"
-    timing = f"GPU kernel times are for problem size {gpu_n} (the emulated size is far too small to time)."
+        return msg("note.no-measured-gpu", reason=reason)
     if mismatches:
-        return f"GPU outputs did NOT match the emulator's for: {', '.join(mismatches)}. {timing}"
-    return f"GPU outputs matched the emulator's for every variant. {timing}"
+        return msg("note.emulated.gpu-differs", names=mismatches, size=gpu_n)
+    return msg("note.emulated.gpu-matched", size=gpu_n)

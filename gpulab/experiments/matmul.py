@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gpulab import cuda, kernels
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.base import (
     CheckedParams,
     Context,
@@ -59,16 +60,9 @@ __all__ = [
     "run",
 ]
 
-TITLE = "Matrix multiply: CPU vs GPU"
-DESCRIPTION = (
-    "C = A·B for N×N matrices on the CPU (numpy/BLAS, all threads and one thread) and the GPU "
-    "(cuBLAS, naive and tiled kernels) or a modelled GPU; GFLOP/s counts 2·N³ operations."
-)
-TITLE_ZH = "矩阵乘法：CPU 与 GPU"
-DESCRIPTION_ZH = (
-    "对 N×N 矩阵计算 C = A·B：CPU 上用 numpy/BLAS（全部线程和单线程），GPU 上用 cuBLAS、"
-    "朴素核函数和分块核函数，或用模型估算的 GPU；GFLOP/s 按 2·N³ 次运算计算。"
-)
+# English, for scripts and the command line; a front end renders experiment.matmul.* itself.
+TITLE = render("experiment.matmul.title")
+DESCRIPTION = render("experiment.matmul.description")
 
 MAX_SIZE = 8192
 SIZE_PRESETS = (  # sweeps a panel offers; the first is the default
@@ -77,10 +71,17 @@ SIZE_PRESETS = (  # sweeps a panel offers; the first is the default
     ("large", powers_of_two(6, 12)),
     ("huge", powers_of_two(6, 13)),
 )
-CPU_ONE_THREAD = "CPU numpy (1 thread)"
-GPU_CUBLAS = "GPU cuBLAS (cupy.matmul)"
-GPU_NAIVE = "GPU naive kernel"
-GPU_TILED = "GPU tiled kernel (16×16 tiles)"
+# Series labels (their English is the series name) by stable series key.
+LABELS = {
+    "cpu-numpy-1-thread": msg("series.cpu-numpy-1-thread"),
+    "gpu-cublas": msg("series.gpu-cublas"),
+    "gpu-naive": msg("series.gpu-naive"),
+    "gpu-tiled": msg("series.gpu-tiled"),
+}
+CPU_ONE_THREAD = render(LABELS["cpu-numpy-1-thread"])
+GPU_CUBLAS = render(LABELS["gpu-cublas"])
+GPU_NAIVE = render(LABELS["gpu-naive"])
+GPU_TILED = render(LABELS["gpu-tiled"])
 
 NUMPY_DTYPES = {"fp32": np.float32, "fp64": np.float64, "fp16": np.float16}
 CPU_DTYPES = ("fp32", "fp64")  # numpy has no half-precision BLAS
@@ -92,24 +93,13 @@ FORMULA = (
 
 @dataclass(frozen=True)
 class Params(CheckedParams):
-    sizes: tuple[int, ...] = param(SIZE_PRESETS[0][1], "matrix sizes N", "矩阵规模 N",
-                                   "Matrix sizes to run, comma-separated.", "要运行的矩阵规模，用逗号分隔。",
-                                   min=1, max=MAX_SIZE, presets=SIZE_PRESETS)
-    dtype: Literal["fp32", "fp64", "fp16"] = param("fp32", "data type", "数据类型")
-    include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
-                                    "Count copying A and B to the GPU and C back.",
-                                    "把 A、B 拷到 GPU 和把 C 拷回来的时间也算进去。")
-    repeats: int = param(5, "repeats", "重复次数", "Timed multiplies per size; the median is kept.",
-                         "每个规模计时的乘法次数，取中位数。", min=1)
-    model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
-                           "Spec-table key of the GPU whose modelled curve is drawn.",
-                           "画模型估算曲线所用 GPU 在规格表中的键名。")
-    cpu_single_thread: bool = param(True, "also one CPU thread", "也测单线程 CPU",
-                                    "Add a CPU curve with BLAS limited to one thread.",
-                                    "再加一条把 BLAS 限制为单线程的 CPU 曲线。")
-    gpu_kernels: bool = param(True, "naive and tiled kernels", "朴素与分块核函数",
-                              "On a GPU, also time the catalogue's naive and tiled kernels (fp32).",
-                              "有 GPU 时，也为目录中的朴素和分块核函数计时（fp32）。")
+    sizes: tuple[int, ...] = param(SIZE_PRESETS[0][1], min=1, max=MAX_SIZE, presets=SIZE_PRESETS)
+    dtype: Literal["fp32", "fp64", "fp16"] = param("fp32")
+    include_transfers: bool = param(False)
+    repeats: int = param(5, min=1)
+    model_gpu: str = param("h100-sxm")
+    cpu_single_thread: bool = param(True)
+    gpu_kernels: bool = param(True)
 
 
 
@@ -118,12 +108,22 @@ def flops(n: int) -> float:
     return 2.0 * float(n) ** 3
 
 
+def cpu_all_threads_label(threads: int) -> Message:
+    if threads == 1:
+        return msg("series.cpu-numpy-all-1-thread")
+    return msg("series.cpu-numpy-all-threads", threads=threads)
+
+
 def cpu_all_threads_name(threads: int) -> str:
-    return f"CPU numpy (all {threads} threads)" if threads != 1 else "CPU numpy (all 1 thread)"
+    return render(cpu_all_threads_label(threads))
+
+
+def model_series_label(gpu_name: str) -> Message:
+    return msg("series.model", gpu=gpu_name)
 
 
 def model_series_name(gpu_name: str) -> str:
-    return f"{gpu_name} (model)"
+    return render(model_series_label(gpu_name))
 
 
 def resolve_model_gpu(key_or_name: str) -> Any:
@@ -133,7 +133,7 @@ def resolve_model_gpu(key_or_name: str) -> Any:
     table = load_specs()
     spec = table.get(key_or_name) or table.match(key_or_name)
     if spec is None:
-        raise ExperimentError(f"model_gpu: no GPU {key_or_name!r} in the spec table (known: {', '.join(table.keys())})")
+        raise ExperimentError(msg("param.error.model-gpu-unknown", key=repr(key_or_name), names=list(table.keys())))
     return spec
 
 
@@ -200,7 +200,7 @@ def _gpu_compute(cupy: Any, method: str, a_d: Any, b_d: Any, c_d: Any, n: int, d
 
 # ----------------------------------------------------------------- the run
 
-AXES = Axes("matrix size N", "", "throughput", "GFLOP/s")
+AXES = Axes(msg("axis.matrix-size"), "", msg("axis.throughput"), "GFLOP/s")
 
 
 @dataclass
@@ -209,8 +209,8 @@ class _Plan:
 
     params: Params
     series: list[SweepSeries] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    model_assumptions: tuple[str, ...] = ()
+    notes: list[Message] = field(default_factory=list)
+    model_assumptions: tuple[Note, ...] = ()
     model_spec: Any = None
 
 
@@ -237,17 +237,16 @@ def _blas_threads() -> int:
 def _plan_cpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
     params = plan.params
     if params.dtype not in CPU_DTYPES:
-        plan.notes.append(
-            f"No CPU series for {params.dtype}: numpy has no half-precision BLAS, so its matmul would run a slow "
-            "generic loop that says nothing about the CPU."
-        )
+        plan.notes.append(msg("note.matmul.no-cpu-half", dtype=params.dtype))
         return
     threads = _blas_threads()
-    configs: list[tuple[str, int | None, int]] = [(cpu_all_threads_name(threads), None, threads)]
+    configs: list[tuple[str, Message, int | None, int]] = [
+        ("cpu-numpy-all-threads", cpu_all_threads_label(threads), None, threads)]
     if params.cpu_single_thread:
-        configs.append((CPU_ONE_THREAD, 1, 1))
-    for name, limit, shown in configs:
-        plan.series.append(SweepSeries(name, "cpu", _cpu_provenance(shown), _cpu_maker(limit, shown, policy, ctx)))
+        configs.append(("cpu-numpy-1-thread", LABELS["cpu-numpy-1-thread"], 1, 1))
+    for key, label, limit, shown in configs:
+        maker = _cpu_maker(limit, shown, policy, ctx)
+        plan.series.append(SweepSeries(label, "cpu", _cpu_provenance(shown), maker, key))
 
 
 def _cpu_maker(limit: int | None, threads: int, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
@@ -261,23 +260,23 @@ def _plan_gpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
     params = plan.params
     status = cuda.cuda_status()
     if not status.available:
-        plan.notes.append(f"No measured GPU series: {status.reason}")
+        plan.notes.append(msg("note.no-measured-gpu", reason=status.reason_message or status.reason))
         return
     device = ctx.device_index or 0
-    methods = [(GPU_CUBLAS, "cublas")]
+    methods = [("gpu-cublas", "cublas")]
     if params.gpu_kernels and params.dtype == "fp32":
-        methods += [(GPU_NAIVE, "naive"), (GPU_TILED, "tiled")]
+        methods += [("gpu-naive", "naive"), ("gpu-tiled", "tiled")]
     elif params.gpu_kernels:
-        plan.notes.append("The naive and tiled kernels are written for fp32 only; they are left out for this dtype.")
+        plan.notes.append(msg("note.matmul.kernels-fp32-only"))
     ceiling = gpu_flops_ceiling(cuda.device_name(device), params.dtype)
-    for name, method in methods:
+    for key, method in methods:
         details = gpu_details(
             ceiling, method=method, timing="CUDA events after warm-up, median of repeats",
             include_transfers=params.include_transfers, host_memory="pinned",
         )  # fmt: skip
         provenance = Provenance("measured", cuda.device_name(device), details)
         maker = _gpu_maker(method, params.include_transfers, policy, ctx, ceiling)
-        plan.series.append(SweepSeries(name, "gpu", provenance, maker))
+        plan.series.append(SweepSeries(LABELS[key], "gpu", provenance, maker, key))
 
 
 def _gpu_maker(
@@ -298,12 +297,12 @@ def _plan_model(plan: _Plan) -> None:
     try:
         probe = matmul_estimate(spec, 1024, params.dtype, params.include_transfers)
     except UnsupportedDtypeError as exc:
-        plan.notes.append(f"No modelled GPU series: {exc}")
+        plan.notes.append(msg("note.no-modelled-gpu", reason=exc.message))
         return
     details = {
         "formula": FORMULA, "spec_key": spec.key, "peak_tflops": probe.peak_tflops,
         "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s, "include_transfers": params.include_transfers,
-        "assumptions": list(probe.assumptions),
+        "assumptions": [str(assumption) for assumption in probe.assumptions],
     }  # fmt: skip
     plan.model_assumptions = probe.assumptions
     plan.model_spec = spec
@@ -311,8 +310,8 @@ def _plan_model(plan: _Plan) -> None:
     def make(n: int, _operands: Any) -> Point:
         return estimate_point(n, flops(n), matmul_estimate(spec, n, params.dtype, params.include_transfers))
 
-    plan.series.append(SweepSeries(model_series_name(spec.name), "model", Provenance("modelled", spec.name, details),
-                                   make))  # fmt: skip
+    provenance = Provenance("modelled", spec.name, details)
+    plan.series.append(SweepSeries(model_series_label(spec.name), "model", provenance, make, "model"))
 
 
 def _operands_maker(dtype: str, rng: np.random.Generator) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
@@ -321,16 +320,9 @@ def _operands_maker(dtype: str, rng: np.random.Generator) -> Callable[[int], tup
     return lambda n: (random_normal(rng, (n, n), kind), random_normal(rng, (n, n), kind))
 
 
-def _general_notes(params: Params) -> list[str]:
-    transfers = (
-        "GPU times include copying A and B to the GPU and C back (pinned host memory)."
-        if params.include_transfers
-        else "GPU times count the multiply only: the matrices are already on the GPU."
-    )
-    return [
-        "GFLOP/s counts 2·N³ floating-point operations per multiply; each point is the median of its repeats.",
-        transfers,
-    ]
+def _general_notes(params: Params) -> list[Message]:
+    transfers = msg("note.matmul.with-copies") if params.include_transfers else msg("note.matmul.no-copies")
+    return [msg("note.matmul.gflops"), transfers]
 
 
 def _what_if_copied(plan: _Plan) -> WhatIfCopied | None:

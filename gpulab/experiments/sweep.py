@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpulab import cuda
+from gpulab.catalogue import Message, Note, msg
 from gpulab.experiments.base import ExperimentGen, PartialPoint, Progress, params_to_dict
 from gpulab.measure import Ceiling, ceiling_details, crossover_notes, modelled_point, what_if_copied_note
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -35,23 +36,35 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Axes:
-    """Labels and units every series of a sweep shares (the panel's axis titles)."""
+    """Labels (catalogue messages) and units every series of a sweep shares (the panel's axis titles)."""
 
-    x_label: str
+    x_label: Message | str
     x_unit: str
-    y_label: str
+    y_label: Message | str
     y_unit: str
 
 
 @dataclass(frozen=True)
 class SweepSeries:
-    """One curve of a sweep: its name, role (cpu, gpu or model), provenance, and
-    ``make_point(size, operands)`` that times or models it at one size."""
+    """One curve of a sweep: its ``label`` (a catalogue message; a plain name for a script's own
+    series), role (cpu, gpu or model), provenance, ``make_point(size, operands)`` that times or
+    models it at one size, and a stable ``key`` (the name when not given). Its ``name`` is the
+    label's English."""
 
-    name: str
+    label: Message | str
     role: str
     provenance: Provenance
     make_point: Callable[[int, Any], Point]
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", str(self.name))
+
+    @property
+    def name(self) -> str:
+        """The display name: the label's English, as a :class:`Note` carrying the label."""
+        return Note(self.label) if isinstance(self.label, Message) else self.label
 
 
 @dataclass(frozen=True)
@@ -67,8 +80,8 @@ def _no_operands(_size: int) -> None:
     return None
 
 
-def _name_and_size(series: SweepSeries, size: int) -> str:
-    return f"{series.name}: N={size}"
+def _name_and_size(series: SweepSeries, size: int) -> Message:
+    return msg("progress.series-n", series=series.label, size=size)
 
 
 @dataclass
@@ -85,22 +98,29 @@ class Sweep:
     series: list[SweepSeries]
     unit: str = "N"
     operands: Callable[[int], Any] = _no_operands
-    progress: Callable[[SweepSeries, int], str] = _name_and_size
+    progress: Callable[[SweepSeries, int], Message] = _name_and_size
     what_if_copied: WhatIfCopied | None = None
-    note_groups: Sequence[Sequence[str]] = field(default_factory=tuple)
+    note_groups: Sequence[Sequence[Message | str]] = field(default_factory=tuple)
 
     def empty_series(self, declared: SweepSeries) -> Series:
         axes = self.axes
-        return Series(declared.name, declared.provenance, axes.x_label, axes.x_unit, axes.y_label, axes.y_unit,
-                      role=declared.role)  # fmt: skip
+        label = declared.label if isinstance(declared.label, Message) else None
+        return Series(str(declared.name), declared.provenance, _axis(axes.x_label), axes.x_unit,
+                      _axis(axes.y_label), axes.y_unit, role=declared.role, key=declared.key,
+                      label=label)  # fmt: skip
+
+
+def _axis(label: Message | str) -> str:
+    """An axis label as a Series keeps it: the English, carrying its message when it has one."""
+    return Note(label) if isinstance(label, Message) else label
 
 
 def run_sweep(sweep: Sweep, sizes: Sequence[int]) -> ExperimentGen:
     """Every series at every size, yielding each point as soon as it is known; returns the
     Result with one crossover note per GPU or modelled series (and the what-if-copied note)."""
-    filled = {s.name: sweep.empty_series(s) for s in sweep.series}
+    filled = {s.key: sweep.empty_series(s) for s in sweep.series}
     yield from _points(sweep, sizes, filled)
-    yield Progress(1.0, "done")
+    yield Progress(1.0, msg("progress.done"))
     result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(filled.values()))
     notes = merge_notes(_crossings(sweep, result, sizes), *sweep.note_groups)
     return Result(sweep.experiment, result.params, result.series, notes)
@@ -113,11 +133,11 @@ def _points(sweep: Sweep, sizes: Sequence[int], filled: dict[str, Series]) -> It
         for j, declared in enumerate(sweep.series):
             yield Progress((i * len(sweep.series) + j) / steps, sweep.progress(declared, size))
             point = declared.make_point(size, operands)
-            filled[declared.name] = filled[declared.name].with_point(point)
+            filled[declared.key] = filled[declared.key].with_point(point)
             yield PartialPoint(declared.name, point, declared.provenance)
 
 
-def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[str]:
+def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[Note]:
     """From which size each GPU and modelled series beats the best CPU series (by role, not name)."""
     cpu_names = [s.name for s in result.series if s.role == "cpu"]
     gpu_names = [s.name for s in result.series if s.role in ("gpu", "model")]

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gpulab import cuda, kernels
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.base import (
     CheckedParams,
     Context,
@@ -35,13 +36,14 @@ from gpulab.measure import (
 )
 from gpulab.results import Point, Provenance
 
-TITLE = "Vector add: CPU vs GPU bandwidth"
-DESCRIPTION = "c[i] = a[i] + b[i] for growing n; GB/s counts bytes read plus written."
-TITLE_ZH = "向量加法：CPU 与 GPU 的带宽"
-DESCRIPTION_ZH = "n 逐步增大时计算 c[i] = a[i] + b[i]；GB/s 按读加写的字节数计算。"
+# English, for scripts and the command line; a front end renders experiment.vector-add.* itself.
+TITLE = render("experiment.vector-add.title")
+DESCRIPTION = render("experiment.vector-add.description")
 
-CPU_SERIES = "CPU (numpy)"
-GPU_SERIES = "GPU (CUDA kernel)"
+CPU_LABEL = msg("series.cpu-numpy")
+GPU_LABEL = msg("series.gpu-cuda-kernel")
+CPU_SERIES = render(CPU_LABEL)
+GPU_SERIES = render(GPU_LABEL)
 # Sweeps a panel offers (the first is shown first); the Params default is a shorter sweep.
 SIZE_PRESETS = (
     ("standard", powers_of_two(10, 24, 2)),
@@ -56,18 +58,11 @@ FORMULA = (
 
 @dataclass(frozen=True)
 class Params(CheckedParams):
-    sizes: tuple[int, ...] = param((1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22), "sizes n", "规模 n",
-                                   "Vector lengths to run, comma-separated (2^20 is allowed).",
-                                   "要运行的向量长度，用逗号分隔（可以写 2^20）。", min=1, presets=SIZE_PRESETS)
-    repeats: int = param(7, "repeats", "重复次数", "Timed calls per size; the median is kept.",
-                         "每个规模计时的次数，取中位数。", min=1)
-    include_transfers: bool = param(False, "include PCIe copies", "包括 PCIe 拷贝",
-                                    "Count copying a and b to the GPU and c back.",
-                                    "把 a、b 拷到 GPU 和把 c 拷回来的时间也算进去。")
-    dtype: Literal["fp32"] = param("fp32", "data type", "数据类型")
-    model_gpu: str = param("h100-sxm", "GPU to model", "建模的 GPU",
-                           "Spec-table key of the GPU whose modelled curve is drawn.",
-                           "画模型估算曲线所用 GPU 在规格表中的键名。")
+    sizes: tuple[int, ...] = param((1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22), min=1, presets=SIZE_PRESETS)
+    repeats: int = param(7, min=1)
+    include_transfers: bool = param(False)
+    dtype: Literal["fp32"] = param("fp32")
+    model_gpu: str = param("h100-sxm")
 
 
 
@@ -77,7 +72,7 @@ def bytes_moved(n: int, itemsize: int = 4) -> int:
 
 
 def model_series_name(gpu_name: str) -> str:
-    return f"{gpu_name} (model)"
+    return render(msg("series.model", gpu=gpu_name))
 
 
 def time_cpu(n: int, repeats: int, rng: np.random.Generator, ctx: Context | None = None) -> list[float]:
@@ -127,8 +122,14 @@ def time_gpu(
         return time_gpu_stages([("h2d", h2d), ("kernel", launch), ("d2h", d2h)], policy, check)
 
 
-AXES = Axes("elements", "", "bandwidth", "GB/s")
-_PROGRESS_WORD = {"cpu": "CPU", "gpu": "GPU", "model": "model"}  # the status line: "GPU n=1024"
+AXES = Axes(msg("axis.elements"), "", msg("axis.bandwidth"), "GB/s")
+
+
+def _progress(series: SweepSeries, n: int) -> Message:
+    """The status line of one series at one size: "GPU n=1024"."""
+    if series.role == "cpu":
+        return msg("progress.cpu-n", size=n)
+    return msg("progress.gpu-n", size=n) if series.role == "gpu" else msg("progress.model-n", size=n)
 
 
 def _cpu_provenance() -> Provenance:
@@ -150,7 +151,7 @@ def _cpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> Sweep
     def make(n: int, _operands: None) -> Point:
         return rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
 
-    return SweepSeries(CPU_SERIES, "cpu", _cpu_provenance(), make)
+    return SweepSeries(CPU_LABEL, "cpu", _cpu_provenance(), make, "cpu-numpy")
 
 
 def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> SweepSeries:
@@ -163,10 +164,11 @@ def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> Sweep
         samples = time_gpu(n, params.repeats, rng, device, params.include_transfers, ctx)
         return with_ceiling(rate_point(n, bytes_moved(n), samples["total"], **stage_medians(samples)), ceiling)
 
-    return SweepSeries(GPU_SERIES, "gpu", Provenance("measured", cuda.device_name(device), details), make)
+    provenance = Provenance("measured", cuda.device_name(device), details)
+    return SweepSeries(GPU_LABEL, "gpu", provenance, make, "gpu-cuda-kernel")
 
 
-def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[str, ...]]:
+def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[Note, ...]]:
     """The modelled series of the spec-table GPU ``spec``, and its model's assumptions."""
     probe = _model_estimate(spec, 1 << 20, params, params.include_transfers)
     details = {
@@ -174,14 +176,15 @@ def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[str, ..
         "spec_key": spec.key,
         "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
         "include_transfers": params.include_transfers,
-        "assumptions": list(probe.assumptions),
+        "assumptions": [str(assumption) for assumption in probe.assumptions],
     }
 
     def make(n: int, _operands: None) -> Point:
         return estimate_point(n, bytes_moved(n), _model_estimate(spec, n, params, params.include_transfers))
 
     provenance = Provenance("modelled", spec.name, details)
-    return SweepSeries(model_series_name(spec.name), "model", provenance, make), probe.assumptions
+    label = msg("series.model", gpu=spec.name)
+    return SweepSeries(label, "model", provenance, make, "model"), probe.assumptions
 
 
 def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) -> Any:
@@ -190,14 +193,10 @@ def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) 
     return vector_add_estimate(spec, n, params.dtype, include_transfers)
 
 
-def _notes(params: Params, gpu_reason: str | None) -> list[str]:
-    transfers = (
-        "GPU times include copying a and b to the GPU and c back (pinned host memory)."
-        if params.include_transfers
-        else "GPU times count the kernel only: the arrays are already on the GPU."
-    )
-    missing = [f"No GPU series: {gpu_reason}"] if gpu_reason else []
-    return [*missing, "Bandwidth counts bytes read plus written: 3 x n x 4 bytes for float32.", transfers]
+def _notes(params: Params, gpu_reason: Message | str | None) -> list[Message]:
+    transfers = msg("note.vector-add.with-copies") if params.include_transfers else msg("note.vector-add.no-copies")
+    missing = [msg("note.no-gpu", reason=gpu_reason)] if gpu_reason else []
+    return [*missing, msg("note.vector-add.bandwidth"), transfers]
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
@@ -211,8 +210,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     series = [_cpu_series(params, rng, ctx), *([_gpu_series(params, rng, ctx)] if status.available else []), model]
     what_if = None if params.include_transfers else WhatIfCopied(
         spec.name, lambda n: _model_estimate(spec, n, params, True).seconds)  # fmt: skip
+    gpu_reason = None if status.available else (status.reason_message or status.reason)
     sweep = Sweep(
-        "vector-add", params, AXES, series, unit="n", progress=lambda s, n: f"{_PROGRESS_WORD[s.role]} n={n}",
-        what_if_copied=what_if, note_groups=(_notes(params, None if status.available else status.reason), assumptions),
+        "vector-add", params, AXES, series, unit="n", progress=_progress,
+        what_if_copied=what_if, note_groups=(_notes(params, gpu_reason), assumptions),
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.specs import DTYPES, GpuSpec
 
 __all__ = ["BYTES_PER_ELEMENT", "DTYPES", "Dtype", "UnsupportedDtypeError", "peak_for"]
@@ -23,7 +24,12 @@ _TENSOR_ONLY = frozenset({"tf32", "fp8"})
 
 
 class UnsupportedDtypeError(ValueError):
-    """The GPU has no rate for this data type (for example fp8 on a V100)."""
+    """The GPU has no rate for this data type (for example fp8 on a V100); ``message`` says so as a
+    catalogue message, ``str(exc)`` in English."""
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        super().__init__(render(message))
 
 
 def check_dtype(dtype: str) -> None:
@@ -32,7 +38,7 @@ def check_dtype(dtype: str) -> None:
         raise ValueError(f"unknown dtype {dtype!r}; known: {', '.join(DTYPES)}")
 
 
-def peak_for(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, float, str | None]:
+def peak_for(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, float, Note | None]:
     """Pick the peak rate a kernel in ``dtype`` runs at on ``spec``.
 
     Returns ``(peak key, peak TFLOP/s, assumption or None)``. fp32 always runs on CUDA cores
@@ -45,11 +51,11 @@ def peak_for(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, fl
     key, note = _peak_key(spec, dtype, use_tensor_cores)
     tflops = spec.peak_tflops.get(key)
     if tflops is None:
-        raise UnsupportedDtypeError(f"{spec.name} has no {key} rate in the spec table")
+        raise UnsupportedDtypeError(msg("model.error.no-rate", gpu=spec.name, key=key))
     return key, tflops, note
 
 
-def _peak_key(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, str | None]:
+def _peak_key(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, Note | None]:
     if dtype == "fp64":
         if use_tensor_cores and "fp64_tensor" in spec.peak_tflops:
             return "fp64_tensor", None
@@ -57,6 +63,5 @@ def _peak_key(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, s
     if dtype in ("fp16", "bf16") and not use_tensor_cores:
         if dtype not in spec.peak_tflops:
             return dtype, None  # the GPU lacks the type altogether; reported by the caller
-        note = f"Without tensor cores, {dtype} math is modelled at the fp32 CUDA-core rate."
-        return "fp32", note
+        return "fp32", Note(msg("model.assumption.no-tensor-cores", dtype=dtype))
     return dtype, None

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from gpulab.catalogue import Note
+
 __all__ = ["BOUNDS", "ModelEstimate", "merge_assumptions"]
 
 BOUNDS = ("compute-bound", "memory-bound", "launch-bound", "transfer-bound")
@@ -19,13 +21,14 @@ class ModelEstimate:
     ``breakdown`` maps named parts (``"kernel"``, ``"launch"``, ``"h2d"``, ``"d2h"``) to
     seconds; they add up to ``seconds``. ``bound`` names the part that dominates;
     ``roofline_bound`` says whether the kernel itself is compute- or memory-bound.
-    ``assumptions`` are short plain sentences, one assumption each, for result notes.
+    ``assumptions`` are notes (:class:`~gpulab.catalogue.Note`: the English sentence carrying its
+    catalogue message), one assumption each, for result notes.
     """
 
     seconds: float
     breakdown: Mapping[str, float] = field(hash=False)
     bound: str
-    assumptions: tuple[str, ...]
+    assumptions: tuple[Note, ...]
     gpu_name: str
     roofline_bound: str | None = None
     compute_seconds: float | None = None
@@ -52,9 +55,9 @@ class ModelEstimate:
         return self.breakdown.get(part, 0.0) / self.seconds
 
 
-def merge_assumptions(*groups: Iterable[str]) -> tuple[str, ...]:
+def merge_assumptions(*groups: Iterable[Note]) -> tuple[Note, ...]:
     """Join assumption lists, keeping the first occurrence of each sentence."""
-    merged: dict[str, None] = {}
+    merged: dict[Note, None] = {}
     for group in groups:
         for sentence in group:
             merged.setdefault(sentence, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from gpulab.catalogue import Note, msg
 from gpulab.model.dtypes import peak_for
 from gpulab.model.estimate import ModelEstimate
 from gpulab.specs import GpuSpec
@@ -43,15 +44,15 @@ def _roofline_assumptions(
     efficiency: float,
     memory_efficiency: float,
     launch_overhead_s: float,
-) -> list[str]:
-    return [
-        f"Peak {peak_key} rate is {peak_tflops:g} TFLOP/s, the dense figure from the {spec.name} spec sheet.",
-        f"Memory bandwidth is {spec.memory_bandwidth_gb_s:g} GB/s from the spec sheet.",
-        f"The kernel reaches {efficiency:.0%} of peak compute.",
-        f"The kernel reaches {memory_efficiency:.0%} of peak memory bandwidth.",
-        "Computation and memory traffic overlap fully, so the slower one sets the kernel time.",
-        f"Each kernel launch costs {launch_overhead_s * 1e6:g} µs (launch latency is typically 3–10 µs).",
-    ]
+) -> list[Note]:
+    return [Note(message) for message in (
+        msg("model.assumption.peak-rate", peak=peak_key, number=f"{peak_tflops:g}", gpu=spec.name),
+        msg("model.assumption.memory-bandwidth", number=f"{spec.memory_bandwidth_gb_s:g}"),
+        msg("model.assumption.compute-efficiency", percent=f"{efficiency:.0%}"),
+        msg("model.assumption.memory-efficiency", percent=f"{memory_efficiency:.0%}"),
+        msg("model.assumption.overlap"),
+        msg("model.assumption.launch-overhead", number=f"{launch_overhead_s * 1e6:g}"),
+    )]
 
 
 def kernel_time(

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from gpulab.catalogue import Note, msg
 from gpulab.model.estimate import ModelEstimate
 from gpulab.specs import GpuSpec
 
@@ -74,14 +75,14 @@ def _as_link(link: GpuSpec | PcieLink | int) -> tuple[PcieLink, str]:
     raise TypeError(f"expected a GpuSpec, PcieLink or PCIe generation, got {link!r}")
 
 
-def _transfer_assumptions(link: PcieLink, pinned: bool, efficiency: float, latency_s: float) -> tuple[str, ...]:
-    memory = "pinned" if pinned else "pageable"
-    return (
-        f"The host link is {link.label} at {link.gb_s_per_direction:.2f} GB/s per direction in theory.",
-        f"Copies from {memory} host memory reach {efficiency:.0%} of that rate.",
-        f"Each copy has a fixed start-up cost of {latency_s * 1e6:g} µs.",
-        "Copies do not overlap with each other or with kernels.",
-    )
+def _transfer_assumptions(link: PcieLink, pinned: bool, efficiency: float, latency_s: float) -> tuple[Note, ...]:
+    copies = "model.assumption.pinned-copies" if pinned else "model.assumption.pageable-copies"
+    return tuple(Note(message) for message in (
+        msg("model.assumption.host-link", link=link.label, number=f"{link.gb_s_per_direction:.2f}"),
+        msg(copies, percent=f"{efficiency:.0%}"),
+        msg("model.assumption.copy-latency", number=f"{latency_s * 1e6:g}"),
+        msg("model.assumption.no-copy-overlap"),
+    ))
 
 
 def transfer_time(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from gpulab.catalogue import Note, msg
 from gpulab.model.dtypes import BYTES_PER_ELEMENT, check_dtype
 from gpulab.model.estimate import ModelEstimate, merge_assumptions
 from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time
@@ -16,9 +17,9 @@ __all__ = ["add_transfers", "matmul_estimate", "vector_add_estimate"]
 
 def _copies_seconds(
     spec: GpuSpec, arrays_bytes: Sequence[float], direction: Direction, pinned: bool
-) -> tuple[float, tuple[str, ...]]:
+) -> tuple[float, tuple[Note, ...]]:
     seconds = 0.0
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     for n_bytes in arrays_bytes:
         copy = transfer_time(spec, n_bytes, pinned=pinned, direction=direction)
         seconds += copy.seconds
@@ -92,7 +93,7 @@ def matmul_estimate(
         efficiency=efficiency,
         launch_overhead_s=launch_overhead_s,
     )
-    traffic_note = "Each matrix is read or written in DRAM exactly once (ideal tiling)."
+    traffic_note = Note(msg("model.assumption.ideal-tiling"))
     kernel = _with_note(kernel, traffic_note)
     if not include_transfers:
         return kernel
@@ -131,5 +132,5 @@ def vector_add_estimate(
     return add_transfers(spec, kernel, [vector_bytes] * 2, [vector_bytes], pinned=pinned)
 
 
-def _with_note(estimate: ModelEstimate, note: str) -> ModelEstimate:
+def _with_note(estimate: ModelEstimate, note: Note) -> ModelEstimate:
     return replace(estimate, assumptions=merge_assumptions(estimate.assumptions, [note]))

@@ -4,6 +4,7 @@ engine names exists, and messages render in either language."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import string
 from pathlib import Path
@@ -64,8 +65,21 @@ def test_every_key_is_a_dotted_lowercase_id():
 
 def test_chinese_texts_are_chinese_except_pure_punctuation_and_symbols():
     latin_only = [key for key, entry in RAW.items() if not CJK.search(entry["zh"]) and entry["zh"] == entry["en"]]
-    # Texts with no words to translate (a separator, "CPU n={size}") are the only ones left equal.
-    assert set(latin_only) <= {"progress.cpu-n", "progress.gpu-n"}, latin_only
+    # Texts with no words to translate ("CPU n={size}", "{index} = {name}") are the only ones left equal.
+    assert set(latin_only) <= {"progress.cpu-n", "progress.gpu-n", "axis.variant-item"}, latin_only
+
+
+# One Chinese term per concept, as in the Qt translations: warp is 线程束, lane is 通道.
+TERMS = {"warp": "线程束", "lane": "通道"}
+CODE_SPANS = re.compile(r"lane % k|__\w+|\w+\(.*?\)")  # source code quoted inside a text keeps its names
+
+
+@pytest.mark.parametrize("english", sorted(TERMS))
+def test_chinese_texts_use_one_term_per_concept(english):
+    word = re.compile(rf"\b{english}s?\b", re.IGNORECASE)
+    mixed = [key for key, entry in RAW.items() if word.search(CODE_SPANS.sub("", entry["zh"]))]
+    assert mixed == []
+    assert any(TERMS[english] in entry["zh"] for entry in RAW.values())
 
 
 def test_the_loader_reads_the_same_entries_as_the_file():
@@ -77,19 +91,19 @@ def test_the_loader_reads_the_same_entries_as_the_file():
 
 
 def _catalogue_keys_in_source():
-    """(file:line, key) of every string literal handed to msg()/Message()/render()/has() in gpulab/,
-    and of every key-like string constant assigned in a module that uses the catalogue (lesson keys)."""
+    """(file:line, key) of every string literal in gpulab/ that is a catalogue key: the first argument
+    of msg()/Message()/render()/has(), and any other string constant shaped like a key of a catalogue
+    area (a key kept in a table or a constant before it is handed to msg())."""
     found = []
     for path in sorted((REPO / "gpulab").rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
-        uses_catalogue = "gpulab.catalogue" in source and path.name != "catalogue.py"
         for node in ast.walk(tree):
             literal = None
             if isinstance(node, ast.Call) and _callee(node) in ("msg", "Message", "render", "has") and node.args:
                 literal = node.args[0]
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and uses_catalogue:
-                literal = node.value if _looks_like_key(getattr(node.value, "value", None)) else None
+            elif isinstance(node, ast.Constant) and _looks_like_key(node.value) and path.name != "catalogue.py":
+                literal = node
             if isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value:
                 found.append((f"{path.relative_to(REPO)}:{node.lineno}", literal.value))
     return found
@@ -103,18 +117,48 @@ def _callee(call):
 _AREAS = tuple(sorted({key.split(".")[0] for key in RAW}))
 
 
+FILE_NAME = re.compile(r".*\.(cu|cuh|py|json|toml|txt)")  # "kernel.cu" is a file name, not a key
+
+
 def _looks_like_key(text):
-    return isinstance(text, str) and KEY.fullmatch(text) is not None and text.split(".")[0] in _AREAS
+    return (isinstance(text, str) and KEY.fullmatch(text) is not None and text.split(".")[0] in _AREAS
+            and not FILE_NAME.fullmatch(text))
 
 
 def test_the_source_scan_finds_the_keys_the_engine_uses():
     keys = {key for _where, key in _catalogue_keys_in_source()}
     assert {"device.reason.no-driver", "monitor.reason.no-pynvml", "kernel.lesson.divergence"} <= keys
+    # the labs, the sweep, the validator and the models emit their texts as keys too
+    assert {"note.crossover.faster", "series.gpu-cublas", "progress.cpu-n", "param.error.must", "param.rule.range",
+            "variant.shuffle", "axis.variant-item", "model.assumption.ideal-tiling", "note.matmul.gflops"} <= keys
 
 
 def test_every_catalogue_key_named_in_the_engine_source_exists():
     missing = [(where, key) for where, key in _catalogue_keys_in_source() if key not in RAW]
     assert missing == []
+
+
+def test_keys_the_engine_builds_from_names_exist():
+    """Keys made with an f-string: a provenance kind, an experiment's title, description and parameters."""
+    from gpulab import experiments
+    from gpulab.experiments.base import param_key
+    from gpulab.results import PROVENANCE_KINDS
+
+    assert {f"provenance.{kind}" for kind in PROVENANCE_KINDS} <= set(RAW)
+    for name in experiments.names():
+        params_type = experiments.get(name).Params
+        assert {f"experiment.{name}.title", f"experiment.{name}.description"} <= set(RAW)
+        for field in dataclasses.fields(params_type):
+            assert f"{param_key(params_type, field.name)}.label" in RAW, (name, field.name)
+            assert param_key(params_type, field.name) == f"experiment.{name}.param.{field.name}"
+
+
+def test_no_engine_text_is_translated_by_matching_english():
+    assert not (REPO / "gpulab" / "texts.py").exists()
+    offenders = [str(path.relative_to(REPO)) for folder in ("gpulab", "ui") for path in (REPO / folder).rglob("*.py")
+                 if "gpulab.texts" in path.read_text(encoding="utf-8") or "translation_known" in path.read_text(
+                     encoding="utf-8")]
+    assert offenders == []
 
 
 # ------------------------------------------------------------ rendering
@@ -140,7 +184,7 @@ def test_a_message_argument_is_rendered_in_the_same_language():
 def test_a_list_argument_is_joined_with_the_languages_separator():
     note = msg("note.emulated.reference-differs", names=[msg("variant.even-odd"), msg("variant.shuffle")])
     assert render(note) == "Emulated output differs from the numpy reference for: even/odd, warp shuffle."
-    assert render(note, "zh") == "以下变体的仿真输出与 numpy 参考结果不同：奇偶，warp 洗牌。"
+    assert render(note, "zh") == "以下变体的仿真输出与 numpy 参考结果不同：奇偶，线程束洗牌。"
 
 
 def test_a_bare_key_renders_like_a_message_without_arguments():
@@ -205,10 +249,10 @@ def test_a_table_that_mixes_texts_and_sub_keys_is_refused(tmp_path):
         catalogue.load_catalogue(bad)
 
 
-def test_devices_reads_its_reasons_without_importing_the_texts_shim():
+def test_the_engine_imports_without_the_retired_texts_shim():
     import subprocess
     import sys
 
-    probe = "import sys, gpulab.devices; print('gpulab.texts' in sys.modules)"
+    probe = "import sys, gpulab.devices, gpulab.experiments.matmul; print('gpulab.texts' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert out.stdout.strip() == "False", out.stderr

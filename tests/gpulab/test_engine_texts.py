@@ -1,5 +1,6 @@
-"""Chinese for the engine's English, from the text catalogue: experiment and kernel texts, device and
-monitor reasons, result notes (the notes through the gpulab.texts shim until they are messages)."""
+"""Chinese for every text the engine emits, from the text catalogue: experiment and kernel texts,
+parameter labels and mistakes, device and monitor reasons, result notes, series names, axis labels
+and progress messages — all keyed messages, none matched back from English."""
 
 import dataclasses
 import importlib.abc
@@ -9,9 +10,10 @@ import types
 
 import pytest
 
-from gpulab import catalogue, devices, experiments, kernels, texts
-from gpulab.catalogue import msg, render
+from gpulab import devices, experiments, kernels
+from gpulab.catalogue import Message, Note, msg, plain, render
 from gpulab.experiments import PartialPoint, drive, matmul, vector_add
+from gpulab.experiments.base import param_key, param_text
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -31,16 +33,16 @@ def test_every_experiment_has_its_catalogue_title_and_description_in_both_langua
 
 @pytest.mark.parametrize("name", experiments.names())
 def test_every_params_field_has_a_catalogue_label_and_help_in_both_languages(name):
-    params = experiments.get(name).Params()  # the labelled fields still have their defaults
-    for field in dataclasses.fields(params):
-        assert field.metadata.get("label"), f"{name}.{field.name} has no label"
-        for part in ("label", "help"):
-            key = f"experiment.{name}.param.{field.name}.{part}"
-            if not field.metadata.get(part):
-                assert not catalogue.has(key), key
-                continue
-            assert render(key) == field.metadata[part], key
-            assert _chinese(render(key, "zh"), field.metadata[part]), key
+    params_type = experiments.get(name).Params
+    for field in dataclasses.fields(params_type):
+        assert param_key(params_type, field.name) == f"experiment.{name}.param.{field.name}"
+        label = param_text(params_type, field.name, "label")
+        assert label is not None, f"{name}.{field.name} has no label"
+        assert label.key == f"experiment.{name}.param.{field.name}.label"
+        assert _chinese(render(label, "zh"), render(label)), label.key
+        help_text = param_text(params_type, field.name, "help")
+        if help_text is not None:  # help is optional (a data type needs none)
+            assert _chinese(render(help_text, "zh"), render(help_text)), help_text.key
 
 
 def test_labelled_params_keep_their_defaults():
@@ -118,7 +120,7 @@ def test_explain_gives_the_reason_in_english_and_in_chinese(code, monkeypatch):
     assert render(status.reason_message) == status.reason
     zh = devices.explain(status, "zh")
     assert _chinese(zh, status.reason)
-    assert texts.translate(status.reason, "zh") == zh  # the same Chinese inside a not-yet-keyed result note
+    assert render(msg("note.no-gpu", reason=status.reason_message), "zh").endswith(zh)  # inside a result note
 
 
 def test_chinese_reasons_keep_the_versions_and_the_error_text(monkeypatch):
@@ -143,7 +145,6 @@ def test_the_monitor_reason_on_this_machine_has_chinese():
     assert source.reason_message is not None and source.reason_message.key.startswith("monitor.reason.")
     assert render(source.reason_message) == source.reason
     assert _chinese(render(source.reason_message, "zh"), source.reason)
-    assert texts.translate(source.reason, "zh") == render(source.reason_message, "zh")
 
 
 # ------------------------------------------------------------ result notes
@@ -168,35 +169,48 @@ def _events_and_result(gen):
     return events, result
 
 
+def _keyed(text) -> Message:
+    """The keyed message behind an engine text (a Note or a Message); fails on plain English."""
+    message = text.message if isinstance(text, Note) else text
+    assert isinstance(message, Message) and message.key, f"not a keyed message: {text!r}"
+    return message
+
+
 def test_every_note_of_the_cpu_vs_gpu_experiments_has_chinese(cpu_runs):
     notes = {note for _events, result in cpu_runs for note in result.notes}
     assert any(note.startswith("Crossover:") for note in notes)
-    missing = [note for note in notes if not texts.translation_known(note)]
-    assert not missing
     for note in notes:
-        assert _chinese(texts.translate(note, "zh"), note), note
+        assert render(_keyed(note)) == note
+        assert _chinese(render(note, "zh"), note), note
 
 
 def test_series_names_and_progress_messages_have_chinese(cpu_runs):
     events = [event for run_events, _result in cpu_runs for event in run_events]
-    names = {e.series for e in events if isinstance(e, PartialPoint)}
-    messages = {e.message for e in events if not isinstance(e, PartialPoint)}
-    for text in names | messages:
-        assert texts.translation_known(text), text
-    assert texts.translate("CPU numpy (all 8 threads)", "zh") == "CPU numpy（全部 8 个线程）"
+    names = [e.series for e in events if isinstance(e, PartialPoint)]
+    messages = [e.message for e in events if not isinstance(e, PartialPoint)]
+    for text in names + messages:
+        assert render(_keyed(text)) == str(text)
+        assert render(text, "zh").strip()
+    for _events, result in cpu_runs:
+        for series in result.series:
+            assert series.label is not None and render(series.label) == series.name and series.key != series.name
+            assert render(_keyed(series.x_label), "zh") != series.x_label
+    assert render(msg("series.cpu-numpy-all-threads", threads=8), "zh") == "CPU numpy（全部 8 个线程）"
 
 
-def test_a_crossover_note_translates_the_series_names_inside_it():
-    note = "Crossover: Tesla T4 (model) (modelled) is faster than CPU numpy (1 thread) from N=256 up."
-    zh = texts.translate(note, "zh")
+def test_a_crossover_note_renders_the_series_names_inside_it():
+    note = Note(msg("note.crossover.faster", gpu=msg("series.model", gpu="Tesla T4"), kind=msg("provenance.modelled"),
+                    cpu=msg("series.cpu-numpy-1-thread"), unit="N", size=256))
+    assert note == "Crossover: Tesla T4 (model) (modelled) is faster than CPU numpy (1 thread) from N=256 up."
+    zh = render(note, "zh")
     assert "Tesla T4（模型）（模型估算）" in zh
     assert "CPU numpy（1 个线程）" in zh
     assert "N=256" in zh
 
 
-def test_an_unknown_sentence_stays_english_and_english_is_never_changed():
-    assert texts.translate("A sentence nobody translated.", "zh") == "A sentence nobody translated."
-    assert texts.translate("Copies do not overlap with each other or with kernels.", "en").startswith("Copies")
+def test_a_plain_sentence_stays_as_it_is_in_every_language():
+    assert render(plain("A sentence nobody translated."), "zh") == "A sentence nobody translated."
+    assert render(Note(msg("model.assumption.no-copy-overlap")), "en").startswith("Copies")
 
 
 def test_partial_points_carry_their_series_provenance_from_the_first_point(cpu_runs):
@@ -229,31 +243,39 @@ SMALL_LABS = {
 def test_every_text_of_an_emulated_lab_has_chinese(name):
     module = experiments.get(name)
     events, result = _events_and_result(module.run(module.Params(**SMALL_LABS[name]), module.Context()))
-    shown = set(result.notes) | {e.series for e in events if isinstance(e, PartialPoint)}
-    shown |= {e.message for e in events if not isinstance(e, PartialPoint)}
-    shown |= {label for s in result.series for label in (s.x_label, s.y_label)}
-    missing = sorted(text for text in shown if not texts.translation_known(text))
-    assert not missing
-    assert all(_chinese(texts.translate(text, "zh"), text) for text in result.notes)
+    shown = [*result.notes, *(e.series for e in events if isinstance(e, PartialPoint))]
+    shown += [e.message for e in events if not isinstance(e, PartialPoint)]
+    shown += [label for s in result.series for label in (s.x_label, s.y_label)]
+    shown += [s.label for s in result.series]
+    for text in shown:
+        assert render(_keyed(text), "zh").strip(), text
+    assert all(_chinese(render(text, "zh"), text) for text in result.notes)
 
 
-def test_a_variant_axis_is_translated_item_by_item():
-    axis = "variant (0 = even/odd, 1 = k-way k=3, 2 = transpose 32x33 tile (padded))"
-    assert texts.translate(axis, "zh") == "变体（0 = 奇偶，1 = k 路 k=3，2 = 32x33 分块转置（填充））"
-    assert texts.translate("variant (0 = something new)", "zh") == "变体（0 = something new）"
+def test_a_variant_axis_is_rendered_item_by_item():
+    from gpulab.experiments.emulated import Variant, variant_axis_label
+
+    axis = variant_axis_label([Variant.of(msg("variant.even-odd"), "divergence_even_odd"),
+                               Variant.of(msg("variant.kway", size=3), "divergence_kway"),
+                               Variant.of(msg("variant.transpose-padded"), "transpose_shared_padded", tiled=True)])
+    assert axis == "variant (0 = even/odd, 1 = k-way k=3, 2 = transpose 32x33 tile (padded))"
+    assert render(axis, "zh") == "变体（0 = 奇偶，1 = k 路 k=3，2 = 32x33 分块转置（填充））"
+    unnamed = variant_axis_label([Variant("something new", "divergence_even_odd")])
+    assert render(unnamed, "zh") == "变体（0 = something new）"
 
 
 BAD_VALUES = (0, -1, 3, 100, 10**9, (), (0,), (10**6,), "fp8")
 
 
-def _validation_messages(module) -> set[str]:
-    messages = set()
+def _validation_messages(module) -> list[Message]:
+    messages = []
     for field in dataclasses.fields(module.Params):
         for bad in BAD_VALUES:
             try:
                 module.Params(**{field.name: bad})
-            except ValueError as exc:
-                messages.add(str(exc))
+            except experiments.ParamError as exc:
+                assert render(exc.message) == str(exc)
+                messages.append(exc.message)
             except TypeError:
                 pass  # a value of the wrong type altogether, not a user's typo
     return messages
@@ -266,8 +288,7 @@ def test_every_parameter_error_a_user_can_meet_has_chinese(name):
     for assignments in ({"bogus": "1"}, {"repeats": "many"}):
         with pytest.raises(experiments.ParamError) as caught:
             experiments.params_from_strings(module.Params, assignments)
-        messages.add(str(caught.value))
-    assert len(messages) >= 3
-    missing = sorted(m for m in messages if not texts.translation_known(m))
-    assert not missing
-    assert all(CJK.search(texts.translate(m, "zh")) for m in messages)
+        messages.append(caught.value.message)
+    assert len({render(m) for m in messages}) >= 3
+    for message in messages:
+        assert CJK.search(render(_keyed(message), "zh")), render(message)

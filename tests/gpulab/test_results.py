@@ -27,7 +27,8 @@ def test_json_document_has_the_documented_schema_fields():
     assert doc["schema"] == "gpulab.result/2"
     assert set(doc) == {"schema", "experiment", "params", "created", "host", "series", "notes"}
     assert set(doc["series"][0]) == {
-        "name", "role", "key", "label", "provenance", "x_label", "x_unit", "y_label", "y_unit", "points"}
+        "name", "role", "key", "label", "provenance", "x_label", "x_label_message", "x_unit", "y_label",
+        "y_label_message", "y_unit", "points"}
     assert set(doc["series"][0]["points"][0]) == {"x", "y", "spread", "extra"}
     assert doc["notes"] == [{"key": "", "args": {"text": "a note"}, "text": "a note"}]
 

@@ -85,3 +85,27 @@ def test_an_automatic_x_axis_turns_logarithmic_once_x_spans_two_decades(qtbot):
     plot.add_point("s", Point(1000, 3.0))
     plot.redraw()
     assert plot.log_x
+
+
+def test_the_legend_renders_a_series_label_also_for_a_loaded_result(qtbot):
+    from gpulab import results
+    from gpulab.catalogue import msg
+    from gpulab.results import Provenance, Result, Series
+    from ui import i18n
+    from ui.widgets.live_plot import SeriesLegend
+
+    series = Series("CPU (numpy)", Provenance("measured", "cpu"), "elements", "", "bandwidth", "GB/s",
+                    (Point(1, 2.0),), role="cpu", key="cpu-numpy", label=msg("series.cpu-numpy"))
+    loaded = results.loads(Result("vector-add", {}, (series,)).to_json())  # plain str names, as from a file
+    plot = LivePlot()
+    legend = SeriesLegend(plot)
+    qtbot.addWidget(plot)
+    qtbot.addWidget(legend)
+    plot.add_point("CPU (numpy)", Point(1, 2.0))
+    plot.label_series(loaded)
+    i18n.set_language("zh")
+    legend.refresh()
+    assert "CPU（numpy）" in legend.text()
+    i18n.set_language("en")
+    legend.refresh()
+    assert "CPU (numpy)" in legend.text()

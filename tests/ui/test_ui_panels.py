@@ -176,12 +176,12 @@ def test_engine_texts_switch_language_when_the_engine_provides_them(
     import dataclasses
 
     from gpulab import catalogue
+    from gpulab.experiments.base import param
     from ui import i18n
 
     @dataclasses.dataclass(frozen=True)
-    class LabelledParams:
-        steps: int = dataclasses.field(default=3, metadata={"label": "Steps",
-                                                            "label_key": "experiment.fake.param.steps.label"})
+    class LabelledParams:  # defined outside the registered module, so it names its key
+        steps: int = param(3, key="experiment.fake.param.steps")
 
     monkeypatch.setitem(catalogue.entries(), "experiment.fake.title", catalogue.Entry("Fake squares", "假的平方"))
     monkeypatch.setitem(catalogue.entries(), "experiment.fake.param.steps.label", catalogue.Entry("Steps", "步数"))

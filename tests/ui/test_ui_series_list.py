@@ -28,7 +28,9 @@ def test_names_follow_the_interface_language(qtbot):
     column = SeriesList(plot)
     qtbot.addWidget(plot)
     qtbot.addWidget(column)
-    plot.set_kind("CPU (numpy)", "measured")
+    from gpulab.catalogue import Note, msg
+
+    plot.set_kind(Note(msg("series.cpu-numpy")), "measured")  # the engine's name, carrying its label
     i18n.set_language("zh")
     column.refresh()
     assert column.names() == ["CPU（numpy）"]

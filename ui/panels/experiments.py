@@ -193,7 +193,7 @@ class ExperimentsPanel(Panel):
         try:
             return self.form.read()
         except experiments.ParamError as exc:
-            reason = i18n.engine_message(str(exc))
+            reason = i18n.engine_message(exc.message)
             self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", reason))
             return None
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QWidget
 
+from gpulab.catalogue import Note
 from gpulab.results import Point, Result
 from ui.i18n import engine_message
 from ui.theme import current_theme, curve_pen, style_plot
@@ -105,6 +106,7 @@ class LivePlot(pg.PlotWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.series: dict[str, list[Point]] = {}
         self.kinds: dict[str, str] = {}
+        self.labels: dict[str, Note] = {}  # series name -> the name carrying its label message
         self.markers: list[pg.InfiniteLine] = []
         self.log_x = bool(log_x)
         self._dirty = False
@@ -119,6 +121,7 @@ class LivePlot(pg.PlotWidget):
         self.curves.clear()
         self.series.clear()
         self.kinds.clear()
+        self.labels.clear()
         self.markers.clear()
         self.log_x = bool(self.fixed_log_x)
         self.setLogMode(x=self.log_x, y=self.log_y)
@@ -211,6 +214,8 @@ class LivePlot(pg.PlotWidget):
             if series.name in self.curves:
                 self.kinds[series.name] = series.provenance.kind
                 self._style_curve(series.name)
+            if series.label is not None:  # the name in any language, also for a result loaded from a file
+                self.labels[series.name] = Note(series.label, series.name)
         if result.series:
             first = result.series[0]
             self.setLabel("bottom", _axis_text(engine_message(first.x_label), first.x_unit))
@@ -244,9 +249,11 @@ class LivePlot(pg.PlotWidget):
         return list(self.series.get(series, ()))
 
     def legend_entries(self) -> list[tuple[str, str, str]]:
-        """(series name, colour, provenance kind or '') in curve order."""
+        """(series name, colour, provenance kind or '') in curve order. A name is a
+        :class:`~gpulab.catalogue.Note` carrying the series' label when the engine gave one."""
         return [
-            (name, curve.opts["pen"].color().name(), self.kinds.get(name, "")) for name, curve in self.curves.items()
+            (self.labels.get(name, name), curve.opts["pen"].color().name(), self.kinds.get(name, ""))
+            for name, curve in self.curves.items()
         ]
 
     def changeEvent(self, event: QEvent) -> None:
@@ -279,7 +286,7 @@ class SeriesLegend(QLabel):
 
 def _entry_html(name: str, colour: str, kind: str) -> str:
     sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
-    name = engine_message(name)  # the engine's English series name, in the interface language
+    name = engine_message(name)  # the series' label (a Note) in the interface language; plain names as they are
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
     return f"{sample}&nbsp;{label}"
 

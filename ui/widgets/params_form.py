@@ -141,15 +141,15 @@ def field_default(field: dataclasses.Field[Any]) -> Any:
     return None
 
 
-def field_label(field: dataclasses.Field[Any]) -> str:
-    """A parameter's label: ``metadata['label_zh']`` / ``['label']`` if given, else its name."""
+def field_label(params_type: type, field: dataclasses.Field[Any]) -> str:
+    """A parameter's label from the text catalogue, else its name."""
     colon = i18n.localized(":", "：")
-    return f"{i18n.field_text(field, 'label') or field.name.replace('_', ' ')}{colon}"
+    return f"{i18n.field_text(params_type, field.name, 'label') or field.name.replace('_', ' ')}{colon}"
 
 
-def field_help(field: dataclasses.Field[Any]) -> str:
+def field_help(params_type: type, field: dataclasses.Field[Any]) -> str:
     """A parameter's help (its tooltip), with the name a script would use."""
-    text = i18n.field_text(field, "help")
+    text = i18n.field_text(params_type, field.name, "help")
     return f"{text} ({field.name})" if text else field.name
 
 
@@ -194,9 +194,11 @@ class ParamsForm(QWidget):
         return experiments.params_from_strings(self.params_type, self.texts())
 
     def retranslate(self) -> None:
+        if self.params_type is None:
+            return
         for field in self.fields:
-            self.labels[field.name].setText(field_label(field))
-            self.labels[field.name].setToolTip(field_help(field))
+            self.labels[field.name].setText(field_label(self.params_type, field))
+            self.labels[field.name].setToolTip(field_help(self.params_type, field))
 
     def fit(self) -> None:
         """Room for about 16 characters in each free-text field, at the current type size."""

@@ -6,7 +6,8 @@ from typing import Literal
 
 import pytest
 
-from gpulab import experiments, texts
+from gpulab import experiments
+from gpulab.catalogue import render
 from gpulab.experiments.base import (
     CheckedParams,
     ParamError,
@@ -22,13 +23,13 @@ from gpulab.experiments.base import (
 
 @dataclass(frozen=True)
 class Toy(CheckedParams):
-    count: int = param(4, "count", "个数", min=1, max=10)
-    block: int = param(64, "block", "块", min=32, max=1024, multiple_of=32)
-    width: int = param(8, "width", "宽度", min=1, power_of_two=True)
-    scale: float = param(0.5, "scale", "比例", unit="x", min=0.0, max=1.0)
-    dtype: Literal["fp32", "fp64"] = param("fp32", "data type", "数据类型")
-    mode: str = param("fast", "mode", "模式", choices=("fast", "exact"))
-    sizes: tuple[int, ...] = param((2, 4), "sizes", "规模", min=1, max=64,
+    count: int = param(4, min=1, max=10)
+    block: int = param(64, min=32, max=1024, multiple_of=32)
+    width: int = param(8, min=1, power_of_two=True)
+    scale: float = param(0.5, unit="x", min=0.0, max=1.0)
+    dtype: Literal["fp32", "fp64"] = param("fp32")
+    mode: str = param("fast", choices=("fast", "exact"))
+    sizes: tuple[int, ...] = param((2, 4), min=1, max=64,
                                    presets=(("standard", (2, 4)), ("quick", (2,))))
     free: int = 7  # no limits declared
 
@@ -51,7 +52,9 @@ def test_every_kind_of_limit_is_refused_with_the_field_and_its_range(values, mes
     with pytest.raises(ParamError) as caught:
         Toy(**values)
     assert str(caught.value) == message
-    assert texts.translation_known(message)
+    assert caught.value.message.key.startswith("param.error.")
+    assert render(caught.value.message) == message
+    assert render(caught.value.message, "zh") != message  # the same mistake, in Chinese
 
 
 def test_values_on_the_limits_are_accepted_and_undeclared_fields_are_not_checked():
@@ -66,7 +69,7 @@ def test_a_value_of_another_type_is_a_type_error_not_a_users_typo():
 def test_validate_params_works_on_a_dataclass_without_the_mixin():
     @dataclass(frozen=True)
     class Plain:
-        count: int = param(4, "count", "个数", min=1)
+        count: int = param(4, min=1)
 
     validate_params(Plain())
     with pytest.raises(ParamError, match="count: must be a whole number of at least 1, got 0"):
@@ -89,9 +92,21 @@ def test_presets_and_choices_come_from_the_declaration_or_the_literal_type():
         field_spec(Toy, "colour")
 
 
-def test_param_keeps_its_label_and_help_metadata():
-    metadata = {f.name: f.metadata for f in dataclasses.fields(Toy)}["scale"]
-    assert (metadata["label"], metadata["label_zh"], metadata["help"], metadata["help_zh"]) == ("scale", "比例", "", "")
+def test_param_texts_are_found_in_the_catalogue_by_key():
+    from gpulab.experiments.base import param_key, param_text
+
+    matmul = experiments.get("matmul")
+    assert param_key(matmul.Params, "sizes") == "experiment.matmul.param.sizes"
+    assert render(param_text(matmul.Params, "sizes", "label"), "zh") == "矩阵规模 N"
+    assert param_text(matmul.Params, "dtype", "help") is None  # no help written: none shown
+    assert param_key(Toy, "scale") is None and param_text(Toy, "scale") is None  # not a registered lab
+
+    @dataclass(frozen=True)
+    class Keyed:
+        sizes: tuple[int, ...] = param((1,), key="experiment.matmul.param.sizes", min=1)
+
+    assert param_key(Keyed, "sizes") == "experiment.matmul.param.sizes"
+    assert render(param_text(Keyed, "sizes", "help")) == "Matrix sizes to run, comma-separated."
 
 
 def test_matmul_sweeps_offer_the_panels_presets_and_its_data_types():

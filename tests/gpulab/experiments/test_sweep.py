@@ -59,7 +59,7 @@ def test_every_series_gets_one_point_per_size_with_its_role_and_the_shared_axes(
     partials = [e for e in events if isinstance(e, PartialPoint)]
     assert [e.series for e in partials[:2]] == ["GPU-less host", "CPU-free card"]
     assert partials[1].provenance.device == "Toy GPU"
-    assert isinstance(events[-1], Progress) and events[-1].message == "done"
+    assert isinstance(events[-1], Progress) and str(events[-1].message) == "done"
 
 
 def test_the_crossover_note_comes_first_and_the_note_groups_follow_in_order():
@@ -83,7 +83,7 @@ def test_operands_are_made_once_per_size_and_shared_and_progress_is_worded_by_th
     events = []
     drive(run_sweep(sweep, (1, 10)), events.append)
     assert log == [(1, ("inputs", 1)), (10, ("inputs", 10))]
-    assert [e.message for e in events if isinstance(e, Progress)] == ["cpu 1", "gpu 1", "cpu 10", "gpu 10", "done"]
+    assert [str(e.message) for e in events if isinstance(e, Progress)] == ["cpu 1", "gpu 1", "cpu 10", "gpu 10", "done"]
     fractions = [e.fraction for e in events if isinstance(e, Progress)]
     assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] == 1
 

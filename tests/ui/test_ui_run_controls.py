@@ -79,3 +79,18 @@ def test_the_status_line_is_rewritten_in_the_new_language(qtbot, controls, servi
     assert controls.run_button.text() == "运行" and controls.cancel_button.text() == "取消"
     i18n.set_language("en")
     assert controls.status.text() == "Done."
+
+
+def test_an_engine_error_is_shown_in_the_interface_language(qtbot, controls, services):
+    from gpulab.catalogue import msg
+    from gpulab.experiments import ExperimentError
+
+    def failing(_ctx):
+        raise ExperimentError(msg("param.error.model-gpu-unknown", key="'b200x'", names="h100-sxm, t4"))
+        yield  # a generator, as every job is
+
+    controls.watch(services.runner.submit("failing", "cpu", failing))
+    qtbot.waitUntil(lambda: not controls.running, timeout=5000)
+    assert controls.status.text() == "Failed: model_gpu: no GPU 'b200x' in the spec table (known: h100-sxm, t4)"
+    i18n.set_language("zh")
+    assert controls.status.text() == "失败：model_gpu：规格表中没有 GPU 'b200x'（已知：h100-sxm, t4）"

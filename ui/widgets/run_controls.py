@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from gpulab.catalogue import Message
 from ui.i18n import engine_message
 from ui.jobs import Job, plain_error
 
@@ -94,12 +95,14 @@ class RunControls(QWidget):
         self.status_text = text
         self.status.setText(text())
 
-    def _progress(self, fraction: float, message: str) -> None:
+    def _progress(self, fraction: float, message: object) -> None:
         self.progress.setValue(round(fraction * PROGRESS_STEPS))
         self.set_status(lambda: engine_message(message))
 
-    def _failure_text(self, exc: object) -> Callable[[], str]:
-        reason = exc if isinstance(exc, str) else plain_error(exc)  # type: ignore[arg-type]
+    def _failure_text(self, exc: BaseException) -> Callable[[], str]:
+        """An engine error's keyed message renders in the interface language; others as one plain line."""
+        message = getattr(exc, "message", None)
+        reason = message if isinstance(message, Message) else plain_error(exc)
         return lambda: self.tr("Failed: %1").replace("%1", engine_message(reason))
 
     def _end(self, state: str, text: Callable[[], str]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from gpulab import kernels
+from gpulab.catalogue import msg
 from gpulab.experiments.base import Cancelled, Context, Progress
 from gpulab.experiments.warp.gpu import GpuRun, run_on_gpu
 from gpulab.experiments.warp.server import SessionRequest, emulator_process
@@ -52,7 +53,7 @@ def emulate(
     """
     from gpulab import simt
 
-    yield Progress(0.0, "emulating")
+    yield Progress(0.0, msg("progress.emulating-kernel"))
     request = session_request(spec, preset, source, block)
     try:
         # In a child process: an emulation in this process would stall a GUI thread (GIL).
@@ -68,6 +69,6 @@ def compare_on_gpu(
     ctx: Context,
 ) -> Generator[Progress, None, GpuRun]:
     """Run the session's source on the context's GPU with fresh catalogue inputs; returns the GpuRun."""
-    yield Progress(0.0, "running on the GPU")
+    yield Progress(0.0, msg("progress.running-on-gpu"))
     fresh_args = spec.build_args(preset)
     return run_on_gpu(session, fresh_args, ctx.device_index or 0, rtol=spec.rtol, atol=spec.atol)

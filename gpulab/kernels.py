@@ -476,9 +476,3 @@ def get(entry: str) -> KernelSpec:
     except KeyError:
         known = ", ".join(sorted(catalogue()))
         raise CatalogueError(f"no kernel {entry!r} in the catalogue (known: {known})") from None
-
-
-def uncatalogued_files() -> list[str]:
-    """``.cu`` files in kernels/ that no catalogue entry describes (should be none)."""
-    described = {spec.file for spec in catalogue().values()}
-    return sorted(p.name for p in kernels_dir().glob("*.cu") if p.name not in described)

@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from gpulab import devices, experiments, kernels
+from gpulab import devices, experiments
 from gpulab.catalogue import Message, Note, msg, plain, render
 from gpulab.experiments import PartialPoint, drive, matmul, vector_add
 from gpulab.experiments.base import param_key, param_text
@@ -52,9 +52,9 @@ def test_labelled_params_keep_their_defaults():
     assert experiments.get("divergence").Params().kways == (2, 3, 4, 5, 6, 7, 8)
 
 
-@pytest.mark.parametrize("entry", sorted(kernels.catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
 def test_every_catalogue_kernel_has_chinese_title_description_and_lesson(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     assert _chinese(render(spec.title_message, "zh"), spec.title)
     assert _chinese(render(spec.description_message, "zh"), spec.description)
     assert (spec.lesson_message is not None) == spec.entry.startswith(("divergence", "loop", "load", "transpose",

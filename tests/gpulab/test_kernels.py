@@ -1,23 +1,23 @@
 import numpy as np
 import pytest
 
-from gpulab import kernels
+from gpulab import experiments, kernels
 from gpulab.paths import kernels_dir
 
 
 def test_every_kernel_file_is_in_the_catalogue():
-    assert kernels.uncatalogued_files() == []
-    for spec in kernels.catalogue().values():
+    assert experiments.uncatalogued_kernel_files() == []
+    for spec in experiments.kernel_catalogue().values():
         assert spec.path.is_file(), spec.file
 
 
 def test_every_catalogue_entry_defines_its_entry_point_with_c_linkage():
-    for spec in kernels.catalogue().values():
+    for spec in experiments.kernel_catalogue().values():
         assert f'extern "C" __global__ void {spec.entry}(' in " ".join(spec.source.split())
 
 
 def test_presets_cover_their_problem_size():
-    for spec in kernels.catalogue().values():
+    for spec in experiments.kernel_catalogue().values():
         for preset in spec.presets:
             n = preset.sizes["n"]
             needed = n * n if spec.entry.startswith("matmul") else n
@@ -48,7 +48,7 @@ def test_unknown_kernel_or_preset_names_the_known_ones():
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("entry", sorted(kernels.catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
 def test_every_kernel_compiles_with_nvrtc_without_a_gpu(entry, arch):
     nvrtc = pytest.importorskip("gpulab.nvrtc")
     spec = kernels.get(entry)
@@ -71,7 +71,7 @@ def test_a_broken_kernel_gives_the_nvrtc_log_with_the_line():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("entry", sorted(kernels.catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
 def test_every_kernel_matches_its_reference_on_the_gpu(entry):
     import cupy
 

@@ -2,14 +2,14 @@
 
 import pytest
 
-from gpulab import kernels, simt
+from gpulab import experiments, simt
 
-EMULATABLE = sorted(name for name, spec in kernels.catalogue().items() if not spec.gpu_only)
+EMULATABLE = sorted(name for name, spec in experiments.kernel_catalogue().items() if not spec.gpu_only)
 
 
 @pytest.mark.parametrize("entry", EMULATABLE)
 def test_every_emulatable_kernel_matches_its_reference_in_the_emulator(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     preset = spec.smallest_preset
     args = spec.build_args(preset, seed=1)
     expected = spec.expected(args)
@@ -19,7 +19,7 @@ def test_every_emulatable_kernel_matches_its_reference_in_the_emulator(entry):
 
 @pytest.mark.parametrize("entry", EMULATABLE)
 def test_every_emulatable_kernel_reports_work_and_memory_traffic(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     preset = spec.smallest_preset
     result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset))
     assert result.metrics["inst_executed"] > 0

@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from gpulab import kernels
+from gpulab import experiments, kernels
 
-LAB = sorted(name for name, spec in kernels.catalogue().items() if spec.tags)
+LAB = sorted(name for name, spec in experiments.kernel_catalogue().items() if spec.tags)
 MASK32 = 0xFFFFFFFF
 
 
@@ -18,34 +18,34 @@ def signature(spec: kernels.KernelSpec) -> list[str]:
 
 
 def test_the_lab_covers_divergence_coalescing_bank_conflicts_and_reduction():
-    tags = {tag for name in LAB for tag in kernels.get(name).tags}
+    tags = {tag for name in LAB for tag in experiments.kernel(name).tags}
     assert {"divergence", "coalescing", "bank-conflicts", "reduction"} <= tags
     assert len(LAB) >= 14
 
 
 @pytest.mark.parametrize("entry", LAB)
 def test_every_lab_kernel_opens_with_a_comment_and_has_a_lesson(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     assert spec.source.startswith("//"), "the header comment says what the kernel teaches"
     assert spec.lesson and spec.description and spec.title
 
 
 @pytest.mark.parametrize("entry", LAB)
 def test_every_lab_kernel_takes_only_pointers_and_ints(entry):
-    for param in signature(kernels.get(entry)):
+    for param in signature(experiments.kernel(entry)):
         assert "*" in param or param.startswith("int "), param
 
 
 @pytest.mark.parametrize("entry", LAB)
 def test_every_lab_kernel_has_a_tiny_preset_of_at_most_two_blocks_and_a_larger_one(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     tiny = spec.preset("tiny")
     assert tiny.grid[0] * tiny.grid[1] * tiny.grid[2] <= 2
     assert max(p.threads for p in spec.presets) > 100 * tiny.threads
 
 
 def test_even_odd_reference_follows_the_c_arithmetic_of_each_path_modulo_two_to_the_32():
-    spec = kernels.get("divergence_even_odd")
+    spec = experiments.kernel("divergence_even_odd")
     args = spec.build_args(spec.preset("tiny"))
     out = spec.expected(args)[1]
     a = (int(args[0][0]) * 3 + 1) & MASK32
@@ -57,7 +57,7 @@ def test_even_odd_reference_follows_the_c_arithmetic_of_each_path_modulo_two_to_
 
 
 def test_warp_aligned_reference_does_the_same_work_per_warp_instead_of_per_lane():
-    even_odd, aligned = kernels.get("divergence_even_odd"), kernels.get("divergence_warp_aligned")
+    even_odd, aligned = experiments.kernel("divergence_even_odd"), experiments.kernel("divergence_warp_aligned")
     args = even_odd.build_args(even_odd.preset("tiny"))
     a, b = even_odd.expected(args)[1], aligned.expected(args)[1]
     assert np.array_equal(a[0:32:2], b[0:32:2])
@@ -66,7 +66,7 @@ def test_warp_aligned_reference_does_the_same_work_per_warp_instead_of_per_lane(
 
 
 def test_kway_reference_with_one_path_applies_the_first_recipe_everywhere():
-    spec = kernels.get("divergence_kway")
+    spec = experiments.kernel("divergence_kway")
     args = spec.build_args(spec.preset("tiny"))
     args[2] = np.int32(1)
     want = (args[0].astype(np.uint64) * 3 + 1) & MASK32
@@ -74,7 +74,7 @@ def test_kway_reference_with_one_path_applies_the_first_recipe_everywhere():
 
 
 def test_data_dependent_loop_reference_runs_exactly_counts_rounds():
-    spec = kernels.get("loop_data_dependent")
+    spec = experiments.kernel("loop_data_dependent")
     args = spec.build_args(spec.preset("tiny"))
     args[1][:3] = [0, 1, 2]
     out = spec.expected(args)[2]
@@ -85,19 +85,19 @@ def test_data_dependent_loop_reference_runs_exactly_counts_rounds():
 
 
 def test_load_references_read_the_elements_each_thread_addresses():
-    strided = kernels.get("load_strided")
+    strided = experiments.kernel("load_strided")
     args = strided.build_args(strided.preset("tiny"))
     assert np.array_equal(strided.expected(args)[1], [args[0][i * 4] for i in range(64)])
-    gather = kernels.get("load_gather")
+    gather = experiments.kernel("load_gather")
     args = gather.build_args(gather.preset("tiny"))
     assert np.array_equal(gather.expected(args)[2], [args[0][j] for j in args[1]])
-    misaligned = kernels.get("load_misaligned")
+    misaligned = experiments.kernel("load_misaligned")
     args = misaligned.build_args(misaligned.preset("tiny"))
     assert np.array_equal(misaligned.expected(args)[1], args[0][1:65])
 
 
 def test_shared_stride_reference_wraps_around_the_shared_buffer():
-    spec = kernels.get("shared_stride")
+    spec = experiments.kernel("shared_stride")
     args = spec.build_args(spec.preset("tiny"))
     args[2] = np.int32(32)
     out = spec.expected(args)[1]
@@ -106,7 +106,7 @@ def test_shared_stride_reference_wraps_around_the_shared_buffer():
 
 @pytest.mark.parametrize("entry", ["reduce_interleaved", "reduce_sequential", "reduce_shuffle"])
 def test_reduction_references_are_exact_per_block_integer_sums(entry):
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     for preset in spec.presets[:2]:
         args = spec.build_args(preset)
         partial = spec.expected(args)[1]
@@ -124,7 +124,7 @@ def test_every_lab_kernel_gives_the_same_outputs_on_the_gpu_as_in_the_emulator(e
 
     from gpulab import cuda, simt
 
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     preset = spec.preset("small")
     emulated = spec.build_args(preset)
     simt.launch(spec.source, spec.entry, preset.grid, preset.block, emulated)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gpulab import kernels
+from gpulab import experiments
 from gpulab.experiments import Progress
 from gpulab.experiments import warp as ws
 from ui.panels.warp_gpu import GpuTab
@@ -16,7 +16,7 @@ FAULT = "cudaErrorIllegalAddress: an illegal memory access was encountered"
 
 @pytest.fixture(scope="module")
 def session() -> ws.WarpSession:
-    spec = kernels.get("divergence_even_odd")
+    spec = experiments.kernel("divergence_even_odd")
     preset = spec.presets[0]
     return ws.run_session(spec.source, spec.entry, preset.grid, preset.block, spec.build_args(preset))
 
@@ -37,7 +37,7 @@ def test_without_a_gpu_the_button_is_off_and_the_reason_is_in_the_interface_lang
 
     tab = make_tab(qtbot, services, session)
     assert not tab.button.isEnabled() and "No GPU run" in tab.state.text()
-    assert tab.run(session, kernels.get(session.entry), kernels.get(session.entry).presets[0]) is None
+    assert tab.run(session, experiments.kernel(session.entry), experiments.kernel(session.entry).presets[0]) is None
     i18n.set_language("zh")
     tab.show_session(session)
     assert i18n.device_reason(services.devices.report.cuda) in tab.state.text()
@@ -51,7 +51,7 @@ def test_a_cuda_fault_in_the_run_says_so_in_the_tab_and_to_the_notifier(qtbot, s
     monkeypatch.setattr(ws, "compare_on_gpu", faulting)
     services = Services.create(probe=lambda: device_reports.gpu)
     tab = make_tab(qtbot, services, session)
-    spec = kernels.get(session.entry)
+    spec = experiments.kernel(session.entry)
     tab.button.clicked.connect(lambda: tab.run(session, spec, spec.presets[0]))
     assert tab.button.isEnabled()
     qtbot.mouseClick(tab.button, Qt.MouseButton.LeftButton)

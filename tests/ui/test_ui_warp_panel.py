@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from gpulab import kernels
+from gpulab import experiments, kernels
 from gpulab.catalogue import render
 from gpulab.experiments import warp as ws
 from ui.app import image_is_blank
@@ -50,7 +50,7 @@ def source_line(spec: kernels.KernelSpec, text: str) -> int:
 
 def test_even_odd_divergence_shows_exactly_the_even_lanes_active_on_the_then_line(panel, qtbot):
     session = emulated(qtbot, panel, "divergence_even_odd")
-    line = source_line(kernels.get("divergence_even_odd"), "v = v * 3 + 1")
+    line = source_line(experiments.kernel("divergence_even_odd"), "v = v * 3 + 1")
     panel.set_cursor(first_step_on_line(session, line))
     shown = panel.lanes.states
     for row in range(session.rows):
@@ -77,7 +77,7 @@ def test_a_panel_that_was_never_shown_emulates_nothing(qtbot, services):
     assert hidden.session.entry == "load_strided"
 
 
-@pytest.mark.parametrize("entry", sorted(e for e, s in kernels.catalogue().items() if not s.gpu_only))
+@pytest.mark.parametrize("entry", sorted(e for e, s in experiments.kernel_catalogue().items() if not s.gpu_only))
 def test_every_lab_kernel_steps_from_first_to_last_step_with_its_line_marked(panel, qtbot, entry):
     session = emulated(qtbot, panel, entry)
     assert session.reference_match is True
@@ -386,7 +386,7 @@ def test_at_1024_by_768_the_panel_fits_without_sideways_scrolling_and_shows_lane
 
 def test_hovering_a_lane_after_its_index_is_computed_shows_the_lanes_variables(panel, qtbot):
     session = emulated(qtbot, panel, "divergence_even_odd")
-    line = source_line(kernels.get("divergence_even_odd"), "int i = ")
+    line = source_line(experiments.kernel("divergence_even_odd"), "int i = ")
     panel.set_cursor(first_step_on_line(session, line))
     panel.lanes.lane_hovered.emit(1, 5)
     text = panel.lanes.hover_label.text()
@@ -401,12 +401,12 @@ def test_in_chinese_the_kernel_and_size_lists_are_in_chinese(panel, qtbot):
     from ui import i18n
 
     i18n.set_language("zh")
-    spec = kernels.get(panel.kernel_box.currentData())
+    spec = experiments.kernel(panel.kernel_box.currentData())
     title_zh = render(spec.title_message, "zh")
     assert CJK.search(title_zh) and panel.kernel_box.currentText() == title_zh
     compare_box = panel.timeline_tab.compare_box
     index = compare_box.findData("divergence_warp_aligned")
-    assert compare_box.itemText(index) == render(kernels.get("divergence_warp_aligned").title_message, "zh")
+    assert compare_box.itemText(index) == render(experiments.kernel("divergence_warp_aligned").title_message, "zh")
     assert "threads" not in panel.preset_box.currentText() and "线程" in panel.preset_box.currentText()
     i18n.set_language("en")
     assert panel.kernel_box.currentText() == spec.title
@@ -417,7 +417,7 @@ def test_a_narrow_code_view_scrolls_sideways_to_the_steps_span(panel, qtbot):
     session = emulated(qtbot, panel, "transpose_shared")
     panel.code.setFixedWidth(150)
     qtbot.waitUntil(lambda: panel.code.width() == 150)
-    line = source_line(kernels.get("transpose_shared"), "out[y * n + x] =")
+    line = source_line(experiments.kernel("transpose_shared"), "out[y * n + x] =")
     panel.set_cursor(first_step_on_line(session, line))
     assert panel.code.horizontalScrollBar().value() > 0
     assert panel.code.span_visible()

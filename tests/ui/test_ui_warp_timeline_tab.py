@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gpulab import kernels
+from gpulab import experiments
 from ui.panels.warp_timeline_tab import TimelineTab
 
-SPECS = [s for s in kernels.catalogue().values() if not s.gpu_only]
+SPECS = [s for s in experiments.kernel_catalogue().values() if not s.gpu_only]
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_choosing_no_kernel_clears_the_comparison(tab, qtbot):
 
 
 def test_the_kernel_compared_runs_at_the_panels_size_where_it_has_one_else_at_its_first(tab, qtbot):
-    twin = kernels.get("divergence_warp_aligned")
+    twin = experiments.kernel("divergence_warp_aligned")
     tab.preset_name = "small"
     tab.run_compare()
     assert compared(qtbot, tab).shape.block == twin.preset("small").block
@@ -67,7 +67,7 @@ def test_the_kernel_compared_runs_at_the_panels_size_where_it_has_one_else_at_it
 
 
 def test_following_a_warp_shows_its_timeline_with_the_cursor_at_its_own_step(tab, qtbot):
-    spec = kernels.get("divergence_even_odd")
+    spec = experiments.kernel("divergence_even_odd")
     tab.compare_box.setCurrentIndex(tab.compare_box.findData(spec.entry))
     session = compared(qtbot, tab)
     assert session.rows > 1

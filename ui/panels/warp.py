@@ -12,7 +12,7 @@ from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import kernels, simt
+from gpulab import experiments, kernels, simt
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.jobs import Job, plain_error
@@ -48,7 +48,7 @@ class WarpPanel(Panel):
         self.job: Job | None = None
         self.last_error: BaseException | None = None
         self.shown_once = False
-        self.specs = [s for s in kernels.catalogue().values() if not s.gpu_only]
+        self.specs = [s for s in experiments.kernel_catalogue().values() if not s.gpu_only]
         self._make_widgets()
         self._build_layout()
         self._connect()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QWidget
 
-from gpulab import kernels
+from gpulab import experiments, kernels
 from ui.panels import warp_texts as texts
 from ui.widgets.flow_layout import FlowBox, group
 
@@ -33,7 +33,7 @@ class KernelControls(FlowBox):
 
     @property
     def spec(self) -> kernels.KernelSpec:
-        return kernels.get(self.kernel_box.currentData())
+        return experiments.kernel(self.kernel_box.currentData())
 
     @property
     def preset(self) -> kernels.LaunchPreset:
@@ -67,7 +67,7 @@ class KernelControls(FlowBox):
     def retitle(self) -> None:
         """Kernel and preset names in the interface language (the engine carries the Chinese)."""
         for index in range(self.kernel_box.count()):
-            self.kernel_box.setItemText(index, texts.kernel_title(kernels.get(self.kernel_box.itemData(index))))
+            self.kernel_box.setItemText(index, texts.kernel_title(experiments.kernel(self.kernel_box.itemData(index))))
         for index in range(self.preset_box.count()):
             self.preset_box.setItemText(index, texts.preset_text(self.spec.preset(self.preset_box.itemData(index))))
 

@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import kernels
+from gpulab import experiments, kernels
 from gpulab.experiments import warp as ws
 from ui.jobs import Job, JobRunner
 from ui.panels import warp_texts as texts
@@ -78,7 +78,7 @@ class TimelineTab(QWidget):
             self.compare_session = None
             self.compare_timeline.set_timeline(None)
             return None
-        spec = kernels.get(entry)
+        spec = experiments.kernel(entry)
         names = [p.name for p in spec.presets]
         preset = spec.preset(self.preset_name if self.preset_name in names else names[0])
         job = self.runner.submit(
@@ -101,7 +101,7 @@ class TimelineTab(QWidget):
         if other is None:
             self.compare_timeline.set_timeline(None)
             return
-        self.compare_timeline.set_timeline(other.timeline(0), texts.kernel_title(kernels.get(other.entry)))
+        self.compare_timeline.set_timeline(other.timeline(0), texts.kernel_title(experiments.kernel(other.entry)))
 
     def cancel(self) -> None:
         if self.compare_job is not None and not self.compare_job.is_over:
@@ -111,7 +111,8 @@ class TimelineTab(QWidget):
     def retranslate(self) -> None:
         self.compare_label.setText(translate("WarpPanel", "Compare with:"))
         for index in range(1, self.compare_box.count()):  # after "—", no kernel
-            self.compare_box.setItemText(index, texts.kernel_title(kernels.get(self.compare_box.itemData(index))))
+            spec = experiments.kernel(self.compare_box.itemData(index))
+            self.compare_box.setItemText(index, texts.kernel_title(spec))
         self.show_compare()
 
     def restyle(self, theme: Theme) -> None:

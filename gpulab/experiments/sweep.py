@@ -20,7 +20,14 @@ from typing import Any
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
 from gpulab.experiments.base import ExperimentGen, PartialPoint, Progress, params_to_dict
-from gpulab.measure import Ceiling, ceiling_details, crossover_notes, modelled_point, what_if_copied_note
+from gpulab.measure import (
+    Ceiling,
+    ceiling_details,
+    crossover_notes,
+    gpu_bandwidth_ceiling,
+    modelled_point,
+    what_if_copied_note,
+)
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 __all__ = [
@@ -29,7 +36,9 @@ __all__ = [
     "SweepSeries",
     "WhatIfCopied",
     "estimate_point",
+    "gpu_bandwidth_ceiling_of",
     "gpu_details",
+    "numpy_cpu_provenance",
     "run_sweep",
 ]
 
@@ -166,3 +175,21 @@ def estimate_point(x: float, work: float, estimate: Any) -> Point:
     """A modelled point from a :mod:`gpulab.model` estimate: its seconds, bound and breakdown."""
     parts = {f"{part}_seconds": seconds for part, seconds in estimate.breakdown.items()}
     return modelled_point(x, work, estimate.seconds, bound=estimate.bound, **parts)
+
+
+def numpy_cpu_provenance(timing: str) -> Provenance:
+    """A measured CPU series timed around numpy calls: the CPU, numpy and its BLAS, and how it was timed."""
+    import numpy as np
+
+    from gpulab.devices import describe_cpu
+
+    cpu = describe_cpu()
+    blas = cpu.blas[0].vendor if cpu.blas else "unknown"
+    return Provenance("measured", cpu.model, {"library": "numpy", "blas": blas, "numpy": np.__version__,
+                                              "timing": timing})  # fmt: skip
+
+
+def gpu_bandwidth_ceiling_of(device: int) -> Ceiling | None:
+    """The memory-bandwidth ceiling of CUDA device ``device``: its spec sheet, else what its driver reports."""
+    derived = next((g.peak_bandwidth_gb_s for g in cuda.cuda_status().devices if g.index == device), None)
+    return gpu_bandwidth_ceiling(cuda.device_name(device), derived)

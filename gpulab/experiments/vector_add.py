@@ -23,11 +23,19 @@ from gpulab.experiments.base import (
     powers_of_two,
     random_normal,
 )
-from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
+from gpulab.experiments.sweep import (
+    Axes,
+    Sweep,
+    SweepSeries,
+    WhatIfCopied,
+    estimate_point,
+    gpu_bandwidth_ceiling_of,
+    gpu_details,
+    numpy_cpu_provenance,
+    run_sweep,
+)
 from gpulab.measure import (
-    Ceiling,
     RepeatPolicy,
-    gpu_bandwidth_ceiling,
     rate_point,
     stage_medians,
     time_cpu_calls,
@@ -132,31 +140,17 @@ def _progress(series: SweepSeries, n: int) -> Message:
     return msg("progress.gpu-n", size=n) if series.role == "gpu" else msg("progress.model-n", size=n)
 
 
-def _cpu_provenance() -> Provenance:
-    from gpulab.devices import describe_cpu
-
-    cpu = describe_cpu()
-    blas = cpu.blas[0].vendor if cpu.blas else "unknown"
-    details = {"library": "numpy", "blas": blas, "numpy": np.__version__,
-               "timing": "perf_counter around np.add, median of repeats"}  # fmt: skip
-    return Provenance("measured", cpu.model, details)
-
-
-def _gpu_ceiling(device: int) -> Ceiling | None:
-    derived = next((g.peak_bandwidth_gb_s for g in cuda.cuda_status().devices if g.index == device), None)
-    return gpu_bandwidth_ceiling(cuda.device_name(device), derived)
-
-
 def _cpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> SweepSeries:
     def make(n: int, _operands: None) -> Point:
         return rate_point(n, bytes_moved(n), time_cpu(n, params.repeats, rng, ctx))
 
-    return SweepSeries(CPU_LABEL, "cpu", _cpu_provenance(), make, "cpu-numpy")
+    provenance = numpy_cpu_provenance("perf_counter around np.add, median of repeats")
+    return SweepSeries(CPU_LABEL, "cpu", provenance, make, "cpu-numpy")
 
 
 def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> SweepSeries:
     device = ctx.device_index or 0
-    ceiling = _gpu_ceiling(device)
+    ceiling = gpu_bandwidth_ceiling_of(device)
     details = gpu_details(ceiling, timing="CUDA events after warm-up", include_transfers=params.include_transfers,
                           host_memory="pinned")  # fmt: skip
 

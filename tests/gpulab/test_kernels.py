@@ -51,7 +51,7 @@ def test_unknown_kernel_or_preset_names_the_known_ones():
 @pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
 def test_every_kernel_compiles_with_nvrtc_without_a_gpu(entry, arch):
     nvrtc = pytest.importorskip("gpulab.nvrtc")
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     try:
         cubin, _ = nvrtc.compile_cubin(spec.source, spec.file, arch)
     except nvrtc.NvrtcUnavailable as exc:
@@ -77,7 +77,7 @@ def test_every_kernel_matches_its_reference_on_the_gpu(entry):
 
     from gpulab import cuda
 
-    spec = kernels.get(entry)
+    spec = experiments.kernel(entry)
     preset = spec.presets[-1]
     args = spec.build_args(preset)
     expected = spec.expected(args)

@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "coalescing": "gpulab.experiments.coalescing",
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
+    "saxpy": "gpulab.experiments.saxpy",
 }
 
 __all__ = [

@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--theme", choices=("light", "dark", "projector"), help="colour theme")
     gui.add_argument("--screenshot", metavar="PATH",
                      help="open the window, save a PNG of it once painted, and exit")
+    gui.add_argument("--screenshot-size", metavar="WxH", type=window_size, default=(1024, 768),
+                     help="window size for --screenshot (default 1024x768)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -86,7 +88,17 @@ def open_lab(args: argparse.Namespace) -> int:
         print(f"gpulab: the desktop front end is not installed (pip install -e .); {HEADLESS_HINT}", file=sys.stderr)
         return 2
     # run_gui checks the panel name against the panel registry and says which exist.
-    return int(run_gui(panel=args.panel, lang=args.lang, theme=args.theme, screenshot=args.screenshot))
+    return int(run_gui(panel=args.panel, lang=args.lang, theme=args.theme, screenshot=args.screenshot,
+                       screenshot_size=args.screenshot_size))
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """'1920x1080' -> (1920, 1080); argparse turns a ValueError into a usage error naming the option."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or not (200 <= int(width) <= 8192 and
+                                                                        200 <= int(height) <= 8192):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT from 200x200 to 8192x8192, got {text!r}")
+    return int(width), int(height)
 
 
 def write_json(data: Any, destination: str) -> None:

@@ -78,8 +78,9 @@ def run_gui(
     lang: str | None = None,
     theme: str | None = None,
     screenshot: str | None = None,
+    screenshot_size: tuple[int, int] = SCREENSHOT_SIZE,
 ) -> int:
-    """Show the lab. With ``screenshot``, save one painted frame as PNG and return instead."""
+    """Show the lab. With ``screenshot``, save one painted frame (``screenshot_size``) as PNG and return."""
     if panel is not None and panel not in PANEL_NAMES:
         print(f"gpulab: no panel {panel!r} (choose from {', '.join(PANEL_NAMES)})", file=sys.stderr)
         return 2
@@ -89,7 +90,7 @@ def run_gui(
     if screenshot is None:
         window.show()
         return app.exec()
-    return save_screenshot(window, Path(screenshot))
+    return save_screenshot(window, Path(screenshot), screenshot_size)
 
 
 class _PaintWatcher(QObject):
@@ -105,9 +106,10 @@ class _PaintWatcher(QObject):
         return False
 
 
-def save_screenshot(window: MainWindow, path: Path) -> int:
-    """Show ``window`` at 1024×768, wait until it has painted and its jobs are idle, save it."""
-    window.resize(*SCREENSHOT_SIZE)
+def save_screenshot(window: MainWindow, path: Path, size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+    """Show ``window`` at ``size`` (1024×768 unless told), wait until it has painted and its jobs
+    are idle, save it."""
+    window.resize(*size)
     watcher = _PaintWatcher()
     window.installEventFilter(watcher)
     window.show()

@@ -20,6 +20,23 @@ def test_run_gui_saves_a_painted_1024_by_768_screenshot(qapp, tmp_path, lang):
     assert i18n.current_language() == lang
 
 
+def test_a_screenshot_can_be_taken_at_1920_by_1080(qapp, tmp_path):
+    path = tmp_path / "wide.png"
+    assert run_gui(panel="cpu-vs-gpu", screenshot=str(path), screenshot_size=(1920, 1080)) == 0
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (1920, 1080) and not image_is_blank(image)
+
+
+@pytest.mark.parametrize("text", ["1920", "10x10", "axb", "1920x99999"])
+def test_a_bad_screenshot_size_is_a_usage_error_naming_the_option(text, capsys):
+    from gpulab.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--screenshot", "unused.png", "--screenshot-size", text])
+    assert stop.value.code == 2
+    assert "--screenshot-size" in capsys.readouterr().err
+
+
 def test_run_gui_refuses_an_unknown_panel_with_a_message(qapp, capsys):
     assert run_gui(panel="no-such-panel", screenshot="unused.png") == 2
     assert "no panel 'no-such-panel'" in capsys.readouterr().err

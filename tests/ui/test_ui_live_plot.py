@@ -109,3 +109,23 @@ def test_the_legend_renders_a_series_label_also_for_a_loaded_result(qtbot):
     i18n.set_language("en")
     legend.refresh()
     assert "CPU (numpy)" in legend.text()
+
+
+def test_size_ticks_thin_out_when_their_labels_would_overlap(qtbot, plot):
+    from PySide6.QtGui import QFontMetrics
+
+    from ui.widgets.live_plot import thinned
+
+    metrics = QFontMetrics(plot.font())
+    ticks = [(float(i), f"2^{i}") for i in range(10, 26)]
+    assert thinned(ticks, 10_000, metrics) == ticks  # room for all
+    few = thinned(ticks, 120, metrics)
+    assert 1 < len(few) < len(ticks) and few[0] == ticks[0]
+    width = sum(metrics.horizontalAdvance(label) for _p, label in few)
+    assert width <= 120
+    for x in (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24):
+        plot.add_point("cpu", Point(x, 1.0, None, {"seconds": 1e-3}))
+    plot.resize(260, 300)
+    plot.redraw()
+    shown = plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert len(shown) < 8 and shown[0][1] == "n1024"

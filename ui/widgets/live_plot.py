@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from html import escape
+from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.catalogue import Note
@@ -108,6 +109,7 @@ class LivePlot(pg.PlotWidget):
         self.kinds: dict[str, str] = {}
         self.labels: dict[str, Note] = {}  # series name -> the name carrying its label message
         self.markers: list[pg.InfiniteLine] = []
+        self.size_ticks: list[tuple[float, str]] = []  # every size run, before thinning
         self.log_x = bool(log_x)
         self._dirty = False
         self._timer = QTimer(self)
@@ -123,6 +125,7 @@ class LivePlot(pg.PlotWidget):
         self.kinds.clear()
         self.labels.clear()
         self.markers.clear()
+        self.size_ticks = []
         self.log_x = bool(self.fixed_log_x)
         self.setLogMode(x=self.log_x, y=self.log_y)
         self.getPlotItem().getAxis("bottom").setTicks(None)  # the last run's sizes mean nothing now
@@ -189,13 +192,27 @@ class LivePlot(pg.PlotWidget):
         assert self.x_text is not None
         to_x = math.log10 if self.log_x else float
         to_y = math.log10 if self.log_y else float
-        self.getPlotItem().getAxis("bottom").setTicks([[(to_x(x), self.x_text(x)) for x in xs], []])
+        self.size_ticks = [(to_x(x), self.x_text(x)) for x in xs]
+        self._place_size_ticks()
         x_low, x_high = to_x(xs[0]), to_x(xs[-1])
         x_pad = max(0.12, 0.06 * (x_high - x_low))
         y_low, y_high = min(map(to_y, ys)), max(map(to_y, ys))
         span = max(y_high - y_low, 0.5 if self.log_y else abs(y_high) * 0.1 or 1.0)
         self.setRange(xRange=(x_low - x_pad, x_high + x_pad), yRange=(y_low - 0.08 * span, y_high + 0.15 * span),
                       padding=0)  # fmt: skip
+
+    def _place_size_ticks(self) -> None:
+        """The size ticks, thinned to every k-th when their labels would not fit side by side."""
+        axis = self.getPlotItem().getAxis("bottom")
+        room = self.getViewBox().width() or self.width()
+        metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+        axis.setTicks([thinned(self.size_ticks, room, metrics), []])
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        # Also called while the base class is built and while pyqtgraph closes the plot.
+        if getattr(self, "size_ticks", None) and getattr(self, "plotItem", None) is not None:
+            self._place_size_ticks()  # a narrower plot holds fewer labels
 
     def set_kind(self, series: str, kind: str) -> None:
         """Mark a series' provenance as soon as it is known (modelled curves turn dashed)."""
@@ -289,6 +306,17 @@ def _entry_html(name: str, colour: str, kind: str) -> str:
     name = engine_message(name)  # the series' label (a Note) in the interface language; plain names as they are
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
     return f"{sample}&nbsp;{label}"
+
+
+def thinned(ticks: list[tuple[float, str]], room_px: float, metrics: Any) -> list[tuple[float, str]]:
+    """Every k-th tick, the smallest k at which the labels (and a gap of two characters each) fit
+    in ``room_px``: crowded labels overlap into an unreadable row, fewer stay legible."""
+    if not ticks or room_px <= 0:
+        return ticks
+    gap = 2 * metrics.averageCharWidth()
+    needed = sum(metrics.horizontalAdvance(label) + gap for _pos, label in ticks)
+    step = max(1, math.ceil(needed / room_px))
+    return ticks[::step]
 
 
 def _axis_text(label: str, unit: str) -> str:

@@ -1,0 +1,103 @@
+"""``python -m ui.screenshots OUTDIR``: every panel after a run, in each language, theme and size.
+
+What a reviewer looks at before calling a panel done: offscreen PNGs named
+``<panel>-<lang>-<theme>-<W>x<H>.png``. Each panel is driven through its own buttons (the run
+a teacher would start, at its quickest preset) and grabbed once its jobs are idle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+LANGUAGES = ("en", "zh")
+THEMES = ("light", "projector")
+SIZES = ((1024, 768), (1920, 1080))
+TIMEOUT_S = 120.0
+
+
+def _wait(app, condition: Callable[[], bool], timeout_s: float = TIMEOUT_S) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _run_cpu_vs_gpu(panel) -> None:
+    combo = panel.sizes_combo
+    quick = next((i for i in range(combo.count()) if max(combo.itemData(i)) <= 1 << 20), 0)
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("vector-add"))
+    combo.setCurrentIndex(quick)
+    panel.run_button.click()
+
+
+def _run_experiment(panel) -> None:
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("saxpy"))
+    panel.editors["sizes"].edit.setText("2^10, 2^14, 2^18, 2^20")
+    panel.run_button.click()
+
+
+# panel name -> what a user does before the picture is taken (None: just open it)
+RUNS: dict[str, Callable | None] = {
+    "devices": None,
+    "cpu-vs-gpu": _run_cpu_vs_gpu,
+    "experiments": _run_experiment,
+    "warp": None,  # it emulates its first kernel when shown
+}
+
+
+def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Sequence[str],
+          sizes: Sequence[tuple[int, int]]) -> list[Path]:  # fmt: skip
+    from ui import i18n
+    from ui.app import get_app, image_is_blank
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    app = get_app()
+    written = []
+    for lang in languages:
+        i18n.set_language(lang)
+        for theme in themes:
+            apply_theme(theme)
+            window = MainWindow()
+            for size in sizes:
+                window.resize(*size)
+                window.show()
+                for name in panels:
+                    window.show_panel(name)
+                    _wait(app, window.services.runner.is_idle)
+                    run = RUNS.get(name)
+                    if run is not None and size == sizes[0]:  # one run per window; later sizes show its result
+                        run(window.panels[name])
+                        _wait(app, window.services.runner.is_idle)
+                    _wait(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
+                    image = window.grab().toImage()
+                    path = out / f"{name}-{lang}-{theme}-{size[0]}x{size[1]}.png"
+                    if not image_is_blank(image) and image.save(str(path), "PNG"):
+                        written.append(path)
+            window.close()
+            window.services.runner.shutdown()
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ui.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder for the PNGs (created if missing)")
+    parser.add_argument("--panels", default=",".join(RUNS), help="comma-separated panel names")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    args.out.mkdir(parents=True, exist_ok=True)
+    panels = [p for p in args.panels.split(",") if p]
+    written = shoot(args.out, panels, LANGUAGES, THEMES, SIZES)
+    print(f"{len(written)} screenshots in {args.out}")
+    return 0 if len(written) == len(panels) * len(LANGUAGES) * len(THEMES) * len(SIZES) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -129,3 +129,15 @@ def test_size_ticks_thin_out_when_their_labels_would_overlap(qtbot, plot):
     plot.redraw()
     shown = plot.getPlotItem().getAxis("bottom")._tickLevels[0]
     assert len(shown) < 8 and shown[0][1] == "n1024"
+
+
+def test_an_automatic_y_axis_turns_logarithmic_once_the_values_span_two_decades(qtbot):
+    plot = LivePlot(log_x=None, log_y=None)
+    qtbot.addWidget(plot)
+    plot.add_point("cpu", Point(1, 30.0))
+    plot.add_point("model", Point(1, 40.0))
+    plot.redraw()
+    assert not plot.log_y
+    plot.add_point("model", Point(2, 3000.0))  # a modelled H100 next to two CPU cores
+    plot.redraw()
+    assert plot.log_y and not plot.log_x

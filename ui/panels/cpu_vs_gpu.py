@@ -28,13 +28,14 @@ from gpulab.results import Point, Result
 from ui.i18n import engine_message, engine_messages, engine_text
 from ui.jobs import Job
 from ui.panels.base import Panel
-from ui.panels.cpu_vs_gpu_controls import SweepControls, size_text
+from ui.panels.cpu_vs_gpu_controls import SweepControls
 from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder
 from ui.widgets.monitor import MonitorStrip
+from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
 from ui.widgets.series_list import SeriesList
 

@@ -16,18 +16,10 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QVBoxLa
 from gpulab import experiments
 from gpulab.devices import DeviceReport
 from ui.i18n import localized
-from ui.widgets.params_form import preset_title
+from ui.widgets.params_form import preset_title, size_text
 
 SWEEPS = ("matmul", "vector-add")  # the experiments this panel races, in list order
 DEFAULT_MODEL_GPU = "h100-sxm"
-
-
-def size_text(n: float) -> str:
-    """1024 -> '1024', 1048576 -> '2^20' (vector sizes are easier to read as powers)."""
-    n = int(n)
-    if n >= 1 << 14 and n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    return str(n)
 
 
 class SweepControls(QWidget):

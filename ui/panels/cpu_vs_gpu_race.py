@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBox
 
 from gpulab.results import Point
 from ui.i18n import engine_message
-from ui.panels.cpu_vs_gpu_controls import size_text
 from ui.widgets.live_plot import LivePlot
+from ui.widgets.params_form import size_text
 from ui.widgets.race import Lane, RaceView
 
 

@@ -82,7 +82,7 @@ class ExperimentsPanel(Panel):
         # The column's widgets, by the names scripts and tests know them.
         self.run_button, self.cancel_button = self.run_controls.run_button, self.run_controls.cancel_button
         self.progress, self.status = self.run_controls.progress, self.run_controls.status
-        self.plot = LivePlot()
+        self.plot = LivePlot(log_x=None, log_y=None)  # logarithmic where the values span decades
         self.placeholder = PlotPlaceholder(self.plot)
         self.legend = SeriesLegend(self.plot)
         self.notes = QPlainTextEdit()

@@ -82,8 +82,8 @@ class LivePlot(pg.PlotWidget):
     """Curves keyed by series name, growing point by point; ``label_series`` finishes a run.
 
     ``y_of`` says what a point shows upward (its ``y`` unless told otherwise, e.g. its time in
-    ms from ``point.extra``). ``log_x`` is fixed or, when None, chosen from the data (log once x
-    spans two decades); ``log_y`` is fixed. With ``x_text`` the x ticks sit at the x values run,
+    ms from ``point.extra``). ``log_x`` and ``log_y`` are fixed or, when None, chosen from the
+    data (logarithmic once the values span two decades). With ``x_text`` the x ticks sit at the x values run,
     written by it (sizes as 2^20), and the view is fitted to the points with a margin.
     A series' provenance kind styles its curve: modelled curves are dashed with hollow triangles.
     """
@@ -96,13 +96,14 @@ class LivePlot(pg.PlotWidget):
         *,
         y_of: Callable[[Point], float] | None = None,
         log_x: bool | None = None,
-        log_y: bool = False,
+        log_y: bool | None = False,
         x_text: Callable[[float], str] | None = None,
     ) -> None:
         super().__init__(parent)
         self.y_of = y_of or (lambda point: float(point.y))
         self.fixed_log_x = log_x
-        self.log_y = log_y
+        self.fixed_log_y = log_y
+        self.log_y = bool(log_y)
         self.x_text = x_text
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.series: dict[str, list[Point]] = {}
@@ -126,7 +127,7 @@ class LivePlot(pg.PlotWidget):
         self.labels.clear()
         self.markers.clear()
         self.size_ticks = []
-        self.log_x = bool(self.fixed_log_x)
+        self.log_x, self.log_y = bool(self.fixed_log_x), bool(self.fixed_log_y)
         self.setLogMode(x=self.log_x, y=self.log_y)
         self.getPlotItem().getAxis("bottom").setTicks(None)  # the last run's sizes mean nothing now
         self.enableAutoRange()
@@ -173,10 +174,12 @@ class LivePlot(pg.PlotWidget):
             return
         self._dirty = False
         xs_all = [float(p.x) for points in self.series.values() for p in points]
+        ys_all = [self.y_of(p) for points in self.series.values() for p in points]
         log_x = self.fixed_log_x if self.fixed_log_x is not None else _spans_decades(xs_all)
-        if log_x != self.log_x:  # changing the log mode re-lays out the plot: only when needed
-            self.log_x = log_x
-            self.setLogMode(x=log_x, y=self.log_y)
+        log_y = self.fixed_log_y if self.fixed_log_y is not None else _spans_decades(ys_all)
+        if (log_x, log_y) != (self.log_x, self.log_y):  # a new log mode re-lays out the plot: only when needed
+            self.log_x, self.log_y = log_x, log_y
+            self.setLogMode(x=log_x, y=log_y)
         for name, curve in self.curves.items():
             points = self.series[name]
             curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points])

@@ -46,8 +46,18 @@ def field_text(value: Any) -> str:
 SPEC_TABLE_FIELDS = frozenset({"model_gpu"})
 
 
+def size_text(n: float) -> str:
+    """1024 -> '1024', 1048576 -> '2^20' (large powers of two are easier to read as powers)."""
+    n = int(n)
+    if n >= 1 << 14 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
 def preset_span(values: Any) -> str:
     """A preset in a few characters: its first and last value for a sweep, else the value."""
+    if isinstance(values, tuple) and len(values) > 2 and all(isinstance(v, int) for v in values):
+        return f"{size_text(values[0])} … {size_text(values[-1])}"
     if isinstance(values, tuple) and len(values) > 2:
         return f"{values[0]} … {values[-1]}"
     return field_text(values)

@@ -13,20 +13,20 @@ from dataclasses import dataclass
 
 from gpulab.catalogue import msg, render
 from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
-from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
+from gpulab.experiments.emulated import (
+    BRANCH_EFFICIENCY,
+    INSTRUCTIONS_EXECUTED,
+    WARP_EXECUTION_EFFICIENCY,
+    LabPlan,
+    Variant,
+    run_variants,
+)
 
 # English, for scripts and the command line; a front end renders experiment.divergence.* itself.
 TITLE = render("experiment.divergence.title")
 DESCRIPTION = render("experiment.divergence.description")
 
-SERIES = (
-    MetricSeries("branch-efficiency", msg("series.branch-efficiency"),
-                 msg("axis.branch-efficiency"), "%", metric("branch_efficiency")),
-    MetricSeries("warp-execution-efficiency", msg("series.warp-execution-efficiency"),
-                 msg("axis.warp-execution-efficiency"), "%", metric("warp_execution_efficiency")),
-    MetricSeries("instructions-executed", msg("series.instructions-executed"),
-                 msg("axis.warp-instructions"), "", metric("inst_executed")),
-)
+SERIES = (BRANCH_EFFICIENCY, WARP_EXECUTION_EFFICIENCY, INSTRUCTIONS_EXECUTED)
 MAX_PATHS = 8
 
 

@@ -136,6 +136,16 @@ def metric(key: str) -> Callable[[EmulatedRun], float]:
     return lambda run: float(run.metrics[key])
 
 
+# The control-flow metrics the divergence and reduction labs both plot, defined once.
+BRANCH_EFFICIENCY = MetricSeries("branch-efficiency", msg("series.branch-efficiency"),
+                                 msg("axis.branch-efficiency"), "%", metric("branch_efficiency"))
+WARP_EXECUTION_EFFICIENCY = MetricSeries(
+    "warp-execution-efficiency", msg("series.warp-execution-efficiency"), msg("axis.warp-execution-efficiency"),
+    "%", metric("warp_execution_efficiency"))
+INSTRUCTIONS_EXECUTED = MetricSeries("instructions-executed", msg("series.instructions-executed"),
+                                     msg("axis.warp-instructions"), "", metric("inst_executed"))  # fmt: skip
+
+
 def _dim(shape: tuple[int, int, int]) -> str:
     x, y, z = shape
     if z == 1 and y == 1:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import experiments, kernels, simt
+from gpulab import experiments, kernels
 from gpulab.experiments import warp as ws
 from ui import i18n
-from ui.jobs import Job, plain_error
+from ui.jobs import Job
 from ui.panels import warp_run
 from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
@@ -278,9 +278,9 @@ class WarpPanel(Panel):
             self.run_state.progress = message
             self.status.setText(self.run_state.text(self.session))
 
-    def _emulated(self, job: Job, value: ws.WarpSession | BaseException) -> None:
-        if isinstance(value, BaseException):
-            self._emulation_failed(job, value)
+    def _emulated(self, job: Job, value: ws.WarpSession | warp_run.Failed) -> None:
+        if isinstance(value, warp_run.Failed):
+            self._emulation_failed(job, value.error)
         elif self._ended(job, warp_run.CURRENT):
             self.gpu_tab.gpu_run = None  # it ran the previous session
             self.position.set_session(value)

@@ -11,6 +11,7 @@ next run and a language switch) is kept for what the panel cannot show itself.
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QWidget
@@ -27,6 +28,13 @@ RUNNING, CURRENT, EDITED, FAILED, CANCELLED = "running", "current", "edited", "f
 STALE_OPACITY = 0.35
 
 
+@dataclass(frozen=True)
+class Failed:
+    """An emulator error, returned as the job's value (a worker treats a returned exception as raised)."""
+
+    error: BaseException
+
+
 def emulation(
     spec: kernels.KernelSpec,
     preset: kernels.LaunchPreset,
@@ -34,12 +42,12 @@ def emulation(
     block: int,
     ctx: Context,
     max_seconds: float,
-) -> Generator[Progress, None, ws.WarpSession | BaseException]:
+) -> Generator[Progress, None, ws.WarpSession | Failed]:
     """:func:`ws.emulate`, returning the emulator's error (shown at its line) instead of raising it."""
     try:
         return (yield from ws.emulate(spec, preset, source, block, ctx, max_seconds))
     except (simt.SimtError, ws.SessionError) as exc:  # a cancel arrives as experiments' Cancelled
-        return exc
+        return Failed(exc)
 
 
 class RunState:
@@ -79,7 +87,8 @@ class RunState:
             else ""
         )
         if self.state == RUNNING:
-            return (i18n.engine_message(self.progress) if self.progress else translate("WarpPanel", "Emulating…")) + previous
+            now = i18n.engine_message(self.progress) if self.progress else translate("WarpPanel", "Emulating…")
+            return now + previous
         if self.state == EDITED:
             return translate("WarpPanel", "Edited — not run yet (Run or Ctrl+Return emulates it).") + previous
         if self.state == CANCELLED:

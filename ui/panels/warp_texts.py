@@ -176,7 +176,11 @@ def where_in_memory(session: ws.WarpSession, g: int, row: int, lane: int) -> str
 def emulated_counts_text(metrics: dict[str, float]) -> str:
     """The emulator's counts beside a GPU run: warp-steps, load sectors and requests."""
     return fill(
-        translate("WarpPanel", "Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
+        translate(
+            "WarpPanel",
+            "Emulated counts, every warp of the launch: %1 warp-steps (nvprof inst_executed), "
+            "%2 load sectors in %3 requests.",
+        ),
         int(metrics.get("inst_executed", 0)),
         int(metrics.get("gld_transactions", 0)),
         int(metrics.get("gld_requests", 0)),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +152,9 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            args: Sequence[Any], trace: bool | Sequence[int] | None = False, *,
            max_steps: int = DEFAULT_MAX_STEPS,
            max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS,
-           cancel: threading.Event | None = None, filename: str = "kernel.cu") -> LaunchResult:
+           cancel: threading.Event | None = None, filename: str = "kernel.cu",
+           max_seconds: float | None = None,
+           progress: Callable[[int], None] | None = None) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -159,12 +162,17 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     of block 0 (at most 32); a sequence of global warp ids selects warps (ids outside the
     launch are ignored). ``max_steps`` bounds warp-steps, ``max_loop_iterations`` the
     iterations of any one loop run; ``cancel`` is polled at every step and loop
-    back-edge. ``filename`` only names the source in messages. Raises CompileError,
+    back-edge. ``max_seconds`` (None: no limit) stops the launch with a ``time-budget``
+    KernelFault once it has run that long; ``progress(warp_steps)`` is called every
+    ``machine.PROGRESS_EVERY`` warp-steps. ``filename`` only names the source in messages. Raises CompileError,
     KernelFault, Cancelled or SimtError (bad arguments or launch shape).
     """
     program = compile_source(source, filename)
     fn = _find_kernel(program, kernel)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
+    mc.progress = progress
+    if max_seconds is not None:
+        mc.max_seconds, mc.deadline = max_seconds, time.monotonic() + max_seconds
     mc.record_registers(program.registers)
     _check_memory_size(program, mc)
     slots, writebacks = _bind_args(mc, fn, args)

@@ -29,6 +29,8 @@ import numpy as np
 from .api import DEFAULT_MAX_STEPS, launch
 from .errors import SimtError
 
+DEFAULT_TIME_LIMIT_S = 60.0  # a runaway kernel stops within a minute
+
 _DTYPES = {
     "float32": np.float32, "float": np.float32, "float64": np.float64, "double": np.float64,
     "int32": np.int32, "int": np.int32, "uint32": np.uint32, "unsigned": np.uint32,
@@ -97,6 +99,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a kernel argument: float32[4096]=random, int=4096, ...")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
                    help="step budget in warp-steps")
+    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_S, metavar="SECONDS",
+                   help="stop a launch that runs longer, naming the loop it was in "
+                        f"(default {DEFAULT_TIME_LIMIT_S:g}; 0: no limit)")
     p.add_argument("--trace", type=int, action="append", metavar="WARP",
                    help="print the trace of this global warp id")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
@@ -124,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
         kernel_args = [parse_arg(a, rng) for a in args.arg]
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
-                        filename=Path(args.file).name)
+                        filename=Path(args.file).name,
+                        max_seconds=args.time_limit if args.time_limit > 0 else None)
     except OSError as exc:
         print(f"gpulab emulate: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2

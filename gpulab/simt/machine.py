@@ -11,6 +11,7 @@ neighbour), per-block ``__shared__`` arrays and per-lane local arrays.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ SHARED_BASE = 0x0100_0000
 LOCAL_BASE = 0x0200_0000_0000
 GUARD_BYTES = 1 << 20
 MAX_LANES = 1 << 24
+PROGRESS_EVERY = 1 << 14  # warp-steps between progress reports
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,8 @@ class Machine:
 
     def __init__(self, kernel: str, grid: object, block: object, *, max_steps: int,
                  max_loop_iterations: int, cancel: threading.Event | None,
-                 trace_warps: list[int] | None) -> None:
+                 trace_warps: list[int] | None, max_seconds: float | None = None,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.kernel = kernel
         self.grid = _dims(grid, "grid")  # type: ignore[arg-type]
         self.block = _dims(block, "block")  # type: ignore[arg-type]
@@ -182,6 +185,11 @@ class Machine:
         self.memo: dict[object, tuple[np.ndarray, np.ndarray]] = {}
         self.max_loop_iterations = max_loop_iterations
         self.cancel = cancel
+        self.max_seconds = max_seconds
+        self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
+        self.progress = progress
+        self.next_report = PROGRESS_EVERY
+        self.loop_line: int | None = None  # the loop that last went round (named by a budget stop)
         self.counters = Counters()
         self.regions: list[Region] = []
         self._bases = np.zeros(0, dtype=np.int64)
@@ -298,11 +306,27 @@ class Machine:
         c.inst += m.warps
         c.lane_steps += m.count
         if c.inst > self.max_steps:
-            raise KernelFault(f"{self.kernel}: line {site.line}: step budget of "
+            line = self.loop_line or site.line
+            raise KernelFault(f"{self.kernel}: line {line}: step budget of "
                               f"{self.max_steps} warp-steps exceeded (possible infinite loop "
-                              f"at line {site.line})", self.kernel, site.line)
+                              f"at line {line})", self.kernel, line, kind="step-budget",
+                              details={"budget": self.max_steps, "loop_line": line})
+        self._poll(site)
+        if self.progress is not None and c.inst >= self.next_report:
+            self.next_report = c.inst + PROGRESS_EVERY
+            self.progress(c.inst)
+
+    def _poll(self, site: Site) -> None:
+        """Cancellation and the time limit, at every step and loop back-edge."""
         if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled(f"{self.kernel}: launch cancelled at line {site.line}")
+            raise Cancelled(f"{self.kernel}: launch cancelled at line {site.line}", line=site.line)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            line = self.loop_line or site.line
+            raise KernelFault(f"{self.kernel}: line {line}: time limit of {self.max_seconds:g} s "
+                              f"exceeded after {self.counters.inst} warp-steps (possible infinite "
+                              f"loop at line {line})", self.kernel, line, kind="time-budget",
+                              details={"seconds": self.max_seconds, "loop_line": line,
+                                       "steps": self.counters.inst})
 
     def branch(self, m: Mask, taken: np.ndarray | np.bool_ | bool, site: Site) -> None:
         """Count a branch evaluation; divergent when a warp's active lanes disagree."""
@@ -323,12 +347,13 @@ class Machine:
 
     def loop_iteration(self, iterations: int, site: Site) -> None:
         """Called at each loop back-edge: cancellation and the per-loop iteration cap."""
+        self.loop_line = site.line
         if iterations > self.max_loop_iterations:
             raise KernelFault(f"{self.kernel}: line {site.line}: loop ran more than "
                               f"{self.max_loop_iterations} iterations (possible infinite "
-                              f"loop at line {site.line})", self.kernel, site.line)
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled(f"{self.kernel}: launch cancelled at line {site.line}")
+                              f"loop at line {site.line})", self.kernel, site.line, kind="loop-budget",
+                              details={"iterations": self.max_loop_iterations})
+        self._poll(site)
 
     def barrier(self, m: Mask, site: Site) -> None:
         """``__syncthreads``: every live thread of a block that reaches it must be here."""
@@ -347,7 +372,8 @@ class Machine:
                 f"by {here[b]} of the {live[b]} live threads of block {self.block_coords(b)} "
                 f"(thread {self.thread_coords(int(missing[0]))} did not arrive)",
                 self.kernel, site.line,
-                lanes=tuple(int(b * self.lanes_per_block + t) for t in missing[:32]))
+                lanes=tuple(int(b * self.lanes_per_block + t) for t in missing[:32]),
+                kind="divergent-barrier")
 
     # ----------------------------------------------------------------- naming lanes
     def block_coords(self, b: int) -> tuple[int, int, int]:
@@ -378,7 +404,7 @@ class Machine:
         text = (f"{self.kernel}: line {site.line}: {what} {buf} by "
                 f"{self.describe_lane(lane)}{more}: address {int(addrs[0]):#x} {message}")
         return KernelFault(text, self.kernel, site.line, region.name if region else None,
-                           tuple(int(x) for x in lanes[:64]), int(addrs[0]))
+                           tuple(int(x) for x in lanes[:64]), int(addrs[0]), kind="memory")
 
     def _explain_bad(self, a: int, size: int) -> tuple[Region | None, str]:
         best: tuple[int, Region, str] | None = None

@@ -535,8 +535,8 @@
         <translation>Warp execution efficiency</translation>
     </message>
     <message>
-        <source>Average share of a warp's 32 lanes doing work at each step.</source>
-        <translation>Average share of a warp's 32 lanes doing work at each step.</translation>
+        <source>nvprof's warp_execution_efficiency: active lanes / 32, averaged over every warp-step of every warp in the launch.</source>
+        <translation>nvprof's warp_execution_efficiency: active lanes / 32, averaged over every warp-step of every warp in the launch.</translation>
     </message>
     <message>
         <source>Sectors per load request</source>
@@ -553,6 +553,10 @@
     <message>
         <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
         <translation>Bank passes per shared load; more than 1 means bank conflicts.</translation>
+    </message>
+    <message>
+        <source>under the ideal %1: not every lane loads</source>
+        <translation>under the ideal %1: not every lane loads</translation>
     </message>
     <message>
         <source>ideal %1</source>
@@ -908,22 +912,6 @@
 <context>
     <name>WarpPanel</name>
     <message>
-        <source>line %1: </source>
-        <translation>line %1: </translation>
-    </message>
-    <message>
-        <source>The emulator cannot run this code: %1%2</source>
-        <translation>The emulator cannot run this code: %1%2</translation>
-    </message>
-    <message>
-        <source>The kernel crashed while running: %1</source>
-        <translation>The kernel crashed while running: %1</translation>
-    </message>
-    <message>
-        <source>The emulation stopped: %1</source>
-        <translation>The emulation stopped: %1</translation>
-    </message>
-    <message>
         <source>tiny</source>
         <translation>tiny</translation>
     </message>
@@ -948,8 +936,20 @@
         <translation>Emulate %1</translation>
     </message>
     <message>
+        <source>The greyed lanes and metrics are from the previous run.</source>
+        <translation>The greyed lanes and metrics are from the previous run.</translation>
+    </message>
+    <message>
         <source>Emulating…</source>
         <translation>Emulating…</translation>
+    </message>
+    <message>
+        <source>Edited — not run yet (Run or Ctrl+Return emulates it).</source>
+        <translation>Edited — not run yet (Run or Ctrl+Return emulates it).</translation>
+    </message>
+    <message>
+        <source>Emulation cancelled.</source>
+        <translation>Emulation cancelled.</translation>
     </message>
     <message>
         <source>Run %1 on the GPU</source>
@@ -962,14 +962,6 @@
     <message>
         <source>The GPU run failed: %1</source>
         <translation>The GPU run failed: %1</translation>
-    </message>
-    <message>
-        <source>No divergent branch after this step.</source>
-        <translation>No divergent branch after this step.</translation>
-    </message>
-    <message>
-        <source>No memory access after this step.</source>
-        <translation>No memory access after this step.</translation>
     </message>
     <message>
         <source>outputs match the numpy reference</source>
@@ -994,6 +986,18 @@
     <message>
         <source>statement</source>
         <translation>statement</translation>
+    </message>
+    <message>
+        <source>This run has no divergent branch: every branch kept its warps together.</source>
+        <translation>This run has no divergent branch: every branch kept its warps together.</translation>
+    </message>
+    <message>
+        <source>No further divergent branch after step %1 (this run has %2; the last is step %3).</source>
+        <translation>No further divergent branch after step %1 (this run has %2; the last is step %3).</translation>
+    </message>
+    <message>
+        <source>No further memory access after step %1.</source>
+        <translation>No further memory access after step %1.</translation>
     </message>
     <message>
         <source>branch</source>
@@ -1048,10 +1052,6 @@
         <translation>Sector %1 of line %2.</translation>
     </message>
     <message>
-        <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
-        <translation>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</translation>
-    </message>
-    <message>
         <source>the device check has not finished</source>
         <translation>the device check has not finished</translation>
     </message>
@@ -1066,6 +1066,10 @@
     <message>
         <source>outputs MATCH the emulator</source>
         <translation>outputs MATCH the emulator</translation>
+    </message>
+    <message>
+        <source>Emulated counts, every warp of the launch: %1 warp-steps (nvprof inst_executed), %2 load sectors in %3 requests.</source>
+        <translation>Emulated counts, every warp of the launch: %1 warp-steps (nvprof inst_executed), %2 load sectors in %3 requests.</translation>
     </message>
     <message>
         <source>outputs DO NOT MATCH the emulator</source>
@@ -1094,6 +1098,26 @@
     <message>
         <source>Run</source>
         <translation>Run</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Stop the emulation now</source>
+        <translation>Stop the emulation now</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>Time limit:</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>An emulation that runs longer stops, naming the loop it was in</source>
+        <translation>An emulation that runs longer stops, naming the loop it was in</translation>
     </message>
     <message>
         <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
@@ -1139,8 +1163,12 @@
         <translation>Nothing run yet.</translation>
     </message>
     <message>
-        <source>%1 — warp %2: %3 steps, %4 active lanes on average</source>
-        <translation>%1 — warp %2: %3 steps, %4 active lanes on average</translation>
+        <source>%1 — warp %2 alone: %3 steps, %4 of 32 lanes active on average (%5 %)</source>
+        <translation>%1 — warp %2 alone: %3 steps, %4 of 32 lanes active on average (%5 %)</translation>
+    </message>
+    <message>
+        <source>This warp's own steps only. The warp execution efficiency metric averages every warp of the launch, and the warp-steps count on the GPU tab counts every warp's steps.</source>
+        <translation>This warp's own steps only. The warp execution efficiency metric averages every warp of the launch, and the warp-steps count on the GPU tab counts every warp's steps.</translation>
     </message>
 </context>
 </TS>

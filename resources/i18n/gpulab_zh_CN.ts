@@ -536,8 +536,8 @@
         <translation>线程束执行效率</translation>
     </message>
     <message>
-        <source>Average share of a warp&apos;s 32 lanes doing work at each step.</source>
-        <translation>每一步中线程束 32 个通道里平均有多少在干活。</translation>
+        <source>nvprof&apos;s warp_execution_efficiency: active lanes / 32, averaged over every warp-step of every warp in the launch.</source>
+        <translation>即 nvprof 的 warp_execution_efficiency：活跃通道数 / 32，对整次启动中每个线程束的每一步取平均。</translation>
     </message>
     <message>
         <source>Sectors per load request</source>
@@ -554,6 +554,10 @@
     <message>
         <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
         <translation>每次共享内存读取需要的轮数；大于 1 说明有存储体冲突。</translation>
+    </message>
+    <message>
+        <source>under the ideal %1: not every lane loads</source>
+        <translation>低于理想值 %1：并非每个通道都在加载</translation>
     </message>
     <message>
         <source>ideal %1</source>
@@ -909,22 +913,6 @@
 <context>
     <name>WarpPanel</name>
     <message>
-        <source>line %1: </source>
-        <translation>第 %1 行：</translation>
-    </message>
-    <message>
-        <source>The emulator cannot run this code: %1%2</source>
-        <translation>仿真器无法运行这段代码：%1%2</translation>
-    </message>
-    <message>
-        <source>The kernel crashed while running: %1</source>
-        <translation>核函数运行时崩溃：%1</translation>
-    </message>
-    <message>
-        <source>The emulation stopped: %1</source>
-        <translation>仿真中止：%1</translation>
-    </message>
-    <message>
         <source>tiny</source>
         <translation>极小</translation>
     </message>
@@ -949,8 +937,20 @@
         <translation>仿真 %1</translation>
     </message>
     <message>
+        <source>The greyed lanes and metrics are from the previous run.</source>
+        <translation>变灰的通道和指标来自上一次运行。</translation>
+    </message>
+    <message>
         <source>Emulating…</source>
         <translation>正在仿真……</translation>
+    </message>
+    <message>
+        <source>Edited — not run yet (Run or Ctrl+Return emulates it).</source>
+        <translation>已编辑 — 尚未运行（点“运行”或按 Ctrl+Return 仿真）。</translation>
+    </message>
+    <message>
+        <source>Emulation cancelled.</source>
+        <translation>仿真已取消。</translation>
     </message>
     <message>
         <source>Run %1 on the GPU</source>
@@ -963,14 +963,6 @@
     <message>
         <source>The GPU run failed: %1</source>
         <translation>GPU 运行失败：%1</translation>
-    </message>
-    <message>
-        <source>No divergent branch after this step.</source>
-        <translation>这一步之后没有发散的分支。</translation>
-    </message>
-    <message>
-        <source>No memory access after this step.</source>
-        <translation>这一步之后没有内存访问。</translation>
     </message>
     <message>
         <source>outputs match the numpy reference</source>
@@ -995,6 +987,18 @@
     <message>
         <source>statement</source>
         <translation>语句</translation>
+    </message>
+    <message>
+        <source>This run has no divergent branch: every branch kept its warps together.</source>
+        <translation>这次运行没有发散的分支：每个分支都没有拆开线程束。</translation>
+    </message>
+    <message>
+        <source>No further divergent branch after step %1 (this run has %2; the last is step %3).</source>
+        <translation>第 %1 步之后没有更多发散的分支（本次运行共有 %2 个，最后一个在第 %3 步）。</translation>
+    </message>
+    <message>
+        <source>No further memory access after step %1.</source>
+        <translation>第 %1 步之后没有更多内存访问。</translation>
     </message>
     <message>
         <source>branch</source>
@@ -1049,10 +1053,6 @@
         <translation>行 %2 的扇区 %1。</translation>
     </message>
     <message>
-        <source>Emulated counts: %1 warp-steps, %2 load sectors in %3 requests.</source>
-        <translation>仿真计数：%1 个线程束步，%3 次读取请求共 %2 个扇区。</translation>
-    </message>
-    <message>
         <source>the device check has not finished</source>
         <translation>设备检测尚未完成</translation>
     </message>
@@ -1067,6 +1067,10 @@
     <message>
         <source>outputs MATCH the emulator</source>
         <translation>输出与仿真器【一致】</translation>
+    </message>
+    <message>
+        <source>Emulated counts, every warp of the launch: %1 warp-steps (nvprof inst_executed), %2 load sectors in %3 requests.</source>
+        <translation>仿真计数（整次启动的所有线程束）：%1 个线程束步（nvprof inst_executed），%3 次请求加载了 %2 个扇区。</translation>
     </message>
     <message>
         <source>outputs DO NOT MATCH the emulator</source>
@@ -1095,6 +1099,26 @@
     <message>
         <source>Run</source>
         <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the emulation now</source>
+        <translation>立即停止仿真</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>时间上限：</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>An emulation that runs longer stops, naming the loop it was in</source>
+        <translation>运行超过这个时间的仿真会停止，并指出它所在的循环</translation>
     </message>
     <message>
         <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
@@ -1140,8 +1164,12 @@
         <translation>还没有运行。</translation>
     </message>
     <message>
-        <source>%1 — warp %2: %3 steps, %4 active lanes on average</source>
-        <translation>%1 —— 线程束 %2：共 %3 步，平均 %4 个通道活跃</translation>
+        <source>%1 — warp %2 alone: %3 steps, %4 of 32 lanes active on average (%5 %)</source>
+        <translation>%1 — 仅线程束 %2：%3 步，平均 32 个通道中有 %4 个活跃（%5 %）</translation>
+    </message>
+    <message>
+        <source>This warp&apos;s own steps only. The warp execution efficiency metric averages every warp of the launch, and the warp-steps count on the GPU tab counts every warp&apos;s steps.</source>
+        <translation>只统计这个线程束自己的步。线程束执行效率指标对整次启动的所有线程束取平均，GPU 页的线程束步数统计的是所有线程束的步。</translation>
     </message>
 </context>
 </TS>

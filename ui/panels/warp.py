@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from gpulab import experiments, kernels, simt
+from gpulab import experiments, kernels
 from gpulab.experiments import warp as ws
 from ui import i18n
-from ui.jobs import Job, plain_error
+from ui.jobs import Job
+from ui.panels import warp_run
 from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
 from ui.panels.warp_controls import KernelControls
@@ -46,10 +47,11 @@ class WarpPanel(Panel):
         super().__init__(services, parent)
         self.position = WarpCursor(self)  # the session, its current step and the followed warp
         self.job: Job | None = None
-        self.last_error: BaseException | None = None
+        self.job_source = ""  # the source the running (or last) emulation was given
         self.shown_once = False
         self.specs = [s for s in experiments.kernel_catalogue().values() if not s.gpu_only]
         self._make_widgets()
+        self.run_state = warp_run.RunState([self.lanes, self.metrics, self.memory, self.timeline_tab])
         self._build_layout()
         self._connect()
         self.retranslate()
@@ -77,8 +79,8 @@ class WarpPanel(Panel):
         # The boxes the panel reacts to, by their own names (tests and shortcuts use them).
         self.kernel_box, self.preset_box = self.controls.kernel_box, self.controls.preset_box
         self.block_box, self.run_button = self.controls.block_box, self.controls.run_button
-        self.description = QLabel()
-        self.description.setWordWrap(True)
+        self.cancel_button = self.controls.cancel_button
+        self.description = WrapLabel(max_lines=2)  # the kernel's one-line purpose, on screen
         self.status = WrapLabel()
         self.code = CodeView()
         self.lanes = LaneGrid()
@@ -121,6 +123,7 @@ class WarpPanel(Panel):
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(4)
         layout.addWidget(self.controls)
+        layout.addWidget(self.description)
         layout.addWidget(self.status)
         layout.addWidget(self.tab_area.splitter, 1)
         self._fit_to_type()
@@ -157,7 +160,7 @@ class WarpPanel(Panel):
             shortcut = QShortcut(QKeySequence(key), self.lanes, context=context)
             shortcut.activated.connect(slot)
         run = QShortcut(QKeySequence("Ctrl+Return"), self, context=context)
-        run.activated.connect(self.run)
+        run.activated.connect(lambda: self.run())
         self.lanes.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def _connect(self) -> None:
@@ -165,7 +168,9 @@ class WarpPanel(Panel):
         self.kernel_box.currentIndexChanged.connect(self._kernel_chosen)
         self.preset_box.currentIndexChanged.connect(self._preset_chosen)
         self.block_box.valueChanged.connect(lambda _v: self.run())
-        self.run_button.clicked.connect(self.run)
+        self.run_button.clicked.connect(lambda: self.run())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.code.edited.connect(self._edited)
         self.transport.step_requested.connect(lambda delta: self.set_cursor(self.cursor + delta))
         self.transport.seek_requested.connect(lambda g: self.set_cursor(self.position.steps - 1 if g < 0 else g))
         self.transport.next_divergence_requested.connect(self.jump_to_next_divergence)
@@ -246,35 +251,65 @@ class WarpPanel(Panel):
             self.job.cancel()
         self.transport.pause()
         spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
+        limit = float(self.controls.limit_box.value())
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), spec.entry),
             "cpu",
-            lambda ctx: ws.emulate(spec, preset, source, block, ctx),
+            lambda ctx: warp_run.emulation(spec, preset, source, block, ctx, limit),
         )
-        self.job = job
-        self.code.clear_error()
-        self.status.setText(self.tr("Emulating…"))
-        job.finished.connect(lambda session: self._emulated(job, session))
+        self.job, self.job_source = job, source
+        self.code.clear_error()  # the code view stays where it is
+        self.controls.show_running(True)
+        self._set_state(warp_run.RUNNING)
+        job.progress.connect(lambda fraction, message: self._progress(job, fraction, message))
+        job.finished.connect(lambda value: self._emulated(job, value))
         job.failed.connect(lambda exc: self._emulation_failed(job, exc))
+        job.cancelled.connect(lambda: self._ended(job, warp_run.CANCELLED))
         return job
 
-    def _emulated(self, job: Job, session: ws.WarpSession) -> None:
-        if not isValid(self) or job is not self.job:
-            return
-        self.last_error = None
-        self.gpu_tab.gpu_run = None  # it ran the previous session
-        self.position.set_session(session)
+    def cancel(self) -> None:
+        """Stop the running emulation (the Cancel button)."""
+        if self.job is not None and not self.job.is_over:
+            self.job.cancel()
+
+    def _progress(self, job: Job, fraction: float, message: object) -> None:
+        if isValid(self) and job is self.job:
+            self.controls.progress.setValue(round(fraction * 1000))
+            self.run_state.progress = message
+            self.status.setText(self.run_state.text(self.session))
+
+    def _emulated(self, job: Job, value: ws.WarpSession | warp_run.Failed) -> None:
+        if isinstance(value, warp_run.Failed):
+            self._emulation_failed(job, value.error)
+        elif self._ended(job, warp_run.CURRENT):
+            self.gpu_tab.gpu_run = None  # it ran the previous session
+            self.position.set_session(value)
+            if self.code.source() != self.job_source:  # edited while it ran
+                self._set_state(warp_run.EDITED)
 
     def _emulation_failed(self, job: Job, exc: BaseException) -> None:
+        if self._ended(job, warp_run.FAILED, exc):
+            line = self.run_state.error_line()
+            self.code.show_error(line, self.run_state.error_message())
+
+    def _ended(self, job: Job, state: str, error: BaseException | None = None) -> bool:
+        """The job's end, if it is this panel's current job: the state it leaves."""
         if not isValid(self) or job is not self.job:
-            return
-        # The emulator's own errors are shown at their line and re-worded on a language
-        # change; anything else (out of memory, ...) is its one plain line.
-        error = exc if isinstance(exc, (simt.SimtError, ws.SessionError)) else None
-        self.last_error = error
-        line, text = texts.error_text(error) if error is not None else (None, plain_error(exc))
-        self.code.show_error(line, text)
-        self.status.setText(text)
+            return False
+        self.controls.show_running(False)
+        self._set_state(state, error)
+        return True
+
+    def _edited(self) -> None:
+        """The code changed: whatever is shown is no longer its result."""
+        if self.run_state.state != warp_run.RUNNING:
+            self._set_state(warp_run.EDITED)
+
+    def _set_state(self, state: str, error: BaseException | None = None) -> None:
+        self.run_state.set(state, error)
+        self.metrics.badge.set_kind("" if self.run_state.stale else "emulated")
+        self.set_provenance("" if self.run_state.stale else "emulated")
+        self.status.setText(self.run_state.text(self.session))
 
     def run_on_gpu(self) -> Job | None:
         """Run the same source on the first GPU: outputs vs the emulator, time from CUDA events."""
@@ -293,11 +328,11 @@ class WarpPanel(Panel):
 
     def jump_to_next_divergence(self) -> None:
         if self.session is not None:
-            self._jump(self.position.next_divergence(), self.tr("No divergent branch after this step."))
+            self._jump(self.position.next_divergence(), texts.no_divergence_text(self.session, self.cursor))
 
     def jump_to_next_memory(self) -> None:
         if self.session is not None:
-            self._jump(self.position.next_memory(), self.tr("No memory access after this step."))
+            self._jump(self.position.next_memory(), texts.no_memory_text(self.cursor))
 
     def _jump(self, target: int | None, none_text: str) -> None:
         self.transport.pause()
@@ -314,8 +349,8 @@ class WarpPanel(Panel):
         self.lanes.select_row(0)
         self.timeline_tab.show_warp(session, 0, self.spec)
         self.metrics.set_metrics(session.metrics)
-        self.set_provenance("emulated")
-        self.status.setText(texts.status_text(session))
+        self.run_state.drawn = True
+        self._set_state(warp_run.CURRENT)
         self._show_step()
         self._show_gpu()
 
@@ -364,10 +399,10 @@ class WarpPanel(Panel):
         self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:
-            self.status.setText(texts.status_text(self.session))
             self._show_step()
-        elif self.last_error is not None:
-            self.status.setText(texts.error_text(self.last_error)[1])
+        self.status.setText(self.run_state.text(self.session))
+        if self.code.error_note.isVisible() and self.run_state.error is not None:  # the note in this language
+            self.code.show_error(self.run_state.error_line(), self.run_state.error_message())
         self._show_gpu()
 
     def restyle(self) -> None:

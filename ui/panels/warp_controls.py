@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QSpinBox, QWidget
 
 from gpulab import experiments, kernels
+from gpulab.experiments.warp import DEFAULT_MAX_SECONDS
 from ui.panels import warp_texts as texts
 from ui.widgets.flow_layout import FlowBox, group
 
@@ -24,12 +25,30 @@ class KernelControls(FlowBox):
         self.block_box = QSpinBox()
         self.run_button = QPushButton()
         self.run_button.setDefault(True)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setEnabled(False)
+        self.limit_label = QLabel()
+        self.limit_box = QSpinBox()  # the time limit: a runaway loop stops after this long
+        self.limit_box.setRange(1, 600)
+        self.limit_box.setValue(round(DEFAULT_MAX_SECONDS))
+        self.progress = QProgressBar()  # warp-steps done / budget while emulating
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
         self.add(
             group(self.kernel_label, self.kernel_box),
             group(self.preset_label, self.preset_box),
             group(self.block_label, self.block_box),
-            self.run_button,
+            group(self.limit_label, self.limit_box),
+            group(self.run_button, self.cancel_button, self.progress),
         )
+
+    def show_running(self, running: bool) -> None:
+        """Cancel and the progress bar while an emulation runs."""
+        self.cancel_button.setEnabled(running)
+        self.progress.setValue(0)
+        self.progress.setVisible(running)
 
     @property
     def spec(self) -> kernels.KernelSpec:
@@ -77,6 +96,13 @@ class KernelControls(FlowBox):
         self.block_label.setText(translate("WarpPanel", "Block:"))
         self.block_box.setToolTip(translate("WarpPanel", "Which block's warps to trace (linear block id)"))
         self.run_button.setText(translate("WarpPanel", "Run"))
+        self.cancel_button.setText(translate("WarpPanel", "Cancel"))
+        self.cancel_button.setToolTip(translate("WarpPanel", "Stop the emulation now"))
+        self.limit_label.setText(translate("WarpPanel", "Time limit:"))
+        self.limit_box.setSuffix(translate("WarpPanel", " s"))
+        self.limit_box.setToolTip(
+            translate("WarpPanel", "An emulation that runs longer stops, naming the loop it was in")
+        )
         self.run_button.setToolTip(
             translate("WarpPanel", "Emulate the code in the editor, your edits included (Ctrl+Return)")
         )

@@ -22,17 +22,28 @@ translate = QCoreApplication.translate
 
 
 def error_text(exc: BaseException) -> tuple[int | None, str]:
-    """(line, message in plain words) for an emulator error."""
-    from gpulab import simt
+    """(line, message in plain words, in the interface language) for an emulator error.
 
-    line = getattr(exc, "line", None)
-    if isinstance(exc, simt.CompileError):
-        detail = getattr(exc, "detail", str(exc))
-        where = fill(translate("WarpPanel", "line %1: "), line) if line else ""
-        return line, fill(translate("WarpPanel", "The emulator cannot run this code: %1%2"), where, detail)
-    if isinstance(exc, simt.KernelFault):
-        return line, fill(translate("WarpPanel", "The kernel crashed while running: %1"), exc)
-    return line, fill(translate("WarpPanel", "The emulation stopped: %1"), exc)
+    A budget stop names the loop's line (``loop_line``), not the statement it stopped at.
+    """
+    details = getattr(exc, "details", None) or {}
+    line = details.get("loop_line") or getattr(exc, "line", None)
+    return line, i18n.engine_message(ws.error_message(exc))
+
+
+def no_divergence_text(session: ws.WarpSession, g: int) -> str:
+    """Why "next divergence" did not move: none later, or none in the whole run (steps 1-based)."""
+    earlier = session.divergent_steps()
+    if not earlier:
+        return translate("WarpPanel", "This run has no divergent branch: every branch kept its warps together.")
+    return fill(
+        translate("WarpPanel", "No further divergent branch after step %1 (this run has %2; the last is step %3)."),
+        g + 1, len(earlier), earlier[-1] + 1,
+    )  # fmt: skip
+
+
+def no_memory_text(g: int) -> str:
+    return fill(translate("WarpPanel", "No further memory access after step %1."), g + 1)
 
 
 def kernel_title(spec: kernels.KernelSpec) -> str:
@@ -165,7 +176,11 @@ def where_in_memory(session: ws.WarpSession, g: int, row: int, lane: int) -> str
 def emulated_counts_text(metrics: dict[str, float]) -> str:
     """The emulator's counts beside a GPU run: warp-steps, load sectors and requests."""
     return fill(
-        translate("WarpPanel", "Emulated counts: %1 warp-steps, %2 load sectors in %3 requests."),
+        translate(
+            "WarpPanel",
+            "Emulated counts, every warp of the launch: %1 warp-steps (nvprof inst_executed), "
+            "%2 load sectors in %3 requests.",
+        ),
         int(metrics.get("inst_executed", 0)),
         int(metrics.get("gld_transactions", 0)),
         int(metrics.get("gld_requests", 0)),

@@ -172,8 +172,9 @@ class CodeView(QPlainTextEdit):
         self.error_note.setText(text)
         self.error_note.show()
         self._apply_selections()
+        self._place_error_note()  # sized first: the scroll leaves room for it under the line
         if line is not None:
-            self._scroll_to_line(line)
+            self._scroll_for_note(line)
         self._place_error_note()
         self.gutter.update()
 
@@ -230,6 +231,18 @@ class CodeView(QPlainTextEdit):
         visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
         if not first <= line - 1 < first + visible - 2:
             self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
+
+    def _scroll_for_note(self, line: int) -> None:
+        """Show ``line`` with its note below it (a line or two above for context), moving
+        the view only when they are not both in view already."""
+        spacing = max(1, self.fontMetrics().lineSpacing())
+        visible = max(1, self.viewport().height() // spacing)
+        note_lines = -(-self.error_note.height() // spacing)
+        first = self.firstVisibleBlock().blockNumber()
+        if first <= line - 1 and line + note_lines <= first + visible:
+            return
+        above = max(0, min(2, visible - note_lines - 1))
+        self.verticalScrollBar().setValue(max(0, line - 1 - above))
 
     def _scroll_to_columns(self, line: int, columns: tuple[int, int]) -> None:
         """Scroll sideways so the step's span starts in view (a narrow view in large type cuts long lines)."""
@@ -292,8 +305,10 @@ class CodeView(QPlainTextEdit):
             if block.isValid():
                 geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
                 y = int(geometry.bottom()) + 1
-        y = max(0, min(y, self.viewport().height() - self.error_note.height()))
-        self.error_note.move(4, y)
+                if geometry.bottom() < 0 or geometry.top() > self.viewport().height():
+                    y = 4  # the line is scrolled away: the note stays in view at the top
+                # else below its line, never over it (in a short view it runs past the bottom edge)
+        self.error_note.move(4, max(0, y))
 
     def paint_gutter(self, gutter: QWidget, rect: QRect) -> None:
         painter = QPainter(gutter)

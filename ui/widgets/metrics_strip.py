@@ -36,7 +36,11 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec(
         "warp_execution_efficiency", "%", 100.0,
         lambda: translate("MetricsStrip", "Warp execution efficiency"),
-        lambda: translate("MetricsStrip", "Average share of a warp's 32 lanes doing work at each step."),
+        lambda: translate(
+            "MetricsStrip",
+            "nvprof's warp_execution_efficiency: active lanes / 32, averaged over every warp-step of "
+            "every warp in the launch.",
+        ),
     ),
     MetricSpec(
         "gld_transactions_per_request", "", 4.0,
@@ -65,11 +69,35 @@ def is_ideal(value: float | None, spec: MetricSpec) -> bool | None:
     return value >= spec.ideal - 1e-9 if spec.unit == "%" else value <= spec.ideal + 1e-9
 
 
+GOOD, FAIR, POOR, BELOW = "good", "fair", "poor", "below"
+GOOD_WITHIN, FAIR_WITHIN = 0.05, 0.25  # shortfall (or excess) as a share of the ideal
+
+
+def rating(value: float | None, spec: MetricSpec) -> str | None:
+    """How far a value is from its ideal, in the direction that is worse.
+
+    Percentages are better high (ideal 100 %), transactions per request better low: a value
+    within 5 % of its ideal is good, within 25 % fair, else poor. A ratio *under* its ideal
+    (3.25 sectors where 32 lanes x 4 bytes need 4) is ``below``: fewer lanes loaded, which
+    is no alarm but not the ideal pattern either.
+    """
+    if value is None or math.isnan(value):
+        return None
+    if spec.unit == "%":
+        off = (spec.ideal - value) / spec.ideal
+    else:
+        if value < spec.ideal - 1e-9:
+            return BELOW
+        off = (value - spec.ideal) / spec.ideal
+    return GOOD if off <= GOOD_WITHIN + 1e-12 else FAIR if off <= FAIR_WITHIN + 1e-12 else POOR
+
+
 class MetricCell(QFrame):
     def __init__(self, spec: MetricSpec, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.number: float | None = None
         self.spec = spec
+        self.rating: str | None = None
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = WrapLabel()
         self.value = QLabel("—")
@@ -117,12 +145,26 @@ class MetricCell(QFrame):
         self._colour()
 
     def _colour(self) -> None:
-        """Green at the ideal, red-orange away from it; lighter shades on a dark background."""
-        ideal = is_ideal(self.number, self.spec)
+        """Green near the ideal, amber a little off, red-orange far off (see :func:`rating`);
+        the theme's text colour under the ideal; lighter shades on a dark background."""
+        self.rating = rating(self.number, self.spec)
         dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-        good, bad = ("#34d399", "#ff8c69") if dark else ("#1b7f3b", "#c83200")
-        colour = "" if ideal is None else (good if ideal else bad)
+        colours = (
+            {GOOD: "#34d399", FAIR: "#f2c12e", POOR: "#ff8c69"}
+            if dark
+            else {GOOD: "#1b7f3b", FAIR: "#8a5a00", POOR: "#c83200"}
+        )
+        colour = colours.get(self.rating or "", "")
         self.value.setStyleSheet(f"color: {colour};" if colour else "")
+        self._write_ideal()
+
+    def _write_ideal(self) -> None:
+        ideal = format_value(self.spec.ideal, self.spec.unit)
+        if self.rating == BELOW:
+            text = translate("MetricsStrip", "under the ideal %1: not every lane loads").replace("%1", ideal)
+        else:
+            text = translate("MetricsStrip", "ideal %1").replace("%1", ideal)
+        self.ideal.setText(text)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
@@ -132,9 +174,7 @@ class MetricCell(QFrame):
     def retranslate(self) -> None:
         self.setToolTip(self.spec.title() + ": " + self.spec.explanation())
         self.title.setText(self.spec.title())
-        self.ideal.setText(
-            translate("MetricsStrip", "ideal %1").replace("%1", format_value(self.spec.ideal, self.spec.unit))
-        )
+        self._write_ideal()
         self.explanation.setText(self.spec.explanation())
 
 

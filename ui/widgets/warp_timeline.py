@@ -97,12 +97,23 @@ class WarpTimeline(QWidget):
         self.plot.setLabel("bottom", translate("WarpTimeline", "step of this warp"))
         if self.timeline is None:
             self.caption.setText(self.name or translate("WarpTimeline", "Nothing run yet."))
+            self.caption.setToolTip("")
             return
         steps, mean = staircase_summary(self.timeline)
-        text = translate("WarpTimeline", "%1 — warp %2: %3 steps, %4 active lanes on average")
-        for i, value in reversed(list(enumerate((self.name, self.timeline.warp, steps, f"{mean:.1f}"), 1))):
+        text = translate(
+            "WarpTimeline", "%1 — warp %2 alone: %3 steps, %4 of 32 lanes active on average (%5 %)"
+        )
+        values = (self.name, self.timeline.warp, steps, f"{mean:.1f}", f"{100 * mean / 32:.1f}")
+        for i, value in reversed(list(enumerate(values, 1))):
             text = text.replace(f"%{i}", str(value))
         self.caption.setText(text)
+        self.caption.setToolTip(
+            translate(
+                "WarpTimeline",
+                "This warp's own steps only. The warp execution efficiency metric averages every warp "
+                "of the launch, and the warp-steps count on the GPU tab counts every warp's steps.",
+            )
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

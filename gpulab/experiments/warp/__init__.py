@@ -17,6 +17,7 @@ not a Result, and its view is the custom warp visualizer.
 
 from __future__ import annotations
 
+from gpulab.experiments.warp.errors import error_message
 from gpulab.experiments.warp.gpu import GpuRun, gpu_result, run_on_gpu
 from gpulab.experiments.warp.lab import compare_on_gpu, emulate, session_request
 from gpulab.experiments.warp.memory import (
@@ -31,8 +32,10 @@ from gpulab.experiments.warp.memory import (
 )
 from gpulab.experiments.warp.server import EmulatorProcess, SessionRequest, emulator_process, session_from_request
 from gpulab.experiments.warp.session import (
+    DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_STEPS,
     EMULATOR_DEVICE,
+    INTERACTIVE_MAX_STEPS,
     LANE_ACTIVE,
     LANE_BARRIER,
     LANE_EXITED,
@@ -53,8 +56,10 @@ from gpulab.experiments.warp.steps import StepTable, merge_steps
 __all__ = [
     "BANKS",
     "BANK_BYTES",
+    "DEFAULT_MAX_SECONDS",
     "DEFAULT_MAX_STEPS",
     "EMULATOR_DEVICE",
+    "INTERACTIVE_MAX_STEPS",
     "LANE_ACTIVE",
     "LANE_BARRIER",
     "LANE_EXITED",
@@ -81,6 +86,7 @@ __all__ = [
     "compare_on_gpu",
     "emulate",
     "emulator_process",
+    "error_message",
     "gpu_result",
     "launch_dims",
     "merge_steps",

@@ -9,6 +9,7 @@ report, come from :func:`~gpulab.experiments.warp.session.session_result` and
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator
 
 from gpulab import kernels
@@ -16,7 +17,7 @@ from gpulab.catalogue import msg
 from gpulab.experiments.base import Cancelled, Context, Progress
 from gpulab.experiments.warp.gpu import GpuRun, run_on_gpu
 from gpulab.experiments.warp.server import SessionRequest, emulator_process
-from gpulab.experiments.warp.session import WarpSession
+from gpulab.experiments.warp.session import DEFAULT_MAX_SECONDS, WarpSession
 
 
 def session_request(spec: kernels.KernelSpec, preset: kernels.LaunchPreset, source: str, block: int) -> SessionRequest:
@@ -45,19 +46,34 @@ def emulate(
     source: str,
     block: int,
     ctx: Context,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> Generator[Progress, None, WarpSession]:
     """Emulate with one block traced, in the emulator child process; returns the session.
 
-    The emulator's errors (``CompileError``, ``KernelFault``, ``SessionError``) are raised as
-    they are, so the caller can show them at their line; a cancel raises ``Cancelled``.
+    Yields progress as warp-steps done out of the step budget (the bar's fraction) while the
+    child works; ``max_seconds`` is the time limit (None: none). The emulator's errors
+    (``CompileError``, ``KernelFault``, ``SessionError``) are raised as they are, so the
+    caller can show them at their line; a cancel raises ``Cancelled``.
     """
     from gpulab import simt
 
     yield Progress(0.0, msg("progress.emulating-kernel"))
-    request = session_request(spec, preset, source, block)
+    request = dataclasses.replace(session_request(spec, preset, source, block), max_seconds=max_seconds)
+    budget = request.max_steps
     try:
         # In a child process: an emulation in this process would stall a GUI thread (GIL).
-        return emulator_process().run(request, ctx.cancel_event)
+        steps = emulator_process().run_steps(request, ctx.cancel_event)
+        try:
+            while True:
+                try:
+                    done = next(steps)
+                except StopIteration as stop:
+                    return stop.value
+                yield Progress(
+                    min(1.0, done / budget), msg("progress.emulated-steps", done=f"{done:,}", budget=f"{budget:,}")
+                )
+        finally:
+            steps.close()  # a run abandoned between yields is cancelled in the child too
     except simt.Cancelled:
         raise Cancelled("cancelled") from None
 

@@ -9,13 +9,20 @@ rebuilt, their line, buffer and lanes kept.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from gpulab.experiments.warp.session import DEFAULT_MAX_STEPS, SessionError, WarpSession, run_session
+from gpulab.experiments.warp.session import (
+    DEFAULT_MAX_SECONDS,
+    INTERACTIVE_MAX_STEPS,
+    SessionError,
+    WarpSession,
+    run_session,
+)
 from gpulab.experiments.warp.steps import StepTable
 
 # ------------------------------------------------------------------ emulating in a child process
@@ -31,14 +38,19 @@ class SessionRequest:
     block: tuple[int, ...]
     args: list[Any]
     block_index: int = 0
-    max_steps: int = DEFAULT_MAX_STEPS
+    max_steps: int = INTERACTIVE_MAX_STEPS
+    max_seconds: float | None = DEFAULT_MAX_SECONDS
     expected: Mapping[int, np.ndarray] | None = None
     rtol: float = 1e-5
     atol: float = 1e-6
 
 
-def session_from_request(request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
-    """Run one request here, in this process."""
+def session_from_request(
+    request: SessionRequest,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> WarpSession:
+    """Run one request here, in this process (``progress(warp_steps)`` hears how far it got)."""
     from gpulab.kernels import outputs_match
 
     def compare(args: list[Any], expected: Mapping[int, np.ndarray]) -> bool:
@@ -55,6 +67,8 @@ def session_from_request(request: SessionRequest, cancel: threading.Event | None
         max_steps=request.max_steps,
         expected=request.expected,
         compare=compare,
+        max_seconds=request.max_seconds,
+        progress=progress,
     )
 
 
@@ -108,12 +122,25 @@ def _serve(connection: Any, cancels: Any) -> None:
         current["id"] = run_id
         cancel.clear()
         try:
-            _send_session(connection, session_from_request(request, cancel))
+            _send_session(connection, session_from_request(request, cancel, _progress_sender(connection)))
         except Exception as exc:  # every error goes back to the caller, in plain words
             try:
                 connection.send(("error", _pack_error(exc)))
             except Exception:  # attributes that do not pickle: keep the words
                 connection.send(("error", (*_pack_error(exc)[:3], {})))
+
+
+def _progress_sender(connection: Any) -> Callable[[int], None]:
+    """Report warp-steps done to the caller, at most every ``PROGRESS_S`` seconds."""
+    last = [0.0]
+
+    def send(steps: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= EmulatorProcess.PROGRESS_S:
+            last[0] = now
+            connection.send(("progress", steps))
+
+    return send
 
 
 def _send_session(connection: Any, session: WarpSession) -> None:
@@ -133,6 +160,7 @@ class EmulatorProcess:
     """
 
     POLL_S = 0.02
+    PROGRESS_S = 0.2
     CANCEL_GRACE_S = 2.0
 
     def __init__(self) -> None:
@@ -165,11 +193,37 @@ class EmulatorProcess:
 
     def run(self, request: SessionRequest, cancel: threading.Event | None = None) -> WarpSession:
         """Emulate ``request`` in the child; raises its errors here, or ``Cancelled`` when cancelled."""
+        steps = self.run_steps(request, cancel)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                return stop.value
+
+    def run_steps(
+        self, request: SessionRequest, cancel: threading.Event | None = None
+    ) -> Generator[int, None, WarpSession]:
+        """Like :meth:`run`, yielding the warp-steps done so far while the child works.
+
+        Closing the generator before it ends cancels the child's run.
+        """
         with self._lock:
             if self._process is None or not self._process.is_alive():
                 self._start()
             self._run_id += 1
             self._connection.send((self._run_id, request))
+            try:
+                status, payload = yield from self._replies(cancel)
+            except GeneratorExit:
+                self._abandon()
+                raise
+        if status == "ok":
+            return payload
+        raise _unpack_error(payload)
+
+    def _replies(self, cancel: threading.Event | None) -> Generator[int, None, tuple[str, Any]]:
+        """Wait for the run's answer, passing on its progress reports."""
+        while True:
             while not self._connection.poll(self.POLL_S):
                 if cancel is not None and cancel.is_set():
                     self._cancel_running()
@@ -177,19 +231,31 @@ class EmulatorProcess:
                     self._forget()
                     raise SessionError("the emulator process stopped unexpectedly (out of memory?)")
             status, payload = self._connection.recv()
-        if status == "ok":
-            return payload
-        raise _unpack_error(payload)
+            if status != "progress":
+                return status, payload
+            yield int(payload)
+
+    def _abandon(self) -> None:
+        """The caller stopped listening mid-run: stop the child's run so the next one starts clean."""
+        from gpulab.simt import Cancelled
+
+        try:
+            self._cancel_running()
+        except Cancelled:
+            pass
 
     def _cancel_running(self) -> None:
         """Ask the child to stop (the emulator polls at every step); kill it if it does not."""
         from gpulab.simt import Cancelled
 
         self._cancel.send(self._run_id)
-        if self._connection.poll(self.CANCEL_GRACE_S):
-            self._connection.recv()  # Cancelled, or a result that came just in time
-        else:
-            self.stop()
+        deadline = time.monotonic() + self.CANCEL_GRACE_S
+        while True:  # progress reports may come first: wait for the run's answer
+            if not self._connection.poll(max(0.0, deadline - time.monotonic())):
+                self.stop()
+                break
+            if self._connection.recv()[0] != "progress":  # Cancelled, or a result just in time
+                break
         raise Cancelled("emulation cancelled")
 
     def stop(self) -> None:

@@ -39,6 +39,11 @@ LANE_WAITING = 5  # alive, but its warp does not execute this step (other warps 
 LANE_STATES = (LANE_IDLE, LANE_ACTIVE, LANE_MASKED, LANE_EXITED, LANE_BARRIER, LANE_WAITING)
 
 DEFAULT_MAX_STEPS = 2_000_000
+# The visualizer's limits. Warp-steps count every warp of the launch, so the lab's large
+# presets need up to ~6.3 million (a reduction over 16,384 blocks, about 2 s): a smaller step
+# budget would stop honest kernels. The time limit is what stops a runaway loop quickly.
+INTERACTIVE_MAX_STEPS = 20_000_000
+DEFAULT_MAX_SECONDS = 5.0
 EMULATOR_DEVICE = "SIMT emulator"  # what an emulated result names as its device
 
 
@@ -221,6 +226,10 @@ class WarpSession:
         """The first timeline step after ``g`` where a branch splits a warp's active lanes."""
         return self._next_flagged(self._divergent, g)
 
+    def divergent_steps(self) -> list[int]:
+        """Every timeline step where a branch splits a warp's active lanes."""
+        return [int(g) for g in np.flatnonzero(self._divergent)]
+
     def next_memory(self, g: int) -> int | None:
         """The first timeline step after ``g`` that is a load, store or atomic."""
         return self._next_flagged(self._memory_step, g)
@@ -326,19 +335,27 @@ def run_session(
     expected: Mapping[int, np.ndarray] | None = None,
     compare: Callable[[list[Any], Mapping[int, np.ndarray]], bool] | None = None,
     launch: Callable[..., Any] = _default_launch,
+    max_seconds: float | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> WarpSession:
     """Emulate ``entry`` with the warps of block ``block_index`` traced; blocks until done.
 
     ``args`` are modified in place (outputs). With ``expected`` (reference outputs by
     argument index) and ``compare``, the session records whether the emulation matched.
+    ``max_seconds`` limits the launch's time and ``progress(warp_steps)`` hears how far it
+    has got (both passed to the emulator when given).
     Raises the emulator's errors (``CompileError``, ``KernelFault``, ``Cancelled``).
     """
     shape = LaunchShape(launch_dims(grid), launch_dims(block))
     if not 0 <= block_index < shape.blocks:
         raise SessionError(f"block {block_index} is outside the grid of {shape.blocks} blocks")
     warps = shape.block_warps(block_index)
+    limits: dict[str, Any] = {"max_seconds": max_seconds} if max_seconds is not None else {}
+    if progress is not None:
+        limits["progress"] = progress
     result = launch(
-        source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel
+        source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel,
+        **limits,
     )
     trace = result.trace or {}
     traced = [w for w in warps if w in trace]

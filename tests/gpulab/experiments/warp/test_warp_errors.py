@@ -1,0 +1,63 @@
+"""Emulator errors carry kind, line and details; the warp lab words them from the catalogue."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpulab import simt
+from gpulab.catalogue import render
+from gpulab.experiments import warp as ws
+
+LOOP = """extern "C" __global__ void k(float* a) {
+    int i = threadIdx.x;
+    while (i >= 0) {
+        i = i + 1 - 1;
+    }
+    a[i] = 1.0f;
+}
+"""
+
+
+def fault(**limits) -> simt.SimtError:
+    with pytest.raises(simt.SimtError) as caught:
+        simt.launch(LOOP, "k", 1, 32, [np.zeros(32, np.float32)], **limits)
+    return caught.value
+
+
+def test_a_time_limit_stops_a_runaway_loop_with_the_loops_line():
+    error = fault(max_seconds=0.3)
+    assert error.kind == "time-budget" and error.line == 3
+    assert error.details["seconds"] == 0.3 and error.details["loop_line"] == 3
+
+
+def test_a_step_budget_stop_names_the_loop_and_is_worded_as_a_possible_infinite_loop_in_both_languages():
+    error = fault(max_steps=1000)
+    assert error.kind == "step-budget" and error.line == 3
+    english, chinese = render(ws.error_message(error)), render(ws.error_message(error), "zh")
+    assert "a possible infinite loop at line 3" in english and "crash" not in english.replace("Not a crash", "")
+    assert "第 3 行可能是死循环" in chinese and "possible" not in chinese
+
+
+def test_a_syntax_error_keeps_the_english_detail_inside_a_chinese_frame():
+    with pytest.raises(simt.CompileError) as caught:
+        simt.launch("garbage(", "k", 1, 32, [])
+    assert caught.value.kind == "compile"
+    assert render(ws.error_message(caught.value), "zh").startswith("仿真器无法运行这段代码：第 1 行：")
+
+
+def test_progress_is_reported_in_warp_steps_while_the_launch_runs():
+    seen: list[int] = []
+    fault(max_steps=100_000, progress=seen.append)
+    assert seen and seen == sorted(seen) and seen[0] >= 1 << 14
+
+
+def test_the_emulator_process_reports_progress_then_the_time_limit_stop():
+    request = ws.SessionRequest(LOOP, "k", (1,), (32,), [np.zeros(32, np.float32)], max_seconds=1.0)
+    steps = ws.emulator_process().run_steps(request)
+    reports = []
+    with pytest.raises(simt.KernelFault) as caught:
+        for done in steps:
+            reports.append(done)
+    assert caught.value.kind == "time-budget" and caught.value.line == 3
+    assert reports and reports == sorted(reports)

@@ -833,7 +833,7 @@
     </message>
     <message>
         <source>Without a GPU, this GPU&apos;s spec sheet gives a modelled curve (dashed, labelled MODELLED).</source>
-        <translation>没有 GPU 时，用这块 GPU 的规格表算出一条建模曲线（虚线，标为“建模”）。</translation>
+        <translation>没有 GPU 时，用这块 GPU 的规格表算出一条模型估算曲线（虚线，标为“模型估算”）。</translation>
     </message>
     <message>
         <source>Slow on a CPU: each of the largest multiplies takes seconds.</source>

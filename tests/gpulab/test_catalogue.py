@@ -65,21 +65,37 @@ def test_every_key_is_a_dotted_lowercase_id():
 
 def test_chinese_texts_are_chinese_except_pure_punctuation_and_symbols():
     latin_only = [key for key, entry in RAW.items() if not CJK.search(entry["zh"]) and entry["zh"] == entry["en"]]
-    # Texts with no words to translate ("CPU n={size}", "{index} = {name}") are the only ones left equal.
-    assert set(latin_only) <= {"progress.cpu-n", "progress.gpu-n", "axis.variant-item"}, latin_only
+    # Texts with no words to translate ("CPU n={size}", "{index} = {name}") and glossary terms Chinese
+    # texts keep in English (bank) are the only ones left equal.
+    assert set(latin_only) <= {"progress.cpu-n", "progress.gpu-n", "axis.variant-item", "glossary.bank"}, latin_only
 
 
-# One Chinese term per concept, as in the Qt translations: warp is 线程束, lane is 通道.
-TERMS = {"warp": "线程束", "lane": "通道"}
-CODE_SPANS = re.compile(r"lane % k|__\w+|\w+\(.*?\)")  # source code quoted inside a text keeps its names
+# One Chinese term per concept: the catalogue's glossary, for its own texts and the Qt translations.
+GLOSSARY = {entry["en"]: entry["zh"] for key, entry in RAW.items() if key.startswith("glossary.")}
+CODE_SPANS = re.compile(r"lane % k|__\w+|\w+\(.*?\)|\w+\[.*?\]|\w*_\w+")  # quoted code keeps its names
 
 
-@pytest.mark.parametrize("english", sorted(TERMS))
-def test_chinese_texts_use_one_term_per_concept(english):
-    word = re.compile(rf"\b{english}s?\b", re.IGNORECASE)
-    mixed = [key for key, entry in RAW.items() if word.search(CODE_SPANS.sub("", entry["zh"]))]
+def _qt_chinese_texts() -> dict[str, str]:
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(REPO / "resources" / "i18n" / "gpulab_zh_CN.ts").getroot()
+    return {f"{context.findtext('name')}: {message.findtext('source')}": message.findtext("translation") or ""
+            for context in root.iter("context") for message in context.iter("message")}  # fmt: skip
+
+
+def test_the_glossary_names_the_terms_a_learner_meets_first():
+    assert {"warp", "lane", "kernel", "measured", "emulated", "modelled"} <= set(GLOSSARY)
+    assert GLOSSARY["warp"] == "线程束" and GLOSSARY["lane"] == "通道"
+
+
+@pytest.mark.parametrize("english", sorted(e for e, zh in GLOSSARY.items() if e != zh))
+def test_chinese_texts_use_the_glossary_term_not_the_english_word(english):
+    word = re.compile(rf"\b{re.escape(english)}s?\b", re.IGNORECASE)
+    texts = {**{key: entry["zh"] for key, entry in RAW.items() if not key.startswith("glossary.")},
+             **_qt_chinese_texts()}  # fmt: skip
+    mixed = [where for where, zh in texts.items() if word.search(CODE_SPANS.sub("", zh))]
     assert mixed == []
-    assert any(TERMS[english] in entry["zh"] for entry in RAW.values())
+    assert any(GLOSSARY[english] in zh for zh in texts.values())
 
 
 def test_the_loader_reads_the_same_entries_as_the_file():

@@ -142,6 +142,7 @@ class Compiler:
         self.current: Function | None = None
         self.register_vars: list[tuple[str, CType]] = []
         self.scope_ids: dict[tuple[int, ...], int] = {}
+        self.loop_depth = 0
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -280,6 +281,7 @@ class Compiler:
         fn = self.functions[fdef.decl.name]
         self.current = fn
         self.nslots = 0
+        self.loop_depth = 0
         scope = Scope()
         for name, ptype in fn.params:
             scope.names[name] = self.register_var(name, ptype)
@@ -503,7 +505,11 @@ class Compiler:
              next_node: c_ast.Node | None, scope: Scope, init: Stmt | None,
              do_while: bool) -> tuple[Stmt, bool]:
         cond = truth(self.scalar(cond_node, scope)) if cond_node is not None else None
-        body, _ = self.visit(body_node, Scope(scope))
+        self.loop_depth += 1
+        try:
+            body, _ = self.visit(body_node, Scope(scope))
+        finally:
+            self.loop_depth -= 1
         step = self.expression_statement(next_node, scope) if next_node is not None else None
         returns = _contains(body_node, c_ast.Return)
         site = self.site(cond_node) if cond_node is not None else self.site(node)
@@ -540,6 +546,8 @@ class Compiler:
         return run, returns
 
     def visit_Break(self, node: c_ast.Break, scope: Scope) -> tuple[Stmt, bool]:
+        if self.loop_depth == 0:
+            raise self.error(node, "'break' is not inside a loop", "break outside a loop")
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Mask:
@@ -548,6 +556,8 @@ class Compiler:
         return run, True
 
     def visit_Continue(self, node: c_ast.Continue, scope: Scope) -> tuple[Stmt, bool]:
+        if self.loop_depth == 0:
+            raise self.error(node, "'continue' is not inside a loop", "continue outside a loop")
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Mask:

@@ -61,7 +61,7 @@ def test_emulate_reports_faults_with_exit_code_one(kernel_file, capsys):
 def test_emulate_rejects_unknown_dtype(kernel_file, capsys):
     code = _main(["emulate", str(kernel_file), "--kernel", "vector_add", "--grid", "1",
                   "--block", "32", "--arg", "float16[4]", "--arg", "1", "--arg", "1", "--arg", "1"])
-    assert code == 1
+    assert code == 2  # a usage error (issue 11: 2 for usage errors)
     assert "unknown dtype" in capsys.readouterr().err
 
 

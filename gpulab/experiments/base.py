@@ -307,7 +307,7 @@ def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> An
             values[name] = convert_param(key, text, hints[name])
         except ParamError as exc:
             raise _with_rule(exc, params_type, name, hints[name]) from None
-        value_type, is_tuple = _value_type(hints[name])
+        _value, is_tuple = _value_type(hints[name])
         if is_tuple and values[name] == ():
             raise ParamError(msg("param.error.empty", key=key))
     try:
@@ -322,7 +322,7 @@ def _with_rule(exc: ParamError, params_type: type, name: str, hint: Any) -> Para
     """A conversion error that also says what the field allows, when it declares limits."""
     spec = field_spec(params_type, name)
     value_type, _is_tuple = _value_type(hint)
-    if spec.choices or spec == ParamSpec(unit=spec.unit) and value_type not in (int, float):
+    if spec.choices or (spec == ParamSpec(unit=spec.unit) and value_type not in (int, float)):
         return exc
     if value_type is int and spec.max is None:
         spec = dataclasses.replace(spec, max=INT_CEILING)

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from .argcheck import ArgumentError, value_problem
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
@@ -111,9 +110,6 @@ def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
 def _bind_scalar(index: int, name: str, ptype: CType, value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.ndim > 0:
         raise SimtError(f"argument {index} ({ptype} {name}): expected a scalar, got an array")
-    problem = value_problem(value, ptype.dtype, str(ptype)) if ptype.dtype is not None else None
-    if problem:
-        raise ArgumentError(f"argument {index} ({ptype} {name}): {problem}")
     try:
         return np.asarray(value).astype(ptype.dtype)[()]
     except (TypeError, ValueError, OverflowError) as exc:

@@ -1,6 +1,6 @@
 """Whether a number fits a C type before it reaches a kernel (no silent wrap, no inf in an int).
 
-Used by :func:`gpulab.simt.api.launch` for scalar arguments and by ``gpulab emulate`` for array
+Used by ``gpulab emulate`` for scalar arguments (checked against the kernel's parameter types) and for array
 initial values and sizes. Each check returns None when the value is fine, else the reason in
 words (``"4294967296 is outside int's range -2147483648 to 2147483647"``)."""
 
@@ -15,7 +15,7 @@ from .errors import SimtError
 
 
 class ArgumentError(SimtError):
-    """A kernel argument does not fit its parameter (a usage error: ``gpulab emulate`` exits 2)."""
+    """An ``--arg`` does not fit its parameter (a usage error: ``gpulab emulate`` exits 2)."""
 
 
 def range_text(dtype: Any) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 
 from .api import DEFAULT_MAX_STEPS, launch
 from .argcheck import ArgumentError, range_text, value_problem
+from .compiler import compile_source
 from .errors import SimtError
 
 _DTYPES = {
@@ -154,6 +155,21 @@ def _print_trace(warp: int, steps: list, out: Any) -> None:
               file=out)
 
 
+def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any]) -> None:
+    """Refuse a scalar ``--arg`` its parameter's C type cannot hold (``int=4294967296``, ``inf``
+    for an int) instead of letting it wrap on the way in; raises ArgumentError naming the
+    parameter. (The Python API keeps C's conversions for values a program passes.)"""
+    fn = compile_source(source, filename).functions.get(kernel)
+    if fn is None or len(fn.params) != len(kernel_args):
+        return  # launch says what is wrong
+    for index, ((name, ptype), value) in enumerate(zip(fn.params, kernel_args, strict=True)):
+        if ptype.is_pointer or ptype.dtype is None or isinstance(value, np.ndarray):
+            continue
+        problem = value_problem(value, ptype.dtype, str(ptype))
+        if problem:
+            raise ArgumentError(f"--arg {index + 1} ({ptype} {name}): {problem}")
+
+
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 
@@ -198,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpulab emulate: --max-steps must be at least 1, got {args.max_steps}", file=sys.stderr)
         return 2
     try:
+        check_scalars(source, Path(args.file).name, args.kernel, kernel_args)
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
                         filename=Path(args.file).name)

@@ -13,7 +13,10 @@ import importlib
 import json
 import os
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gpulab import __version__, frontend
@@ -56,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        if args.screenshot:
+            problem = output_problem(args.screenshot)
+            if problem:
+                print(f"gpulab: --screenshot {args.screenshot}: {problem}", file=sys.stderr)
+                return 2
         return open_lab(args)
     try:
         return int(args.func(args) or 0)
@@ -99,6 +107,76 @@ def window_size(text: str) -> tuple[int, int]:
                                                                         200 <= int(height) <= 8192):
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT from 200x200 to 8192x8192, got {text!r}")
     return int(width), int(height)
+
+
+def output_problem(destination: str) -> str | None:
+    """Why a file cannot be written at ``destination`` (None if it can, or for '-'), checked
+    before a run so that a finished result is not lost to a typo in its path.
+
+    Probes by opening the file for appending (creating it only for the probe, then removing it):
+    the one test that is right for read-only files, folders, ``/proc`` and running as root alike.
+    No folder is ever created."""
+    if destination == "-":
+        return None
+    path = Path(destination)
+    if not destination.strip():
+        return "the path is empty"
+    if path.is_dir():
+        return "is a folder, not a file"
+    parent = path.parent
+    if not parent.exists():
+        return f"the folder {str(parent)!r} does not exist"
+    if not parent.is_dir():
+        return f"{str(parent)!r} is not a folder"
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    if not existed:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    return None
+
+
+def fallback_paths(prefix: str = "gpulab-result", suffix: str = ".json") -> list[Path]:
+    """Where a result goes when its own destination fails: the working folder, then the temp folder."""
+    name = f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
+    return [Path.cwd() / name, Path(tempfile.gettempdir()) / name]
+
+
+def emit_json(data: Any, destination: str, prog: str = "gpulab") -> int:
+    """Write JSON to ``destination`` ('-' for stdout); if that fails, keep the result.
+
+    A failed write (a full disk, ``/dev/full``, a file made read-only during the run) is said
+    in one line, and the document goes to a fallback file that the line names, or, if no file
+    can be written at all, to standard output. Returns 0 when written as asked, else 1."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if destination == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return 0
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    for candidate in fallback_paths():
+        try:
+            with open(candidate, "x", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError:
+            continue
+        print(f"{prog}: could not write {destination} ({reason}); the result was saved to {candidate}",
+              file=sys.stderr)
+        return 1
+    print(f"{prog}: could not write {destination} ({reason}); the result follows on standard output",
+          file=sys.stderr)
+    sys.stdout.write(text)
+    return 1
 
 
 def write_json(data: Any, destination: str) -> None:

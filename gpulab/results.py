@@ -243,26 +243,95 @@ def _label_message(label: str) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- loading
 
 
+# Limits of a result document: far above any real report (a few hundred KB), far below what
+# would stall the lab or fill its memory.
+MAX_RESULT_BYTES = 32 * 1024 * 1024
+MAX_NUMBER_CHARS = 400
+
+
+class _BadNumber(ValueError):
+    """A number in the document that no result could hold (too many digits, inf, NaN)."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        raise _BadNumber(f"an integer with {len(text.lstrip('-'))} digits is too long "
+                         f"(at most {MAX_NUMBER_CHARS})")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _BadNumber(f"a number written with {len(text)} characters is too long")
+    value = float(text)
+    if math.isinf(value):
+        raise _BadNumber(f"the number {text[:40]} is too large for a double")
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _BadNumber(f"{text} is not a JSON number")
+
+
+def _repair_strings(value: Any) -> Any:
+    """Lone surrogates (``"\\ud800"``) become U+FFFD, so a loaded result can be saved again."""
+    if isinstance(value, str):
+        if value.isascii() or not _has_surrogate(value):
+            return value
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, list):
+        return [_repair_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {_repair_strings(k): _repair_strings(v) for k, v in value.items()}
+    return value
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def loads(text: str, source: str = "<string>") -> Result:
     """Parse a ``gpulab.result/2`` (or ``/1``) JSON document; raise ResultFormatError naming the problem."""
+    if len(text) > MAX_RESULT_BYTES:
+        raise ResultFormatError(f"{source}: {len(text) / 2**20:.0f} MB of text is too big for a result "
+                                f"(at most {MAX_RESULT_BYTES // 2**20} MB)")
     try:
-        data = json.loads(text)
+        data = _repair_strings(json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
+                                          parse_constant=_parse_constant))
+        return from_json_dict(data, source)
     except json.JSONDecodeError as exc:
         raise ResultFormatError(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    return from_json_dict(data, source)
+    except _BadNumber as exc:
+        raise ResultFormatError(f"{source}: {exc}") from None
+    except RecursionError:
+        raise ResultFormatError(f"{source}: nested too deeply to be a gpulab result") from None
 
 
 def load(path: str | Path) -> Result:
     """Read a result file; raise ResultFormatError naming the file and the problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_RESULT_BYTES + 1)
+    except OSError as exc:
+        raise ResultFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_RESULT_BYTES:
+        try:
+            size = f"{path.stat().st_size / 2**20:.0f} MB" if path.is_file() else "endless"
+        except OSError:
+            size = "size unknown"
+        raise ResultFormatError(f"{path}: too big for a result ({size}; at most "
+                                f"{MAX_RESULT_BYTES // 2**20} MB)")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ResultFormatError(f"{path}: not a text file (is it a gpulab result?)") from None
-    except OSError as exc:
-        raise ResultFormatError(f"{path}: cannot be read ({exc.strerror})") from None
     return loads(text, str(path))
 
 

@@ -128,11 +128,19 @@ def _write_image(image: QImage, path: Path, ready: bool) -> int:
     if image_is_blank(image):
         print("gpulab: the screenshot is blank; nothing was painted", file=sys.stderr)
         return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not image.save(str(path), "PNG"):
-        print(f"gpulab: could not write the screenshot to {path}", file=sys.stderr)
-        return 1
-    return 0
+    # No folder is created: the path was checked before the window opened (gpulab.cli); if the
+    # write still fails, the picture is kept in a fallback file that the message names.
+    if path.parent.is_dir() and not path.is_dir() and image.save(str(path), "PNG"):
+        return 0
+    from gpulab.cli import fallback_paths
+
+    for candidate in fallback_paths("gpulab-screenshot", ".png"):
+        if not candidate.exists() and image.save(str(candidate), "PNG"):
+            print(f"gpulab: could not write the screenshot to {path}; it was saved to {candidate}",
+                  file=sys.stderr)
+            return 1
+    print(f"gpulab: could not write the screenshot to {path}", file=sys.stderr)
+    return 1
 
 
 def _wait_until(condition, timeout_s: float = PAINT_TIMEOUT_S) -> bool:

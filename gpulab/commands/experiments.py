@@ -58,6 +58,13 @@ def run_experiment(args: argparse.Namespace) -> int:
     except ExperimentError as exc:
         print(f"gpulab run: {exc}", file=sys.stderr)
         return 2
+    if args.json:
+        from gpulab.cli import output_problem
+
+        problem = output_problem(args.json)
+        if problem:
+            print(f"gpulab run: --json {args.json}: {problem}", file=sys.stderr)
+            return 2
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     try:
@@ -71,8 +78,7 @@ def run_experiment(args: argparse.Namespace) -> int:
         return 1
     finally:
         signal.signal(signal.SIGINT, previous)
-    _emit(result, args.json)
-    return 0
+    return _emit(result, args.json)
 
 
 def _printer(quiet: bool) -> Callable[[Event], None]:
@@ -88,15 +94,15 @@ def _printer(quiet: bool) -> Callable[[Event], None]:
     return on_event
 
 
-def _emit(result: Result, destination: str | None) -> None:
+def _emit(result: Result, destination: str | None) -> int:
     if destination:
-        from gpulab.cli import write_json
+        from gpulab.cli import emit_json
 
-        write_json(result.to_json_dict(), destination)
-        return
+        return emit_json(result.to_json_dict(), destination, "gpulab run")
     for series in result.series:
         print(f"{series.name} [{series.provenance.kind} on {series.provenance.device}]")
         for p in series.points:
             print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}")
     for note in result.notes:
         print(f"note: {note}")
+    return 0

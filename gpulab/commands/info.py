@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from gpulab.devices import DeviceReport, GpuInfo, device_report
 
@@ -14,11 +15,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        from gpulab.cli import output_problem
+
+        problem = output_problem(args.json)
+        if problem:
+            print(f"gpulab info: --json {args.json}: {problem}", file=sys.stderr)
+            return 2
     report = device_report()
     if args.json:
-        from gpulab.cli import write_json
+        from gpulab.cli import emit_json
 
-        write_json(report.to_dict(), args.json)
+        return emit_json(report.to_dict(), args.json, "gpulab info")
     else:
         print(format_report(report))
     return 0

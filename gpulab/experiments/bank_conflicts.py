@@ -34,7 +34,7 @@ class Params(CheckedParams):
     """The transposes are emulated on a ``side`` x ``side`` matrix, the strided shared reads with
     side * side threads (``block`` per block); ``gpu_side`` and ``repeats`` are for GPU timing."""
 
-    side: int = param(64, min=TILE, multiple_of=TILE)
+    side: int = param(64, min=TILE, max=1024, multiple_of=TILE)
     block: int = param(256, min=32, max=1024, multiple_of=32)
     strides: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), unit="words", min=1, max=32)
     gpu_side: int = param(2048, min=TILE, multiple_of=TILE)

@@ -9,6 +9,7 @@ yields: cancelling closes the generator, so its ``finally`` blocks run.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 import types
 import typing
@@ -250,8 +251,20 @@ def _check_value(name: str, spec: ParamSpec, value_type: Any, value: Any, must: 
     whole = value_type is int
     if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
         raise TypeError(f"{name}: expected {'a whole number' if whole else 'a number'}, got {value!r}")
+    if whole and spec.max is None and value > INT_CEILING:
+        spec = dataclasses.replace(spec, max=INT_CEILING)  # no declared ceiling: a C int's
+    if not whole and not math.isfinite(value):
+        raise ParamError(msg(must, key=name, rule=_rule(spec, value_type), text=repr(value)))
     if not _within(spec, value):
         raise ParamError(msg(must, key=name, rule=_rule(spec, value_type), text=repr(value)))
+
+
+# The largest whole-number parameter when a field declares no maximum: the kernels take their
+# sizes as C ints, so a bigger value would wrap on the way in.
+INT_CEILING = 2**31 - 1
+
+# A written power (``2^k``) is refused before it is computed when k exceeds this.
+MAX_EXPONENT = 62
 
 
 def _within(spec: ParamSpec, value: float) -> bool:
@@ -290,13 +303,32 @@ def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> An
         name = key.replace("-", "_")
         if name not in fields:
             raise ParamError(msg("param.error.unknown", key=repr(key), names=sorted(fields) or "none"))
-        values[name] = convert_param(key, text, hints[name])
+        try:
+            values[name] = convert_param(key, text, hints[name])
+        except ParamError as exc:
+            raise _with_rule(exc, params_type, name, hints[name]) from None
+        _value, is_tuple = _value_type(hints[name])
+        if is_tuple and values[name] == ():
+            raise ParamError(msg("param.error.empty", key=key))
     try:
         return params_type(**values)
     except ParamError:
         raise
     except (TypeError, ValueError) as exc:
         raise ParamError(str(exc)) from None
+
+
+def _with_rule(exc: ParamError, params_type: type, name: str, hint: Any) -> ParamError:
+    """A conversion error that also says what the field allows, when it declares limits."""
+    spec = field_spec(params_type, name)
+    value_type, _is_tuple = _value_type(hint)
+    if spec.choices or (spec == ParamSpec(unit=spec.unit) and value_type not in (int, float)):
+        return exc
+    if value_type is int and spec.max is None:
+        spec = dataclasses.replace(spec, max=INT_CEILING)
+    if spec == ParamSpec(unit=spec.unit) and value_type is float:
+        return exc
+    return ParamError(msg("param.error.allowed", error=exc.message, rule=_rule(spec, value_type)))
 
 
 def convert_param(key: str, text: str, hint: Any) -> Any:
@@ -330,22 +362,44 @@ def _convert_scalar(key: str, text: str, hint: Any) -> Any:
     if hint is int:
         try:
             return _parse_int(text)
-        except ValueError:
+        except _PowerError as exc:
+            raise ParamError(msg(exc.key, key=key, text=repr(text), limit=MAX_EXPONENT)) from None
+        except (ValueError, OverflowError):
             raise ParamError(msg("param.error.int", key=key, text=repr(text))) from None
     if hint is float:
         try:
-            return float(text)
-        except ValueError:
+            value = float(_parse_int(text)) if "^" in text else float(text)
+            if not math.isfinite(value):
+                raise ValueError(text)
+            return value
+        except _PowerError as exc:
+            raise ParamError(msg(exc.key, key=key, text=repr(text), limit=MAX_EXPONENT)) from None
+        except (ValueError, OverflowError):
             raise ParamError(msg("param.error.number", key=key, text=repr(text))) from None
     return text
+
+
+class _PowerError(ValueError):
+    """A written power that is not a whole number (``2^-1``) or too big to compute (``2^99999``)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
 def _parse_int(text: str) -> int:
     """Whole numbers, also written as powers of two (``2^20``) or ``1e6``."""
     text = text.strip().replace("_", "")
+    if len(text) > 40:
+        raise ValueError(text)  # no whole number a parameter takes is written with more digits
     if "^" in text:
-        base, exp = text.split("^", 1)
-        return int(base) ** int(exp)
+        base_text, exp_text = text.split("^", 1)
+        base, exp = int(base_text), int(exp_text)
+        if exp < 0:
+            raise _PowerError("param.error.negative-power")
+        if abs(base) > 1 and exp > MAX_EXPONENT:
+            raise _PowerError("param.error.big-power")  # refused before computing it
+        return base**exp
     if "e" in text.lower() and not text.lower().startswith("0x"):
         value = float(text)
         if not value.is_integer():

@@ -38,7 +38,7 @@ class Params(CheckedParams):
     n: int = param(1024, min=32, multiple_of=32)
     block: int = param(256, min=64, max=1024, multiple_of=64)
     kways: tuple[int, ...] = param((2, 3, 4, 5, 6, 7, 8), min=1, max=MAX_PATHS)
-    max_rounds: int = param(32, min=0)
+    max_rounds: int = param(32, min=0, max=1024)
     gpu_n: int = param(1 << 22, min=32, multiple_of=32)
     repeats: int = param(20, min=1)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -27,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from .api import DEFAULT_MAX_STEPS, launch
+from .argcheck import ArgumentError, range_text, value_problem
+from .compiler import compile_source
 from .errors import SimtError
 
 DEFAULT_TIME_LIMIT_S = 60.0  # a runaway kernel stops within a minute
@@ -48,7 +51,7 @@ def parse_dims(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def _fill(dtype: type, count: int, init: str, rng: np.random.Generator) -> np.ndarray:
+def _fill(dtype: type, count: int, init: str, rng: np.random.Generator, text: str) -> np.ndarray:
     if init == "random":
         if np.dtype(dtype).kind == "f":
             return rng.random(count).astype(dtype)
@@ -58,33 +61,70 @@ def _fill(dtype: type, count: int, init: str, rng: np.random.Generator) -> np.nd
     if init == "ones":
         return np.ones(count, dtype=dtype)
     if init == "arange":
+        if np.dtype(dtype).kind in "iu" and count - 1 > np.iinfo(dtype).max:
+            raise SimtError(f"--arg {text!r}: arange up to {count - 1} does not fit "
+                            f"{np.dtype(dtype).name} ({range_text(dtype)})")
         return np.arange(count).astype(dtype)
+    value = _number(init)
+    if value is None:
+        raise SimtError(f"--arg {text!r}: unknown array initializer {init!r} (random, zeros, ones, "
+                        "arange or a number)")
+    problem = value_problem(value, dtype)
+    if problem:
+        raise SimtError(f"--arg {text!r}: {problem}")
+    return np.full(count, value, dtype=dtype)
+
+
+def _number(text: str) -> int | float | None:
+    """An integer (decimal, 0x.., 0o.., 0b..) or a floating-point number; None if neither."""
     try:
-        return np.full(count, float(init) if "." in init or "e" in init else int(init, 0),
-                       dtype=dtype)
+        return int(text, 0)
     except ValueError:
-        raise SimtError(f"unknown array initializer {init!r} (random, zeros, ones, arange or "
-                        "a number)") from None
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def available_memory() -> int:
+    """Bytes of memory this process may still take (psutil's 'available')."""
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def _size_text(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024 or unit == "PiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes:.1f} PiB"
 
 
 def parse_arg(text: str, rng: np.random.Generator) -> Any:
-    """One ``--arg`` value: an array spec or a scalar."""
+    """One ``--arg`` value: an array spec or a scalar. Sizes are checked against the memory
+    available (at most half of it per array) and values against the element type."""
     m = _ARRAY.match(text.strip())
     if m:
         dtype = _DTYPES.get(m.group(1).lower())
         if dtype is None:
             raise SimtError(f"unknown dtype {m.group(1)!r} in --arg {text!r} "
                             f"(one of {', '.join(sorted(_DTYPES))})")
-        return _fill(dtype, int(m.group(2)), m.group(3) or "zeros", rng)
+        count = int(m.group(2))
+        if count < 1:
+            raise SimtError(f"--arg {text!r}: an array needs at least 1 element")
+        nbytes = count * np.dtype(dtype).itemsize
+        allowed = available_memory() // 2
+        if nbytes > allowed:
+            raise SimtError(f"--arg {text!r}: {count} elements need {_size_text(nbytes)}, more than "
+                            f"half of the {_size_text(allowed * 2)} of memory available")
+        return _fill(dtype, count, (m.group(3) or "zeros").strip(), rng, text)
     value = text.split("=", 1)[1] if "=" in text else text
-    try:
-        return int(value, 0)
-    except ValueError:
-        try:
-            return float(value)
-        except ValueError:
-            raise SimtError(f"cannot read --arg {text!r}: expected DTYPE[N]=INIT or a "
-                            "number") from None
+    number = _number(value.strip())
+    if number is None:
+        raise SimtError(f"cannot read --arg {text!r}: expected DTYPE[N]=INIT or a number")
+    return number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -120,22 +160,79 @@ def _print_trace(warp: int, steps: list, out: Any) -> None:
               file=out)
 
 
+def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any]) -> None:
+    """Refuse a scalar ``--arg`` its parameter's C type cannot hold (``int=4294967296``, ``inf``
+    for an int) instead of letting it wrap on the way in; raises ArgumentError naming the
+    parameter. (The Python API keeps C's conversions for values a program passes.)"""
+    fn = compile_source(source, filename).functions.get(kernel)
+    if fn is None or len(fn.params) != len(kernel_args):
+        return  # launch says what is wrong
+    for index, ((name, ptype), value) in enumerate(zip(fn.params, kernel_args, strict=True)):
+        if ptype.is_pointer or ptype.dtype is None or isinstance(value, np.ndarray):
+            continue
+        problem = value_problem(value, ptype.dtype, str(ptype))
+        if problem:
+            raise ArgumentError(f"--arg {index + 1} ({ptype} {name}): {problem}")
+
+
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
+class SourceError(SimtError):
+    """A kernel file cannot be read as a source: too big, or not UTF-8 text."""
+
+
+def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
+    """The text of a kernel file, read as UTF-8, at most ``limit`` bytes (so ``/dev/zero`` or a
+    stray data file is refused with its size instead of filling memory). OSError passes through."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        try:
+            size = _size_text(os.stat(path).st_size) if os.path.isfile(path) else "endless"
+        except OSError:
+            size = "unknown size"
+        raise SourceError(f"{path} is too big for a kernel source ({size}; the limit is "
+                          f"{_size_text(limit)})")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+                          "save it as UTF-8") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``gpulab emulate``; returns the exit code."""
     out = sys.stdout
     try:
-        source = Path(args.file).read_text(encoding="utf-8")
+        source = read_source(args.file)
         rng = np.random.default_rng(0)
         kernel_args = [parse_arg(a, rng) for a in args.arg]
+    except OSError as exc:
+        print(f"gpulab emulate: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except SimtError as exc:  # a usage error: the file or an --arg
+        print(f"gpulab emulate: {exc}", file=sys.stderr)
+        return 2
+    if args.max_steps < 1:
+        print(f"gpulab emulate: --max-steps must be at least 1, got {args.max_steps}", file=sys.stderr)
+        return 2
+    try:
+        check_scalars(source, Path(args.file).name, args.kernel, kernel_args)
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
                         filename=Path(args.file).name,
                         max_seconds=args.time_limit if args.time_limit > 0 else None)
-    except OSError as exc:
-        print(f"gpulab emulate: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+    except ArgumentError as exc:
+        print(f"gpulab emulate: {exc}", file=sys.stderr)
         return 2
     except SimtError as exc:
         print(f"gpulab emulate: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("gpulab emulate: out of memory while emulating (try a smaller grid or smaller arrays)",
+              file=sys.stderr)
         return 1
     if args.json:
         json.dump({"kernel": result.kernel, "grid": result.grid, "block": result.block,

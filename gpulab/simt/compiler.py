@@ -45,6 +45,8 @@ class Var:
     slot: int = -1
     address: int = 0
     var_id: int = -1  # register variables: index in the program's RegisterTable
+    const: bool = False  # declared const: assigning to it is a compile error, as in C
+    line: int = 0  # where it was declared (for "already declared" errors)
 
 
 @dataclass
@@ -124,7 +126,13 @@ _UNSUPPORTED = {
     "InitList": "initializer lists", "Typedef": "typedefs inside functions",
     "Pragma": "pragmas", "NamedInitializer": "designated initializers",
     "StaticAssert": "static assertions", "Alignas": "alignas", "EllipsisParam": "variadic functions",
+    "FuncDecl": "function pointers",
 }
+
+
+def _is_const(type_node: c_ast.Node) -> bool:
+    """Whether a declarator itself is const (``const int n``, ``float* const p``), not what it points to."""
+    return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
 
 
 class Compiler:
@@ -142,6 +150,8 @@ class Compiler:
         self.current: Function | None = None
         self.register_vars: list[tuple[str, CType]] = []
         self.scope_ids: dict[tuple[int, ...], int] = {}
+        self.loop_depth = 0
+        self.defined: dict[str, int] = {}  # function name -> line of its definition
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -272,6 +282,12 @@ class Compiler:
         is_kernel = decl.name in self.pre.global_functions
         if is_kernel and ret is not ct.VOID:
             raise self.error(decl, "a __global__ function must return void", "non-void kernel")
+        if fdef is not None:
+            if decl.name in self.defined:
+                kind = "kernel" if is_kernel else "function"
+                raise self.error(decl, f"{kind} '{decl.name}' is defined twice (first on line "
+                                 f"{self.defined[decl.name]})", "redefinition")
+            self.defined[decl.name] = self.position(decl)[0] or 0
         if decl.name not in self.functions or fdef is not None:
             self.functions[decl.name] = Function(decl.name, params, ret, is_kernel,
                                                  self.site(decl))
@@ -280,9 +296,13 @@ class Compiler:
         fn = self.functions[fdef.decl.name]
         self.current = fn
         self.nslots = 0
+        self.loop_depth = 0
         scope = Scope()
+        const_params = {p.name for p in (fdef.decl.type.args.params if fdef.decl.type.args else [])
+                        if isinstance(p, c_ast.Decl) and _is_const(p.type)}
         for name, ptype in fn.params:
             scope.names[name] = self.register_var(name, ptype)
+            scope.names[name].const = name in const_params
         body, _ = self.visit(fdef.body, scope)
         fn.body = body
         fn.nslots = self.nslots
@@ -365,6 +385,7 @@ class Compiler:
         ctype = self.resolve_type(node.type)
         if ctype is ct.VOID:
             raise self.error(node, "variables cannot have type void", "void variable")
+        self.check_new_name(node, scope)
         if "static" in (node.storage or []):
             return self.declare_memory(node, ctype, scope, "shared"), False
         if ctype.is_array:
@@ -373,6 +394,8 @@ class Compiler:
         var = self.register_var(node.name, ctype)
         slot = var.slot
         scope.names[node.name] = var
+        var.const = _is_const(node.type)
+        var.line = self.position(node)[0] or 0
         site = self.site(node)
         scope_id, visible = self.visible_registers(scope)
         if init is None:
@@ -392,6 +415,14 @@ class Compiler:
                 mc.registers.record(mc, fr.register_shadow(), fr.v, m.bits, scope_id, visible)
             return m
         return run, False
+
+    def check_new_name(self, node: c_ast.Decl, scope: Scope) -> None:
+        """C forbids declaring a name twice in one scope (an inner block may shadow it)."""
+        previous = scope.names.get(node.name)
+        if previous is not None:
+            where = f" (first on line {previous.line})" if previous.line else " (as a parameter)"
+            raise self.error(node, f"'{node.name}' is already declared in this scope{where}",
+                             "redeclaration")
 
     def initializer(self, node: c_ast.Decl, ctype: CType, scope: Scope) -> CExpr | None:
         if node.init is None:
@@ -424,7 +455,8 @@ class Compiler:
             self.local_bytes = _align(offset + nbytes, 16)
         self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
-        scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base)
+        scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base,
+                                     line=self.position(node)[0] or 0)
         if node.init is not None:
             return self.local_array_initializer(node, ctype, elem, base, scope)
         return lambda fr, m: m
@@ -503,7 +535,11 @@ class Compiler:
              next_node: c_ast.Node | None, scope: Scope, init: Stmt | None,
              do_while: bool) -> tuple[Stmt, bool]:
         cond = truth(self.scalar(cond_node, scope)) if cond_node is not None else None
-        body, _ = self.visit(body_node, Scope(scope))
+        self.loop_depth += 1
+        try:
+            body, _ = self.visit(body_node, Scope(scope))
+        finally:
+            self.loop_depth -= 1
         step = self.expression_statement(next_node, scope) if next_node is not None else None
         returns = _contains(body_node, c_ast.Return)
         site = self.site(cond_node) if cond_node is not None else self.site(node)
@@ -540,6 +576,8 @@ class Compiler:
         return run, returns
 
     def visit_Break(self, node: c_ast.Break, scope: Scope) -> tuple[Stmt, bool]:
+        if self.loop_depth == 0:
+            raise self.error(node, "'break' is not inside a loop", "break outside a loop")
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Mask:
@@ -548,6 +586,8 @@ class Compiler:
         return run, True
 
     def visit_Continue(self, node: c_ast.Continue, scope: Scope) -> tuple[Stmt, bool]:
+        if self.loop_depth == 0:
+            raise self.error(node, "'continue' is not inside a loop", "continue outside a loop")
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Mask:
@@ -766,6 +806,11 @@ class Compiler:
                          "memory: arrays, pointers, shared variables)", "address of register")
 
     def lvalue(self, node: c_ast.Node, scope: Scope) -> LValue:
+        if isinstance(node, c_ast.ID):
+            var = scope.lookup(node.name)
+            if var is not None and var.const:
+                raise self.error(node, f"'{node.name}' is declared const and cannot be assigned to",
+                                 "assignment to const")
         target = self.expr(node, scope)
         if target.lv is None:
             raise self.error(node, "this expression cannot be assigned to", "assignment target")
@@ -1135,12 +1180,35 @@ def _missing_semicolon_error(pre: Preprocessed, filename: str, line: int, col: i
                         f"{tokens[at].value!r} on line {line})", end_line, end_col, "syntax")
 
 
+def _stray_comma_error(pre: Preprocessed, filename: str) -> CompileError | None:
+    """A ',' followed by ';', '}', ')' or the end of the file: a declaration missing its last name."""
+    tokens = _tokens(pre.text, filename)
+    for k, tok in enumerate(tokens):
+        following = tokens[k + 1] if k + 1 < len(tokens) else None
+        if tok.type == "COMMA" and (following is None or following.type in ("SEMI", "RBRACE", "RPAREN")):
+            line, col = int(tok.lineno), pre.original_column(int(tok.lineno), int(tok.column))
+            after = f"before {following.value!r}" if following is not None else "at the end of the file"
+            return CompileError(f"syntax error: a name is missing after this ',' ({after}); is the comma "
+                                "a stray one?", line, col, "syntax")
+    return None
+
+
 def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
     parser = c_parser.CParser()
     try:
         return parser.parse(pre.text, filename=filename)
+    except RecursionError:
+        where = _next_token_position(parser)
+        line = where[0] if where is not None and where[0] >= 1 else None
+        raise CompileError("the code is nested too deeply for the emulator's parser (blocks, "
+                           "ifs, loops or parentheses inside each other, about 100 levels at most)",
+                           line, None, "nesting") from None
     except Exception as exc:  # pycparser raises ParseError and, on odd input, others
         text = str(exc)
+        if "Invalid declarator" in text or text.endswith("At end of input"):
+            stray = _stray_comma_error(pre, filename)
+            if stray is not None:
+                raise stray from None
         m = _PARSE_ERROR.search(text)
         if m is None:
             if text.endswith("At end of input"):

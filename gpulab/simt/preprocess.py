@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .cexpr import ConstExprError, evaluate
 from .ctypes_ import TYPEDEF_PRELUDE
 from .errors import CompileError
 
@@ -151,9 +152,26 @@ def _substitute(body: str, params: list[str], args: list[str]) -> str:
     return _IDENT.sub(lambda m: table.get(m.group(0), m.group(0)), body)
 
 
+# How much one line may grow by macro expansion: enough for any real kernel, and a clear
+# error instead of an exponential blow-up (30 levels of '#define A1 A0 A0').
+MAX_EXPANSIONS = 20_000
+MAX_EXPANDED_CHARS = 1_000_000
+
+
 class _Expander:
     def __init__(self, macros: dict[str, Macro]) -> None:
         self.macros = macros
+        self.expansions = 0
+        self.chars = 0
+
+    def _spend(self, name: str, replacement: str, lineno: int, column: int) -> None:
+        self.expansions += 1
+        self.chars += len(replacement)
+        if self.expansions > MAX_EXPANSIONS or self.chars > MAX_EXPANDED_CHARS:
+            raise CompileError(f"macro expansion of {name} grows too large (over {MAX_EXPANSIONS} "
+                               f"expansions or {MAX_EXPANDED_CHARS} characters on one line); "
+                               "is a macro defined in terms of itself twice over?",
+                               lineno, column, "macro expansion")
 
     def expand(self, text: str, lineno: int, disabled: frozenset[str] = frozenset(),
                spans: list[tuple[int, int, int, int]] | None = None) -> str:
@@ -186,6 +204,7 @@ class _Expander:
                                        lineno, m.start() + 1, "macro call")
                 args = [self.expand(a, lineno, disabled) for a in args]
                 replacement = _substitute(macro.body, macro.params, args)
+            self._spend(tok, replacement, lineno, m.start() + 1)
             replacement = self.expand(replacement, lineno, disabled | {tok})
             exp_start = sum(len(s) for s in out)
             out.append(replacement)
@@ -200,19 +219,20 @@ def _directive(line: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))")
+_PP_TOKEN = re.compile(r"""'(?:\\.|[^'\\])*'|\d[\w.]*|[A-Za-z_]\w*""")
+
+
 def _condition(expr: str, macros: dict[str, Macro], lineno: int) -> bool:
-    expr = re.sub(r"defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?",
-                  lambda m: "1" if m.group(1) in macros else "0", expr)
+    """An ``#if`` condition, evaluated as C does (:mod:`gpulab.simt.cexpr`): ``defined``
+    first, then macros expanded, then every identifier left is 0."""
+    expr = _DEFINED.sub(lambda m: "1" if (m.group(1) or m.group(2)) in macros else "0", expr)
     expr = _Expander(macros).expand(expr, lineno)
-    expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr).replace("&&", " and ").replace("||", " or ")
-    expr = re.sub(r"!(?!=)", " not ", expr)
-    if not re.fullmatch(r"[\d\s()+\-*/%<>=!andortx]*", expr):
-        raise CompileError("#if conditions may only use integers and defined()", lineno, 1,
-                           "#if")
+    expr = _PP_TOKEN.sub(lambda m: "0" if _IDENT.fullmatch(m.group(0)) else m.group(0), expr)
     try:
-        return bool(eval(expr, {"__builtins__": {}}))
-    except Exception as exc:
-        raise CompileError("cannot evaluate #if condition", lineno, 1, "#if") from exc
+        return bool(evaluate(expr))
+    except ConstExprError as exc:
+        raise CompileError(f"cannot evaluate #if condition: {exc}", lineno, 1, "#if") from None
 
 
 def _run_directives(lines: list[str]) -> tuple[list[str], list[dict[str, Macro]]]:

@@ -200,3 +200,31 @@ def test_a_file_written_before_roles_still_loads_with_a_role_from_its_provenance
 def test_an_unknown_role_is_refused():
     with pytest.raises(ValueError, match="series role must be one of cpu, gpu, model, emulated"):
         Series("s", Provenance("measured", "x"), "n", "", "y", "", role="teacher")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1e400", "too large for a double"),
+    ("1" * 5001, "5001 digits"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"x": NaN}', "NaN is not a JSON number"),
+])
+def test_hostile_numbers_and_nesting_are_format_errors_naming_the_problem(text, words):
+    with pytest.raises(ResultFormatError, match=words):
+        results.loads(text, "hostile.json")
+
+
+def test_a_result_file_over_the_size_limit_is_refused_with_its_size(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "MAX_RESULT_BYTES", 1024)
+    path = tmp_path / "big.json"
+    path.write_text(" " * 4096 + "{}", encoding="utf-8")
+    with pytest.raises(ResultFormatError, match="too big for a result"):
+        results.load(path)
+
+
+def test_a_lone_surrogate_in_a_note_is_repaired_so_the_result_saves_again(tmp_path):
+    result = Result(experiment="e", params={}, series=(), notes=("fine",))
+    data = result.to_json_dict()
+    text = json.dumps(data).replace('"fine"', '"bad \\ud800 note"')
+    loaded = results.loads(text)
+    assert "\ufffd" in str(loaded.notes[0])
+    json.dumps(loaded.to_json_dict(), ensure_ascii=False).encode("utf-8")  # saves without error

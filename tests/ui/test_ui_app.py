@@ -104,3 +104,23 @@ def test_command_line_choices_do_not_overwrite_the_saved_ones(qapp, tmp_path):
     assert run_gui(lang="zh", theme="projector", screenshot=str(tmp_path / "shot.png")) == 0
     assert settings.saved_value(settings.THEME_KEY) == "dark"
     assert settings.saved_value(settings.LANGUAGE_KEY) == "en"
+
+
+def test_a_screenshot_that_cannot_be_written_is_kept_in_a_named_fallback_file(qapp, tmp_path, monkeypatch,
+                                                                               capsys):
+    from PySide6.QtGui import QColor, QPainter
+
+    from ui.app import _write_image
+
+    image = QImage(64, 64, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.fillRect(0, 0, 32, 64, QColor("black"))
+    painter.end()
+    monkeypatch.chdir(tmp_path)
+    code = _write_image(image, tmp_path / "gone" / "shot.png", True)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert not (tmp_path / "gone").exists()  # no folder is created
+    saved = tmp_path / err.split("saved to ")[1].strip().rsplit("/", 1)[-1]
+    assert saved.exists() and "could not write the screenshot" in err

@@ -132,3 +132,34 @@ def test_macros_function_like_and_object_like_expand():
     out = np.zeros(16, np.int32)
     simt.launch(src, "k", 1, 16, [out])
     assert out.tolist() == [(t + 1) ** 2 for t in range(16)]
+
+
+_K = 'extern "C" __global__ void k(int* a, const int n) {\n'
+
+
+@pytest.mark.parametrize("source, line, words", [
+    (_K + "    const int c = 1;\n    c = 2;\n}\n", 3, "'c' is declared const"),
+    (_K + "    const int c = 1;\n    c++;\n}\n", 3, "'c' is declared const"),
+    (_K + "    n += 1;\n}\n", 2, "'n' is declared const"),
+    (_K + "    int x = 1;\n    int x = 2;\n}\n", 3, "'x' is already declared in this scope (first on line 2)"),
+    (_K + "    __shared__ int s[4];\n    int s = 2;\n}\n", 3, "'s' is already declared"),
+    (_K + "}\n" + _K + "}\n", 3, "kernel 'k' is defined twice (first on line 1)"),
+    (_K + "    int b,\n}\n", 2, "a name is missing after this ','"),
+    (_K + "    a[0] = 1;\n    int b,\n", 3, "a name is missing after this ','"),
+    (_K + "    int i = 0;\n" + "if (i) " * 500 + "a[0] = 1;\n}\n", 3, "nested too deeply"),
+    (_K + "    int (*f)(int);\n}\n", 2, "function pointers are not supported"),
+])
+def test_invalid_c_is_rejected_as_cuda_does_with_its_line(source, line, words):
+    with pytest.raises(simt.CompileError) as info:
+        simt.compile_source(source)
+    assert info.value.line == line
+    assert words in str(info.value)
+
+
+def test_const_pointees_may_be_read_and_shadowing_in_an_inner_block_is_allowed():
+    source = ('extern "C" __global__ void k(const int* a, int* b) {\n    const int* p = a;\n    p = a + 1;\n'
+              "    int x = p[0];\n    { int x = 2; b[1] = x; }\n    b[0] = x;\n}\n")
+    a = np.array([5, 7], dtype=np.int32)
+    b = np.zeros(2, dtype=np.int32)
+    simt.launch(source, "k", 1, 1, [a, b])
+    assert b.tolist() == [7, 2]

@@ -61,7 +61,7 @@ def test_emulate_reports_faults_with_exit_code_one(kernel_file, capsys):
 def test_emulate_rejects_unknown_dtype(kernel_file, capsys):
     code = _main(["emulate", str(kernel_file), "--kernel", "vector_add", "--grid", "1",
                   "--block", "32", "--arg", "float16[4]", "--arg", "1", "--arg", "1", "--arg", "1"])
-    assert code == 1
+    assert code == 2  # a usage error (issue 11: 2 for usage errors)
     assert "unknown dtype" in capsys.readouterr().err
 
 
@@ -75,3 +75,66 @@ def test_bench_runs_a_small_workload_in_process_and_checks_the_result():
     assert [r["workload"] for r in rows] == ["matmul_tiled_64", "even_odd_65536"]
     assert all(r["correct"] and r["wall_s"] > 0 and r["lane_steps"] > 0 for r in rows)
     assert "matmul_tiled_64" in bench._format(rows)
+
+
+K3 = 'extern "C" __global__ void k(int *a, int n, unsigned char *b) { int i = threadIdx.x; if (i < n) a[i] = n; }\n'
+
+
+@pytest.fixture
+def k3(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text(K3, encoding="utf-8")
+    return str(path)
+
+
+def _emulate(argv, capsys):
+    code = _main(["emulate", *argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+def test_emulate_refuses_an_endless_file_with_its_size(capsys):
+    code, err = _emulate(["/dev/zero", "--kernel", "k", "--grid", "1", "--block", "1"], capsys)
+    assert code == 2 and "too big for a kernel source" in err and "4.0 MiB" in err
+
+
+def test_emulate_refuses_a_big_file_with_its_size(tmp_path, capsys):
+    big = tmp_path / "big.cu"
+    big.write_text("//" + "x" * (5 * 1024 * 1024), encoding="utf-8")
+    code, err = _emulate([str(big), "--kernel", "k", "--grid", "1", "--block", "1"], capsys)
+    assert code == 2 and "5.0 MiB" in err
+
+
+def test_emulate_refuses_a_file_that_is_not_utf8_naming_the_line(tmp_path, capsys):
+    bad = tmp_path / "latin1.cu"
+    bad.write_bytes("// ok\n// caf\xe9\n".encode("latin-1"))
+    code, err = _emulate([str(bad), "--kernel", "k", "--grid", "1", "--block", "1"], capsys)
+    assert code == 2 and "not UTF-8" in err and "byte 0xe9 on line 2" in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["int32[1099511627776]=zeros", "4", "uint8[4]=1"], ["4.0 TiB", "memory available"]),
+    (["int32[4]=zeros", "4", "uint8[4]=300"], ["300 is outside uint8's range 0 to 255"]),
+    (["int32[16]=1e40", "4", "uint8[4]=3"], ["1e+40 is outside int32's range"]),
+    (["int32[4]=zeros", "int=4294967296", "uint8[4]=3"], ["(int n)", "4294967296 is outside int's range"]),
+    (["int32[4]=zeros", "inf", "uint8[4]=3"], ["--arg 2 (int n)", "inf is not a whole number"]),
+    (["int32[4]=zeros", "nan", "uint8[4]=3"], ["nan is not a whole number"]),
+    (["int32[4]=zeros", "-1", "uint8[4]=-1"], ["-1 is outside uint8's range"]),
+    (["int32[4]=pi", "4", "uint8[4]=1"], ["unknown array initializer"]),
+])
+def test_emulate_checks_argument_sizes_and_values_against_their_types(k3, capsys, args, words):
+    argv = [k3, "--kernel", "k", "--grid", "1", "--block", "4"]
+    for a in args:
+        argv += ["--arg", a]
+    code, err = _emulate(argv, capsys)
+    assert code == 2
+    assert err.count("\n") == 1
+    for word in words:
+        assert word in err
+
+
+def test_emulate_accepts_values_at_the_edges_of_their_types(k3, capsys):
+    code = _main(["emulate", k3, "--kernel", "k", "--grid", "1", "--block", "4", "--arg", "int32[4]=-2147483648",
+                  "--arg", "int=2147483647", "--arg", "uint8[4]=255"])
+    assert code == 0

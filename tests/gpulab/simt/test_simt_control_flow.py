@@ -1,6 +1,7 @@
 """Control flow under divergence: each construct runs the right lanes with the right masks."""
 
 import numpy as np
+import pytest
 
 from gpulab import simt
 
@@ -188,3 +189,11 @@ def test_local_array_indexed_per_lane():
     out, _ = _run("int buf[4]; for (int j = 0; j < 4; j++) buf[j] = i * j;"
                   " out[i] = buf[i % 4] + buf[3];", n=32, block=32)
     assert out.tolist() == [i * (i % 4) + 3 * i for i in range(32)]
+
+
+@pytest.mark.parametrize("statement", ["continue;", "break;", "if (i > 2) { break; }"])
+def test_break_or_continue_outside_a_loop_is_a_compile_error_naming_the_line(statement):
+    source = 'extern "C" __global__ void k(int* a) {\n    int i = threadIdx.x;\n    ' + statement + "\n}\n"
+    with pytest.raises(simt.CompileError, match="is not inside a loop") as info:
+        simt.compile_source(source)
+    assert info.value.line == 3

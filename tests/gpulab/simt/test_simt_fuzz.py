@@ -79,10 +79,20 @@ def _mutate_values(source: str, data: st.DataObject) -> str:
     return " ".join(parts)
 
 
+def _insert_characters(source: str, data: st.DataObject) -> str:
+    """Random characters (punctuation, digits, non-ASCII, NUL) inserted at random places."""
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(source)))
+        source = source[:at] + data.draw(st.text(min_size=1, max_size=3)) + source[at:]
+    return source
+
+
 def _mutate(source: str, data: st.DataObject) -> str:
-    kind = data.draw(st.sampled_from(["token", "line", "value", "value"]))
+    kind = data.draw(st.sampled_from(["token", "line", "value", "value", "char"]))
     if kind == "value":
         return _mutate_values(source, data)
+    if kind == "char":
+        return _insert_characters(source, data)
     parts = _TOKEN.findall(source) if kind == "token" else source.split("\n")
     for _ in range(data.draw(st.integers(1, 3))):
         if not parts:
@@ -98,7 +108,8 @@ def _mutate(source: str, data: st.DataObject) -> str:
             parts[i], parts[j] = parts[j], parts[i]
         else:
             parts[i] = data.draw(st.sampled_from(["0", "-1", "n", "i", "(", "}", ";", "*", "++",
-                                                  "1000000", "return", "break", "s", "a"]))
+                                                  "1000000", "return", "break", "continue", "s", "a",
+                                                  "const", "int", ","]))
     return (" " if kind == "token" else "\n").join(parts)
 
 
@@ -133,3 +144,24 @@ def test_valid_kernel_on_random_launch_shapes_matches_numpy(grid, block, n):
     covered = min(n, grid * block[0] * block[1])
     assert np.array_equal(out[:covered], a[:covered] * 3 - (a[:covered] >> 1))
     assert not out[covered:].any()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(index=st.integers(0, 2**31))
+def test_mutated_catalogue_kernels_raise_only_documented_exceptions(index):
+    """Seeds from kernels/*.cu and the labs' kernels, mutated as ``gpulab bench fuzz`` does
+    (tokens, lines, values, ``continue``/``break``, random characters), under realistic budgets."""
+    from gpulab.bench import fuzz
+
+    _index, outcome, detail, _seconds = fuzz.run_one((11, index, 60.0))
+    assert outcome not in fuzz.BUG_OUTCOMES, f"mutant {index} of seed 11: {outcome}: {detail}"
+
+
+def test_the_catalogue_seeds_include_every_emulated_kernel_file():
+    from pathlib import Path
+
+    from gpulab.bench import fuzz
+
+    files = {Path(spec.file).name for spec, _preset in fuzz.seeds()}
+    root = Path(__file__).resolve().parents[3]
+    assert {p.name for p in (root / "kernels").glob("*.cu")} <= files

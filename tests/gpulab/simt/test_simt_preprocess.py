@@ -88,3 +88,57 @@ def test_windows_line_endings_are_accepted():
     o = np.zeros(1, np.int32)
     simt.launch(src, "k", 1, 1, [o])
     assert o[0] == 7
+
+
+def _kept(condition: str) -> bool:
+    """Whether '#if condition' keeps its body."""
+    text = preprocess(f"#if {condition}\nint kept;\n#endif\n").text
+    return "int kept;" in text
+
+
+@pytest.mark.parametrize("condition", [
+    "3/2 == 1", "-7 % 2 == -1", "-7 / 2 == -3", "!(-1 < 0u)", "010 == 8", "0x1F == 31", "0b101 == 5",
+    "'a' == 97", "'\\n' == 10", "'\\x41' == 65", "'\\101' == 65", "(0u - 1) == 18446744073709551615u",
+    "-1 >> 1 == -1", "(1 ? -1 : 0u) > 0", "2 || 1/0", "!(0 && 1/0)", "UNDEFINED_NAME == 0",
+    "defined(TILE) && defined TILE && !defined(NOPE)", "TILE * 2 == 32", "~0 == -1", "1 << 63 < 0",
+])
+def test_if_conditions_follow_c_integer_rules(condition):
+    assert preprocess(f"#define TILE 16\n#if {condition}\nint kept;\n#endif\n").text.count("int kept;") == 1
+
+
+@pytest.mark.parametrize("condition, words", [
+    ("9**9**9", "no '**' power operator"),
+    ("2 ** 3", "no '**' power operator"),
+    ("1/0", "division by zero"),
+    ("08", "octal"),
+    ("1.5 > 1", "only integers"),
+    ("sizeof(int)", "not allowed"),  # the preprocessor reads sizeof and int as identifiers, so 0(0)
+    ("", "empty"),
+    ("1 << 64", "shift count"),
+    ("__import__('os')", "not allowed"),
+])
+def test_if_conditions_outside_c_are_compile_errors_naming_the_line(condition, words):
+    with pytest.raises(CompileError) as info:
+        preprocess(f"int a;\n#if {condition}\n#endif\n")
+    assert info.value.line == 2
+    assert words in str(info.value)
+
+
+def test_exponential_macro_expansion_stops_with_a_clear_error():
+    source = "#define A0 x\n" + "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for i in range(1, 31))
+    with pytest.raises(CompileError, match="grows too large") as info:
+        preprocess(source + "int y = A30;\n")
+    assert info.value.line == 32
+
+
+def test_no_python_eval_or_exec_anywhere_in_the_project():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    calls = []
+    for path in [*root.glob("gpulab/**/*.py"), *root.glob("ui/**/*.py"), *root.glob("tools/**/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
+                calls.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert calls == []

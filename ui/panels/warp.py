@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QWidget
 from shiboken6 import isValid
 
 from gpulab import experiments, kernels
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.jobs import Job
-from ui.panels import warp_run
+from ui.panels import warp_layout, warp_run
 from ui.panels import warp_texts as texts
 from ui.panels.base import Panel
 from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_cursor import WarpCursor
 from ui.panels.warp_gpu import GpuTab
-from ui.panels.warp_tabs import TabArea
 from ui.panels.warp_timeline_tab import TimelineTab
 from ui.services import Services
 from ui.theme import current_theme
@@ -80,7 +79,7 @@ class WarpPanel(Panel):
         self.kernel_box, self.preset_box = self.controls.kernel_box, self.controls.preset_box
         self.block_box, self.run_button = self.controls.block_box, self.controls.run_button
         self.cancel_button = self.controls.cancel_button
-        self.description = WrapLabel(max_lines=2)  # the kernel's one-line purpose, on screen
+        self.description = WrapLabel(max_lines=1)  # the kernel's one-line purpose, on screen
         self.status = WrapLabel()
         self.code = CodeView()
         self.lanes = LaneGrid()
@@ -93,54 +92,14 @@ class WarpPanel(Panel):
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
-        """Controls that wrap; code | lanes side by side; the metrics under the code; tabs below.
-
-        At 1024 x 768 in projector type everything a teacher needs (the code at the current line,
-        the lanes, the transport, the metrics) fits without sideways scrolling: the controls, the
-        legend and the transport wrap, the metrics go 2 x 2 and drop their explanations, and
-        the tabs shrink to their bar until a tab is clicked.
-        """
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.code, 1)
-        left_layout.addWidget(self.step_label)
-        self.lanes.layout().removeWidget(self.lanes.hover_label)  # under the code: the column with room
-        left_layout.addWidget(self.lanes.hover_label)
-        left_layout.addWidget(self.metrics)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.setSpacing(2)
-        right_layout.addWidget(self.lanes, 1)
-        right_layout.addWidget(self.transport)
-        right_layout.addStretch(0)  # below the transport when the lanes need less than the column
-        self.tabs.addTab(self.memory, "")
-        self.tabs.addTab(self.timeline_tab, "")
-        self.tabs.addTab(self.gpu_tab, "")
-        self.tab_area = TabArea(self, left, right, self.tabs)  # code | lanes above the tabs
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.setSpacing(4)
-        layout.addWidget(self.controls)
-        layout.addWidget(self.description)
-        layout.addWidget(self.status)
-        layout.addWidget(self.tab_area.splitter, 1)
+        self.tab_area = warp_layout.build(self)  # code | lanes, the metrics under them, the tabs below
         self._fit_to_type()
 
     def _fit_to_type(self) -> None:
-        """Sizes that follow the type size: label heights, the combobox, the tabs' smallest height."""
-        self.controls.fit_to_type()
-        self.code.setMinimumHeight(4 * self.code.fontMetrics().lineSpacing())
-        self.tab_area.fit_to_type()
+        warp_layout.fit_to_type(self)
 
     def _share_height(self) -> None:
-        """In large type on a small screen the metrics and the hover text shrink and the tabs
-        keep only their bar (a click opens one): the code gets the room."""
-        compact = self.height() < 40 * self.fontMetrics().height()
-        self.metrics.set_compact(compact)
-        self.lanes.hover_label.set_lines(2, 3 if compact else 5)
-        self.tab_area.share_height(compact)
+        warp_layout.share_height(self)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -204,6 +163,7 @@ class WarpPanel(Panel):
     def _describe_kernel(self) -> None:
         description = i18n.engine_text(self.spec, "description")
         self.description.setText(description)
+        self.description.setToolTip(description)
         self.kernel_box.setToolTip(description)
 
     # ............................................................ choosing

@@ -4,7 +4,8 @@ code the room on a small screen and opens on a click."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 
 class TabArea(QObject):
@@ -16,7 +17,9 @@ class TabArea(QObject):
     on a tab of a squeezed area opens it, a second closes it.
     """
 
-    def __init__(self, host: QWidget, left: QWidget, right: QWidget, tabs: QTabWidget) -> None:
+    def __init__(
+        self, host: QWidget, left: QWidget, right: QWidget, tabs: QTabWidget, below: QWidget | None = None
+    ) -> None:
         super().__init__(host)
         self.host, self.tabs = host, tabs
         self.upper = QSplitter(Qt.Orientation.Horizontal)
@@ -25,8 +28,16 @@ class TabArea(QObject):
         self.upper.setChildrenCollapsible(False)
         self.upper.setStretchFactor(0, 5)
         self.upper.setStretchFactor(1, 6)
+        self.top: QWidget = self.upper  # the splitter's first part: the columns (and ``below`` them)
+        if below is not None:
+            self.top = QWidget()
+            column = QVBoxLayout(self.top)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(3)
+            column.addWidget(self.upper, 1)
+            column.addWidget(below)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.upper)
+        self.splitter.addWidget(self.top)
         self.splitter.addWidget(tabs)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 3)
@@ -38,6 +49,9 @@ class TabArea(QObject):
         self.upper.splitterMoved.connect(self._splitter_dragged)
         tabs.tabBarClicked.connect(self.open_tab)
         tabs.installEventFilter(self)
+        self.upper.installEventFilter(self)
+        right.installEventFilter(self)
+        self.compact = False
 
     def _line(self) -> int:
         return self.host.fontMetrics().height()
@@ -62,14 +76,23 @@ class TabArea(QObject):
         ``compact`` (large type on a small screen): only their bar, the code gets the room."""
         if self.dragged:
             return
-        width = self.upper.width() - self.upper.handleWidth()
-        right = max(self.upper.widget(1).minimumSizeHint().width(), width // 2)
-        self.upper.setSizes([max(0, width - right), right])
+        self.compact = compact
+        self._share_width()
         total = self.splitter.height() - self.splitter.handleWidth()
         share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
-        upper = max(self.upper.minimumSizeHint().height(), share)
+        upper = max(self.top.minimumSizeHint().height(), share)
         self.splitter.setSizes([upper, max(0, total - upper)])
         self.show_pages()
+
+    def _share_width(self) -> None:
+        """Half the width for the right column, or (compact) its least: the code gets the rest."""
+        if self.dragged or not isValid(self.upper):
+            return
+        width = self.upper.width() - self.upper.handleWidth()
+        least = self.upper.widget(1).minimumSizeHint().width()
+        right = least if self.compact else max(least, width // 2)
+        self.upper.widget(1).setMaximumWidth(least if self.compact else 16_777_215)  # kept so by later relayouts
+        self.upper.setSizes([max(0, width - right), right])
 
     def open_tab(self, index: int) -> None:
         """A click on a tab of a squeezed tab area makes room to read it: the splitter gives
@@ -102,4 +125,9 @@ class TabArea(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tabs and event.type() == QEvent.Type.Resize:
             self.show_pages()
+        elif (
+            (watched is self.upper and event.type() == QEvent.Type.Resize)
+            or (watched is self.upper.widget(1) and event.type() == QEvent.Type.LayoutRequest)  # its least width
+        ) and not self.dragged:
+            QTimer.singleShot(0, self._share_width)  # once the splitter has placed them: the final width
         return super().eventFilter(watched, event)

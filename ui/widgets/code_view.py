@@ -150,6 +150,16 @@ class CodeView(QPlainTextEdit):
     def source(self) -> str:
         return self.toPlainText()
 
+    def set_wrapping(self, wrap: bool) -> None:
+        """Wrap long lines at the view's width (a narrow view in large type): the current line is
+        then read whole, from its start, with no sideways scrolling; else they run on sideways."""
+        mode = QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap
+        if mode != self.lineWrapMode():
+            self.setLineWrapMode(mode)
+            self.horizontalScrollBar().setValue(0)
+            if self.current_line is not None:
+                self.set_current(self.current_line, self.current_columns)
+
     def _text_changed(self) -> None:
         if not self._loading:
             self.clear_error()
@@ -188,7 +198,9 @@ class CodeView(QPlainTextEdit):
         selection = QTextEdit.ExtraSelection()
         selection.format.setBackground(colour)
         selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
+        cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        selection.cursor = cursor  # the whole line: every row of it when it wraps
         return selection
 
     def _span_selection(self, line: int, columns: tuple[int, int], colour: QColor) -> QTextEdit.ExtraSelection:
@@ -227,10 +239,11 @@ class CodeView(QPlainTextEdit):
         block = self.document().findBlockByNumber(line - 1)
         if not block.isValid():
             return
-        first = self.firstVisibleBlock().blockNumber()
-        visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
-        if not first <= line - 1 < first + visible - 2:
-            self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
+        first = self.verticalScrollBar().value()  # in rows: a wrapped line takes more than one
+        visible = max(1, self.viewport().height() // max(1, self.fontMetrics().lineSpacing()))
+        top, rows = block.firstLineNumber(), max(1, block.lineCount())
+        if not (first <= top and top + rows <= first + visible - 2):
+            self.verticalScrollBar().setValue(max(0, top - visible // 3))
 
     def _scroll_for_note(self, line: int) -> None:
         """Show ``line`` with its note below it (a line or two above for context), moving
@@ -238,11 +251,14 @@ class CodeView(QPlainTextEdit):
         spacing = max(1, self.fontMetrics().lineSpacing())
         visible = max(1, self.viewport().height() // spacing)
         note_lines = -(-self.error_note.height() // spacing)
-        first = self.firstVisibleBlock().blockNumber()
-        if first <= line - 1 and line + note_lines <= first + visible:
+        block = self.document().findBlockByNumber(line - 1)
+        top = block.firstLineNumber() if block.isValid() else line - 1  # in rows (wrapped lines)
+        end = top + max(1, block.lineCount() if block.isValid() else 1)
+        first = self.verticalScrollBar().value()
+        if first <= top and end + note_lines <= first + visible:
             return
-        above = max(0, min(2, visible - note_lines - 1))
-        self.verticalScrollBar().setValue(max(0, line - 1 - above))
+        above = max(0, min(2, visible - note_lines - (end - top)))
+        self.verticalScrollBar().setValue(max(0, top - above))
 
     def _scroll_to_columns(self, line: int, columns: tuple[int, int]) -> None:
         """Scroll sideways so the step's span starts in view (a narrow view in large type cuts long lines)."""
@@ -250,6 +266,9 @@ class CodeView(QPlainTextEdit):
         if not block.isValid():
             return
         bar = self.horizontalScrollBar()
+        if self.lineWrapMode() != QPlainTextEdit.LineWrapMode.NoWrap:
+            bar.setValue(0)  # wrapped: every line is read from its start
+            return
         last = max(0, block.length() - 1)
         cursor = QTextCursor(block)
         cursor.setPosition(block.position() + min(max(0, columns[0] - 1), last))
@@ -287,8 +306,10 @@ class CodeView(QPlainTextEdit):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self.current_line is not None and self.current_columns:
-            self._scroll_to_columns(self.current_line, self.current_columns)  # the room changed
+        if self.current_line is not None:  # the room changed (and wrapped lines with it)
+            self._scroll_to_line(self.current_line)
+            if self.current_columns:
+                self._scroll_to_columns(self.current_line, self.current_columns)
         rect = self.contentsRect()
         self.gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
         self._place_error_note()

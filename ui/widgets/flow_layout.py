@@ -185,6 +185,7 @@ class WrapLabel(QLabel):
         super().__init__(text, parent)
         self.min_lines, self.max_lines = min_lines, max_lines
         self.full_text = text
+        self.tip_is_text = False  # the tooltip was set here, to the text cut short
         self.setWordWrap(True)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
 
@@ -229,6 +230,10 @@ class WrapLabel(QLabel):
         shown = self._shown_text(width)
         if shown != super().text():
             super().setText(shown)
+        cut = shown != self.full_text
+        if cut or self.tip_is_text:  # a text cut short is whole in the tooltip; another tooltip stays
+            self.setToolTip(self.full_text if cut else "")
+            self.tip_is_text = cut
         height = self.needed_height(width)
         if height != self.minimumHeight():
             self.setMinimumHeight(height)
@@ -239,6 +244,10 @@ class WrapLabel(QLabel):
 
     def shown_text(self) -> str:
         return super().text()
+
+    def setToolTip(self, tip: str) -> None:
+        self.tip_is_text = False
+        super().setToolTip(tip)
 
     def setText(self, text: str) -> None:
         self.full_text = text

@@ -181,11 +181,13 @@ class MetricCell(QFrame):
 class MetricsStrip(QWidget):
     """Four metric cells and an 'emulated' provenance badge.
 
-    The cells sit in one row when each gets ``CELL_EMS`` type widths, else in a 2 x 2 grid;
-    ``set_compact`` hides the one-line explanations (they stay as tooltips) to save height.
+    The cells sit in one row when each gets ``CELL_EMS`` type widths (``COMPACT_CELL_EMS`` when
+    compact), else in a 2 x 2 grid; ``set_compact`` hides the one-line explanations (they stay
+    as tooltips) and cuts each title to a line, so that the four fit one short row.
     """
 
     CELL_EMS = 11
+    COMPACT_CELL_EMS = 7
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,6 +214,7 @@ class MetricsStrip(QWidget):
             for cell in self.cells.values():
                 cell.explanation.setVisible(not compact)
                 cell.title.set_lines(1, 1 if compact else None)  # the whole title stays in the tooltip
+            self._arrange(self.wanted_columns(self.width()))
 
     def _arrange(self, columns: int) -> None:
         if columns == self.columns:
@@ -229,7 +232,8 @@ class MetricsStrip(QWidget):
     def wanted_columns(self, width: int) -> int:
         em = self.fontMetrics().horizontalAdvance("M")
         room = width - self.badge.sizeHint().width() - 3 * self.grid.spacing()
-        return 4 if room >= 4 * self.CELL_EMS * em else 2
+        ems = self.COMPACT_CELL_EMS if self.compact else self.CELL_EMS
+        return 4 if room >= 4 * ems * em else 2
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QSlider, QStyle, QVBoxLayout, QWidget
 
 from ui.widgets.flow_layout import FlowBox, group
@@ -79,19 +79,29 @@ class Transport(QWidget):
 
     def _layout(self) -> None:
         """Groups that wrap onto more rows when the transport is narrow (large type, Chinese)."""
-        for button in (self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button):
-            button.setMaximumWidth(44)
         self.box = FlowBox(spacing=8, row_spacing=2)
         self.box.add(
             group(self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button,
                   self.position_label),
-            group(self.speed_slider, self.speed_label),
             self.divergence_button,
             self.memory_button,
+            group(self.speed_slider, self.speed_label),
         )  # fmt: skip
+        self._fit_buttons()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.box)
+
+    def media_buttons(self) -> tuple[QPushButton, ...]:
+        return (self.start_button, self.back_button, self.play_button, self.forward_button, self.end_button)
+
+    def _fit_buttons(self) -> None:
+        """Icons and buttons as large as the type (the projector theme's is large)."""
+        side = max(16, round(0.8 * self.fontMetrics().height()))
+        for button in self.media_buttons():
+            button.setIconSize(QSize(side, side))
+            button.setMaximumWidth(2 * side + 12)
+        self.speed_slider.setMinimumWidth(5 * side)
 
     def rows(self) -> int:
         """How many rows the controls take at the present width."""
@@ -112,7 +122,7 @@ class Transport(QWidget):
     def _fix_position_width(self) -> None:
         """A fixed size: a new step number then changes no layout (stepping stays cheap)."""
         label = self.position_label
-        widest = self.tr("step %1 / %2").replace("%1", "88888").replace("%2", "88888")
+        widest = self.tr("step %1 / %2").replace("%1", "8888").replace("%2", "8888")
         label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + 4, label.sizeHint().height())
 
     def set_position(self, position: int, length: int) -> None:
@@ -190,4 +200,5 @@ class Transport(QWidget):
             self.retranslate()
         elif event.type() == QEvent.Type.FontChange:
             self._fix_position_width()
+            self._fit_buttons()
         super().changeEvent(event)

@@ -120,7 +120,7 @@ class TabArea(QObject):
         scroll = parent.parentWidget() if parent is not None else None
         if isinstance(scroll, QScrollArea):
             bar = scroll.verticalScrollBar()
-            QTimer.singleShot(100, lambda: bar.setValue(bar.maximum()))  # once the taller host is laid out
+            QTimer.singleShot(100, lambda: isValid(bar) and bar.setValue(bar.maximum()))  # once the taller host is laid out
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tabs and event.type() == QEvent.Type.Resize:

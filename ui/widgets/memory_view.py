@@ -9,13 +9,14 @@ distinct word a bank must serve (the conflict degree is the tallest column).
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
 
 from gpulab.experiments import warp as ws
 from ui.theme import Theme, current_theme
 
 MAX_LINES_DRAWN = 8
+MIN_NUMBER_PX = 7  # lane numbers smaller than this are left out
 LANE_COLOUR = "#0072b2"
 FETCHED_COLOUR = "#e69f00"
 CONFLICT_COLOUR = "#d55e00"
@@ -80,6 +81,7 @@ class MemoryCanvas(QWidget):
         super().__init__(parent)
         self.step: ws.MemoryStep | None = None
         self.theme = current_theme()
+        self.numbers: list[tuple[QRectF, str, int]] = []
         self.setMinimumHeight(80)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
@@ -88,6 +90,7 @@ class MemoryCanvas(QWidget):
         self.update()
 
     def paintEvent(self, event) -> None:
+        self.numbers: list[tuple[QRectF, str, int]] = []  # (cell, number, its width) as drawn, for tests
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         painter.fillRect(self.rect(), QColor(self.theme.base))
@@ -107,10 +110,13 @@ class MemoryCanvas(QWidget):
     # ............................................................ global: lines and sectors
     def _paint_lines(self, painter: QPainter, step: ws.MemoryStep) -> None:
         text, muted = QColor(self.theme.text), QColor(self.theme.muted)
-        label_w, top, margin = 64, 18, 6
-        shown = step.lines[:MAX_LINES_DRAWN]
+        label_w, top, margin = max(64, self.fontMetrics().horizontalAdvance(fill(translate("MemoryView", "line %1"), 88)) + 8), 18, 6
+        top = max(top, self.fontMetrics().height() + 2)
+        room = self.height() - top - margin
+        fit = max(1, int(room // 14))  # rows at least 14 px tall that fit the canvas (the last one too)
+        shown = step.lines[: min(MAX_LINES_DRAWN, fit if len(step.lines) <= fit else fit - 1)]
         rows = len(shown) + (1 if len(step.lines) > len(shown) else 0)
-        row_h = max(14.0, min(34.0, (self.height() - top - margin) / max(1, rows)))
+        row_h = max(1.0, min(34.0, room / max(1, rows)))
         width = self.width() - label_w - margin
         byte_w = width / ws.LINE_BYTES
         painter.setPen(muted)
@@ -151,9 +157,7 @@ class MemoryCanvas(QWidget):
                 label_w + offset * byte_w, y + row_h * 0.25, max(2.0, step.itemsize * byte_w - 1), row_h * 0.5
             )
             painter.fillRect(rect, lane_fill)
-            if rect.width() >= 12:
-                painter.setPen(QColor("#ffffff"))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, str(lane))
+            self._number(painter, rect, str(lane))
 
     # ............................................................ shared: banks
     def _paint_banks(self, painter: QPainter, step: ws.MemoryStep) -> None:
@@ -171,14 +175,31 @@ class MemoryCanvas(QWidget):
                 rect = QRectF(x + 1, base_y - (k + 1) * box_h, col_w - 2, box_h - 1)
                 painter.fillRect(rect, colour)
             lanes = step.lanes_per_bank[bank]
-            if words and col_w >= 14 and box_h >= 10:
-                painter.setPen(QColor("#ffffff"))
-                painter.drawText(QRectF(x, base_y - box_h, col_w, box_h), Qt.AlignmentFlag.AlignCenter, str(len(lanes)))
+            if words:
+                self._number(painter, QRectF(x + 1, base_y - box_h, col_w - 2, box_h - 1), str(len(lanes)))
             painter.setPen(text if bank % 4 == 0 else muted)
             if bank % 4 == 0 or col_w >= 18:
                 painter.drawText(
                     QRectF(x - 4, base_y, col_w + 8, bottom_label), Qt.AlignmentFlag.AlignCenter, str(bank)
                 )
+
+    def _number(self, painter: QPainter, rect: QRectF, text: str) -> None:
+        """White ``text`` inside ``rect`` in the largest type (up to the widget's) that fits it;
+        nothing where even small type would not fit."""
+        font = QFont(self.font())
+        size = font.pixelSize() if font.pixelSize() > 0 else round(font.pointSizeF() * self.logicalDpiY() / 72)
+        while size >= MIN_NUMBER_PX:
+            font.setPixelSize(size)
+            metrics = QFontMetrics(font)
+            if metrics.horizontalAdvance(text) <= rect.width() - 2 and metrics.height() <= rect.height() + 2:
+                painter.save()
+                painter.setFont(font)
+                painter.setPen(QColor("#ffffff"))
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+                painter.restore()
+                self.numbers.append((rect, text, metrics.horizontalAdvance(text)))
+                return
+            size -= 1
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -195,11 +216,16 @@ class MemoryView(QWidget):
         self.summary.setWordWrap(True)
         self.gauge = QProgressBar()
         self.gauge.setRange(0, 100)
+        self.gauge.setTextVisible(False)  # its words go in ``gauge_label``: readable on any fill
+        self.gauge_label = QLabel()
         self.canvas = MemoryCanvas()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
-        layout.addWidget(self.gauge)
+        row = QHBoxLayout()
+        row.addWidget(self.gauge_label)
+        row.addWidget(self.gauge, 1)
+        layout.addLayout(row)
         layout.addWidget(self.canvas, 1)
         self.set_step(None)
 
@@ -214,6 +240,7 @@ class MemoryView(QWidget):
     def retranslate(self) -> None:
         step = self.step
         self.gauge.setVisible(step is not None)
+        self.gauge_label.setVisible(step is not None)
         if step is None:
             self.summary.setText(translate("MemoryView", "No memory access at this step."))
             return
@@ -225,6 +252,7 @@ class MemoryView(QWidget):
         else:
             text = translate("MemoryView", "coalescing efficiency %1% (sectors needed / fetched)")
         self.gauge.setFormat(fill(text, percent))
+        self.gauge_label.setText(self.gauge.format())
 
     def restyle(self, theme: Theme) -> None:
         self.canvas.set_theme(theme)

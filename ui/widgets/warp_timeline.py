@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpulab.experiments import warp as ws
 from ui.theme import Theme, current_theme, curve_pen, style_plot
+from ui.widgets.flow_layout import WrapLabel
 
 translate = QCoreApplication.translate
 
@@ -34,8 +35,7 @@ class WarpTimeline(QWidget):
         self.with_cursor = with_cursor
         self.timeline: ws.Timeline | None = None
         self.name = ""
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
+        self.caption = WrapLabel(max_lines=2)  # the whole caption in its tooltip when cut
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=True, y=False)
@@ -50,6 +50,7 @@ class WarpTimeline(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.plot, 1)
         self.restyle(current_theme())
+        self._fit_to_type()
         self.retranslate()
 
     def set_timeline(self, timeline: ws.Timeline | None, name: str = "") -> None:
@@ -115,7 +116,15 @@ class WarpTimeline(QWidget):
             )
         )
 
+    def _fit_to_type(self) -> None:
+        """A chart tall enough for its vertical axis title and five ticks in the current type."""
+        line = self.fontMetrics().height()
+        self.plot.setMinimumHeight(6 * line)
+        self.plot.getPlotItem().getAxis("left").setWidth(round(2.6 * line))  # ticks and the title beside them
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.FontChange:
+            self._fit_to_type()
         super().changeEvent(event)

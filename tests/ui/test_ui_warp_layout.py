@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gpulab import experiments
-
 
 @pytest.fixture
 def projector_panel(qtbot, services, request):

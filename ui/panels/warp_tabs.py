@@ -120,7 +120,8 @@ class TabArea(QObject):
         scroll = parent.parentWidget() if parent is not None else None
         if isinstance(scroll, QScrollArea):
             bar = scroll.verticalScrollBar()
-            QTimer.singleShot(100, lambda: isValid(bar) and bar.setValue(bar.maximum()))  # once the taller host is laid out
+            # once the taller host is laid out (and only if the window still exists)
+            QTimer.singleShot(100, lambda: isValid(bar) and bar.setValue(bar.maximum()))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tabs and event.type() == QEvent.Type.Resize:

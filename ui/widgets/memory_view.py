@@ -110,7 +110,8 @@ class MemoryCanvas(QWidget):
     # ............................................................ global: lines and sectors
     def _paint_lines(self, painter: QPainter, step: ws.MemoryStep) -> None:
         text, muted = QColor(self.theme.text), QColor(self.theme.muted)
-        label_w, top, margin = max(64, self.fontMetrics().horizontalAdvance(fill(translate("MemoryView", "line %1"), 88)) + 8), 18, 6
+        widest_label = self.fontMetrics().horizontalAdvance(fill(translate("MemoryView", "line %1"), 88))
+        label_w, top, margin = max(64, widest_label + 8), 18, 6
         top = max(top, self.fontMetrics().height() + 2)
         room = self.height() - top - margin
         fit = max(1, int(room // 14))  # rows at least 14 px tall that fit the canvas (the last one too)

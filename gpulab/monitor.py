@@ -109,7 +109,7 @@ def _nvml_init() -> tuple[Any | None, Message | None]:
     except Exception as exc:
         text = str(exc) or type(exc).__name__
         if "Library Not Found" in text or "LibraryNotFound" in type(exc).__name__:
-            return None, msg("monitor.reason.no-driver", detail=text)
+            return None, msg("monitor.reason.no-driver")  # NVML's own words ("... Not Found") add nothing
         return None, msg("monitor.reason.nvml-init", detail=text)
     return pynvml, None
 

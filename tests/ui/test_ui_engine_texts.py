@@ -117,6 +117,7 @@ def test_the_monitor_reason_is_chinese(qtbot):
     i18n.set_language("zh")
     assert strip.reason.text().startswith("已隐藏 GPU 计数器：")
     assert CJK.search(strip.reason.text().removeprefix("已隐藏 GPU 计数器："))
+    assert "Not Found" not in strip.reason.text()  # NVML's own English stays out of the Chinese reason
 
 
 def test_an_emulated_lab_shows_chinese_notes_axes_and_legend(qtbot, services):

@@ -18,6 +18,15 @@ from gpulab.catalogue import Message, Note, msg
 from gpulab.results import Point, Result, Series
 
 
+def size_text(n: float) -> str:
+    """A size as the lab writes it everywhere: 1024 -> '1024', 65536 -> '2^16' (large powers of
+    two read better as powers; notes, axes and lists all use this one form)."""
+    n = int(n)
+    if n >= 1 << 14 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
 def median_and_iqr(samples: list[float]) -> tuple[float, float | None]:
     """Median of repeats and their interquartile range (None for a single sample)."""
     arr = np.asarray(samples, dtype=float)
@@ -36,6 +45,47 @@ MAX_SECONDS_PER_POINT = 2.0
 
 MAX_SAMPLES = 2000
 """Never take more samples than this for one point."""
+
+NOISY_SPREAD = 0.25
+"""A point is noisy when the interquartile range of its repeats exceeds this fraction of their median."""
+
+BUSY_FRACTION = 0.25
+"""A point is noisy when other processes kept this fraction of the machine's cores busy while it was timed."""
+
+WARMUP_SECONDS = 0.02
+"""Untimed calls go on at least this long (a thread pool wakes, caches fill) before the first sample."""
+
+
+class Samples(list[float]):
+    """Seconds per call, with ``busy``: the fraction of all cores that *other* processes used while
+    they were taken (psutil; None where it cannot be read)."""
+
+    busy: float | None = None
+
+
+def _cpu_busy_seconds() -> tuple[float, float] | None:
+    """(busy CPU-seconds of the whole machine, CPU-seconds of this process) so far; None without psutil."""
+    try:
+        import psutil
+
+        total = psutil.cpu_times()
+        own = psutil.Process().cpu_times()
+    except Exception:  # no psutil, or a platform that does not say
+        return None
+    busy = sum(getattr(total, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq", "steal"))
+    return busy, own.user + own.system
+
+
+def _other_load(before: tuple[float, float] | None, wall: float) -> float | None:
+    """The fraction of all cores other processes kept busy since ``before`` (over ``wall`` seconds)."""
+    after = _cpu_busy_seconds()
+    if before is None or after is None or wall <= 0:
+        return None
+    import os
+
+    cores = os.cpu_count() or 1
+    others = (after[0] - before[0]) - (after[1] - before[1])
+    return max(0.0, min(1.0, others / (wall * cores)))
 
 
 @dataclass(frozen=True)
@@ -61,13 +111,20 @@ def time_cpu_calls(
     policy: RepeatPolicy,
     check_cancelled: Callable[[], None] | None = None,
     warmup: int = 1,
-) -> list[float]:
-    """Seconds per call of a synchronous ``fn`` (wall clock), after ``warmup`` untimed calls."""
-    for _ in range(warmup):
-        fn()
-    samples: list[float] = []
-    spent = 0.0
+) -> Samples:
+    """Seconds per call of a synchronous ``fn`` (wall clock), after ``warmup`` untimed calls and at
+    least :data:`WARMUP_SECONDS` of them (a BLAS thread pool that has just been resized or has
+    fallen asleep needs more than one call to wake). ``samples.busy`` says how busy the rest of
+    the machine was meanwhile."""
     clock = time.perf_counter
+    start = clock()
+    for count in range(max(warmup, 1) * 1000):
+        if count >= warmup and clock() - start >= WARMUP_SECONDS:
+            break
+        fn()
+    samples = Samples()
+    spent = 0.0
+    before, began = _cpu_busy_seconds(), clock()
     while policy.wants_more(len(samples), spent):
         if check_cancelled is not None:
             check_cancelled()
@@ -76,20 +133,53 @@ def time_cpu_calls(
         seconds = clock() - start
         samples.append(seconds)
         spent += seconds
+    samples.busy = _other_load(before, clock() - began)
     return samples
+
+
+NOISE_REASONS = ("spread", "busy", "implausible")
+
+
+def noise_reasons(seconds: float, seconds_iqr: float | None, busy: float | None) -> list[str]:
+    """Why a measured point cannot be trusted as it stands: ``spread`` (its repeats disagree by more
+    than :data:`NOISY_SPREAD` of their median) and ``busy`` (other processes used more than
+    :data:`BUSY_FRACTION` of the cores meanwhile); [] for a clean point."""
+    reasons = []
+    if seconds_iqr is not None and seconds > 0 and seconds_iqr / seconds > NOISY_SPREAD:
+        reasons.append("spread")
+    if busy is not None and busy > BUSY_FRACTION:
+        reasons.append("busy")
+    return reasons
 
 
 def rate_point(x: float, work: float, samples: list[float], **extra: Any) -> Point:
     """A point whose y is ``work / seconds / 1e9`` (GFLOP/s or GB/s): median over samples,
     spread = IQR of the per-sample rates; ``extra`` gets the median seconds, the count and
-    ``kind='measured'`` (so a live view can style the curve before the Result arrives)."""
+    ``kind='measured'`` (so a live view can style the curve before the Result arrives), and
+    ``noisy`` with its ``noise`` reasons (see :func:`noise_reasons`) when the point is not clean."""
     rates = [work / s / 1e9 for s in samples if s > 0]
     if not rates:
         raise ValueError("every sample took zero seconds; the timer is too coarse for this size")
     y, spread = median_and_iqr(rates)
     seconds, seconds_iqr = median_and_iqr(samples)
+    busy = getattr(samples, "busy", None)
     facts = {"kind": "measured", "seconds": seconds, "seconds_iqr": seconds_iqr, "repeats": len(samples), **extra}
-    return Point(x=x, y=y, spread=spread, extra=facts)
+    if busy is not None:
+        facts["machine_busy"] = round(busy, 3)
+    return flagged(Point(x=x, y=y, spread=spread, extra=facts), noise_reasons(seconds, seconds_iqr, busy))
+
+
+def flagged(point: Point, reasons: list[str]) -> Point:
+    """``point`` with ``extra['noisy'] = True`` and ``extra['noise']`` listing ``reasons`` (added to any it had)."""
+    if not reasons:
+        return point
+    known = list(point.extra.get("noise", ()))
+    noise = known + [reason for reason in reasons if reason not in known]
+    return replace(point, extra={**point.extra, "noisy": True, "noise": noise})
+
+
+def is_noisy(point: Point) -> bool:
+    return bool(point.extra.get("noisy"))
 
 
 def modelled_point(x: float, work: float, seconds: float, **extra: Any) -> Point:
@@ -141,8 +231,27 @@ def best_series(result: Result, names: list[str]) -> str | None:
 
 
 def _series_text(series: Series) -> Message | str:
-    """What names a series inside a sentence: its label message, else its (English) name."""
-    return series.label if series.label is not None else series.name
+    """What names a series inside a sentence: its label message, else its (English) name. A
+    modelled GPU's label is its bare name here: the sentence says "(modelled)" itself."""
+    label = series.label
+    if label is not None and label.key == "series.model" and "gpu" in label.args:
+        return str(label.args["gpu"])
+    return label if label is not None else series.name
+
+
+def noisy_notes(result: Result, unit: str = "N") -> list[Note]:
+    """One note per series with noisy points: which sizes, and why (see :func:`noise_reasons`)."""
+    notes = []
+    for series in result.series:
+        noisy = [p for p in series.points if p.extra.get("noisy")]
+        if not noisy:
+            continue
+        reasons = sorted({str(r) for p in noisy for r in p.extra.get("noise", ())} & set(NOISE_REASONS))
+        points = [f"{unit}={size_text(p.x)}" for p in noisy]
+        args = {"spread": {"bound": round(NOISY_SPREAD * 100)}, "busy": {"busy": round(BUSY_FRACTION * 100)}}
+        why = [msg(f"note.noise.{reason}", **args.get(reason, {})) for reason in reasons]
+        notes.append(Note(msg("note.noisy", series=_series_text(series), points=points, reasons=why)))
+    return notes
 
 
 def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], unit: str = "N") -> list[Note]:
@@ -162,7 +271,7 @@ def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], 
         if size is None:
             notes.append(Note(msg("note.crossover.never", **names)))
         else:
-            notes.append(Note(msg("note.crossover.faster", **names, unit=unit, size=size)))
+            notes.append(Note(msg("note.crossover.faster", **names, unit=unit, size=size_text(size))))
     return notes
 
 
@@ -233,7 +342,7 @@ def what_if_copied_note(
     size = crossover(replace(result, series=(cpu_series, copied)), "copied", cpu_series.name)
     if size is None:
         return Note(msg("note.copied.never", gpu=gpu_name, cpu=_series_text(cpu_series)))
-    return Note(msg("note.copied.from", gpu=gpu_name, cpu=_series_text(cpu_series), unit=unit, size=size))
+    return Note(msg("note.copied.from", gpu=gpu_name, cpu=_series_text(cpu_series), unit=unit, size=size_text(size)))
 
 
 # ----------------------------------------------------------------- ceilings

@@ -13,7 +13,7 @@ series for a GPU from the spec table is always added, labelled ``modelled``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, est
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
+    flagged,
     gpu_flops_ceiling,
     rate_point,
     stage_medians,
@@ -249,9 +250,52 @@ def _plan_cpu(plan: _Plan, ctx: Context, policy: RepeatPolicy) -> None:
         plan.series.append(SweepSeries(label, "cpu", _cpu_provenance(shown), maker, key))
 
 
+REMEASURES = 2
+"""How often an implausible CPU point is measured again before it is shown flagged."""
+
+PROBE_POLICY = RepeatPolicy(repeats=3, min_seconds=0.05, max_seconds=0.3)
+"""The short single-thread run an all-threads point is checked against."""
+
+
+def implausible(point: Point, previous: Point | None, one_thread: Point | None) -> str | None:
+    """Why a CPU point cannot be right, or None: all threads much slower than one thread at the
+    same size (more threads never cost a factor 2), or a rate under a quarter of the same series'
+    rate at the size before (a multiply's rate does not collapse from one size to the next)."""
+    if one_thread is not None and point.y < 0.5 * one_thread.y:
+        return "slower-than-one-thread"
+    if previous is not None and previous.x < point.x and point.y < previous.y / 4:
+        return "drop-from-previous-size"
+    return None
+
+
 def _cpu_maker(limit: int | None, threads: int, policy: RepeatPolicy, ctx: Context) -> Callable[..., Point]:
-    def make(n: int, operands: tuple[np.ndarray, np.ndarray]) -> Point:
+    """Points of one CPU series. Each is checked against the series' previous point and, for
+    all threads, a short single-thread probe: one that is implausible (a BLAS thread pool
+    starved by another busy thread, see :func:`implausible`) is measured again, up to
+    :data:`REMEASURES` times, and if it stays implausible it is kept flagged ``noisy``."""
+    previous: list[Point] = []
+
+    def measure(n: int, operands: tuple[np.ndarray, np.ndarray]) -> Point:
         return rate_point(n, flops(n), _cpu_samples(*operands, policy, ctx, limit), threads=threads)
+
+    def make(n: int, operands: tuple[np.ndarray, np.ndarray]) -> Point:
+        point = measure(n, operands)
+        probe = None
+        if limit is None and threads > 1:
+            probe = rate_point(n, flops(n), _cpu_samples(*operands, PROBE_POLICY, ctx, 1))
+        last = previous[-1] if previous else None
+        why = implausible(point, last, probe)
+        for attempt in range(REMEASURES):
+            if why is None:
+                break
+            again = measure(n, operands)
+            point = again if again.y > point.y else point
+            point = replace(point, extra={**point.extra, "remeasured": attempt + 1})
+            why = implausible(point, last, probe)
+        if why is not None:
+            point = flagged(replace(point, extra={**point.extra, "implausible": why}), ["implausible"])
+        previous.append(point)
+        return point
 
     return make
 

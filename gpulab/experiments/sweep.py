@@ -26,6 +26,7 @@ from gpulab.measure import (
     crossover_notes,
     gpu_bandwidth_ceiling,
     modelled_point,
+    noisy_notes,
     what_if_copied_note,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -131,7 +132,7 @@ def run_sweep(sweep: Sweep, sizes: Sequence[int]) -> ExperimentGen:
     yield from _points(sweep, sizes, filled)
     yield Progress(1.0, msg("progress.done"))
     result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(filled.values()))
-    notes = merge_notes(_crossings(sweep, result, sizes), *sweep.note_groups)
+    notes = merge_notes(noisy_notes(result, sweep.unit), _crossings(sweep, result, sizes), *sweep.note_groups)
     return Result(sweep.experiment, result.params, result.series, notes)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from gpulab import experiments
+from gpulab import experiments, measure
 from ui import i18n
 
 translate = QCoreApplication.translate
@@ -47,11 +47,8 @@ SPEC_TABLE_FIELDS = frozenset({"model_gpu"})
 
 
 def size_text(n: float) -> str:
-    """1024 -> '1024', 1048576 -> '2^20' (large powers of two are easier to read as powers)."""
-    n = int(n)
-    if n >= 1 << 14 and n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    return str(n)
+    """1024 -> '1024', 1048576 -> '2^20': the engine's one way of writing a size (its notes agree)."""
+    return measure.size_text(n)
 
 
 def preset_span(values: Any) -> str:

@@ -250,8 +250,9 @@ class LivePlot(pg.PlotWidget):
         # At the top, in the room the view keeps above the curves, on the side of the line with more
         # room: a label right of a line near the right edge would be cut off by the plot's edge.
         xs = [float(p.x) for points in self.series.values() for p in points] or [x]
-        middle = (min(xs) * max(xs)) ** 0.5 if self.log_x and min(xs) > 0 else (min(xs) + max(xs)) / 2
-        anchor = (1.05, 0.0) if x > middle else (-0.05, 0.0)
+        low, high = min(xs), max(xs)
+        third = low * (high / low) ** (1 / 3) if self.log_x and low > 0 else low + (high - low) / 3
+        anchor = (1.05, 0.0) if x > third else (-0.05, 0.0)  # a label is wide: right only near the left edge
         options = {"position": 0.98, "anchors": [anchor, anchor]}
         line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
         self.addItem(line, ignoreBounds=True)

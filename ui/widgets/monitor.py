@@ -57,9 +57,9 @@ def _small_plot(y_max: float | None) -> pg.PlotWidget:
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setMenuEnabled(False)
-    plot.setXRange(-WINDOW_S, 0, padding=0)
+    plot.setXRange(-WINDOW_S, 0, padding=0.04)  # room for the end ticks' labels
     if y_max is not None:
-        plot.setYRange(0, y_max, padding=0.02)
+        plot.setYRange(0, y_max, padding=0.12)  # 0 and 100 keep their labels
         plot.getPlotItem().getAxis("left").setTicks([[(0, "0"), (y_max / 2, f"{y_max / 2:g}"), (y_max, f"{y_max:g}")]])
     else:
         plot.enableAutoRange(axis="y")

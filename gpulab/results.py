@@ -335,6 +335,13 @@ def load(path: str | Path) -> Result:
     return loads(text, str(path))
 
 
+def replay(path: str | Path) -> Result:
+    """A saved result opened again: :func:`load` (which keeps the file's own provenance, so a
+    round trip is exact), every series then marked ``replayed`` (its original kind kept in
+    ``details['original_kind']``): numbers from a file were not measured, emulated or modelled here."""
+    return load(path).as_replayed()
+
+
 def from_json_dict(data: Any, source: str = "<data>") -> Result:
     """Build a Result from parsed JSON data, validating every field."""
     doc = _Reader(source)

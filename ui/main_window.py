@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpulab.devices import DeviceReport
+from gpulab.results import Result, ResultFormatError, replay
 from ui import i18n, settings
 from ui.about import AboutDialog
 from ui.notify import INFO
@@ -90,6 +92,9 @@ class MainWindow(QMainWindow):
 
     def _make_menus(self) -> None:
         self.file_menu = self.menuBar().addMenu("")
+        self.open_action = self.file_menu.addAction("", lambda: self.open_result())
+        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.file_menu.addSeparator()
         self.quit_action = self.file_menu.addAction("", self.close)
         self.view_menu = self.menuBar().addMenu("")
         self.theme_menu = self.view_menu.addMenu("")
@@ -115,6 +120,7 @@ class MainWindow(QMainWindow):
 
     def _connect_services(self) -> None:
         self.services.notifier.message.connect(self.show_message)
+        self.services.notifier.dismissed.connect(self.message_bar.hide)
         self.services.devices.report_changed.connect(self._show_device)
         if self.services.devices.report is None:
             self.services.devices.refresh()
@@ -124,6 +130,7 @@ class MainWindow(QMainWindow):
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("gpulab — where a GPU's time goes"))
         self.file_menu.setTitle(self.tr("&File"))
+        self.open_action.setText(self.tr("&Open result…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.view_menu.setTitle(self.tr("&View"))
         self.theme_menu.setTitle(self.tr("&Theme"))
@@ -207,6 +214,30 @@ class MainWindow(QMainWindow):
         warning = i18n.font_warning(i18n.current_language())
         if warning:
             self.services.notifier.warning(warning)
+
+    def ask_result_path(self) -> str:
+        """The file a person picks in the Open dialog ('' when they cancel); tests replace it."""
+        path, _filter = QFileDialog.getOpenFileName(
+            self, self.tr("Open a saved result"), "", self.tr("gpulab results (*.json);;All files (*)"))  # fmt: skip
+        return path
+
+    def open_result(self, path: str | None = None) -> Result | None:
+        """File → Open result…: a saved result, marked replayed, in the Run-experiment panel's plot;
+        a file that is not a readable result is one plain error in the window."""
+        path = path or self.ask_result_path()
+        if not path:
+            return None
+        try:
+            result = replay(path)
+        except ResultFormatError as exc:
+            self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
+            return None
+        self.show_panel("experiments")
+        panel = self.panels["experiments"]
+        panel.show_result(result)  # type: ignore[attr-defined]
+        self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
+            "%1", path))  # fmt: skip
+        return result
 
     def show_about(self) -> AboutDialog:
         self.about_dialog = AboutDialog(self.services.devices.report, self)

@@ -20,6 +20,7 @@ class Notifier(QObject):
     """Emits ``message(level, text)``; the main window shows it, the log keeps it."""
 
     message = Signal(str, str)
+    dismissed = Signal()  # the warning or error shown is about a state that is gone
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -40,3 +41,7 @@ class Notifier(QObject):
 
     def error(self, text: str) -> None:
         self.notify(ERROR, text)
+
+    def dismiss(self) -> None:
+        """Take down the warning or error on show (a new run, another experiment chosen)."""
+        self.dismissed.emit()

@@ -24,6 +24,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     runner.add_argument("--device", type=int, default=None, help="CUDA device index")
     runner.add_argument("--quiet", action="store_true", help="no progress on stderr")
     runner.set_defaults(func=run_experiment)
+    replayer = subparsers.add_parser("replay", help="print a summary of a saved result file (gpulab.result JSON)")
+    replayer.add_argument("file", help="a result saved with --json or the window's Export")
+    replayer.set_defaults(func=run_replay)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Print a saved result as replayed; a malformed file is one line naming the problem, exit 1."""
+    from gpulab.results import ResultFormatError, replay
+
+    try:
+        result = replay(args.file)
+    except ResultFormatError as exc:
+        print(f"gpulab replay: {exc}", file=sys.stderr)
+        return 1
+    print(f"{result.experiment}: saved {result.created} on {result.host.get('hostname', '?')} (replayed)")
+    _emit(result, None)
+    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -100,7 +117,9 @@ def _emit(result: Result, destination: str | None) -> int:
 
         return emit_json(result.to_json_dict(), destination, "gpulab run")
     for series in result.series:
-        print(f"{series.name} [{series.provenance.kind} on {series.provenance.device}]")
+        original = series.provenance.details.get("original_kind")
+        kind = f"{series.provenance.kind}, {original} there" if original else series.provenance.kind
+        print(f"{series.name} [{kind} on {series.provenance.device}]")
         for p in series.points:
             print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}")
     for note in result.notes:

@@ -271,6 +271,10 @@
         <translation>Press Run: the points appear here as they are measured.</translation>
     </message>
     <message>
+        <source>The run failed before its first point; see the message above.</source>
+        <translation>The run failed before its first point; see the message above.</translation>
+    </message>
+    <message>
         <source>Experiment %1 cannot be loaded: %2</source>
         <translation>Experiment %1 cannot be loaded: %2</translation>
     </message>
@@ -398,6 +402,10 @@
         <translation>&amp;File</translation>
     </message>
     <message>
+        <source>&amp;Open result…</source>
+        <translation>&amp;Open result…</translation>
+    </message>
+    <message>
         <source>&amp;Quit</source>
         <translation>&amp;Quit</translation>
     </message>
@@ -428,6 +436,22 @@
     <message>
         <source>The translation for %1 could not be loaded; showing English.</source>
         <translation>The translation for %1 could not be loaded; showing English.</translation>
+    </message>
+    <message>
+        <source>Open a saved result</source>
+        <translation>Open a saved result</translation>
+    </message>
+    <message>
+        <source>gpulab results (*.json);;All files (*)</source>
+        <translation>gpulab results (*.json);;All files (*)</translation>
+    </message>
+    <message>
+        <source>Could not open the result: %1</source>
+        <translation>Could not open the result: %1</translation>
+    </message>
+    <message>
+        <source>Opened %1 (replayed: made elsewhere, not measured here)</source>
+        <translation>Opened %1 (replayed: made elsewhere, not measured here)</translation>
     </message>
 </context>
 <context>
@@ -745,8 +769,8 @@
 <context>
     <name>RaceView</name>
     <message>
-        <source>%1 is %2× faster than %3</source>
-        <translation>%1 is %2× faster than %3</translation>
+        <source>%1 is about %2× faster than %3</source>
+        <translation>%1 is about %2× faster than %3</translation>
     </message>
     <message>
         <source>Run a sweep, then race one size.</source>

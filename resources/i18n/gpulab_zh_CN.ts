@@ -272,6 +272,10 @@
         <translation>按“运行”：每测出一个点，就会显示在这里。</translation>
     </message>
     <message>
+        <source>The run failed before its first point; see the message above.</source>
+        <translation>运行在得到第一个点之前就失败了；见上方的消息。</translation>
+    </message>
+    <message>
         <source>Experiment %1 cannot be loaded: %2</source>
         <translation>无法加载实验 %1：%2</translation>
     </message>
@@ -399,6 +403,10 @@
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <source>&amp;Open result…</source>
+        <translation>打开结果(&amp;O)…</translation>
+    </message>
+    <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
@@ -429,6 +437,22 @@
     <message>
         <source>The translation for %1 could not be loaded; showing English.</source>
         <translation>无法加载 %1 的翻译，暂时显示英文。</translation>
+    </message>
+    <message>
+        <source>Open a saved result</source>
+        <translation>打开保存的结果</translation>
+    </message>
+    <message>
+        <source>gpulab results (*.json);;All files (*)</source>
+        <translation>gpulab 结果 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Could not open the result: %1</source>
+        <translation>无法打开结果：%1</translation>
+    </message>
+    <message>
+        <source>Opened %1 (replayed: made elsewhere, not measured here)</source>
+        <translation>已打开 %1（回放：在别处得到，并非本机实测）</translation>
     </message>
 </context>
 <context>
@@ -746,8 +770,8 @@
 <context>
     <name>RaceView</name>
     <message>
-        <source>%1 is %2× faster than %3</source>
-        <translation>%1 比 %3 快 %2 倍</translation>
+        <source>%1 is about %2× faster than %3</source>
+        <translation>%1 比 %3 快约 %2 倍</translation>
     </message>
     <message>
         <source>Run a sweep, then race one size.</source>

@@ -98,7 +98,8 @@ def test_cancel_stops_the_sweep_early(qtbot, panel):
 def test_the_race_has_a_lane_per_series_and_ends_with_a_verdict(qtbot, panel):
     run_to_end(qtbot, panel)
     assert panel.race_size_combo.currentText() == "32"
-    assert {lane.label for lane in panel.race.lanes} == set(panel.series)
+    # A lane per series; the modelled lane's "[MODELLED]" tag says "model", so its name does not again.
+    assert {lane.label for lane in panel.race.lanes} == {name.replace(" (model)", "") for name in panel.series}
     panel.race.race_seconds = 0.2
     with qtbot.waitSignal(panel.race.finished, timeout=5000):
         panel.race_button.click()
@@ -115,7 +116,7 @@ def test_halfway_through_the_race_the_slow_bar_is_half_full_and_a_ten_times_fast
     panel.race.set_progress(0.5)
     assert panel.race.lane_fraction(slow) == pytest.approx(0.5)
     assert panel.race.lane_fraction(fast) == 1.0
-    assert panel.race.summary() == "GPU is 10× faster than CPU"
+    assert panel.race.summary() == "GPU is about 10× faster than CPU"
 
 
 def test_export_writes_png_svg_csv_and_json(qtbot, panel, tmp_path):
@@ -340,7 +341,12 @@ def test_a_language_switch_keeps_the_race_where_it_was(qtbot, panel):
     i18n.set_language("zh")
     assert panel.race.progress == pytest.approx(0.6)
     assert panel.race_button.text() == "开始赛跑"
-    assert any("模型" in lane.label for lane in panel.race.lanes)
+    from ui.widgets.badge import kind_label
+
+    # The modelled lane says so once, in Chinese, by its tag ("（模型）" would say it twice).
+    modelled = [lane for lane in panel.race.lanes if lane.kind == "modelled"]
+    assert modelled and all("（模型）" not in lane.label for lane in modelled)
+    assert "模型" in kind_label("modelled")
 
 
 def test_the_badge_names_the_kind_of_numbers_as_soon_as_curves_are_drawn(qtbot, panel):
@@ -360,3 +366,53 @@ def test_the_status_and_the_crossover_label_follow_a_language_switch(qtbot, pane
     i18n.set_language("zh")
     assert panel.status.text() == "完成。"
     assert all(line.label.format.startswith("GPU 从") for line in panel.markers)
+
+
+# ------------------------------------------------------------ numbers and words a room reads
+
+
+def test_the_race_summary_writes_a_ratio_as_people_say_it():
+    from ui.widgets.race import Lane, RaceView
+
+    race = RaceView()
+    race.set_lanes([Lane("GPU", 1e-6, "measured", "#000"), Lane("CPU", 1.14e-3, "measured", "#111")])
+    assert race.summary() == "GPU is about 1,100× faster than CPU"
+    assert "e+" not in race.summary()
+
+
+def test_a_modelled_series_is_called_modelled_once_in_the_series_column_race_and_legend(qtbot, panel):
+    panel.run_sweep(TINY)
+    qtbot.waitUntil(lambda: panel.job is None, timeout=20_000)
+    names = panel.legend_box.names()
+    model = [n for n in names if "H100" in n]
+    assert model and all("(model)" not in n for n in model)
+    lanes = [lane.label for lane in panel.race.lanes if lane.kind == "modelled"]
+    assert lanes and all("(model)" not in label for label in lanes)
+    legend = [label.text for _sample, label in panel.rate_plot.getPlotItem().legend.items]
+    assert any(text.endswith("— MODELLED") and "(model)" not in text for text in legend)
+    assert panel.export_button.isEnabled()  # once the sweep has ended
+
+
+def test_export_is_greyed_out_until_a_sweep_has_finished(qtbot, panel):
+    assert not panel.export_button.isEnabled()
+    job = panel.run_sweep(TINY)
+    assert not panel.export_button.isEnabled()
+    qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
+    assert panel.export_button.isEnabled()
+
+
+def test_noisy_points_are_said_in_the_panels_notes(qtbot, panel, monkeypatch):
+    from gpulab import measure
+
+    monkeypatch.setattr(measure, "BUSY_FRACTION", -1.0)  # every CPU point counts as timed on a busy machine
+    run_to_end(qtbot, panel)
+    assert panel.notes.text().count("Noisy:") >= 1
+    assert "busy" in panel.notes.text()
+    assert any(p.extra.get("noisy") for p in panel.last_result.series[0].points)
+
+
+def test_the_notes_box_is_a_whole_number_of_lines_tall(qtbot, panel):
+    run_to_end(qtbot, panel)
+    line = panel.notes.fontMetrics().lineSpacing()
+    assert panel.notes_scroll.maximumHeight() >= 4 * line
+    assert panel.notes_scroll.verticalScrollBar().singleStep() == line

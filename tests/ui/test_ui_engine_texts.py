@@ -92,7 +92,11 @@ def test_cpu_vs_gpu_notes_series_and_race_are_chinese_and_switch_back(qtbot, ser
     qtbot.waitUntil(lambda: job.is_over, timeout=20_000)
     assert "交叉点" in panel.notes.text() and "Crossover" not in panel.notes.text()
     assert "CPU numpy（1 个线程）" in legend_texts(panel)
-    assert any("（模型）" in lane.label for lane in panel.race.lanes)
+    from ui.widgets.badge import kind_label
+
+    # "Modelled" is said once: by the lane's kind tag (in Chinese), not again in its name.
+    assert any(lane.kind == "modelled" and "（模型）" not in lane.label for lane in panel.race.lanes)
+    assert kind_label("modelled") == "模型估算"
     assert panel.status.text() == "完成。"
     i18n.set_language("en")
     assert "Crossover" in panel.notes.text()

@@ -245,3 +245,51 @@ def test_closing_the_window_asks_every_panel_to_shut_down(window, monkeypatch):
         monkeypatch.setattr(panel, "shutdown", lambda name=name: stopped.append(name))
     window.close()
     assert stopped == list(window.panels)
+
+
+# ------------------------------------------------------------ File → Open result…
+
+
+def _saved_result(tmp_path):
+    from gpulab.catalogue import msg
+    from gpulab.results import Point, Provenance, Result, Series
+
+    measured = Series("CPU (numpy)", Provenance("measured", "a CPU"), "elements", "", "bandwidth", "GB/s",
+                      points=(Point(1024, 8.0), Point(1 << 16, 50.0)), role="cpu", key="cpu")  # fmt: skip
+    model = Series("H100 (model)", Provenance("modelled", "H100"), "elements", "", "bandwidth", "GB/s",
+                   points=(Point(1024, 2.0), Point(1 << 16, 150.0)), role="model", key="model",
+                   label=msg("series.model", gpu="H100"))  # fmt: skip
+    path = tmp_path / "saved.json"
+    Result("vector-add", {"sizes": [1024, 65536]}, (measured, model), ("a saved note",)).save(path)
+    return path
+
+
+def test_file_open_result_shows_a_saved_result_as_replayed_in_the_run_experiment_panel(window, tmp_path):
+    path = _saved_result(tmp_path)
+    window.ask_result_path = lambda: str(path)
+    window.open_action.trigger()  # File → Open result…
+    panel = window.current_panel()
+    assert panel is window.panels["experiments"]
+    assert panel.experiment_combo.currentData() == "vector-add"
+    assert set(panel.plot.curves) == {"CPU (numpy)", "H100 (model)"}
+    assert set(panel.plot.kinds.values()) == {"replayed"}
+    assert panel.provenance == "replayed" and window.badge.kind == "replayed"
+    assert "a saved note" in panel.notes.toPlainText()
+    assert window.message_bar.isHidden()
+
+
+def test_a_malformed_result_file_is_one_clear_error_in_the_window(window, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"schema": "gpulab.result/2", "series": 3}', encoding="utf-8")
+    window.ask_result_path = lambda: str(path)
+    window.open_action.trigger()
+    assert window.message_bar.isVisible()
+    text = window.message_bar.text_label.text()
+    assert text.startswith("Could not open the result:") and "broken.json" in text and "Traceback" not in text
+
+
+def test_cancelling_the_open_dialog_opens_nothing(window):
+    window.ask_result_path = lambda: ""
+    before = window.current_panel()
+    window.open_action.trigger()
+    assert window.current_panel() is before and window.message_bar.isHidden()

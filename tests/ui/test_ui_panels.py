@@ -248,3 +248,55 @@ def test_a_typed_value_outside_a_declared_limit_is_explained_and_nothing_runs(qt
     assert panel.job is None
     assert panel.services.notifier.history[-1] == (
         "warning", "Check the parameters: block: must be a power of two from 32 to 256, got 192")
+
+
+def test_choosing_another_experiment_clears_the_last_plot_its_axes_notes_and_failure_banner(
+    fake_experiment, qtbot, device_reports
+):
+    from tests.ui.walk import choose, click, type_into
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    banner: list[str] = []
+    panel.services.notifier.dismissed.connect(lambda: banner.append("dismissed"))
+    panel.show()
+    type_into(qtbot, panel.editors["fail_at"], "3")
+    click(qtbot, panel.run_button)
+    qtbot.waitUntil(lambda: panel.job is None, timeout=5000)
+    assert panel.status.text().startswith("Failed:")
+    assert panel.services.notifier.history[-1][0] == "error"
+    banner.clear()
+    choose(qtbot, panel.experiment_combo, "vector-add")
+    assert banner == ["dismissed"]
+    assert panel.plot.curves == {} and panel.notes.isHidden()
+    assert panel.status.text() == "" and panel.provenance == ""
+    assert panel.plot.getPlotItem().getAxis("bottom").labelText == ""
+    x_range = panel.plot.getViewBox().viewRange()[0]
+    assert x_range[0] >= -0.1 and x_range[1] <= 1.1  # not the last run's (log) range as plain numbers
+
+
+def test_a_run_that_fails_before_its_first_point_shows_no_axes_of_made_up_numbers(
+    fake_experiment, qtbot, device_reports
+):
+    from tests.ui.walk import click, type_into
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    panel.show()
+    click(qtbot, panel.run_button)
+    qtbot.waitUntil(lambda: panel.job is None, timeout=5000)
+    type_into(qtbot, panel.editors["fail_at"], "0")
+    click(qtbot, panel.run_button)
+    qtbot.waitUntil(lambda: panel.job is None, timeout=5000)
+    assert panel.plot.curves == {}
+    assert not panel.placeholder.isHidden() and "failed" in panel.placeholder.text()
+
+
+def test_the_sizes_field_shows_every_size_of_its_preset_in_a_wide_window(qtbot, device_reports):
+    from tests.ui.walk import choose
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    panel.resize(1800, 900)
+    panel.show()
+    choose(qtbot, panel.experiment_combo, "vector-add")
+    qtbot.wait(50)
+    edit = panel.editors["sizes"].edit
+    assert edit.fontMetrics().horizontalAdvance(edit.text()) <= edit.contentsRect().width()

@@ -33,7 +33,7 @@ from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
-from ui.widgets.live_plot import LivePlot, PlotPlaceholder
+from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
 from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
@@ -101,6 +101,7 @@ class CpuVsGpuPanel(Panel):
         self.run_controls.ended.connect(lambda _state: self.race_tab.refill(self.choices.experiment))
         self.export_button = ExportButton()
         self.export_button.export_requested.connect(self.export)
+        self.export_button.setEnabled(False)  # until a sweep has finished: nothing to export before
         self.rate_plot = _sweep_plot()
         self.time_plot = _sweep_plot(y_of=lambda point: float(point.extra.get("seconds", math.nan)) * 1e3)
         self.placeholders = [PlotPlaceholder(self.rate_plot), PlotPlaceholder(self.time_plot)]
@@ -133,7 +134,7 @@ class CpuVsGpuPanel(Panel):
         self.notes_scroll = QScrollArea()
         self.notes_scroll.setWidgetResizable(True)
         self.notes_scroll.setWidget(self.notes)
-        self.notes_scroll.setMaximumHeight(72)
+        self.notes_scroll.setMaximumHeight(self._notes_height())
         self.notes_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.notes_scroll.hide()  # until a result has notes
         right = QVBoxLayout()
@@ -197,7 +198,7 @@ class CpuVsGpuPanel(Panel):
                 name = names.get(sample.item)
                 if name is not None:
                     kind = plot.kinds.get(name, "")
-                    label.setText(f"{engine_message(name)} — {kind_label(kind)}" if kind else engine_message(name))
+                    label.setText(f"{series_title(name, kind)} — {kind_label(kind)}" if kind else engine_message(name))
 
     # ------------------------------------------------------------ the views the tests and scripts read
 
@@ -269,9 +270,11 @@ class CpuVsGpuPanel(Panel):
         self._mark_crossover(result)
         self._show_notes()
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
+        self.export_button.setEnabled(True)
 
     def clear(self) -> None:
         self.last_result = None
+        self.export_button.setEnabled(False)
         self.crossover_size = None
         for plot in (self.rate_plot, self.time_plot):
             plot.clear_series()
@@ -365,8 +368,15 @@ class CpuVsGpuPanel(Panel):
         super().showEvent(event)
 
     def _fit_monitor(self) -> None:
-        """Room for the monitor's title, a readable plot and two lines of reason, in this theme's type."""
-        self.monitor.setMaximumHeight(max(130, 6 * self.fontMetrics().height()))
+        """Room for the monitor's title, a plot with its three ticks and time axis, and two lines of
+        reason, in this theme's type; the notes box a whole number of lines tall."""
+        self.monitor.setMaximumHeight(max(170, 8 * self.fontMetrics().height()))
+        self.notes_scroll.setMaximumHeight(self._notes_height())
+        self.notes_scroll.verticalScrollBar().setSingleStep(self.notes.fontMetrics().lineSpacing())
+
+    def _notes_height(self) -> int:
+        """Four whole lines of notes (never a line cut mid-glyph); the rest scrolls a line at a time."""
+        return 4 * self.notes.fontMetrics().lineSpacing() + 2 * self.notes.margin() + 4
 
     def _restyle(self) -> None:
         self._fit_controls()

@@ -7,8 +7,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpulab.results import Point
-from ui.i18n import engine_message
-from ui.widgets.live_plot import LivePlot
+from ui.widgets.live_plot import LivePlot, series_title
 from ui.widgets.params_form import size_text
 from ui.widgets.race import Lane, RaceView
 
@@ -36,7 +35,7 @@ def race_lanes(plot: LivePlot, size: float) -> list[Lane]:
         point = next((p for p in plot.points_of(name) if p.x == size), None)
         if point is not None and point.extra.get("seconds"):
             seconds = float(point.extra["seconds"])
-            lanes.append(Lane(engine_message(name), seconds, kind or "measured", colour, lane_parts(point)))
+            lanes.append(Lane(series_title(name, kind), seconds, kind or "measured", colour, lane_parts(point)))
     return lanes
 
 

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
 from gpulab import experiments
@@ -125,7 +126,7 @@ class ExperimentsPanel(Panel):
         self.experiment_label.setText(self.tr("Experiment:"))
         self.device_label.setText(self.tr("Run on:"))
         if not self.placeholder.isHidden():
-            self.placeholder.show_text(self.tr("Press Run: the points appear here as they are measured."))
+            self._show_placeholder()
         self._fill_devices(self.services.devices.report)
         self._retranslate_experiment()
         if self.last_result is not None:
@@ -136,11 +137,16 @@ class ExperimentsPanel(Panel):
             self._fit_controls()
         super().changeEvent(event)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit_controls()  # a wider window holds the whole sizes field
+
     def _fit_controls(self) -> None:
         """The controls column as wide as its widest field needs, the plot taking the rest."""
-        self.form.fit()
-        controls = self.splitter.widget(0).minimumSizeHint().width()
         total = sum(self.splitter.sizes()) or 900
+        self.form.fit(max_px=max(200, int(0.45 * max(total, self.width()))))  # whole sizes where there is room
+        controls = self.splitter.widget(0).minimumSizeHint().width()
         self.splitter.setSizes([controls, max(total - controls, 1)])
 
     def _retranslate_experiment(self) -> None:
@@ -161,6 +167,7 @@ class ExperimentsPanel(Panel):
             self._experiment_chosen(0)
 
     def _experiment_chosen(self, index: int) -> None:
+        self.forget_run()  # another experiment: the last one's curves, axes, notes and failure go
         name = self.experiment_combo.itemData(index)
         try:
             self.module = experiments.get(name)
@@ -170,6 +177,40 @@ class ExperimentsPanel(Panel):
                 self.tr("Experiment %1 cannot be loaded: %2").replace("%1", name).replace("%2", str(exc))
             )
         self._show_module()
+
+    def forget_run(self) -> None:
+        """Clear what the last run left: curves, axis titles and range, notes, badge, status and banner."""
+        self.last_result = None
+        self.plot.clear_series()
+        self.plot.setLabel("bottom", "")
+        self.plot.setLabel("left", "")
+        self.notes.clear()
+        self.notes.hide()
+        self.set_provenance("")
+        self.run_controls.set_status(lambda: "")
+        self.services.notifier.dismiss()
+        self._show_placeholder()
+
+    def _show_placeholder(self) -> None:
+        self.placeholder.show_text(self.tr("Press Run: the points appear here as they are measured."))
+
+    def show_result(self, result: Result) -> None:
+        """Show a finished (or opened) result: its curves, axes, notes and provenance."""
+        self.forget_run()
+        index = self.experiment_combo.findData(result.experiment)
+        if index >= 0 and index != self.experiment_combo.currentIndex():
+            self.experiment_combo.blockSignals(True)
+            self.experiment_combo.setCurrentIndex(index)
+            self.experiment_combo.blockSignals(False)
+            self.module = experiments.get(result.experiment)
+            self._show_module()
+        for series in result.series:
+            for point in series.points:
+                self.plot.add_point(series.name, point)
+        if result.series:
+            self.placeholder.dismiss()
+        self._finished(result)
+        self.plot.redraw()
 
     def _show_module(self) -> None:
         self.run_button.setEnabled(self.module is not None and self.job is None)
@@ -205,11 +246,8 @@ class ExperimentsPanel(Panel):
             return None
         module, device = self.module, self.device_combo.currentData() or "cpu"
         title = localized(module, "TITLE")
+        self.forget_run()  # the last run's curves, badge, notes and failure must not label the new run
         job = self.services.runner.submit(title, device, lambda ctx: module.run(params, ctx), expects=Result)
-        self.plot.clear_series()
-        self.set_provenance("")  # the last run's badge must not label the new run's points
-        self.notes.clear()
-        self.notes.hide()
         job.partial.connect(self.plot.add_point)
         job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
@@ -235,6 +273,8 @@ class ExperimentsPanel(Panel):
         self._show_notes(result)
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
 
-    def _ended(self, _state: str) -> None:
+    def _ended(self, state: str) -> None:
         self.plot.redraw()
+        if state == "failed" and not self.plot.curves:  # no points: no axes of made-up numbers either
+            self.placeholder.show_text(self.tr("The run failed before its first point; see the message above."))
         self.run_button.setEnabled(self.module is not None)

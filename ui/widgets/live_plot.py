@@ -130,6 +130,8 @@ class LivePlot(pg.PlotWidget):
         self.log_x, self.log_y = bool(self.fixed_log_x), bool(self.fixed_log_y)
         self.setLogMode(x=self.log_x, y=self.log_y)
         self.getPlotItem().getAxis("bottom").setTicks(None)  # the last run's sizes mean nothing now
+        # The last run's view range, in its log units, must not reappear as plain numbers (2.3 … 4.1).
+        self.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.enableAutoRange()
         self.legend_changed.emit()
 
@@ -245,7 +247,14 @@ class LivePlot(pg.PlotWidget):
     def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
         """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
         position = math.log10(x) if self.log_x and x > 0 else x
-        line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts={"position": 0.1})
+        # At the top, in the room the view keeps above the curves, on the side of the line with more
+        # room: a label right of a line near the right edge would be cut off by the plot's edge.
+        xs = [float(p.x) for points in self.series.values() for p in points] or [x]
+        low, high = min(xs), max(xs)
+        third = low * (high / low) ** (1 / 3) if self.log_x and low > 0 else low + (high - low) / 3
+        anchor = (1.05, 0.0) if x > third else (-0.05, 0.0)  # a label is wide: right only near the left edge
+        options = {"position": 0.98, "anchors": [anchor, anchor]}
+        line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
         self.addItem(line, ignoreBounds=True)
         self.markers.append(line)
         self._style_markers()
@@ -304,9 +313,18 @@ class SeriesLegend(QLabel):
         super().changeEvent(event)
 
 
+def series_title(name: str, kind: str = "") -> str:
+    """A series' name in the interface language, shown beside its kind word: a modelled GPU's
+    "(model)" is dropped there, so "H100 SXM — MODELLED" says it once, not "(model) — MODELLED"."""
+    message = getattr(name, "message", None)
+    if kind == "modelled" and message is not None and message.key == "series.model" and "gpu" in message.args:
+        return str(message.args["gpu"])
+    return engine_message(name)  # the series' label (a Note) in the interface language; plain names as they are
+
+
 def _entry_html(name: str, colour: str, kind: str) -> str:
     sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
-    name = engine_message(name)  # the series' label (a Note) in the interface language; plain names as they are
+    name = series_title(name, kind)
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
     return f"{sample}&nbsp;{label}"
 

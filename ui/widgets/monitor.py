@@ -52,18 +52,20 @@ GPU_METRICS: tuple[GpuMetric, ...] = (
 
 def _small_plot(y_max: float | None) -> pg.PlotWidget:
     plot = pg.PlotWidget()
-    plot.setMinimumSize(90, 60)
+    plot.setMinimumSize(90, 80)  # room for the 0, 50 and 100 ticks and the time axis
     plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setMenuEnabled(False)
-    plot.setXRange(-WINDOW_S, 0, padding=0)
+    plot.setXRange(-WINDOW_S, 0, padding=0.04)  # room for the end ticks' labels
     if y_max is not None:
-        plot.setYRange(0, y_max, padding=0.02)
+        plot.setYRange(0, y_max, padding=0.12)  # 0 and 100 keep their labels
         plot.getPlotItem().getAxis("left").setTicks([[(0, "0"), (y_max / 2, f"{y_max / 2:g}"), (y_max, f"{y_max:g}")]])
     else:
         plot.enableAutoRange(axis="y")
-    plot.getPlotItem().hideAxis("bottom")
+    half = WINDOW_S / 2
+    plot.getPlotItem().getAxis("bottom").setTicks([[(-WINDOW_S, f"−{WINDOW_S:g} s"), (-half, f"−{half:g} s"),
+                                                    (0, "0 s")]])  # fmt: skip
     style_plot(plot)
     return plot
 

@@ -207,12 +207,18 @@ class ParamsForm(QWidget):
             self.labels[field.name].setText(field_label(self.params_type, field))
             self.labels[field.name].setToolTip(field_help(self.params_type, field))
 
-    def fit(self) -> None:
-        """Room for about 16 characters in each free-text field, at the current type size."""
-        chars = self.fontMetrics().averageCharWidth()
+    def fit(self, max_px: int | None = None) -> None:
+        """Room for about 16 characters in each free-text field, and for the whole of the longest
+        preset a field offers (a sweep of sizes), up to ``max_px``, at the current type size."""
+        metrics = self.fontMetrics()
+        chars = metrics.averageCharWidth()
         for editor in self.editors.values():
             if isinstance(editor, (QLineEdit, PresetEditor)):
-                editor.setMinimumWidth(16 * chars)
+                width = 16 * chars
+                if isinstance(editor, PresetEditor):
+                    texts = [field_text(values) for values in editor.values] + [editor.text()]
+                    width = max(width, max(metrics.horizontalAdvance(t) for t in texts) + 3 * chars)
+                editor.setMinimumWidth(min(width, max_px) if max_px else width)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -7,6 +7,7 @@ wins and by how much. A modelled lane is hatched with a dashed outline and says 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QElapsedTimer, QEvent, QRect, QRectF, Qt, QTimer, Signal
@@ -48,6 +49,17 @@ def format_seconds(seconds: float) -> str:
     if seconds < 1.0:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds:.3g} s"
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio as people say it: 1.4, 12, 1,100, 25,000 (two significant figures, thousands
+    separated, never an exponent)."""
+    if not math.isfinite(ratio) or ratio <= 0:
+        return "?"
+    if ratio < 10:
+        return f"{ratio:.1f}"
+    digits = math.floor(math.log10(ratio)) - 1  # keep two significant figures
+    return f"{round(ratio / 10**digits) * 10**digits:,.0f}"
 
 
 class RaceView(QWidget):
@@ -120,8 +132,8 @@ class RaceView(QWidget):
         fast = min(self.lanes, key=lambda lane: lane.seconds)
         slow = max(self.lanes, key=lambda lane: lane.seconds)
         ratio = slow.seconds / fast.seconds
-        return self.tr("%1 is %2× faster than %3").replace("%1", fast.label).replace(
-            "%2", f"{ratio:.3g}").replace("%3", slow.label)  # fmt: skip
+        return self.tr("%1 is about %2× faster than %3").replace("%1", fast.label).replace(
+            "%2", ratio_text(ratio)).replace("%3", slow.label)  # fmt: skip
 
     # ------------------------------------------------------------ drawing
 

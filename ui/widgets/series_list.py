@@ -11,9 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from ui.i18n import engine_message
 from ui.widgets.badge import ProvenanceBadge
-from ui.widgets.live_plot import LINE_SAMPLES, LivePlot
+from ui.widgets.live_plot import LINE_SAMPLES, LivePlot, series_title
 
 
 class SeriesList(QWidget):
@@ -41,7 +40,7 @@ class SeriesList(QWidget):
         for row, (name, colour, kind) in enumerate(self.plot.legend_entries()):
             sample = QLabel(LINE_SAMPLES.get(kind, "━━━"))
             sample.setStyleSheet(f"color: {colour}; font-weight: bold;")
-            label = QLabel(engine_message(name))
+            label = QLabel(series_title(name, kind))
             label.setWordWrap(True)
             self.grid.addWidget(sample, 2 * row, 0)
             self.grid.addWidget(label, 2 * row, 1)

@@ -141,3 +141,16 @@ def test_an_automatic_y_axis_turns_logarithmic_once_the_values_span_two_decades(
     plot.add_point("model", Point(2, 3000.0))  # a modelled H100 next to two CPU cores
     plot.redraw()
     assert plot.log_y and not plot.log_x
+
+
+@pytest.mark.parametrize("at", [1 << 11, 1 << 16, 1 << 23])
+def test_a_marker_label_stays_whole_inside_the_plot_wherever_its_line_is(qtbot, plot, at):
+    for x in (1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 24):
+        plot.add_point("cpu", Point(x, 1.0, None, {"seconds": x * 1e-9}))
+    plot.resize(420, 300)
+    plot.redraw()
+    line = plot.add_marker(at, "GPU wins from 2^16")
+    qtbot.wait(20)
+    view = plot.getViewBox().sceneBoundingRect()
+    label = line.label.sceneBoundingRect()
+    assert view.left() - 1 <= label.left() and label.right() <= view.right() + 1, (at, label, view)

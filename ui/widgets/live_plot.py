@@ -24,6 +24,7 @@ from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
 
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
+RIGHT_OF_LINE, LEFT_OF_LINE = (-0.05, 0.0), (1.05, 0.0)  # text anchors of a marker label
 LINE_SAMPLES = {"modelled": "┅┅┅", "replayed": "┈┈┈"}  # others are solid: ━━━
 
 
@@ -187,6 +188,7 @@ class LivePlot(pg.PlotWidget):
             curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points])
         if self.x_text is not None:
             self._fit_to_points()
+        self._side_markers()
 
     def _fit_to_points(self) -> None:
         """Ticks at the x values run; the view fitted to the points, with room above for labels."""
@@ -218,6 +220,8 @@ class LivePlot(pg.PlotWidget):
         # Also called while the base class is built and while pyqtgraph closes the plot.
         if getattr(self, "size_ticks", None) and getattr(self, "plotItem", None) is not None:
             self._place_size_ticks()  # a narrower plot holds fewer labels
+        if getattr(self, "markers", None) and getattr(self, "plotItem", None) is not None:
+            self._side_markers()
 
     def set_kind(self, series: str, kind: str) -> None:
         """Mark a series' provenance as soon as it is known (modelled curves turn dashed)."""
@@ -247,13 +251,8 @@ class LivePlot(pg.PlotWidget):
     def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
         """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
         position = math.log10(x) if self.log_x and x > 0 else x
-        # At the top, in the room the view keeps above the curves, on the side of the line with more
-        # room: a label right of a line near the right edge would be cut off by the plot's edge.
-        xs = [float(p.x) for points in self.series.values() for p in points] or [x]
-        low, high = min(xs), max(xs)
-        third = low * (high / low) ** (1 / 3) if self.log_x and low > 0 else low + (high - low) / 3
-        anchor = (1.05, 0.0) if x > third else (-0.05, 0.0)  # a label is wide: right only near the left edge
-        options = {"position": 0.98, "anchors": [anchor, anchor]}
+        # At the top, in the room the view keeps above the curves; the side is chosen by _side_markers.
+        options = {"position": 0.98, "anchors": [RIGHT_OF_LINE, RIGHT_OF_LINE]}
         line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
         self.addItem(line, ignoreBounds=True)
         self.markers.append(line)
@@ -273,6 +272,23 @@ class LivePlot(pg.PlotWidget):
             line.label.border = pg.mkPen(theme.text)
             line.label.setFont(font)
             line.label.update()
+        self._side_markers()
+
+    def _side_markers(self) -> None:
+        """Each marker's label on the side of its line where it fits whole: right when there is room,
+        else left, else the roomier side (a label past the plot's edge is cut off)."""
+        (x_low, x_high), _ = self.getViewBox().viewRange()
+        width_px = self.getViewBox().width()
+        if width_px <= 0 or x_high <= x_low:
+            return
+        for line in self.markers:
+            label_px = QFontMetrics(line.label.textItem.font()).horizontalAdvance(line.label.format) + 12
+            right_px = (x_high - line.value()) / (x_high - x_low) * width_px
+            left_px = width_px - right_px
+            fits_right = right_px >= label_px or right_px >= left_px
+            anchor = RIGHT_OF_LINE if fits_right else LEFT_OF_LINE
+            line.label.anchors = [anchor, anchor]
+            line.label.updatePosition()
 
     def points_of(self, series: str) -> list[Point]:
         return list(self.series.get(series, ()))

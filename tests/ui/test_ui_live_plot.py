@@ -154,3 +154,16 @@ def test_a_marker_label_stays_whole_inside_the_plot_wherever_its_line_is(qtbot, 
     view = plot.getViewBox().sceneBoundingRect()
     label = line.label.sceneBoundingRect()
     assert view.left() - 1 <= label.left() and label.right() <= view.right() + 1, (at, label, view)
+
+
+def test_a_marker_label_too_wide_for_either_side_breaks_into_two_lines(qtbot, plot):
+    from ui.widgets.live_plot import two_lines
+
+    assert two_lines("GPU wins from 2^16") == "GPU wins\nfrom 2^16"
+    assert two_lines("2^16") == "2^16"
+    for x in (1 << 10, 1 << 24):
+        plot.add_point("cpu", Point(x, 1.0, None, {"seconds": x * 1e-9}))
+    plot.resize(300, 300)
+    plot.redraw()
+    line = plot.add_marker(1 << 17, "GPU wins from 2^16 on this very narrow plot")
+    assert "\n" in line.label.format and line.marker_text == "GPU wins from 2^16 on this very narrow plot"

@@ -321,8 +321,9 @@ class CpuVsGpuPanel(Panel):
         return self.tr("GPU wins from %1").replace("%1", size_text(self.crossover_size or 0))
 
     def _label_markers(self) -> None:
-        for line in self.markers:
-            line.label.setFormat(self._crossover_text())
+        for plot in (self.rate_plot, self.time_plot):
+            for line in plot.markers:
+                plot.set_marker_text(line, self._crossover_text())
 
     # ------------------------------------------------------------ export
 

@@ -254,6 +254,7 @@ class LivePlot(pg.PlotWidget):
         # At the top, in the room the view keeps above the curves; the side is chosen by _side_markers.
         options = {"position": 0.98, "anchors": [RIGHT_OF_LINE, RIGHT_OF_LINE]}
         line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
+        line.marker_text = text  # the whole label; _side_markers may break it in two
         self.addItem(line, ignoreBounds=True)
         self.markers.append(line)
         self._style_markers()
@@ -274,6 +275,12 @@ class LivePlot(pg.PlotWidget):
             line.label.update()
         self._side_markers()
 
+    def set_marker_text(self, line: pg.InfiniteLine, text: str) -> None:
+        """A new label for marker ``line`` (e.g. in another language), placed again."""
+        line.marker_text = text
+        line.label.setFormat(text)
+        self._side_markers()
+
     def _side_markers(self) -> None:
         """Each marker's label on the side of its line where it fits whole: right when there is room,
         else left, else the roomier side (a label past the plot's edge is cut off)."""
@@ -282,12 +289,16 @@ class LivePlot(pg.PlotWidget):
         if width_px <= 0 or x_high <= x_low:
             return
         for line in self.markers:
-            label_px = QFontMetrics(line.label.textItem.font()).horizontalAdvance(line.label.format) + 12
+            metrics = QFontMetrics(line.label.textItem.font())
+            text = getattr(line, "marker_text", line.label.format)
             right_px = (x_high - line.value()) / (x_high - x_low) * width_px
             left_px = width_px - right_px
-            fits_right = right_px >= label_px or right_px >= left_px
-            anchor = RIGHT_OF_LINE if fits_right else LEFT_OF_LINE
+            if metrics.horizontalAdvance(text) + 12 > max(left_px, right_px):
+                text = two_lines(text)  # too wide for either side: a second line halves it
+            label_px = max(metrics.horizontalAdvance(part) for part in text.split("\n")) + 12
+            anchor = RIGHT_OF_LINE if right_px >= label_px or right_px >= left_px else LEFT_OF_LINE
             line.label.anchors = [anchor, anchor]
+            line.label.setFormat(text)
             line.label.updatePosition()
 
     def points_of(self, series: str) -> list[Point]:
@@ -343,6 +354,15 @@ def _entry_html(name: str, colour: str, kind: str) -> str:
     name = series_title(name, kind)
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
     return f"{sample}&nbsp;{label}"
+
+
+def two_lines(text: str) -> str:
+    """``text`` broken at the space nearest its middle (unchanged when it has no space)."""
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    if not spaces:
+        return text
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return f"{text[:cut]}\n{text[cut + 1:]}"
 
 
 def thinned(ticks: list[tuple[float, str]], room_px: float, metrics: Any) -> list[tuple[float, str]]:

@@ -24,7 +24,8 @@ import re
 import sys
 import time
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 BUG_OUTCOMES = ("internal error", "undocumented exception", "slow", "hang")
 OUTCOMES = ("ran", "compile error", "kernel fault", "other emulator error", *BUG_OUTCOMES)
@@ -42,31 +43,43 @@ REPLACEMENTS = ["0", "-1", "n", "i", "(", ")", "{", "}", ";", ",", "*", "&", "++
 CHARACTERS = "{}()[];,*&|^~!?:<>=+-/%#\\'\"._ \t\n0123456789abcxyzé中\x00\x7f\u200b"
 
 
-def mutate(source: str, rng: random.Random) -> str:
+class Chooser(Protocol):
+    """Where a mutation's random choices come from: ``random.Random`` here, hypothesis's draws in
+    the property test, so both fuzz with the same edits."""
+
+    def pick(self, options: Sequence[Any]) -> Any: ...
+
+    def integer(self, low: int, high: int) -> int: ...
+
+
+class RandomChooser:
+    """Choices from a seeded ``random.Random`` (mutant ``i`` of seed ``s`` is the same everywhere)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return self.rng.choice(options)
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+
+def mutate(source: str, choose: Chooser | random.Random) -> str:
     """A few random edits of ``source`` (tokens, lines, values or characters)."""
-    kind = rng.choice(["token", "token", "line", "value", "value", "char"])
+    if isinstance(choose, random.Random):
+        choose = RandomChooser(choose)
+    kind = choose.pick(["token", "token", "line", "value", "value", "char"])
     if kind == "char":
-        text = source
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randint(0, len(text))
-            text = text[:at] + rng.choice(CHARACTERS) * rng.choice([1, 1, 1, 2, 3]) + text[at:]
-        return text
+        return _insert_characters(source, choose)
     if kind == "value":
-        parts = _TOKEN.findall(source)
-        spots = [i for i, p in enumerate(parts) if p.isdigit() or p in OPERATORS]
-        for _ in range(rng.randint(1, 4)):
-            if not spots:
-                break
-            i = rng.choice(spots)
-            parts[i] = rng.choice(NUMBERS if parts[i].isdigit() else OPERATORS)
-        return " ".join(p for p in parts)
+        return _change_values(source, choose)
     parts = _TOKEN.findall(source) if kind == "token" else source.split("\n")
-    for _ in range(rng.randint(1, 3)):
+    for _ in range(choose.integer(1, 3)):
         if not parts:
             break
-        i = rng.randrange(len(parts))
-        j = rng.randrange(len(parts))
-        op = rng.choice(["delete", "duplicate", "swap", "replace"])
+        i, j = choose.integer(0, len(parts) - 1), choose.integer(0, len(parts) - 1)
+        op = choose.pick(["delete", "duplicate", "swap", "replace"])
         if op == "delete":
             del parts[i]
         elif op == "duplicate":
@@ -74,8 +87,28 @@ def mutate(source: str, rng: random.Random) -> str:
         elif op == "swap":
             parts[i], parts[j] = parts[j], parts[i]
         else:
-            parts[i] = rng.choice(REPLACEMENTS)
+            parts[i] = choose.pick(REPLACEMENTS)
     return (" " if kind == "token" else "\n").join(parts)
+
+
+def _insert_characters(text: str, choose: Chooser) -> str:
+    """Random characters (punctuation, digits, non-ASCII, NUL) inserted at random places."""
+    for _ in range(choose.integer(1, 3)):
+        at = choose.integer(0, len(text))
+        text = text[:at] + choose.pick(CHARACTERS) * choose.pick([1, 1, 1, 2, 3]) + text[at:]
+    return text
+
+
+def _change_values(source: str, choose: Chooser) -> str:
+    """Numbers and binary operators replaced by others: stays valid C, changes behaviour."""
+    parts = _TOKEN.findall(source)
+    spots = [i for i, p in enumerate(parts) if p.isdigit() or p in OPERATORS]
+    for _ in range(choose.integer(1, 4)):
+        if not spots:
+            break
+        i = choose.pick(spots)
+        parts[i] = choose.pick(NUMBERS if parts[i].isdigit() else OPERATORS)
+    return " ".join(parts)
 
 
 _SEEDS: list[Any] | None = None

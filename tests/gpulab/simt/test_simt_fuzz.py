@@ -1,7 +1,5 @@
 """Property-based fuzzing: mutated kernels and random launches raise only documented errors."""
 
-import re
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -60,57 +58,24 @@ extern "C" __global__ void k(const float* a, float* out, int n) {
 """,
 ]
 
-_TOKEN = re.compile(r'\n|"[^"\n]*"|[A-Za-z_]\w*|0x[0-9a-fA-F]+u?|\d+\.?\d*f?'
-                    r'|\+\+|--|[=!<>]=|&&|\|\||<<|>>|[-+*/%&|^]=|\S')
+class DrawnChoices:
+    """``gpulab bench fuzz``'s mutations, with every random choice drawn by hypothesis (so a
+    failure shrinks to a small edit)."""
 
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
 
-_NUMBERS = ["0", "1", "-1", "2", "7", "31", "32", "33", "1000", "100000", "0xffff"]
-_OPERATORS = ["+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "<<", ">>", "==", "!="]
+    def pick(self, options):
+        return self.data.draw(st.sampled_from(list(options)))
 
-
-def _mutate_values(source: str, data: st.DataObject) -> str:
-    """Replace numbers and binary operators by others: stays valid C, changes behaviour."""
-    parts = _TOKEN.findall(source)
-    spots = [i for i, p in enumerate(parts) if p.isdigit() or p in _OPERATORS]
-    for _ in range(data.draw(st.integers(1, 4))):
-        i = data.draw(st.sampled_from(spots))
-        choices = _NUMBERS if parts[i].isdigit() else _OPERATORS
-        parts[i] = data.draw(st.sampled_from(choices))
-    return " ".join(parts)
-
-
-def _insert_characters(source: str, data: st.DataObject) -> str:
-    """Random characters (punctuation, digits, non-ASCII, NUL) inserted at random places."""
-    for _ in range(data.draw(st.integers(1, 3))):
-        at = data.draw(st.integers(0, len(source)))
-        source = source[:at] + data.draw(st.text(min_size=1, max_size=3)) + source[at:]
-    return source
+    def integer(self, low: int, high: int) -> int:
+        return self.data.draw(st.integers(low, high))
 
 
 def _mutate(source: str, data: st.DataObject) -> str:
-    kind = data.draw(st.sampled_from(["token", "line", "value", "value", "char"]))
-    if kind == "value":
-        return _mutate_values(source, data)
-    if kind == "char":
-        return _insert_characters(source, data)
-    parts = _TOKEN.findall(source) if kind == "token" else source.split("\n")
-    for _ in range(data.draw(st.integers(1, 3))):
-        if not parts:
-            break
-        i = data.draw(st.integers(0, len(parts) - 1))
-        j = data.draw(st.integers(0, len(parts) - 1))
-        op = data.draw(st.sampled_from(["delete", "duplicate", "swap", "replace"]))
-        if op == "delete":
-            del parts[i]
-        elif op == "duplicate":
-            parts.insert(i, parts[i])
-        elif op == "swap":
-            parts[i], parts[j] = parts[j], parts[i]
-        else:
-            parts[i] = data.draw(st.sampled_from(["0", "-1", "n", "i", "(", "}", ";", "*", "++",
-                                                  "1000000", "return", "break", "continue", "s", "a",
-                                                  "const", "int", ","]))
-    return (" " if kind == "token" else "\n").join(parts)
+    from gpulab.bench import fuzz
+
+    return fuzz.mutate(source, DrawnChoices(data))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))

@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QEvent, QObject, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
@@ -41,7 +42,24 @@ def get_app() -> QApplication:
         app = QApplication(sys.argv[:1])
         app.setOrganizationName(settings.ORGANIZATION)
         app.setApplicationName(settings.APPLICATION)
+    collect_garbage_on_gui_thread()
     return app
+
+
+_collector: GarbageCollector | None = None
+
+
+def collect_garbage_on_gui_thread() -> None:
+    """Run Python's cycle collector on the GUI thread only, on a timer (pyqtgraph's GarbageCollector).
+
+    Left automatic, a collection can start in any thread that allocates, such as a job's worker,
+    and destroy Qt objects there. This deadlocked once: the worker held Qt's connection lock while
+    waiting for the GIL that the GUI thread held while waiting for that lock. It also crashed once,
+    when a collection deleted a widget while the GUI thread was wrapping Qt's widget list.
+    """
+    global _collector
+    if _collector is None:
+        _collector = GarbageCollector(interval=0.5)
 
 
 def choose_language(lang: str | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -65,6 +66,14 @@ def fails_on_leaked_threads(qapp) -> Iterator[None]:
         pytest.fail(f"test left threads running: {pool_busy} pool worker(s), {leaked}")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def collects_garbage_on_the_gui_thread_only(qapp) -> None:
+    """As the app does (ui.app.collect_garbage_on_gui_thread): no collection in a worker thread."""
+    from ui.app import collect_garbage_on_gui_thread
+
+    collect_garbage_on_gui_thread()
+
+
 @pytest.fixture(autouse=True)
 def restores_language_and_theme(qapp) -> Iterator[None]:
     """Put back English and the light theme, and really delete the test's closed widgets."""
@@ -76,6 +85,8 @@ def restores_language_and_theme(qapp) -> Iterator[None]:
     yield
     # Without a running event loop, deleteLater() never happens unless we deliver it.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # the test's cycles go now, on this (the GUI) thread
+
     if i18n.current_language() != "en":
         i18n.set_language("en")
     if current_theme().name != "light":

@@ -124,3 +124,15 @@ def test_a_screenshot_that_cannot_be_written_is_kept_in_a_named_fallback_file(qa
     assert not (tmp_path / "gone").exists()  # no folder is created
     saved = tmp_path / err.split("saved to ")[1].strip().rsplit("/", 1)[-1]
     assert saved.exists() and "could not write the screenshot" in err
+
+
+def test_the_cycle_collector_runs_only_on_the_gui_thread_once_the_app_exists(qapp):
+    import gc
+
+    from ui.app import get_app
+
+    get_app()
+    assert not gc.isenabled()  # no automatic collection in whichever thread allocates
+    import ui.app
+
+    assert ui.app._collector is not None and ui.app._collector.timer.isActive()

@@ -166,3 +166,34 @@ def fake_experiment(monkeypatch) -> types.ModuleType:
 @pytest.fixture
 def device_reports() -> types.SimpleNamespace:
     return types.SimpleNamespace(no_gpu=no_gpu_report(), gpu=gpu_report(), reason=NO_GPU_REASON)
+
+
+# --------------------------------------------------------------- the warp visualizer
+
+
+@pytest.fixture
+def warp_panel(qtbot, services):
+    """A warp panel at 1024x768 whose first emulation has arrived and whose job is over."""
+    from ui.panels.warp import WarpPanel
+
+    widget = WarpPanel(services)
+    qtbot.addWidget(widget)
+    widget.resize(1024, 768)
+    widget.show()
+    qtbot.waitUntil(lambda: widget.session is not None and widget.job.is_over, timeout=10_000)
+    return widget
+
+
+def warp_in_window(qtbot, services, theme: str = "projector"):
+    """The warp panel inside a 1024x768 main window in ``theme``, once its first emulation has arrived."""
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    apply_theme(theme)
+    window = MainWindow(services, panel="warp")
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    panel = window.panels["warp"]
+    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    return panel

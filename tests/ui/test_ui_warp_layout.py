@@ -8,18 +8,11 @@ from PySide6.QtCore import Qt
 
 @pytest.fixture
 def projector_panel(qtbot, services, request):
+    from tests.ui.conftest import warp_in_window
     from ui import i18n
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
 
     i18n.set_language(request.param)
-    apply_theme("projector")
-    window = MainWindow(services, panel="warp")
-    qtbot.addWidget(window)
-    window.resize(1024, 768)
-    window.show()
-    panel = window.panels["warp"]
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    panel = warp_in_window(qtbot, services)
     qtbot.wait(200)
     return panel
 

@@ -31,13 +31,8 @@ def emulated(qtbot, panel: WarpPanel, entry: str, preset: str | None = None) -> 
 
 
 @pytest.fixture
-def panel(qtbot, services):
-    widget = WarpPanel(services)
-    qtbot.addWidget(widget)
-    widget.resize(1024, 768)
-    widget.show()
-    qtbot.waitUntil(lambda: widget.session is not None, timeout=10_000)
-    return widget
+def panel(warp_panel):
+    return warp_panel
 
 
 def first_step_on_line(session: ws.WarpSession, line: int) -> int:
@@ -447,16 +442,9 @@ def test_lanes_that_return_early_show_as_exited_in_grey_while_the_rest_work(pane
 
 
 def test_in_projector_type_a_click_on_a_squeezed_tab_opens_it_below_and_a_second_click_closes_it(qtbot, services):
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
+    from tests.ui.conftest import warp_in_window
 
-    apply_theme("projector")
-    window = MainWindow(services, panel="warp")
-    qtbot.addWidget(window)
-    window.resize(1024, 768)
-    window.show()
-    panel = window.panels["warp"]
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    panel = warp_in_window(qtbot, services)
     line = panel.fontMetrics().height()
     assert panel.tabs.height() < 8 * line
     panel.tabs.tabBarClicked.emit(1)

@@ -17,13 +17,8 @@ LOOP = "while (v != 0u || v == 0u) { v = v + 1u; }"
 
 
 @pytest.fixture
-def panel(qtbot, services):
-    widget = WarpPanel(services)
-    qtbot.addWidget(widget)
-    widget.resize(1024, 768)
-    widget.show()
-    qtbot.waitUntil(lambda: widget.session is not None and widget.job.is_over, timeout=10_000)
-    return widget
+def panel(warp_panel):
+    return warp_panel
 
 
 def with_infinite_loop(panel: WarpPanel) -> tuple[str, int]:

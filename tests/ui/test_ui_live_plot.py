@@ -167,3 +167,10 @@ def test_a_marker_label_too_wide_for_either_side_breaks_into_two_lines(qtbot, pl
     plot.redraw()
     line = plot.add_marker(1 << 17, "GPU wins from 2^16 on this very narrow plot")
     assert "\n" in line.label.format and line.marker_text == "GPU wins from 2^16 on this very narrow plot"
+
+
+def test_only_major_ticks_are_labelled_so_log_axes_never_pile_labels_up(qtbot):
+    plot = LivePlot(log_x=None, log_y=None)
+    qtbot.addWidget(plot)
+    for side in ("left", "bottom"):
+        assert plot.getPlotItem().getAxis(side).style["maxTextLevel"] == 0

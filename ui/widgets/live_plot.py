@@ -117,7 +117,11 @@ class LivePlot(pg.PlotWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self.redraw)
-        self.setLogMode(x=self.log_x, y=log_y)
+        self.setLogMode(x=self.log_x, y=self.log_y)
+        for side in ("left", "bottom"):
+            # Labels on the major ticks only: a log axis in projector type otherwise writes
+            # 2·10³ 3·10³ ... on top of each other.
+            self.getPlotItem().getAxis(side).setStyle(maxTextLevel=0)
         style_plot(self)
 
     def clear_series(self) -> None:

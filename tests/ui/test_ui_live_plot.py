@@ -174,3 +174,12 @@ def test_only_major_ticks_are_labelled_so_log_axes_never_pile_labels_up(qtbot):
     qtbot.addWidget(plot)
     for side in ("left", "bottom"):
         assert plot.getPlotItem().getAxis(side).style["maxTextLevel"] == 0
+
+
+def test_a_log_axis_labels_its_decades_and_leaves_the_ticks_between_unlabelled(qtbot):
+    plot = LivePlot(log_x=None, log_y=None)
+    qtbot.addWidget(plot)
+    axis = plot.getPlotItem().getAxis("bottom")
+    (major_spacing, majors), (_minor_spacing, minors) = axis.logTickValues(3.0, 6.0, 600, [])
+    assert majors == [3.0, 4.0, 5.0, 6.0] and major_spacing == 1.0
+    assert len(minors) == 24 and all(3 < v < 6 and not float(v).is_integer() for v in minors)

@@ -79,6 +79,19 @@ class PlotPlaceholder(QLabel):
         self.setStyleSheet(f"color: {theme.muted}; font-size: {size}pt; background: transparent;")
 
 
+class DecadeAxis(pg.AxisItem):
+    """An axis whose log scale labels the decades and leaves the ticks between them unlabelled.
+
+    pyqtgraph puts 2·10³, 3·10³ … on the same tick level as 10³ when the view spans a few
+    decades, so in projector type they are written on top of each other."""
+
+    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> list[Any]:
+        first, last = math.floor(minVal), math.ceil(maxVal)
+        decades = [float(v) for v in range(first, last + 1) if minVal <= v <= maxVal]
+        between = [v + math.log10(k) for v in range(first, last) for k in range(2, 10)]
+        return [(1.0, decades), (None, [v for v in between if minVal < v < maxVal])]
+
+
 class LivePlot(pg.PlotWidget):
     """Curves keyed by series name, growing point by point; ``label_series`` finishes a run.
 
@@ -100,7 +113,7 @@ class LivePlot(pg.PlotWidget):
         log_y: bool | None = False,
         x_text: Callable[[float], str] | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"left": DecadeAxis("left"), "bottom": DecadeAxis("bottom")})
         self.y_of = y_of or (lambda point: float(point.y))
         self.fixed_log_x = log_x
         self.fixed_log_y = log_y

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -300,3 +301,22 @@ def test_the_sizes_field_shows_every_size_of_its_preset_in_a_wide_window(qtbot, 
     qtbot.wait(50)
     edit = panel.editors["sizes"].edit
     assert edit.fontMetrics().horizontalAdvance(edit.text()) <= edit.contentsRect().width()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_in_projector_type_at_1024_by_768_the_plot_keeps_at_least_two_fifths_of_the_width(qtbot, services, language):
+    from ui import i18n
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    i18n.set_language(language)
+    apply_theme("projector")
+    window = MainWindow(services, panel="experiments")
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    panel = window.panels["experiments"]
+    panel.experiment_combo.setCurrentIndex(panel.experiment_combo.findData("saxpy"))  # the longest title
+    qtbot.wait(50)
+    assert panel.plot.width() >= 0.4 * panel.width(), (panel.plot.width(), panel.width())
+    assert panel.experiment_combo.toolTip() == panel.experiment_combo.currentText()  # the whole title

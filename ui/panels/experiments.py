@@ -68,7 +68,10 @@ class ExperimentsPanel(Panel):
         self.heading = QLabel()
         self.heading.setObjectName("panelHeading")
         self.experiment_combo = QComboBox()
-        self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # whole titles
+        # A few words wide (the whole title is its tooltip and in the open list): a long title in
+        # projector type must not push the plot off the screen.
+        self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.experiment_combo.setMinimumContentsLength(22)
         self.experiment_combo.currentIndexChanged.connect(self._experiment_chosen)
         self.description = QLabel()
         self.description.setWordWrap(True)
@@ -146,7 +149,7 @@ class ExperimentsPanel(Panel):
         """The controls column as wide as its widest field needs, the plot taking the rest."""
         total = sum(self.splitter.sizes()) or 900
         self.form.fit(max_px=max(200, int(0.45 * max(total, self.width()))))  # whole sizes where there is room
-        controls = self.splitter.widget(0).minimumSizeHint().width()
+        controls = min(self.splitter.widget(0).minimumSizeHint().width(), int(0.55 * total))
         self.splitter.setSizes([controls, max(total - controls, 1)])
 
     def _retranslate_experiment(self) -> None:

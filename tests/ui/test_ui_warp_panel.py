@@ -353,18 +353,11 @@ def visible_rect_in(widget, ancestor):
 def test_at_1024_by_768_the_panel_fits_without_sideways_scrolling_and_shows_lanes_legend_and_metrics(
     qtbot, services, language, theme
 ):
+    from tests.ui.conftest import warp_in_window
     from ui import i18n
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
 
     i18n.set_language(language)
-    apply_theme(theme)
-    window = MainWindow(services, panel="warp")
-    qtbot.addWidget(window)
-    window.resize(1024, 768)
-    window.show()
-    panel = window.panels["warp"]
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=10_000)
+    panel = warp_in_window(qtbot, services, theme)
     scroll = panel.parentWidget().parentWidget()
     qtbot.waitUntil(lambda: panel.width() <= scroll.viewport().width(), timeout=2_000)
     assert panel.minimumSizeHint().width() <= scroll.viewport().width()

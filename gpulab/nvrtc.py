@@ -5,7 +5,20 @@ This needs no GPU and no driver, so CI compile-checks every kernel for real arch
 
 from __future__ import annotations
 
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+# Where the toolkit headers that NVRTC does not build in live, below a CUDA root or the
+# ``nvidia`` namespace package of the PyPI wheels (CUDA 13 wheels share ``nvidia/cu13``;
+# CUDA 12 wheels have one folder per package). cooperative_groups.h comes with
+# ``nvidia-cuda-runtime`` and includes CCCL headers (<nv/target>, <cuda/std/...>) that come
+# with ``nvidia-cuda-cccl``; CUDA 13 keeps CCCL in include/cccl.
+_ROOT_INCLUDES = ("include", "include/cccl")
+_WHEEL_INCLUDES = ("cu13/include", "cu13/include/cccl", "cu12/include", "cuda_runtime/include",
+                   "cuda_cccl/include")
 
 
 class NvrtcUnavailable(RuntimeError):
@@ -47,14 +60,41 @@ def version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def cuda_include_dirs() -> list[str]:
+    """Folders with CUDA toolkit headers for ``compile_cubin(include_dirs=...)``.
+
+    NVRTC builds in the CUDA runtime's device declarations but not headers such as
+    ``<cooperative_groups.h>``: they come from ``$CUDA_HOME`` / ``$CUDA_PATH`` or from the
+    PyPI wheels ``nvidia-cuda-runtime`` and ``nvidia-cuda-cccl`` (the dev extra). Empty
+    when none is installed.
+    """
+    roots = [Path(os.environ[v]) for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    found = [root / sub for root in roots for sub in _ROOT_INCLUDES]
+    spec = importlib.util.find_spec("nvidia")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        found += [Path(location) / sub for sub in _WHEEL_INCLUDES]
+    return list(dict.fromkeys(str(d) for d in found if d.is_dir()))
+
+
+def has_header(header: str) -> bool:
+    """Whether ``header`` (e.g. 'cooperative_groups.h') is in one of :func:`cuda_include_dirs`."""
+    return any((Path(d) / header).is_file() for d in cuda_include_dirs())
+
+
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
-                  options: tuple[str, ...] = ("-std=c++17",)) -> tuple[bytes, str]:
-    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log."""
+                  options: tuple[str, ...] = ("-std=c++17",),
+                  include_dirs: Sequence[str] = ()) -> tuple[bytes, str]:
+    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
+
+    ``include_dirs`` are searched for ``#include <...>`` (pass :func:`cuda_include_dirs`
+    for toolkit headers such as ``<cooperative_groups.h>``).
+    """
     nvrtc = _nvrtc()
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(err, "program creation")
     try:
-        opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
+        opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options),
+                *(f"--include-path={d}".encode() for d in include_dirs)]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nvrtc, prog)
         if int(err) != 0:

@@ -306,19 +306,26 @@ def _shuffle(kind: str) -> Handler:
             s = np.asarray(src(fr, m)).astype(np.int64)
             if kind in ("up", "down"):
                 s = s & 0xFFFFFFFF  # delta is unsigned int
-            seg = lane & ~(w - 1)
-            if kind == "idx":
-                source = seg + (s & (w - 1))
-            elif kind == "up":
-                source = np.where(lane - seg >= s, lane - s, lane)
-            elif kind == "down":
-                source = np.where(lane - seg + s < w, lane + s, lane)
-            else:
-                source = lane ^ (s & 31)
-                source = np.where(source >= seg + w, lane, source)
+            source = shuffle_source(kind, lane, s, w)
             return v[np.arange(mc.nlanes, dtype=np.int64) - lane + source]
         return CExpr(value.ctype, run, False)
     return handler
+
+
+def shuffle_source(kind: str, lane: Any, s: Any, w: Any) -> Any:
+    """The lane (in its warp) each lane reads in a ``__shfl*_sync`` of ``kind`` ("idx", "up",
+    "down", "xor") with source/delta/lane mask ``s`` and ``width`` ``w`` (PTX shfl.sync):
+    a source outside the lane's width segment reads the lane's own value, except that a
+    butterfly may reach into a lower segment, as the hardware's clamp allows."""
+    seg = lane & ~(w - 1)
+    if kind == "idx":
+        return seg + (s & (w - 1))
+    if kind == "up":
+        return np.where(lane - seg >= s, lane - s, lane)
+    if kind == "down":
+        return np.where(lane - seg + s < w, lane + s, lane)
+    source = lane ^ (s & 31)
+    return np.where(source >= seg + w, lane, source)
 
 
 BUILTINS["__shfl_sync"] = _shuffle("idx")

@@ -22,6 +22,7 @@ from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
 from .builtins_ import BUILTINS
+from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
@@ -135,7 +136,7 @@ def _is_const(type_node: c_ast.Node) -> bool:
     return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
 
 
-class Compiler:
+class Compiler(CoopGroups):
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
     def __init__(self, pre: Preprocessed, filename: str) -> None:
@@ -240,6 +241,8 @@ class Compiler:
     def compile(self, ast: c_ast.FileAST) -> Program:
         defs = []
         for ext in ast.ext:
+            if isinstance(ext, c_ast.Typedef) and self.cg_typedef(ext):
+                continue  # a cooperative-groups type name (coop_groups.typedef_prelude)
             if isinstance(ext, c_ast.Typedef):
                 if ext.name not in _PRELUDE_TYPEDEFS or ext.coord is None \
                         or ext.coord.line > 1 or ext.name in self.typedefs:
@@ -330,7 +333,7 @@ class Compiler:
         site = self.site(node)
         kind = "stmt"
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
-                and node.name.name == "__syncthreads":
+                and node.name.name == "__syncthreads" or self.cg_is_block_sync(node):
             kind = "barrier"
         ev = e.ev
         scope_id, visible = self.visible_registers(scope)
@@ -383,6 +386,8 @@ class Compiler:
         if "extern" in (node.storage or []):
             raise self.error(node, "extern declarations are not supported", "extern")
         ctype = self.resolve_type(node.type)
+        if is_group(ctype):
+            return self.cg_declare(node, ctype, scope), False
         if ctype is ct.VOID:
             raise self.error(node, "variables cannot have type void", "void variable")
         self.check_new_name(node, scope)
@@ -710,6 +715,8 @@ class Compiler:
                 raise self.error(node.field, f"{base.name} has fields x, y and z",
                                  f"{base.name}.{node.field.name}")
             return self.dim_builtin(base.name, axis)
+        if isinstance(base, c_ast.FuncCall):  # block.thread_index().x
+            return self.cg_member(node, scope)
         raise self.error(node, "structs and member access are not supported by the emulator",
                          "struct member access")
 
@@ -818,6 +825,8 @@ class Compiler:
 
     def assign_convert(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr:
         """Implicit conversion as in assignment/initialization/argument passing."""
+        if is_group(dst) or is_group(value.ctype):
+            return self.cg_convert(value, dst, node)
         if value.ctype.is_array:
             value = CExpr(ct.pointer_to(value.ctype.pointee), value.ev, value.pure)  # type: ignore[arg-type]
         if dst.is_pointer:
@@ -1022,6 +1031,8 @@ class Compiler:
         return CExpr(parts[-1].ctype, run, all(p.pure for p in parts))
 
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> CExpr:
+        if isinstance(node.name, c_ast.StructRef):  # g.sync(), tile.shfl_down(v, 1): cooperative groups
+            return self.cg_method_call(node, scope)
         if not isinstance(node.name, c_ast.ID):
             raise self.error(node, "calls through function pointers are not supported",
                              "function pointer call")
@@ -1029,6 +1040,8 @@ class Compiler:
         args = list(node.args.exprs) if node.args is not None else []
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
+        if name in self.pre.cg_names:
+            return self.cg_function(node, scope)
         handler = BUILTINS.get(name)
         if handler is None:
             raise self.error(node, f"the function '{name}' is not supported by the emulator",

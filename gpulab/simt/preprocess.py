@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import coop_groups
 from .cexpr import ConstExprError, evaluate
 from .ctypes_ import TYPEDEF_PRELUDE
 from .errors import CompileError
@@ -46,6 +47,7 @@ class Preprocessed:
     device_functions: set[str] = field(default_factory=set)
     expansions: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
+    cg_names: dict[str, coop_groups.CgName] = field(default_factory=dict)  # lowered cooperative-groups names
 
     def original_column(self, line: int, column: int) -> int:
         """Map a 1-based column of the expanded text back to the original source."""
@@ -325,7 +327,8 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
 def preprocess(source: str, filename: str = "kernel.cu") -> Preprocessed:
     """Preprocess CUDA C ``source``; raise CompileError for unsupported directives."""
     source = source.replace("\r\n", "\n")
-    lines = _join_continuations(blank_comments(source).split("\n"))
+    included, cg_headers = coop_groups.take_includes(source)
+    lines = _join_continuations(blank_comments(included).split("\n"))
     lines, snapshots = _run_directives(lines)
     result = Preprocessed(text="")
     expanded: list[str] = []
@@ -335,7 +338,7 @@ def preprocess(source: str, filename: str = "kernel.cu") -> Preprocessed:
         expanded.append(_Expander(macros).expand(line, lineno, spans=spans) if macros else line)
         if spans:
             result.expansions[lineno] = spans
-    body = _strip_cuda_words("\n".join(expanded), result)
+    body = _strip_cuda_words(coop_groups.lower("\n".join(expanded), result, cg_headers), result)
     result.lines = source.split("\n")
-    result.text = f'{TYPEDEF_PRELUDE}\n# 1 "{filename}"\n{body}\n'
+    result.text = f'{TYPEDEF_PRELUDE}{coop_groups.typedef_prelude(result)}\n# 1 "{filename}"\n{body}\n'
     return result

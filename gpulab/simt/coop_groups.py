@@ -1,0 +1,915 @@
+"""Cooperative groups: the thread-block and tiled-partition subset of ``<cooperative_groups.h>``.
+
+Two parts, both small enough to merge beside the other C++ passes:
+
+* :func:`lower` is a source-lowering pass run by the preprocessor before pycparser sees the
+  text. It blanks ``#include <cooperative_groups.h>`` (and ``<cooperative_groups/...>``),
+  ``namespace cg = cooperative_groups;`` and ``using namespace cooperative_groups;``, and
+  turns every cooperative-groups name into one C identifier of the same length, keeping
+  its spelled prefix: ``cg::tiled_partition<32>`` becomes ``cg__tiled_partition_32_``,
+  ``cooperative_groups::plus<float>`` becomes ``cooperative_groups__plus_float_`` (``::``,
+  ``<``, ``>`` and other non-word characters become ``_``; squeezed spaces are padded at
+  the end, so no later column moves). The identifiers it makes are recorded in
+  ``Preprocessed.cg_names``; type names among them are declared to pycparser by
+  :func:`typedef_prelude`. The pass claims exactly the names of namespace
+  ``cooperative_groups`` (and its aliases); a general ``::``/namespace pass must run after
+  it or skip those spellings.
+* :class:`CoopGroups` is a mixin of the compiler: group types are opaque C types whose
+  names start with ``cg::``; it compiles declarations, conversions, the free functions
+  (``this_thread_block``, ``tiled_partition``, ``coalesced_threads``, ``sync``,
+  ``thread_rank``, ``group_size``, ``reduce``) and the member functions called as
+  ``g.method(...)``.
+
+Semantics follow NVIDIA's headers and the CUDA Programming Guide: a ``thread_block_tile<N>``
+(N = 1, 2, 4, 8, 16, 32) holds the threads whose block rank (``threadIdx.x + threadIdx.y *
+blockDim.x + ...``) agree in all but the low log2(N) bits; its shuffles are
+``__shfl*_sync(tile mask, v, s, N)``; ``ballot`` returns the tile's bits shifted down to bit
+0; ``reduce`` is the headers' butterfly ``out = op(out, shfl_xor(out, k))`` for k = N/2 ... 1
+(bit-exact for float). CUDA leaves a collective undefined unless every non-exited thread of
+the group takes part, a ``tiled_partition<N>`` of a block whose size is not a multiple of
+N, and a shuffle that reads an exited thread: the emulator faults on each, naming the
+thread. Grid-wide synchronisation needs a cooperative launch and is a CompileError.
+
+At run time a ``thread_block`` value is 0; a ``thread_block_tile<N>`` value is the size of
+the tile it was partitioned from (0: the block), which ``meta_group_rank`` needs; a
+``thread_group`` or ``coalesced_group`` value is, per lane, the 32-bit mask of its group's
+lanes in the warp (``thread_group`` 0: the whole block).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pycparser import c_ast
+
+from . import ctypes_ as ct
+from .builtins_ import _popcount, _warp_bits, shuffle_source
+from .cexpr import ConstExprError, evaluate
+from .ctypes_ import CType
+from .errors import CompileError, KernelFault
+from .machine import Machine, Mask
+from .values import CExpr, Frame, converted, truth
+
+if TYPE_CHECKING:
+    from .preprocess import Preprocessed
+
+NAMESPACE = "cooperative_groups"
+GRID_CONSTRUCT = "grid-wide synchronisation (cooperative launch)"
+_TYPES = {"thread_block", "thread_block_tile", "thread_group", "coalesced_group"}
+_FUNCTIONS = {"this_thread_block", "tiled_partition", "coalesced_threads", "sync", "reduce",
+              "thread_rank", "group_size"}
+_OPERATORS = {"plus", "less", "greater", "bit_and", "bit_or", "bit_xor"}
+_GRID = {"this_grid", "grid_group", "this_multi_grid", "multi_grid_group"}
+_TEMPLATES = {"thread_block_tile", "tiled_partition", *_OPERATORS}
+_SUPPORTED = _TYPES | _FUNCTIONS | _OPERATORS
+_TILE_SIZES = (1, 2, 4, 8, 16, 32)
+_FULL = np.uint32(0xFFFFFFFF)
+_ZERO = np.uint32(0)
+
+
+# ---------------------------------------------------------------------- source lowering
+@dataclass(frozen=True)
+class CgName:
+    """What a lowered identifier stands for: ``name`` in namespace cooperative_groups and its
+    template argument (a tile size, or an operator's value type), if any."""
+
+    name: str
+    arg: int | str | None = None
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](cooperative_groups(?:/[\w/]+)?\.h)[>"][ \t]*$',
+                      re.M)
+_NS_ALIAS = re.compile(rf"\bnamespace\s+([A-Za-z_]\w*)\s*=\s*(?:::\s*)?{NAMESPACE}\s*;")
+_USING_NS = re.compile(rf"\busing\s+namespace\s+(?:::\s*)?{NAMESPACE}\s*;")
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_TARGS = re.compile(r"\s*<([^<>;{}()]*)>")
+_USER_FUNCTION = re.compile(r"\b(?:void|int|float|double|unsigned|bool|char|short|long)\s*[*&]?\s*"
+                            r"([A-Za-z_]\w*)\s*\(")
+
+
+def take_includes(source: str) -> tuple[str, set[str]]:
+    """Blank the ``#include`` lines of cooperative-groups headers; return the text and the headers."""
+    headers: set[str] = set()
+
+    def blank(m: re.Match[str]) -> str:
+        headers.add(m.group(1))
+        return " " * len(m.group(0))
+    return _INCLUDE.sub(blank, source), headers
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def _where(text: str, pos: int, pre: Preprocessed) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    col = pos - text.rfind("\n", 0, pos)
+    return line, pre.original_column(line, col)
+
+
+def _error(text: str, pos: int, pre: Preprocessed, message: str, construct: str) -> CompileError:
+    line, col = _where(text, pos, pre)
+    return CompileError(message, line, col, construct)
+
+
+class _Lowering:
+    """One run of :func:`lower` over a preprocessed text."""
+
+    def __init__(self, text: str, pre: Preprocessed, headers: set[str]) -> None:
+        self.text = text
+        self.pre = pre
+        self.headers = headers
+        self.strings = [m.span() for m in _STRING.finditer(text)]
+
+    def in_string(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self.strings)
+
+    def pattern(self, aliases: set[str], using: bool) -> re.Pattern[str]:
+        prefixes = "|".join(sorted({NAMESPACE, *aliases}, key=len, reverse=True))
+        qualified = rf"(?<![\w:.])(?P<ns>{prefixes})\s*::\s*(?P<name>[A-Za-z_]\w*)"
+        if not using:
+            return re.compile(qualified)
+        own = {m.group(1) for m in _USER_FUNCTION.finditer(self.text)}
+        names = "|".join(sorted((_SUPPORTED | _GRID) - own, key=len, reverse=True))
+        return re.compile(rf"{qualified}|(?<![\w:.>])(?P<bare>{names})\b")
+
+    def run(self) -> str:
+        aliases: set[str] = set()
+
+        def alias(m: re.Match[str]) -> str:
+            aliases.add(m.group(1))
+            return _blank(m)
+        text = _NS_ALIAS.sub(alias, self.text)
+        using = _USING_NS.search(text) is not None
+        text = _USING_NS.sub(_blank, text)
+        self.text = text
+        out: list[str] = []
+        pos = 0
+        for m in self.pattern(aliases, using).finditer(text):
+            if self.in_string(m.start()):
+                continue
+            replacement, end = self.replace(m)
+            out.append(text[pos:m.start()])
+            out.append(replacement)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+    def replace(self, m: re.Match[str]) -> tuple[str, int]:
+        ns, name = m.group("ns"), m.group("name") or m.group("bare")
+        start, end = m.start(), m.end()
+        if "cooperative_groups.h" not in self.headers:
+            raise _error(self.text, start, self.pre, f"{NAMESPACE}::{name} needs "
+                         "#include <cooperative_groups.h>", "cooperative groups include")
+        self.check_supported(name, start)
+        arg_text = None
+        if name in _TEMPLATES:
+            t = _TARGS.match(self.text, end)
+            if t is not None:
+                arg_text, end = " ".join(t.group(1).split()), t.end()
+            elif self.text[end:].lstrip().startswith("<"):
+                raise _error(self.text, start, self.pre, f"the template argument of {NAMESPACE}::"
+                             f"{name} must be a constant or a plain type name", f"{NAMESPACE}::{name}")
+        ident = f"{ns}__{name}" if ns else name
+        if arg_text is not None:
+            ident += "_" + re.sub(r"\W", "_", arg_text) + "_"
+        self.record(ident, CgName(name, self.argument(name, arg_text, start)), start)
+        return ident.ljust(end - start), end
+
+    def check_supported(self, name: str, start: int) -> None:
+        if name in _GRID:
+            raise _error(self.text, start, self.pre, f"{GRID_CONSTRUCT}: {NAMESPACE}::{name} needs "
+                         "a cooperative launch (cudaLaunchCooperativeKernel), which the emulator "
+                         "does not model; synchronise the grid by ending the kernel and launching "
+                         "another", GRID_CONSTRUCT)
+        if name not in _SUPPORTED:
+            raise _error(self.text, start, self.pre, f"{NAMESPACE}::{name} is not supported by the "
+                         "emulator (it runs thread_block, thread_block_tile, tiled_partition, "
+                         "coalesced_threads, sync and reduce)", f"{NAMESPACE}::{name}")
+        if name == "reduce" and "cooperative_groups/reduce.h" not in self.headers:
+            raise _error(self.text, start, self.pre, f"{NAMESPACE}::reduce needs #include "
+                         "<cooperative_groups/reduce.h>", "cooperative groups include")
+
+    def argument(self, name: str, arg_text: str | None, start: int) -> int | str | None:
+        if arg_text is None or name in _OPERATORS:
+            return arg_text
+        try:
+            size = evaluate(arg_text)
+        except ConstExprError:
+            raise _error(self.text, start, self.pre, f"{NAMESPACE}::{name}<{arg_text}>: the tile size "
+                         "must be an integer constant", f"{NAMESPACE}::{name}") from None
+        problem = tile_size_problem(name, size)
+        if problem is not None:
+            raise _error(self.text, start, self.pre, *problem)
+        return size
+
+    def record(self, ident: str, what: CgName, start: int) -> None:
+        known = self.pre.cg_names.setdefault(ident, what)
+        if known != what:
+            raise _error(self.text, start, self.pre, f"two different template arguments of "
+                         f"{NAMESPACE}::{what.name} are spelled alike; write them as plain "
+                         "constants", f"{NAMESPACE}::{what.name}")
+
+
+def lower(text: str, pre: Preprocessed, headers: set[str]) -> str:
+    """Lower cooperative-groups spellings in ``text`` (see the module docstring)."""
+    if NAMESPACE not in text:
+        return text
+    return _Lowering(text, pre, headers).run()
+
+
+def tile_size_problem(name: str, size: int) -> tuple[str, str] | None:
+    """(message, construct) when ``size`` is not a tile size the emulator runs."""
+    if size in _TILE_SIZES:
+        return None
+    if size > 32 and size & (size - 1) == 0:
+        return (f"{name}<{size}>: tiles of more than one warp are not supported by the emulator "
+                "(sizes 1, 2, 4, 8, 16 and 32 are)", "multi-warp thread_block_tile")
+    return f"{name}<{size}>: the size must be one of 1/2/4/8/16/32", "thread_block_tile size"
+
+
+def typedef_prelude(pre: Preprocessed) -> str:
+    """Typedefs that make the lowered group type names parse (on the prelude line)."""
+    return "".join(f" typedef int {ident};" for ident, what in pre.cg_names.items()
+                   if what.name in _TYPES)
+
+
+# ---------------------------------------------------------------------- types
+BLOCK = CType("cg::thread_block")
+THREAD_GROUP = CType("cg::thread_group")
+COALESCED = CType("cg::coalesced_group")
+DIM3 = CType("cg::dim3")
+
+
+def tile_type(size: int) -> CType:
+    """``cg::thread_block_tile<size>``."""
+    return CType(f"cg::thread_block_tile<{size}>", length=size)
+
+
+def operator_type(name: str, value: CType) -> CType:
+    """``cg::plus<T>`` and the other reduction operators (``pointee`` is T)."""
+    return CType(f"cg::{name}<{value}>", pointee=value)
+
+
+def is_group(t: CType) -> bool:
+    """Whether ``t`` is one of the cooperative-groups types."""
+    return t.name.startswith("cg::")
+
+
+def is_tile(t: CType) -> bool:
+    return t.name.startswith("cg::thread_block_tile<")
+
+
+# ---------------------------------------------------------------------- per-lane helpers
+def _block_rank(mc: Machine) -> np.ndarray:
+    """Linear thread rank in the block of every lane (uint32)."""
+    return mc._per_lane("cg_rank", lambda: np.tile(np.arange(mc.lanes_per_block, dtype=np.uint32),
+                                                   mc.nblocks))
+
+
+def _lane_index(mc: Machine) -> np.ndarray:
+    return mc._per_lane("cg_index", lambda: np.arange(mc.nlanes, dtype=np.int64))
+
+
+def _tile_masks(mc: Machine, n: int) -> Any:
+    """Per lane: the warp mask of its ``thread_block_tile<n>`` (the headers' build_mask)."""
+    if n == 32:
+        return _FULL
+    lane = mc.lane_in_warp
+    return mc._per_lane(f"cg_mask{n}", lambda: (np.uint32((1 << n) - 1)
+                                                << (lane & ~(n - 1)).astype(np.uint32)))
+
+
+def _lanes_below(mc: Machine) -> np.ndarray:
+    """Per lane: the mask of the lanes below it in its warp (``%lanemask_lt``)."""
+    lane = mc.lane_in_warp
+    return mc._per_lane("cg_lt", lambda: ((np.uint64(1) << lane.astype(np.uint64))
+                                          - np.uint64(1)).astype(np.uint32))
+
+
+def _popc(x: Any) -> Any:
+    return _popcount(np.asarray(x, dtype=np.uint32))
+
+
+def _fault(mc: Machine, site: Any, message: str, lanes: tuple[int, ...] = ()) -> KernelFault:
+    return KernelFault(f"{mc.kernel}: line {site.line}: {message}", mc.kernel, site.line, lanes=lanes)
+
+
+def _check_tile(mc: Machine, m: Mask, n: int, site: Any, what: str, everyone: bool = False) -> None:
+    """Every non-exited thread of each tile with an active lane is active (``everyone``: and
+    none has exited, for collectives that read every thread's value)."""
+    if m.count == mc.full.count or (not everyone and m.count == mc.live_count):
+        return
+    need_bits = mc.valid if everyone else mc.valid & ~mc.exited
+    here = np.count_nonzero(m.bits.reshape(-1, n), axis=1)
+    need = np.count_nonzero(need_bits.reshape(-1, n), axis=1)
+    bad = np.flatnonzero((here > 0) & (here != need))
+    if not len(bad):
+        return
+    t = int(bad[0])
+    missing = t * n + np.flatnonzero((need_bits & ~m.bits).reshape(-1, n)[t])
+    lane = int(missing[0])
+    how = "has exited" if mc.exited[lane] else "did not arrive"
+    raise _fault(mc, site, f"{what} reached by {here[t]} of the {need[t]} threads of a "
+                 f"thread_block_tile<{n}>: {mc.describe_lane(lane)} {how} (CUDA leaves a tile "
+                 "collective undefined unless every thread of the tile takes part)",
+                 tuple(int(x) for x in missing[:32]))
+
+
+def _check_members(mc: Machine, m: Mask, masks: Any, site: Any, what: str, group: str) -> None:
+    """Every non-exited lane named in an active lane's group mask is active."""
+    if m.count == mc.live_count:
+        return
+    missing = np.asarray(masks, dtype=np.uint32) & _warp_bits(mc.valid & ~mc.exited) \
+        & ~_warp_bits(m.bits)
+    bad = np.flatnonzero(m.bits & (missing != 0))
+    if not len(bad):
+        return
+    lane = int(bad[0])
+    bits = int(np.broadcast_to(missing, m.bits.shape)[lane])
+    other = lane - int(mc.lane_in_warp[lane]) + (bits & -bits).bit_length() - 1
+    raise _fault(mc, site, f"{what} on a {group} reached by {mc.describe_lane(lane)} but not by "
+                 f"{mc.describe_lane(other)} of the same group (CUDA leaves a group collective "
+                 "undefined unless every thread of the group takes part)", (lane, other))
+
+
+def _check_sources(mc: Machine, m: Mask, source: np.ndarray, n: int, site: Any, what: str) -> None:
+    """A tile shuffle reads only live threads of the reader's own tile."""
+    if mc.live_count == mc.full.count and n == 32:
+        return
+    lanes = m.idx
+    src = source[lanes]
+    outside = (src // n) != (lanes // n)
+    dead = mc.exited[src] | ~mc.valid[src]
+    bad = np.flatnonzero(outside | dead)
+    if not len(bad):
+        return
+    lane, other = int(lanes[bad[0]]), int(src[bad[0]])
+    why = "outside its tile" if outside[bad[0]] else "which has exited"
+    raise _fault(mc, site, f"{what}: {mc.describe_lane(lane)} reads {mc.describe_lane(other)}, "
+                 f"{why}: the value is undefined in CUDA", (lane, other))
+
+
+def _broadcast(v: Any, mc: Machine) -> np.ndarray:
+    return v if isinstance(v, np.ndarray) and v.ndim else np.full(mc.nlanes, v)
+
+
+# ---------------------------------------------------------------------- reduction operators
+def _plus(a: Any, b: Any) -> Any:
+    return a + b
+
+
+def _less(a: Any, b: Any) -> Any:
+    return np.where(b < a, b, a)  # the headers' (arg2 < arg1) ? arg2 : arg1 (NaN order kept)
+
+
+def _greater(a: Any, b: Any) -> Any:
+    return np.where(a < b, b, a)  # (arg1 < arg2) ? arg2 : arg1
+
+
+_OPERATOR_FUNCTIONS: dict[str, Callable[[Any, Any], Any]] = {
+    "plus": _plus, "less": _less, "greater": _greater, "bit_and": np.bitwise_and,
+    "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
+}
+
+Method = Callable[[Any, c_ast.FuncCall, CExpr, list[c_ast.Node], Any], CExpr]
+
+
+class CoopGroups:
+    """Compiler mixin: cooperative-groups declarations, conversions and calls."""
+
+    # provided by the Compiler this class is mixed into
+    pre: Preprocessed
+    typedefs: dict[str, CType]
+    error: Callable[..., CompileError]
+    site: Callable[..., Any]
+    expr: Callable[..., CExpr]
+    scalar: Callable[..., CExpr]
+    register_var: Callable[..., Any]
+    check_new_name: Callable[..., None]
+    position: Callable[..., tuple[int | None, int | None]]
+
+    # ------------------------------------------------------------------ types
+    def cg_typedef(self, ext: c_ast.Typedef) -> bool:
+        """Map a prelude typedef made by :func:`typedef_prelude` to its group type."""
+        what = self.pre.cg_names.get(ext.name)
+        if what is None or what.name not in _TYPES:
+            return False
+        if what.name != "thread_block_tile":
+            self.typedefs[ext.name] = {"thread_block": BLOCK, "thread_group": THREAD_GROUP,
+                                       "coalesced_group": COALESCED}[what.name]
+            return True
+        self.typedefs[ext.name] = tile_type(self.cg_tile_size(ext, what))
+        return True
+
+    def cg_tile_size(self, node: c_ast.Node, what: CgName) -> int:
+        size = what.arg
+        if size is None:
+            raise self.error(node, "thread_block_tile needs its size: thread_block_tile<32>",
+                             "thread_block_tile")
+        problem = tile_size_problem(what.name, size) if isinstance(size, int) else ("bad size", "")
+        if problem is not None:  # checked by the lowering pass already
+            raise self.error(node, *problem)
+        return int(size)
+
+    # ------------------------------------------------------------------ declarations
+    def cg_declare(self, node: c_ast.Decl, ctype: CType, scope: Any) -> Callable:
+        """``cg::thread_block block = cg::this_thread_block();`` and the like."""
+        if node.init is None:
+            raise self.error(node, f"a {ctype} variable needs an initializer (groups are made by "
+                             "this_thread_block(), tiled_partition(...) or coalesced_threads())",
+                             "uninitialised group")
+        self.check_new_name(node, scope)
+        ev = self.cg_convert(self.expr(node.init, scope), ctype, node.init).ev
+        var = self.register_var(node.name, ctype)
+        var.var_id = -1  # not a register the warp visualizer shows
+        var.line = self.position(node)[0] or 0
+        scope.names[node.name] = var
+        slot = var.slot
+
+        def run(fr: Frame, m: Mask) -> Mask:
+            fr.v[slot] = ev(fr, m)
+            return m
+        return run
+
+    def cg_convert(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr:
+        """Initialisation/assignment/argument conversion involving group types."""
+        src = value.ctype
+        if src == dst:
+            return value
+        if dst == THREAD_GROUP and src == BLOCK:
+            return CExpr(THREAD_GROUP, lambda fr, m: _ZERO, value.pure)
+        if dst == THREAD_GROUP and is_tile(src):
+            n = src.length
+            return CExpr(THREAD_GROUP, lambda fr, m: _tile_masks(fr.mc, n), value.pure)
+        if dst == THREAD_GROUP and src == COALESCED:
+            return CExpr(THREAD_GROUP, value.ev, value.pure)
+        raise self.error(node, f"cannot convert {src} to {dst}", "cooperative group conversion")
+
+    # ------------------------------------------------------------------ free functions
+    def cg_function(self, node: c_ast.FuncCall, scope: Any) -> CExpr:
+        """A call of a lowered cooperative-groups function (``cg::tiled_partition<32>(b)``)."""
+        what = self.pre.cg_names[node.name.name]
+        args = list(node.args.exprs) if node.args is not None else []
+        if what.name in _OPERATORS:
+            self.cg_arity(node, what.name, args, 0)
+            value = ct.type_from_specifiers(str(what.arg or "").split())
+            if value is None or not value.is_scalar:
+                raise self.error(node, f"cg::{what.name}<{what.arg}>: the value type must be an "
+                                 "arithmetic type", f"cg::{what.name}")
+            return CExpr(operator_type(what.name, value), lambda fr, m: _ZERO)
+        if what.name in _TYPES:
+            raise self.error(node, f"cg::{what.name} objects are made by this_thread_block(), "
+                             "tiled_partition(...) or coalesced_threads()", f"cg::{what.name}")
+        return getattr(self, "cg_call_" + what.name)(node, what, args, scope)
+
+    def cg_arity(self, node: c_ast.Node, name: str, args: list[Any], n: int) -> None:
+        if len(args) != n:
+            raise self.error(node, f"{name} takes {n} argument{'s' if n != 1 else ''}, not {len(args)}",
+                             f"call to {name}")
+
+    def cg_group(self, node: c_ast.Node, scope: Any, what: str) -> CExpr:
+        group = self.expr(node, scope)
+        if not is_group(group.ctype) or group.ctype in (DIM3,) or group.ctype.pointee is not None:
+            raise self.error(node, f"{what} needs a cooperative group, not a {group.ctype} value",
+                             f"{what} argument")
+        return group
+
+    def cg_call_this_thread_block(self, node: c_ast.FuncCall, what: CgName, args: list,
+                                  scope: Any) -> CExpr:
+        self.cg_arity(node, "this_thread_block", args, 0)
+        return CExpr(BLOCK, lambda fr, m: _ZERO)
+
+    def cg_call_coalesced_threads(self, node: c_ast.FuncCall, what: CgName, args: list,
+                                  scope: Any) -> CExpr:
+        self.cg_arity(node, "coalesced_threads", args, 0)
+        return CExpr(COALESCED, lambda fr, m: _warp_bits(m.bits), False)
+
+    def cg_call_sync(self, node: c_ast.FuncCall, what: CgName, args: list, scope: Any) -> CExpr:
+        self.cg_arity(node, "cg::sync", args, 1)
+        return self.cg_method(node, self.cg_group(args[0], scope, "cg::sync"), "sync", [], scope)
+
+    def cg_call_thread_rank(self, node: c_ast.FuncCall, what: CgName, args: list,
+                            scope: Any) -> CExpr:
+        self.cg_arity(node, "cg::thread_rank", args, 1)
+        group = self.cg_group(args[0], scope, "cg::thread_rank")
+        return self.cg_method(node, group, "thread_rank", [], scope)
+
+    def cg_call_group_size(self, node: c_ast.FuncCall, what: CgName, args: list,
+                           scope: Any) -> CExpr:
+        self.cg_arity(node, "cg::group_size", args, 1)
+        group = self.cg_group(args[0], scope, "cg::group_size")
+        return self.cg_method(node, group, "num_threads", [], scope)
+
+    def cg_call_tiled_partition(self, node: c_ast.FuncCall, what: CgName, args: list,
+                                scope: Any) -> CExpr:
+        if what.arg is None:
+            return self.cg_dynamic_partition(node, args, scope)
+        self.cg_arity(node, "tiled_partition<N>", args, 1)
+        n = self.cg_tile_size(node, what)
+        parent = self.cg_group(args[0], scope, "tiled_partition")
+        site = self.site(node)
+        if is_tile(parent.ctype):
+            if n >= parent.ctype.length:
+                raise self.error(node, f"tiled_partition<{n}> of a {parent.ctype}: the tile must be "
+                                 "smaller than its parent", "tiled_partition size")
+            size = np.uint32(parent.ctype.length)
+            pev = parent.ev
+
+            def of_tile(fr: Frame, m: Mask) -> Any:
+                pev(fr, m)
+                return size
+            return CExpr(tile_type(n), of_tile, False)
+        if parent.ctype != BLOCK:
+            raise self.error(node, f"tiled_partition<{n}> of a {parent.ctype} is not supported "
+                             "(the parent must be a thread_block or a thread_block_tile)",
+                             "tiled_partition parent")
+
+        def of_block(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            if mc.threads_per_block % n:
+                raise _fault(mc, site, f"tiled_partition<{n}> of a block of {mc.threads_per_block} "
+                             f"threads: CUDA requires the block size to be a multiple of the tile "
+                             "size (the last tile would be partial)")
+            return _ZERO
+        return CExpr(tile_type(n), of_block, False)
+
+    def cg_dynamic_partition(self, node: c_ast.FuncCall, args: list, scope: Any) -> CExpr:
+        """``tiled_partition(block, n)``: a thread_group of n threads (the last one partial)."""
+        self.cg_arity(node, "tiled_partition", args, 2)
+        parent = self.cg_group(args[0], scope, "tiled_partition")
+        if parent.ctype != BLOCK:
+            raise self.error(node, f"tiled_partition(group, n) of a {parent.ctype} is not supported "
+                             "by the emulator (use tiled_partition<N>(...))", "tiled_partition parent")
+        size = self.scalar(args[1], scope)
+        if size.const is None or not size.ctype.is_integer:
+            raise self.error(args[1], "tiled_partition(group, n): the emulator needs n to be an "
+                             "integer constant", "tiled_partition size")
+        n = int(size.const) & 0xFFFFFFFF
+        site = self.site(node)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            if n not in _TILE_SIZES:
+                raise _fault(mc, site, f"tiled_partition(group, {n}): the size must be a power of two "
+                             "from 1 to 32 (CUDA traps)")
+            return mc._per_lane(f"cg_dyn{n}", lambda: _dynamic_masks(mc, n))
+        return CExpr(THREAD_GROUP, run, False)
+
+    def cg_call_reduce(self, node: c_ast.FuncCall, what: CgName, args: list, scope: Any) -> CExpr:
+        self.cg_arity(node, "cg::reduce", args, 3)
+        group = self.cg_group(args[0], scope, "cg::reduce")
+        if not is_tile(group.ctype):
+            raise self.error(node, f"cg::reduce of a {group.ctype}: the emulator reduces over a "
+                             "thread_block_tile (CUDA: the group must be a tile)", "cg::reduce group")
+        value = self.scalar(args[1], scope)
+        op = self.expr(args[2], scope)
+        if not is_group(op.ctype) or op.ctype.pointee is None:
+            raise self.error(args[2], "cg::reduce needs an operator object such as cg::plus<float>()",
+                             "cg::reduce operator")
+        vtype = op.ctype.pointee
+        if ct.as_value_type(value.ctype) != vtype:
+            raise self.error(args[1], f"cg::reduce: the value is {ct.as_value_type(value.ctype)} but "
+                             f"the operator is {op.ctype} (CUDA requires the same type)",
+                             "cg::reduce type mismatch")
+        name = op.ctype.name[4:op.ctype.name.index("<")]
+        if name.startswith("bit_") and not vtype.is_integer:
+            raise self.error(args[2], f"cg::{name} needs an integer type", f"cg::{name}")
+        return self.cg_reduce(node, group, converted(value, vtype), name)
+
+    def cg_reduce(self, node: c_ast.FuncCall, group: CExpr, value: CExpr, name: str) -> CExpr:
+        n = group.ctype.length
+        f = _OPERATOR_FUNCTIONS[name]
+        gev, vev = group.ev, value.ev
+        site = self.site(node)
+        dtype = value.ctype.dtype
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            gev(fr, m)
+            _check_tile(mc, m, n, site, "cg::reduce", everyone=True)
+            out = _broadcast(vev(fr, m), mc).astype(dtype, copy=False)
+            index = _lane_index(mc)
+            k = n >> 1
+            while k:
+                out = f(out, out[index ^ k]).astype(dtype, copy=False)
+                k >>= 1
+            return out
+        return CExpr(value.ctype, run, False)
+
+    # ------------------------------------------------------------------ member functions
+    def cg_method_call(self, node: c_ast.FuncCall, scope: Any) -> CExpr:
+        """``g.method(args)`` on a cooperative group."""
+        ref = node.name
+        base = self.expr(ref.name, scope)
+        if not is_group(base.ctype) or base.ctype == DIM3 or base.ctype.pointee is not None:
+            raise self.error(node, f"member function calls on a {base.ctype} value are not "
+                             "supported by the emulator", "member function call")
+        if ref.type != ".":
+            raise self.error(node, f"use '.' on a {base.ctype}", "-> on a group")
+        args = list(node.args.exprs) if node.args is not None else []
+        return self.cg_method(node, base, ref.field.name, args, scope)
+
+    def cg_method(self, node: c_ast.FuncCall, base: CExpr, method: str, args: list,
+                  scope: Any) -> CExpr:
+        kind = "tile" if is_tile(base.ctype) else base.ctype.name[4:]
+        handler = _METHODS[kind].get(method)
+        if handler is None:
+            raise self.error(node, f"{base.ctype}::{method}() is not supported by the emulator",
+                             f"{base.ctype}::{method}")
+        return handler(self, node, base, args, scope)
+
+    def cg_member(self, node: c_ast.StructRef, scope: Any) -> CExpr:
+        """``block.thread_index().x`` and the other dim3 results."""
+        base = self.expr(node.name, scope)
+        axis = "xyz".find(node.field.name) if node.type == "." else -1
+        if base.ctype != DIM3 or axis < 0:
+            raise self.error(node, "structs and member access are not supported by the emulator",
+                             "struct member access")
+        ev = base.ev
+        return CExpr(ct.UINT, lambda fr, m: ev(fr, m)[axis], base.pure)
+
+    def cg_is_block_sync(self, node: c_ast.Node) -> bool:
+        """Whether a statement is ``block.sync()``/``cg::sync(block)`` (a barrier step)."""
+        return id(node) in getattr(self, "_cg_block_syncs", ())
+
+
+def _dynamic_masks(mc: Machine, n: int) -> np.ndarray:
+    """``tiled_partition(block, n)``'s per-lane masks: the headers' _get_tiled_threads."""
+    rank = _block_rank(mc).astype(np.int64)
+    base = rank & ~(n - 1)
+    length = np.minimum(mc.threads_per_block - base, n)
+    mask = (np.int64(0xFFFFFFFF) >> (32 - np.clip(length, 1, 32))) << (mc.lane_in_warp & ~(n - 1))
+    return (mask & 0xFFFFFFFF).astype(np.uint32)
+
+
+# ---------------------------------------------------------------------- methods
+def _no_args(comp: Any, node: c_ast.FuncCall, args: list, what: str) -> None:
+    comp.cg_arity(node, what, args, 0)
+
+
+def _uint(f: Callable[[Machine, Any], Any], ctype: CType = ct.UINT) -> Method:
+    """A method with no arguments whose value is ``f(machine, group value)``."""
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        _no_args(comp, node, args, node.name.field.name if isinstance(node.name, c_ast.StructRef)
+                 else "this member function")
+        gev = base.ev
+        return CExpr(ctype, lambda fr, m: f(fr.mc, gev(fr, m)), False)
+    return handler
+
+
+def _block_sync(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+    _no_args(comp, node, args, "sync")
+    site = comp.site(node)
+    gev = base.ev
+    syncs = comp.__dict__.setdefault("_cg_block_syncs", set())
+    syncs.add(id(node))
+
+    def run(fr: Frame, m: Mask) -> Any:
+        gev(fr, m)
+        fr.mc.barrier(m, site)
+        return None
+    return CExpr(ct.VOID, run, False)
+
+
+def _dim3(f: Callable[[Machine], tuple[Any, Any, Any]]) -> Method:
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        _no_args(comp, node, args, node.name.field.name)
+        return CExpr(DIM3, lambda fr, m: f(fr.mc), False)
+    return handler
+
+
+def _grid_dims(mc: Machine) -> tuple[Any, Any, Any]:
+    return tuple(np.uint32(d) for d in mc.block)  # type: ignore[return-value]
+
+
+_BLOCK_METHODS: dict[str, Method] = {
+    "sync": _block_sync,
+    "thread_rank": _uint(lambda mc, g: _block_rank(mc)),
+    "size": _uint(lambda mc, g: np.uint32(mc.threads_per_block)),
+    "num_threads": _uint(lambda mc, g: np.uint32(mc.threads_per_block)),
+    "group_index": _dim3(lambda mc: (mc.block_index(0), mc.block_index(1), mc.block_index(2))),
+    "thread_index": _dim3(lambda mc: (mc.thread_index(0), mc.thread_index(1), mc.thread_index(2))),
+    "group_dim": _dim3(_grid_dims),
+    "dim_threads": _dim3(_grid_dims),
+}
+
+
+def _tile_size(base: CExpr) -> int:
+    return base.ctype.length
+
+
+def _tile_sync(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+    _no_args(comp, node, args, "sync")
+    n, gev, site = _tile_size(base), base.ev, comp.site(node)
+
+    def run(fr: Frame, m: Mask) -> Any:
+        gev(fr, m)
+        _check_tile(fr.mc, m, n, site, f"thread_block_tile<{n}>::sync()")
+        return None
+    return CExpr(ct.VOID, run, False)
+
+
+def _meta_rank(n: int) -> Callable[[Machine, Any], Any]:
+    def f(mc: Machine, parent: Any) -> Any:
+        rank = _block_rank(mc)
+        parent = np.asarray(parent, dtype=np.uint32)
+        return np.where(parent == 0, rank // np.uint32(n), (rank & (parent - np.uint32(1))) // np.uint32(n))
+    return f
+
+
+def _meta_size(n: int) -> Callable[[Machine, Any], Any]:
+    def f(mc: Machine, parent: Any) -> Any:
+        of_block = np.uint32(-(-mc.threads_per_block // n))
+        parent = np.asarray(parent, dtype=np.uint32)
+        return np.where(parent == 0, of_block, parent // np.uint32(n))[()]
+    return f
+
+
+def _tile_method(make: Callable[[int], Callable[[Machine, Any], Any]]) -> Method:
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        return _uint(make(_tile_size(base)))(comp, node, base, args, scope)
+    return handler
+
+
+def _tile_shuffle(kind: str) -> Method:
+    name = {"idx": "shfl", "up": "shfl_up", "down": "shfl_down", "xor": "shfl_xor"}[kind]
+
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        comp.cg_arity(node, name, args, 2)
+        n, gev, site = _tile_size(base), base.ev, comp.site(node)
+        value = comp.scalar(args[0], scope)
+        if not value.ctype.is_scalar:
+            raise comp.error(node, f"{name} works on arithmetic values", f"{name} on pointer")
+        value = converted(value, ct.as_value_type(value.ctype))
+        var = value.ev
+        src = converted(comp.scalar(args[1], scope), ct.INT if kind == "idx" else ct.UINT).ev
+        what = f"thread_block_tile<{n}>::{name}()"
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            gev(fr, m)
+            _check_tile(mc, m, n, site, what)
+            v = var(fr, m)
+            lane = mc.lane_in_warp
+            s = np.asarray(src(fr, m)).astype(np.int64)
+            source = _lane_index(mc) - lane + shuffle_source(kind, lane, s, n)
+            _check_sources(mc, m, source, n, site, what)
+            return v if np.ndim(v) == 0 else v[source]
+        return CExpr(value.ctype, run, False)
+    return handler
+
+
+def _tile_vote(kind: str) -> Method:
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        comp.cg_arity(node, kind, args, 1)
+        n, gev, site = _tile_size(base), base.ev, comp.site(node)
+        pred = truth(comp.scalar(args[0], scope))
+        what = f"thread_block_tile<{n}>::{kind}()"
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            gev(fr, m)
+            _check_tile(mc, m, n, site, what)
+            p = np.broadcast_to(pred(fr, m), m.bits.shape) & m.bits
+            masks = _tile_masks(mc, n)
+            bits = _warp_bits(p) & masks
+            if kind == "ballot":
+                return bits >> (mc.lane_in_warp & ~(n - 1)).astype(np.uint32)
+            return bits != 0 if kind == "any" else bits == masks
+        return CExpr(ct.UINT if kind == "ballot" else ct.TRUTH, run, False)
+    return handler
+
+
+def _tile_match_any(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+    comp.cg_arity(node, "match_any", args, 1)
+    n, gev, site = _tile_size(base), base.ev, comp.site(node)
+    value = comp.scalar(args[0], scope)
+    if not value.ctype.is_scalar:
+        raise comp.error(node, "match_any works on arithmetic values", "match_any on pointer")
+    dtype = ct.as_value_type(value.ctype).dtype
+    var = value.ev
+    weights = (np.uint32(1) << np.arange(n, dtype=np.uint32))
+
+    def run(fr: Frame, m: Mask) -> Any:
+        mc = fr.mc
+        gev(fr, m)
+        _check_tile(mc, m, n, site, f"thread_block_tile<{n}>::match_any()")
+        v = _broadcast(np.asarray(var(fr, m)).astype(dtype), mc)  # type: ignore[arg-type]
+        bits = v.view(f"u{v.dtype.itemsize}").reshape(-1, n)  # __match_any_sync compares bits
+        active = m.bits.reshape(-1, n)
+        same = (bits[:, :, None] == bits[:, None, :]) & active[:, None, :]
+        return (same * weights).sum(axis=2, dtype=np.uint32).reshape(-1)
+    return CExpr(ct.UINT, run, False)
+
+
+_TILE_METHODS: dict[str, Method] = {
+    "sync": _tile_sync,
+    "thread_rank": _tile_method(lambda n: lambda mc, g: _block_rank(mc) & np.uint32(n - 1)),
+    "size": _tile_method(lambda n: lambda mc, g: np.uint32(n)),
+    "num_threads": _tile_method(lambda n: lambda mc, g: np.uint32(n)),
+    "meta_group_rank": _tile_method(_meta_rank),
+    "meta_group_size": _tile_method(_meta_size),
+    "shfl": _tile_shuffle("idx"),
+    "shfl_up": _tile_shuffle("up"),
+    "shfl_down": _tile_shuffle("down"),
+    "shfl_xor": _tile_shuffle("xor"),
+    "any": _tile_vote("any"),
+    "all": _tile_vote("all"),
+    "ballot": _tile_vote("ballot"),
+    "match_any": _tile_match_any,
+}
+
+
+def _mask_sync(group: str) -> Method:
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        _no_args(comp, node, args, "sync")
+        gev, site = base.ev, comp.site(node)
+
+        def run(fr: Frame, m: Mask) -> Any:
+            masks = gev(fr, m)
+            if np.ndim(masks) == 0 and masks == 0:  # a thread_group holding the whole block
+                fr.mc.barrier(m, site)
+            else:
+                _check_members(fr.mc, m, masks, site, f"{group}::sync()", group)
+            return None
+        return CExpr(ct.VOID, run, False)
+    return handler
+
+
+def _group_rank(mc: Machine, masks: Any) -> Any:
+    return _popc(np.asarray(masks, dtype=np.uint32) & _lanes_below(mc)).astype(np.uint32)
+
+
+def _group_size(mc: Machine, masks: Any) -> Any:
+    return _popc(masks).astype(np.uint32)
+
+
+def _whole_block(f: Callable[[Machine, Any], Any], block: Callable[[Machine], Any]) -> Callable:
+    """A thread_group query: ``block`` when the group is the whole block (value 0)."""
+    def g(mc: Machine, masks: Any) -> Any:
+        if np.ndim(masks) == 0 and masks == 0:
+            return np.asarray(block(mc)).astype(np.uint64)
+        return np.asarray(f(mc, masks)).astype(np.uint64)
+    return g
+
+
+def _coalesced_vote(kind: str) -> Method:
+    def handler(comp: Any, node: c_ast.FuncCall, base: CExpr, args: list, scope: Any) -> CExpr:
+        comp.cg_arity(node, kind, args, 1)
+        gev, site = base.ev, comp.site(node)
+        pred = truth(comp.scalar(args[0], scope))
+
+        def run(fr: Frame, m: Mask) -> Any:
+            mc = fr.mc
+            masks = np.asarray(gev(fr, m), dtype=np.uint32)
+            _check_members(mc, m, masks, site, f"coalesced_group::{kind}()", "coalesced_group")
+            p = np.broadcast_to(pred(fr, m), m.bits.shape) & m.bits
+            bits = _warp_bits(p) & masks
+            if kind == "any":
+                return bits != 0
+            if kind == "all":
+                return bits == masks
+            return _pack_lanes(bits, masks)
+        return CExpr(ct.UINT if kind == "ballot" else ct.TRUTH, run, False)
+    return handler
+
+
+def _pack_lanes(bits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Move each member's ballot bit to the member's rank in the group (the headers' _packLanes)."""
+    out = np.zeros(bits.shape, dtype=np.uint32)
+    rank = np.zeros(bits.shape, dtype=np.uint32)
+    for lane in range(32):
+        member = (masks >> np.uint32(lane)) & np.uint32(1)
+        out |= ((bits >> np.uint32(lane)) & member) << rank
+        rank += member
+    return out
+
+
+_COALESCED_METHODS: dict[str, Method] = {
+    "sync": _mask_sync("coalesced_group"),
+    "thread_rank": _uint(_group_rank),
+    "size": _uint(_group_size),
+    "num_threads": _uint(_group_size),
+    "meta_group_rank": _uint(lambda mc, g: _ZERO),
+    "meta_group_size": _uint(lambda mc, g: np.uint32(1)),
+    "any": _coalesced_vote("any"),
+    "all": _coalesced_vote("all"),
+    "ballot": _coalesced_vote("ballot"),
+}
+
+_THREAD_GROUP_METHODS: dict[str, Method] = {
+    "sync": _mask_sync("thread_group"),
+    "thread_rank": _uint(_whole_block(_group_rank, _block_rank), ct.ULLONG),
+    "size": _uint(_whole_block(_group_size, lambda mc: mc.threads_per_block), ct.ULLONG),
+    "num_threads": _uint(_whole_block(_group_size, lambda mc: mc.threads_per_block), ct.ULLONG),
+}
+
+_METHODS: dict[str, dict[str, Method]] = {
+    "thread_block": _BLOCK_METHODS, "tile": _TILE_METHODS, "coalesced_group": _COALESCED_METHODS,
+    "thread_group": _THREAD_GROUP_METHODS,
+}

@@ -332,8 +332,8 @@ class Compiler(CoopGroups):
         e = self.expr(node, scope)
         site = self.site(node)
         kind = "stmt"
-        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
-                and node.name.name == "__syncthreads" or self.cg_is_block_sync(node):
+        if (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)
+                and node.name.name == "__syncthreads") or self.cg_is_block_sync(node):
             kind = "barrier"
         ev = e.ev
         scope_id, visible = self.visible_registers(scope)

@@ -363,7 +363,7 @@ def test_a_tile_shuffle_reading_an_exited_thread_is_a_fault_but_sync_without_it_
     ok = _fault_kernel("    if (v >= 30) return;\n    tile.sync();\n    out[v] = tile.shfl_up(v, 1);")
     out = np.zeros(32, np.int32)
     simt.launch(ok, "k", 1, 32, [out])
-    assert out[:30].tolist() == [0] + list(range(29))
+    assert out[:30].tolist() == [0, *range(29)]
 
 
 def test_a_tile_size_that_does_not_divide_the_block_is_a_fault():
@@ -425,13 +425,13 @@ def test_rejected_cooperative_group_code_names_its_construct(body, construct, cu
 def test_cooperative_groups_need_their_include():
     src = 'namespace cg = cooperative_groups;\nextern "C" __global__ void k(int* out) {\n' \
           '    cg::thread_block b = cg::this_thread_block();\n}\n'
-    with pytest.raises(simt.CompileError, match="needs #include <cooperative_groups.h>") as info:
+    with pytest.raises(simt.CompileError, match=r"needs #include <cooperative_groups\.h>") as info:
         simt.launch(src, "k", 1, 32, [np.zeros(32, np.int32)])
     assert info.value.line == 3
     no_reduce_h = src.replace("namespace", "#include <cooperative_groups.h>\nnamespace").replace(
         "cg::thread_block b = cg::this_thread_block();", "int r = cg::reduce(cg::tiled_partition<32>"
         "(cg::this_thread_block()), 1, cg::plus<int>());")
-    with pytest.raises(simt.CompileError, match="reduce.h"):
+    with pytest.raises(simt.CompileError, match=r"reduce\.h"):
         simt.launch(no_reduce_h, "k", 1, 32, [np.zeros(32, np.int32)])
 
 

@@ -48,13 +48,21 @@ def version() -> tuple[int, int]:
 
 
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
-                  options: tuple[str, ...] = ("-std=c++17",)) -> tuple[bytes, str]:
-    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log."""
+                  options: tuple[str, ...] = ("-std=c++17",), *,
+                  name_expressions: tuple[str, ...] = (),
+                  include_dirs: tuple[str, ...] = ()) -> tuple[bytes, str]:
+    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
+
+    ``name_expressions`` (e.g. ``"reduce<256>"``) instantiate templates as CuPy's do;
+    ``include_dirs`` are searched by ``#include`` (``-I``)."""
     nvrtc = _nvrtc()
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(err, "program creation")
     try:
-        opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
+        for expression in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expression.encode())[0], "name expression")
+        opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options),
+                *(f"-I{d}".encode() for d in include_dirs)]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nvrtc, prog)
         if int(err) != 0:

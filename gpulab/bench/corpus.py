@@ -91,7 +91,8 @@ def _parse_arg(text: Any, file: str) -> Any:
 
 def _dim3(value: Any) -> tuple[int, int, int]:
     dims = [int(v) for v in (value if isinstance(value, list) else [value])]
-    return (dims + [1, 1, 1])[:3]  # type: ignore[return-value]
+    x, y, z = [*dims, 1, 1][:3]
+    return x, y, z
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ import pytest
 
 from gpulab import nvrtc, simt
 from gpulab.bench import corpus
-
-from .corpus_references import EXTRA_CHECKS, REFERENCES, TOLERANCES
+from tests.gpulab.simt.corpus_references import EXTRA_CHECKS, REFERENCES, TOLERANCES
 
 KERNELS = corpus.load()
 FOLDER = corpus.default_folder()

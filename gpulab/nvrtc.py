@@ -82,19 +82,22 @@ def has_header(header: str) -> bool:
 
 
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
-                  options: tuple[str, ...] = ("-std=c++17",),
+                  options: tuple[str, ...] = ("-std=c++17",), *,
+                  name_expressions: tuple[str, ...] = (),
                   include_dirs: Sequence[str] = ()) -> tuple[bytes, str]:
     """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
 
-    ``include_dirs`` are searched for ``#include <...>`` (pass :func:`cuda_include_dirs`
-    for toolkit headers such as ``<cooperative_groups.h>``).
-    """
+    ``name_expressions`` (e.g. ``"reduce<256>"``) instantiate templates as CuPy's do;
+    ``include_dirs`` are searched by ``#include`` (pass :func:`cuda_include_dirs` for
+    toolkit headers such as ``<cooperative_groups.h>``)."""
     nvrtc = _nvrtc()
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(err, "program creation")
     try:
+        for expression in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expression.encode())[0], "name expression")
         opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options),
-                *(f"--include-path={d}".encode() for d in include_dirs)]
+                *(f"-I{d}".encode() for d in include_dirs)]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nvrtc, prog)
         if int(err) != 0:

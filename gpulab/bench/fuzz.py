@@ -1,6 +1,7 @@
 """``gpulab bench fuzz --count N``: thousands of mutated lab kernels through the emulator, in parallel.
 
-Each mutant is a catalogue kernel (``kernels/*.cu`` and the labs' kernels) changed by a few
+Each mutant is a catalogue kernel (``kernels/*.cu`` and the labs' kernels) or, in a checkout, a
+corpus kernel (``tests/gpulab/simt/corpus/*.cu``, see :mod:`gpulab.bench.corpus`) changed by a few
 random edits: tokens deleted, duplicated, swapped or replaced (``continue``, ``break``, ``}``
 ...), whole lines moved, numbers and operators changed, random characters inserted. It is
 compiled and launched at its smallest preset under the emulator's step and loop budgets, and
@@ -18,6 +19,7 @@ The exit code is 1 when any bug outcome (internal, undocumented, slow, hang) was
 from __future__ import annotations
 
 import argparse
+import inspect
 import multiprocessing
 import random
 import re
@@ -115,7 +117,8 @@ _SEEDS: list[Any] | None = None
 
 
 def seeds() -> list[Any]:
-    """The catalogue kernels the emulator runs, each with its smallest preset (loaded once per process)."""
+    """The catalogue kernels the emulator runs, each with its smallest preset, then the corpus
+    kernels (loaded once per process)."""
     global _SEEDS
     if _SEEDS is None:
         from gpulab import experiments
@@ -123,7 +126,31 @@ def seeds() -> list[Any]:
         table = experiments.kernel_catalogue()
         _SEEDS = [(spec, min(spec.presets, key=lambda p: p.threads))
                   for _entry, spec in sorted(table.items()) if not spec.gpu_only]
+        _SEEDS += corpus_seeds()
     return _SEEDS
+
+
+def corpus_seeds() -> list[Any]:
+    """The corpus kernels with their launch (none outside a checkout); a kernel that needs dynamic
+    shared memory only when ``simt.launch`` takes ``shared_mem``."""
+    from gpulab import simt
+    from gpulab.bench import corpus
+
+    takes_shared_mem = "shared_mem" in inspect.signature(simt.launch).parameters
+    return [(k, k.presets[0]) for k in corpus.load() if takes_shared_mem or not k.shared_mem]
+
+
+def _launch_options(spec: Any) -> dict[str, Any]:
+    """Launch keywords a corpus kernel needs: its dynamic shared memory and its path (so that an
+    ``#include "..."`` next to it resolves)."""
+    from gpulab.bench import corpus
+
+    if not isinstance(spec, corpus.CorpusKernel):
+        return {}
+    options: dict[str, Any] = {"filename": str(spec.path)}
+    if spec.shared_mem:
+        options["shared_mem"] = spec.shared_mem
+    return options
 
 
 def mutant(seed: int, index: int) -> tuple[Any, Any, str]:
@@ -135,19 +162,24 @@ def mutant(seed: int, index: int) -> tuple[Any, Any, str]:
 
 def run_one(job: tuple[int, int, float]) -> tuple[int, str, str, float]:
     """Compile and launch one mutant; (index, outcome, detail, seconds)."""
+    seed, index, budget_s = job
+    spec, preset, source = mutant(seed, index)
+    return (index, *run_source(spec, preset, source, budget_s))
+
+
+def run_source(spec: Any, preset: Any, source: str, budget_s: float) -> tuple[str, str, float]:
+    """Compile and launch ``source`` (a mutant of ``spec``) at ``preset``; (outcome, detail, seconds)."""
     import numpy as np
 
     from gpulab import simt
 
-    seed, index, budget_s = job
-    spec, preset, source = mutant(seed, index)
     start = time.perf_counter()
     outcome, detail = "ran", ""
     try:
         args = spec.build_args(preset)
         with np.errstate(all="ignore"):
             simt.launch(source, spec.entry, preset.grid, preset.block, args, max_steps=MAX_STEPS,
-                        max_loop_iterations=MAX_LOOP_ITERATIONS)
+                        max_loop_iterations=MAX_LOOP_ITERATIONS, **_launch_options(spec))
     except simt.SimtError as exc:
         detail = f"{type(exc).__name__}: {exc}"
         if "internal error" in str(exc) or not str(exc):
@@ -163,7 +195,7 @@ def run_one(job: tuple[int, int, float]) -> tuple[int, str, str, float]:
     elapsed = time.perf_counter() - start
     if elapsed > budget_s and outcome not in BUG_OUTCOMES:
         outcome, detail = "slow", f"{elapsed:.1f} s ({outcome})"
-    return index, outcome, detail[:300], elapsed
+    return outcome, detail[:300], elapsed
 
 
 def fuzz(count: int, jobs: int, seed: int, budget_s: float,
@@ -224,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {done}/{total} mutants", file=sys.stderr)
 
     counts, examples, seconds = fuzz(args.count, args.jobs, args.seed, args.budget_s, progress)
-    print(f"fuzz: {args.count} mutants of {len(seeds())} catalogue kernels, seed {args.seed}, "
+    print(f"fuzz: {args.count} mutants of {len(seeds())} catalogue and corpus kernels, seed {args.seed}, "
           f"{args.jobs} processes, {seconds:.1f} s")
     for outcome in OUTCOMES:
         print(f"  {outcome:<24}{counts.get(outcome, 0):>8}")

@@ -130,3 +130,36 @@ def test_the_catalogue_seeds_include_every_emulated_kernel_file():
     files = {Path(spec.file).name for spec, _preset in fuzz.seeds()}
     root = Path(__file__).resolve().parents[3]
     assert {p.name for p in (root / "kernels").glob("*.cu")} <= files
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_mutated_corpus_kernels_raise_only_documented_exceptions(data):
+    """The corpus kernels (tests/gpulab/simt/corpus: dynamic shared memory, templates, cooperative
+    groups, C++ basics ...) mutated as ``gpulab bench fuzz`` does: a mutant compiles with a
+    CompileError, faults with a KernelFault or runs, never an internal error, another exception or a hang."""
+    from gpulab.bench import fuzz
+
+    spec, preset = data.draw(st.sampled_from(fuzz.corpus_seeds()))
+    source = _mutate(spec.source, data)
+    outcome, detail, _seconds = fuzz.run_source(spec, preset, source, 60.0)
+    assert outcome not in fuzz.BUG_OUTCOMES, f"{spec.file}: {outcome}: {detail}\n{source}"
+
+
+def test_unmutated_corpus_seeds_run_or_fail_only_in_documented_ways():
+    from gpulab.bench import fuzz
+
+    for spec, preset in fuzz.corpus_seeds():
+        outcome, detail, _seconds = fuzz.run_source(spec, preset, spec.source, 60.0)
+        assert outcome not in fuzz.BUG_OUTCOMES, f"{spec.file}: {outcome}: {detail}"
+
+
+def test_the_fuzz_seeds_include_the_corpus_kernels_the_launch_can_take():
+    import inspect
+
+    from gpulab.bench import corpus, fuzz
+
+    files = {spec.file for spec, _preset in fuzz.seeds()}
+    takes_shared_mem = "shared_mem" in inspect.signature(simt.launch).parameters
+    wanted = {k.file for k in corpus.load() if takes_shared_mem or not k.shared_mem}
+    assert len(wanted) >= 40 and wanted <= files

@@ -5,6 +5,7 @@ This needs no GPU and no driver, so CI compile-checks every kernel for real arch
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -48,10 +49,17 @@ def version() -> tuple[int, int]:
 
 
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
-                  options: tuple[str, ...] = ("-std=c++17",)) -> tuple[bytes, str]:
-    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log."""
+                  options: tuple[str, ...] = ("-std=c++17",),
+                  headers: Mapping[str, str] | None = None) -> tuple[bytes, str]:
+    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
+
+    ``headers`` maps a name as ``#include`` spells it (``"util.cuh"``) to the header's text;
+    NVRTC reads no files for those names."""
     nvrtc = _nvrtc()
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    names = list(headers or {})
+    texts = [(headers or {})[n].encode() for n in names]
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(names), texts,
+                                         [n.encode() for n in names])
     _check(err, "program creation")
     try:
         opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]

@@ -13,6 +13,8 @@ Arguments, one ``--arg`` per kernel parameter, in order:
   converted to the parameter's C type.
 
 Grid and block: ``256``, ``16,16`` or ``16x16x1``.
+
+``#include "file"`` is searched in the kernel file's folder, then in each ``--include-dir``.
 """
 
 from __future__ import annotations

@@ -516,6 +516,8 @@ _INCLUDE_NAME = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(<[^>\n]*>|\"[^\"\n]*\
 
 def reads_files(source: str) -> bool:
     """Whether ``source`` may include a file (anything but the built-in system headers)."""
+    if "include" not in source:
+        return False
     for m in _INCLUDE_NAME.finditer(source):
         spelled = m.group(1).strip()
         if spelled[:1] not in ("<", '"') or spelled[1:-1].strip() not in BUILTIN_HEADERS:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,14 +84,20 @@ def has_header(header: str) -> bool:
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
                   options: tuple[str, ...] = ("-std=c++17",), *,
                   name_expressions: tuple[str, ...] = (),
-                  include_dirs: Sequence[str] = ()) -> tuple[bytes, str]:
+                  include_dirs: Sequence[str] = (),
+                  headers: Mapping[str, str] | None = None) -> tuple[bytes, str]:
     """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
 
     ``name_expressions`` (e.g. ``"reduce<256>"``) instantiate templates as CuPy's do;
     ``include_dirs`` are searched by ``#include`` (pass :func:`cuda_include_dirs` for
-    toolkit headers such as ``<cooperative_groups.h>``)."""
+    toolkit headers such as ``<cooperative_groups.h>``); ``headers`` maps a name as
+    ``#include`` spells it (``"util.cuh"``) to the header's text, which NVRTC then reads
+    from memory."""
     nvrtc = _nvrtc()
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    names = list(headers or {})
+    texts = [(headers or {})[n].encode() for n in names]
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(names), texts,
+                                         [n.encode() for n in names])
     _check(err, "program creation")
     try:
         for expression in name_expressions:

@@ -147,7 +147,7 @@ def _launch_options(spec: Any) -> dict[str, Any]:
 
     if not isinstance(spec, corpus.CorpusKernel):
         return {}
-    options: dict[str, Any] = {"filename": str(spec.path)}
+    options: dict[str, Any] = {"filename": str(spec.path), "include_dirs": (spec.path.parent,)}
     if spec.shared_mem:
         options["shared_mem"] = spec.shared_mem
     return options

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -154,7 +155,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS,
            cancel: threading.Event | None = None, filename: str = "kernel.cu",
            max_seconds: float | None = None,
-           progress: Callable[[int], None] | None = None) -> LaunchResult:
+           progress: Callable[[int], None] | None = None,
+           include_dirs: Sequence[str | os.PathLike[str]] = ()) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -164,10 +166,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     iterations of any one loop run; ``cancel`` is polled at every step and loop
     back-edge. ``max_seconds`` (None: no limit) stops the launch with a ``time-budget``
     KernelFault once it has run that long; ``progress(warp_steps)`` is called every
-    ``machine.PROGRESS_EVERY`` warp-steps. ``filename`` only names the source in messages. Raises CompileError,
+    ``machine.PROGRESS_EVERY`` warp-steps. ``filename`` only names the source in messages; ``#include "file"`` is
+    searched in ``include_dirs``, in order. Raises CompileError,
     KernelFault, Cancelled or SimtError (bad arguments or launch shape).
     """
-    program = compile_source(source, filename)
+    program = compile_source(source, filename, include_dirs)
     fn = _find_kernel(program, kernel)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
     mc.progress = progress

@@ -13,6 +13,8 @@ Arguments, one ``--arg`` per kernel parameter, in order:
   converted to the parameter's C type.
 
 Grid and block: ``256``, ``16,16`` or ``16x16x1``.
+
+``#include "file"`` is searched in the kernel file's folder, then in each ``--include-dir``.
 """
 
 from __future__ import annotations
@@ -145,6 +147,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", type=int, action="append", metavar="WARP",
                    help="print the trace of this global warp id")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.add_argument("--include-dir", action="append", default=[], metavar="DIR",
+                   help='a folder to search for #include "file" (repeatable); the kernel '
+                        "file's own folder is always searched first")
     p.set_defaults(func=run)
 
 
@@ -160,11 +165,17 @@ def _print_trace(warp: int, steps: list, out: Any) -> None:
               file=out)
 
 
-def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any]) -> None:
+def include_dirs(args: argparse.Namespace) -> list[str]:
+    """Where ``#include "file"`` is searched: the kernel file's folder, then each --include-dir."""
+    return [os.path.dirname(os.path.abspath(args.file)), *args.include_dir]
+
+
+def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any],
+                  dirs: list[str] | None = None) -> None:
     """Refuse a scalar ``--arg`` its parameter's C type cannot hold (``int=4294967296``, ``inf``
     for an int) instead of letting it wrap on the way in; raises ArgumentError naming the
     parameter. (The Python API keeps C's conversions for values a program passes.)"""
-    fn = compile_source(source, filename).functions.get(kernel)
+    fn = compile_source(source, filename, dirs or ()).functions.get(kernel)
     if fn is None or len(fn.params) != len(kernel_args):
         return  # launch says what is wrong
     for index, ((name, ptype), value) in enumerate(zip(fn.params, kernel_args, strict=True)):
@@ -219,10 +230,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpulab emulate: --max-steps must be at least 1, got {args.max_steps}", file=sys.stderr)
         return 2
     try:
-        check_scalars(source, Path(args.file).name, args.kernel, kernel_args)
+        check_scalars(source, Path(args.file).name, args.kernel, kernel_args, include_dirs(args))
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
-                        filename=Path(args.file).name,
+                        filename=Path(args.file).name, include_dirs=include_dirs(args),
                         max_seconds=args.time_limit if args.time_limit > 0 else None)
     except ArgumentError as exc:
         print(f"gpulab emulate: {exc}", file=sys.stderr)

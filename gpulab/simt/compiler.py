@@ -11,8 +11,9 @@ Expression closures are described in :mod:`gpulab.simt.values`.
 from __future__ import annotations
 
 import operator
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -26,7 +27,7 @@ from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
-from .preprocess import Preprocessed, preprocess
+from .preprocess import Preprocessed, preprocess, reads_files
 from .registers import RegisterTable, Visible
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 
@@ -177,7 +178,7 @@ class Compiler(CoopGroups):
                 width = len(getattr(child, "name", "") or getattr(child, "value", "") or "x") \
                     if isinstance(child, (c_ast.ID, c_ast.Constant)) else 1
                 end = max(end, cc + width)
-        return Site(line, col or 1, end)
+        return self.pre.anchor(Site(line, col or 1, end))
 
     def new_slot(self) -> int:
         self.nslots += 1
@@ -1241,10 +1242,31 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
                            "syntax") from None
 
 
+def compile_source(source: str, filename: str = "kernel.cu",
+                   include_dirs: Sequence[str | os.PathLike[str]] = ()) -> Program:
+    """Preprocess, parse and compile ``source``; cached by source text (and by the files
+    it includes, found in ``include_dirs``, with their modification times)."""
+    dirs = tuple(os.fspath(d) for d in include_dirs)
+    stamp: tuple[tuple[str, int, int], ...] = ()
+    if reads_files(source):
+        try:
+            stamp = preprocess(source, filename, dirs).included_files
+        except CompileError:
+            pass  # the cached call raises it again
+    return _compile_cached(source, filename, dirs, stamp)
+
+
 @lru_cache(maxsize=64)
-def compile_source(source: str, filename: str = "kernel.cu") -> Program:
-    """Preprocess, parse and compile ``source``; cached by source text."""
-    pre = preprocess(source, filename)
+def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
+                    stamp: tuple[tuple[str, int, int], ...]) -> Program:
+    pre = preprocess(source, filename, include_dirs)
+    try:
+        return _compile(pre, filename)
+    except CompileError as exc:
+        raise pre.relocate(exc) from None
+
+
+def _compile(pre: Preprocessed, filename: str) -> Program:
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently

@@ -1,10 +1,13 @@
 """Turn a CUDA C kernel file into plain C that pycparser parses, keeping positions.
 
-Comments become spaces, ``#define`` macros (object-like and function-like) are expanded,
-``#pragma`` lines are dropped, and the CUDA-only words are blanked with spaces of equal
-length so that every line and (outside macro expansions) every column stays where it
-was in the original file. ``__shared__`` becomes ``static`` (the compiler reads a
-``static`` local as a shared-memory array). The names of ``__global__`` and
+Comments become spaces, ``#define`` macros (object-like and function-like, with ``#``,
+``##`` and ``...``) are expanded, ``#if``/``#elif``/``#else`` select lines, ``#include``
+files are joined onto their ``#include`` line (:mod:`gpulab.simt.includes`), ``#pragma``
+lines are dropped (``#pragma once`` is honoured), and the CUDA-only words and
+``__attribute__((...))``-style hints are blanked with spaces of equal length so that every
+line and (outside macro expansions) every column stays where it was in the original file.
+``__shared__`` becomes ``static`` (the compiler reads a ``static`` local as a shared-memory
+array). The names of ``__global__`` and
 ``__device__`` functions are recorded. Columns inside a macro expansion map back to the
 start of the macro name.
 """
@@ -12,19 +15,23 @@ start of the macro name.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from . import coop_groups
 from .cexpr import ConstExprError, evaluate
 from .ctypes_ import TYPEDEF_PRELUDE
 from .errors import CompileError
+from .includes import BUILTIN_HEADERS, Includer, Inclusion, Spans, anchor_site, relocate
+from .machine import Site
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _TOKEN = re.compile(r"""[A-Za-z_]\w*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\d[\w.]*|\s+|.""")
 _BLANKED = ("__device__", "__host__", "__forceinline__", "__inline__", "__noinline__",
             "__restrict__", "__restrict", "inline", "__global__")
 _QUALIFIER = re.compile(r"\b(" + "|".join(_BLANKED) + r")\b")
-_LAUNCH_BOUNDS = re.compile(r"\b__launch_bounds__\s*\([^()]*\)")
+_ATTRIBUTE = re.compile(r"\b(?:__attribute__|__launch_bounds__|__align__|__declspec|_Pragma)\s*\(")
 _EXTERN_C = re.compile(r'\bextern\s+"C(?:\+\+)?"')
 _FUNC_KIND = re.compile(r"\b(__global__|__device__)\b[^;{()]*?\b([A-Za-z_]\w*)\s*\(")
 
@@ -36,6 +43,7 @@ class Macro:
     name: str
     body: str
     params: list[str] | None = None
+    variadic: bool = False  # the last parameter is ``...`` (named ``__VA_ARGS__`` in params)
 
 
 @dataclass
@@ -48,6 +56,16 @@ class Preprocessed:
     expansions: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     cg_names: dict[str, coop_groups.CgName] = field(default_factory=dict)  # lowered cooperative-groups names
+    includes: dict[int, Inclusion] = field(default_factory=dict)  # main-file line -> header text
+    included_files: tuple[tuple[str, int, int], ...] = ()  # (path, mtime_ns, size) read
+
+    def relocate(self, exc: CompileError) -> CompileError:
+        """An error inside an included file, reworded to name that file and its line."""
+        return relocate(self.includes, exc) if self.includes else exc
+
+    def anchor(self, site: Site) -> Site:
+        """A step inside an included file, placed on its ``#include`` line of the main file."""
+        return anchor_site(self.includes, site) if self.includes else site
 
     def original_column(self, line: int, column: int) -> int:
         """Map a 1-based column of the expanded text back to the original source."""
@@ -116,12 +134,15 @@ def _parse_define(rest: str, lineno: int) -> Macro:
     if not m:
         raise CompileError("malformed #define", lineno, 1, "#define")
     params = None
+    variadic = False
     if m.group(2) is not None:
         params = [p.strip() for p in m.group(3).split(",") if p.strip()]
-        if any(not _IDENT.fullmatch(p) for p in params):
-            raise CompileError("variadic or malformed macro parameters are not supported",
-                               lineno, 1, "#define")
-    return Macro(m.group(1), m.group(4).strip(), params)
+        if params and params[-1] == "...":
+            params[-1], variadic = "__VA_ARGS__", True
+        if any(not _IDENT.fullmatch(p) for p in params) or len(set(params)) != len(params):
+            raise CompileError("malformed macro parameters (named variadic parameters such as "
+                               "'args...' are not supported)", lineno, 1, "#define")
+    return Macro(m.group(1), m.group(4).strip(), params, variadic)
 
 
 def _split_args(text: str, start: int, lineno: int) -> tuple[list[str], int]:
@@ -149,9 +170,91 @@ def _split_args(text: str, start: int, lineno: int) -> tuple[list[str], int]:
                        "macro call")
 
 
-def _substitute(body: str, params: list[str], args: list[str]) -> str:
-    table = dict(zip(params, args, strict=True))
-    return _IDENT.sub(lambda m: table.get(m.group(0), m.group(0)), body)
+def _substitute(body: str, params: list[str], args: list[str], raw: list[str] | None = None) -> str:
+    """The body with parameters replaced: by the expanded argument, by the argument as written
+    next to ``##`` (pasted), and by a string literal after ``#`` (stringized)."""
+    if "#" not in body:
+        table = dict(zip(params, args, strict=True))
+        return _IDENT.sub(lambda m: table.get(m.group(0), m.group(0)), body)
+    expanded = dict(zip(params, args, strict=True))
+    written = dict(zip(params, raw if raw is not None else args, strict=True))
+    toks = [m.group(0) for m in _TOKEN.finditer(body)]
+    pasted = _paste_operands(toks)
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok == "#" and i + 1 < len(toks) and toks[i + 1] == "#":
+            out.append("##")
+            i += 2
+            continue
+        if tok == "#":
+            j = _next_solid(toks, i + 1)
+            if j < len(toks) and toks[j] in written:
+                out.append(_stringize(written[toks[j]]))
+                i = j + 1
+                continue
+        out.append((written if i in pasted else expanded).get(tok, tok))
+        i += 1
+    text = "".join(out)
+    if "##" not in body:
+        return text
+    return _paste(text, "__VA_ARGS__" in expanded and not expanded["__VA_ARGS__"].strip())
+
+
+def _next_solid(toks: list[str], i: int) -> int:
+    while i < len(toks) and toks[i].isspace():
+        i += 1
+    return i
+
+
+def _paste_operands(toks: list[str]) -> set[int]:
+    """Indices of the tokens on either side of a ``##``."""
+    marks: set[int] = set()
+    for i in range(len(toks) - 1):
+        if toks[i] == "#" and toks[i + 1] == "#":
+            k = i - 1
+            while k >= 0 and toks[k].isspace():
+                k -= 1
+            marks.update({k, _next_solid(toks, i + 2)})
+    return marks
+
+
+def _paste(text: str, empty_va_args: bool) -> str:
+    """Join the tokens around each ``##``; ``, ## __VA_ARGS__`` with no variadic arguments
+    drops the comma (the GNU extension printf-style macros rely on)."""
+    if empty_va_args:
+        text = re.sub(r",\s*##\s*$|,\s*##(?=\s*[),])", "", text)
+    return re.sub(r"\s*##\s*", "", text)
+
+
+def _stringize(arg: str) -> str:
+    """``#x``: the argument as written, as a C string literal (spaces collapsed)."""
+    parts = []
+    for m in _TOKEN.finditer(arg.strip()):
+        tok = m.group(0)
+        if tok.isspace():
+            parts.append(" ")
+        elif tok[0] in "\"'":
+            parts.append(tok.replace("\\", "\\\\").replace('"', '\\"'))
+        else:
+            parts.append(tok)
+    return '"' + "".join(parts) + '"'
+
+
+def _bind_macro_args(macro: Macro, args: list[str], lineno: int, column: int) -> list[str]:
+    """The call's arguments, one per parameter (variadic extras joined into ``__VA_ARGS__``)."""
+    params = macro.params or []
+    if args == [""] and (not params or params == ["__VA_ARGS__"]):
+        args = [] if not params else [""]
+    if macro.variadic and len(args) >= len(params) - 1:
+        fixed = len(params) - 1
+        return [*args[:fixed], ", ".join(args[fixed:])]
+    if len(args) != len(params):
+        at_least = "at least " if macro.variadic else ""
+        raise CompileError(f"macro {macro.name} expects {at_least}{len(params) - macro.variadic} "
+                           f"arguments, got {len(args)}", lineno, column, "macro call")
+    return args
 
 
 # How much one line may grow by macro expansion: enough for any real kernel, and a clear
@@ -199,13 +302,9 @@ class _Expander:
                     pos = end
                     continue
                 args, end = _split_args(text, k, lineno)
-                if args == [""] and not macro.params:
-                    args = []
-                if len(args) != len(macro.params):
-                    raise CompileError(f"macro {tok} expects {len(macro.params)} arguments",
-                                       lineno, m.start() + 1, "macro call")
-                args = [self.expand(a, lineno, disabled) for a in args]
-                replacement = _substitute(macro.body, macro.params, args)
+                args = _bind_macro_args(macro, args, lineno, m.start() + 1)
+                expanded = [self.expand(a, lineno, disabled) for a in args]
+                replacement = _substitute(macro.body, macro.params, expanded, args)
             self._spend(tok, replacement, lineno, m.start() + 1)
             replacement = self.expand(replacement, lineno, disabled | {tok})
             exp_start = sum(len(s) for s in out)
@@ -237,15 +336,51 @@ def _condition(expr: str, macros: dict[str, Macro], lineno: int) -> bool:
         raise CompileError(f"cannot evaluate #if condition: {exc}", lineno, 1, "#if") from None
 
 
-def _run_directives(lines: list[str]) -> tuple[list[str], list[dict[str, Macro]]]:
-    """Handle directives; return lines (directives blanked) and the macro table per line."""
-    macros: dict[str, Macro] = {}
-    active_stack: list[bool] = []
+class _Conditions:
+    """The ``#if``/``#elif``/``#else``/``#endif`` nesting: per level, whether its current
+    branch is kept, whether an earlier branch was taken, and whether ``#else`` was seen."""
+
+    def __init__(self) -> None:
+        self.levels: list[list[bool]] = []  # [live, taken, after_else]
+        self.active = True
+
+    def open(self, keep: bool) -> None:
+        live = self.active and keep
+        self.levels.append([live, live or not self.active, False])
+        self.active = live
+
+    def branch(self, name: str, lineno: int, keep: Callable[[], bool]) -> None:
+        """``#elif`` (``keep`` evaluates its condition, only when needed) or ``#else``."""
+        if not self.levels:
+            raise CompileError(f"#{name} without #if", lineno, 1, f"#{name}")
+        level = self.levels[-1]
+        if level[2]:
+            raise CompileError(f"#{name} after #else", lineno, 1, f"#{name}")
+        level[0] = not level[1] and (name == "else" or keep())
+        level[1] = level[1] or level[0]
+        level[2] = name == "else"
+        self.active = all(lv[0] for lv in self.levels)
+
+    def close(self, lineno: int) -> None:
+        if not self.levels:
+            raise CompileError("#endif without #if", lineno, 1, "#endif")
+        self.levels.pop()
+        self.active = all(lv[0] for lv in self.levels)
+
+
+def _run_directives(lines: list[str], macros: dict[str, Macro] | None = None,
+                    includer: _IncludeHook | None = None,
+                    ) -> tuple[list[str], list[dict[str, Macro]], dict[int, Inclusion]]:
+    """Handle directives; return lines (directives blanked), the macro table per line and
+    what each ``#include`` line brought in (``macros`` is shared with included files)."""
+    macros = {} if macros is None else macros
+    conds = _Conditions()
     out: list[str] = []
     snapshots: list[dict[str, Macro]] = []
+    inserted: dict[int, Inclusion] = {}
     for lineno, line in enumerate(lines, start=1):
         d = _directive(line)
-        active = all(active_stack)
+        active = conds.active
         if d is None:
             out.append(line if active else "")
             snapshots.append(dict(macros))
@@ -255,30 +390,66 @@ def _run_directives(lines: list[str]) -> tuple[list[str], list[dict[str, Macro]]
         snapshots.append(dict(macros))
         if name in ("ifdef", "ifndef"):
             defined = rest.split()[0] in macros if rest.split() else False
-            active_stack.append(defined if name == "ifdef" else not defined)
+            conds.open(defined if name == "ifdef" else not defined)
         elif name == "if":
-            active_stack.append(_condition(rest, macros, lineno) if active else False)
-        elif name == "else":
-            if not active_stack:
-                raise CompileError("#else without #if", lineno, 1, "#else")
-            active_stack[-1] = not active_stack[-1]
+            conds.open(_condition(rest, macros, lineno) if active else False)
+        elif name in ("elif", "else"):
+            conds.branch(name, lineno, partial(_condition, rest, macros, lineno))
         elif name == "endif":
-            if not active_stack:
-                raise CompileError("#endif without #if", lineno, 1, "#endif")
-            active_stack.pop()
-        elif not active or name == "pragma" or name == "":
+            conds.close(lineno)
+        elif not active or name == "":
             continue
+        elif name == "pragma":
+            if rest.split()[:1] == ["once"] and includer is not None:
+                includer.pragma_once()
         elif name == "define":
             macro = _parse_define(rest, lineno)
             macros[macro.name] = macro
         elif name == "undef":
             macros.pop(rest.strip(), None)
+        elif name == "include" and includer is not None:
+            inserted[lineno] = includer.include(rest, lineno, line, macros)
+        elif name == "error":
+            raise CompileError(f"#error {rest.strip()}", lineno, line.index("#") + 1, "#error")
         else:
             raise CompileError(f"#{name} directives are not supported by the emulator",
                                lineno, line.index("#") + 1, f"#{name}")
-    if active_stack:
+    if conds.levels:
         raise CompileError("#if without #endif", len(lines), 1, "#if")
-    return out, snapshots
+    return out, snapshots, inserted
+
+
+class _IncludeHook:
+    """Connects ``#include`` lines to the :class:`Includer`, preprocessing each header with
+    the macros of the file that includes it (a header's #defines stay defined after it)."""
+
+    def __init__(self, includer: Includer) -> None:
+        self.includer = includer
+
+    def pragma_once(self) -> None:
+        self.includer.pragma_once()
+
+    def include(self, rest: str, lineno: int, line: str, macros: dict[str, Macro]) -> Inclusion:
+        return self.includer.include(rest, lineno, line,
+                                     lambda text: _lower_file(text, macros, self),
+                                     lambda name: _Expander(macros).expand(name, lineno))
+
+
+def _lower_file(source: str, macros: dict[str, Macro], hook: _IncludeHook | None,
+                ) -> tuple[list[str], dict[int, Spans], dict[int, Inclusion]]:
+    """Comments, directives and macros of one file: its expanded lines (one per source
+    line), the macro expansion spans per line, and the inclusions per ``#include`` line."""
+    lines = _join_continuations(blank_comments(source).split("\n"))
+    lines, snapshots, inserted = _run_directives(lines, macros, hook)
+    expanded: list[str] = []
+    expansions: dict[int, Spans] = {}
+    for lineno, line in enumerate(lines, start=1):
+        spans: Spans = []
+        table = snapshots[lineno - 1]
+        expanded.append(_Expander(table).expand(line, lineno, spans=spans) if table else line)
+        if spans:
+            expansions[lineno] = spans
+    return expanded, expansions, inserted
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -304,8 +475,26 @@ def _blank_extern_c(text: str) -> str:
                     break
 
 
+def _blank_attributes(text: str) -> str:
+    """Blank ``__attribute__((...))``, ``__launch_bounds__(...)``, ``__align__(n)``,
+    ``__declspec(...)`` and ``_Pragma(...)`` with their balanced parentheses (newlines
+    kept): hints to the compiler that change no result the emulator computes."""
+    while m := _ATTRIBUTE.search(text):
+        depth = 0
+        for j in range(m.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+        else:
+            line = text.count("\n", 0, m.start()) + 1
+            raise CompileError(f"{m.group(0).rstrip('( ')}: unbalanced parentheses", line,
+                               m.start() - text.rfind("\n", 0, m.start()), m.group(0).rstrip("( "))
+        text = text[:m.start()] + re.sub(r"[^\n]", " ", text[m.start():j + 1]) + text[j + 1:]
+    return text
+
+
 def _strip_cuda_words(text: str, result: Preprocessed) -> str:
-    text = _LAUNCH_BOUNDS.sub(_blank, text)
+    text = _blank_attributes(text)
     for m in _FUNC_KIND.finditer(text):
         kind = result.global_functions if m.group(1) == "__global__" else result.device_functions
         kind.add(m.group(2))
@@ -324,21 +513,40 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
     return re.sub(r"\b__shared__\b", "static    ", text)
 
 
-def preprocess(source: str, filename: str = "kernel.cu") -> Preprocessed:
-    """Preprocess CUDA C ``source``; raise CompileError for unsupported directives."""
+_INCLUDE_NAME = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(<[^>\n]*>|\"[^\"\n]*\"|[^\n]*)", re.M)
+
+
+def reads_files(source: str) -> bool:
+    """Whether ``source`` may include a file (anything but the built-in system headers)."""
+    if "include" not in source:
+        return False
+    for m in _INCLUDE_NAME.finditer(source):
+        spelled = m.group(1).strip()
+        if spelled[:1] not in ("<", '"') or spelled[1:-1].strip() not in BUILTIN_HEADERS:
+            return True
+    return False
+
+
+def preprocess(source: str, filename: str = "kernel.cu",
+               include_dirs: Sequence[str] = ()) -> Preprocessed:
+    """Preprocess CUDA C ``source``; raise CompileError for unsupported directives.
+
+    ``#include "name"`` is searched in ``include_dirs`` (see :mod:`gpulab.simt.includes`);
+    an included file's text is joined onto its ``#include`` line, so every line of
+    ``source`` keeps its number."""
     source = source.replace("\r\n", "\n")
     included, cg_headers = coop_groups.take_includes(source)
-    lines = _join_continuations(blank_comments(included).split("\n"))
-    lines, snapshots = _run_directives(lines)
-    result = Preprocessed(text="")
-    expanded: list[str] = []
-    for lineno, line in enumerate(lines, start=1):
-        spans: list[tuple[int, int, int, int]] = []
-        macros = snapshots[lineno - 1]
-        expanded.append(_Expander(macros).expand(line, lineno, spans=spans) if macros else line)
-        if spans:
-            result.expansions[lineno] = spans
-    body = _strip_cuda_words(coop_groups.lower("\n".join(expanded), result, cg_headers), result)
+    includer = Includer(filename, include_dirs)
+    expanded, expansions, inserted = _lower_file(included, {}, _IncludeHook(includer))
+    result = Preprocessed(text="", expansions=expansions, includes=inserted)
+    for lineno, inclusion in inserted.items():
+        expanded[lineno - 1] += inclusion.text
+    result.included_files = tuple(includer.read)
+    try:
+        body = _strip_cuda_words(coop_groups.lower("\n".join(expanded), result, cg_headers),
+                                 result)
+    except CompileError as exc:
+        raise result.relocate(exc) from None
     result.lines = source.split("\n")
     result.text = f'{TYPEDEF_PRELUDE}{coop_groups.typedef_prelude(result)}\n# 1 "{filename}"\n{body}\n'
     return result

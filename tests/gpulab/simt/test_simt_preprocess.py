@@ -66,7 +66,7 @@ def test_multi_line_macro_keeps_following_line_numbers():
 
 
 @pytest.mark.parametrize("source, construct", [
-    ("#include <cuda.h>\n", "#include"),
+    ("#include <thrust/sort.h>\n", "#include"),
     ("__constant__ float c[4];\n", "__constant__"),
     ("extern __shared__ float dyn[];\n", "extern __shared__"),
     ("template <int N> __global__ void k() {}\n", "template"),

@@ -42,7 +42,7 @@ REJECTIONS = [
                     "    std::vector<int> v;\n"
                     "    o[0] = 1;\n}\n", 2, r"std::vector|standard library", True),
     ("#include <vector>", "#include <vector>\n"
-                          'extern "C" __global__ void k(int *o) { o[0] = 1; }\n', 1, r"<vector>|\bvector\b", True),
+                          'extern "C" __global__ void k(int *o) { o[0] = 1; }\n', 1, r"<vector>|\bvector\b", False),
     ("grid-wide sync", "#include <cooperative_groups.h>\n"
                        "namespace cg = cooperative_groups;\n"
                        "__global__ void k(int *o) {\n"

@@ -13,6 +13,7 @@ import numpy as np
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
+from .layout import array_binding_problem, struct_argument
 from .machine import Counters, Machine
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
@@ -96,7 +97,11 @@ def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
     if not isinstance(value, np.ndarray):
         raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy array, "
                         f"got {type(value).__name__}")
-    if pointee is None or pointee.dtype is None or value.dtype != pointee.dtype:
+    if pointee is not None and pointee.is_struct:
+        problem = array_binding_problem(value, pointee)
+        if problem:
+            raise SimtError(f"argument {index} ({ptype} {name}): {problem}")
+    elif pointee is None or pointee.dtype is None or value.dtype != pointee.dtype:
         want = pointee.dtype.name if pointee is not None and pointee.dtype is not None else "?"
         raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy {want} array, "
                         f"got a {value.dtype.name} array")
@@ -125,6 +130,8 @@ def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any
     for index, ((name, ptype), value) in enumerate(zip(fn.params, args, strict=True)):
         if ptype.is_pointer:
             slots.append(_bind_array(mc, index, name, ptype, value, writebacks))
+        elif ptype.is_struct:
+            slots.extend(struct_argument(index, name, ptype, value))
         else:
             slots.append(_bind_scalar(index, name, ptype, value))
     return slots, writebacks

@@ -25,7 +25,7 @@ from pycparser import c_ast
 from . import ctypes_ as ct
 from .builtins_ import BUILTINS
 from .ctypes_ import CType
-from .errors import KernelFault
+from .errors import CompileError, KernelFault
 from .layout import VECTOR_TYPES, builtin_struct, numpy_dtype, struct_type
 from .machine import Mask
 from .structmem import StructRegLV, leaf_range, memory_struct, register_struct, select, zero_value
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from pycparser.c_ast import Node
 
     from .compiler import Function, Scope, Var
-    from .errors import CompileError
     from .machine import Site
     from .registers import Visible
 
@@ -68,6 +67,7 @@ class AggregateCompiler:
         self.member_info: dict[str, MemberInfo] = {}  # function name -> what it was in C++
         self.overloads: dict[tuple[str, str, str], list[str]] = {}  # (kind, owner, name) -> functions
         self.trivial_default: set[str] = set()  # structs whose default constructor is empty
+        self.default_args: dict[str, list[c_ast.Node | None]] = {}  # function -> per parameter
 
     # ------------------------------------------------------------------ types
     def struct_type(self, node: c_ast.Struct, declname: str | None = None) -> CType:
@@ -116,15 +116,25 @@ class AggregateCompiler:
         return elem.dtype
 
     def check_memory_struct(self, node: c_ast.Decl, elem: CType, space: str) -> None:
-        """Arrays of structs and ``__shared__`` structs run no constructor: CUDA allows them
-        only for structs without constructors or with an empty default constructor."""
-        if elem.layout is None or not self.overloads.get(("ctor", elem.name, elem.name)):
+        """A struct with constructors in a ``__shared__`` variable or an array needs a default
+        constructor. CUDA runs none for ``__shared__`` variables (NVCC warns that dynamic
+        initialization is not supported), and neither does the emulator; for a thread-local
+        array C++ would run it per element, which the emulator does only when it is empty."""
+        ctors = self.overloads.get(("ctor", elem.name, elem.name), []) if elem.layout else []
+        if not ctors:
             return
-        if elem.name not in self.trivial_default:
-            where = "__shared__ variables" if space == "shared" else "arrays"
-            raise self.error(node, f"{where} of struct {elem.name} need an empty default "
-                             f"constructor {elem.name}() {{}} (the emulator runs no constructor "
-                             "for them)", "constructor of a struct in memory")
+        if not any(self.callable_without_arguments(n) for n in ctors):
+            raise self.error(node, f"struct {elem.name} has no default constructor, so it cannot "
+                             f"be declared without arguments here", "no default constructor")
+        if space == "local" and elem.name not in self.trivial_default:
+            raise self.error(node, f"arrays of struct {elem.name} whose default constructor is "
+                             "not empty are not supported by the emulator",
+                             "constructor of an array element")
+
+    def callable_without_arguments(self, name: str) -> bool:
+        declared = len(self.functions[name].params) - 1  # less 'this'
+        defaults = self.member_info[name].defaults
+        return declared == 0 or (len(defaults) == declared and None not in defaults)
 
     # ------------------------------------------------------------------ member functions
     def adopt_member_functions(self, ast: c_ast.FileAST) -> None:
@@ -138,14 +148,32 @@ class AggregateCompiler:
                                             coord.column if coord else None)
             if info is None:
                 continue
+            declared = decl.type.args.params if decl.type.args else []
+            if isinstance(ext, c_ast.FuncDef) and info.kind == "ctor" and not ext.body.block_items \
+                    and (not declared or (len(info.defaults) == len(declared) and None not in info.defaults)):
+                self.trivial_default.add(info.owner or "")  # an empty default constructor
             if info.owner is not None:
                 self.add_this_parameter(decl, info)
             name = self.member_function_name(info, decl)
             decl.name = name
             self.member_info[name] = info
-            if isinstance(ext, c_ast.FuncDef) and info.kind == "ctor" and not ext.body.block_items \
-                    and not (decl.type.args and decl.type.args.params):
-                self.trivial_default.add(info.owner or "")
+            if info.defaults:
+                lead: list[c_ast.Node | None] = [None] if info.owner is not None else []
+                self.default_args[name] = lead + [None if d is None else self.parse_default(d, decl)
+                                                  for d in info.defaults]
+
+    def parse_default(self, text: str, decl: c_ast.Decl) -> c_ast.Node:
+        """A default argument's expression (evaluated at each call, as C++ does)."""
+        from pycparser import c_parser
+        try:
+            ast = c_parser.CParser().parse(f"void f(void) {{ ({text}); }}")
+        except Exception:
+            raise self.error(decl, f"the default argument '{text}' is not supported by the "
+                             "emulator", "default argument") from None
+        node = ast.ext[0].body.block_items[0]
+        for n in _walk(node):
+            n.coord = decl.coord  # errors point at the function
+        return node
 
     def member_function_name(self, info: MemberInfo, decl: c_ast.Decl) -> str:
         base = {"method": f"{info.owner}::{info.name}", "ctor": f"{info.owner}::{info.name}",
@@ -392,10 +420,12 @@ class AggregateCompiler:
             return value
         if dst.layout is not None and value.ctype.layout is None:
             ctors = self.overloads.get(("ctor", dst.name, dst.name), [])
-            usable = [n for n in ctors if len(self.functions[n].params) == 2
-                      and not self.member_info[n].explicit]
-            if usable:  # a converting constructor
-                return self.construct(dst, [value], node, usable)
+            usable = [n for n in ctors if not self.member_info[n].explicit]
+            if usable:  # a converting constructor, if one takes this value
+                try:
+                    return self.construct(dst, [value], node, usable)
+                except CompileError:
+                    pass
         raise self.error(node, f"cannot convert {value.ctype} to {dst}", "conversion")
 
     # ------------------------------------------------------------------ calls
@@ -406,17 +436,23 @@ class AggregateCompiler:
             self.overloads.get(("ctor", ctype.name, ctype.name), [])
         zero = zero_value(ctype)
         this = CExpr(ctype, lambda fr, m: zero)
-        fn = self.resolve_overload(names, [this, *args], node, f"constructor {ctype.name}")
-        return self.call_function(fn, [this, *args], node, result="this")
+        full = [this, *args]  # resolve_overload appends default arguments
+        fn = self.resolve_overload(names, full, node, f"constructor {ctype.name}")
+        return self.call_function(fn, full, node, result="this")
 
     def resolve_overload(self, names: list[str], args: list[CExpr], node: c_ast.Node,
                          what: str) -> Function:
-        """The function of an overload set the arguments select (exact matches win)."""
+        """The function of an overload set the arguments select (exact matches win); its
+        default arguments are appended to ``args``."""
         scored: list[tuple[int, str]] = []
         for name in names:
-            score = _match_score(self.functions[name].params, args)
-            if score is not None:
-                scored.append((score, name))
+            params = self.functions[name].params
+            defaults = self.default_args.get(name, [])
+            needed = next((i for i, d in enumerate(defaults) if d is not None), len(params))
+            if needed <= len(args) <= len(params):
+                score = _match_score(params[:len(args)], args)
+                if score is not None:
+                    scored.append((score, name))
         if not scored:
             shown = ", ".join(str(_shown_type(a.ctype)) for a in args)
             raise self.error(node, f"no {what} takes ({shown})", f"call to {what}")
@@ -424,7 +460,11 @@ class AggregateCompiler:
         if len(scored) > 1 and scored[0][0] == scored[1][0]:
             raise self.error(node, f"the call to {what} is ambiguous ({scored[0][1]} or "
                              f"{scored[1][1]})", f"ambiguous call to {what}")
-        return self.functions[scored[0][1]]
+        fn = self.functions[scored[0][1]]
+        from .compiler import Scope
+        defaults = self.default_args.get(fn.name, [])
+        args.extend(self.scalar(d, Scope()) for d in defaults[len(args):] if d is not None)
+        return fn
 
     def call_function(self, fn: Function, args: list[CExpr], node: c_ast.Node,
                       result: str = "return", write_back: LValue | None = None) -> CExpr:
@@ -512,10 +552,11 @@ class AggregateCompiler:
             what = "a data member, not a member function" if member is not None else "not a member"
             raise self.error(node, f"'{name}' is {what} of struct {obj.ctype}",
                              f"member function {name}")
-        fn = self.resolve_overload(names, [obj, *args], node, f"{obj.ctype.name}::{name}")
+        full = [obj, *args]  # resolve_overload appends default arguments
+        fn = self.resolve_overload(names, full, node, f"{obj.ctype.name}::{name}")
         info = self.member_info[fn.name]
         write_back = None if info.const else obj.lv
-        return self.call_function(fn, [obj, *args], node, write_back=write_back)
+        return self.call_function(fn, full, node, write_back=write_back)
 
     def implicit_method_call(self, node: c_ast.FuncCall, scope: Scope) -> CExpr | None:
         """``f(args)`` inside a member function calls the member ``f`` on ``this``."""
@@ -585,6 +626,12 @@ class AggregateCompiler:
                 return y if x is None else x
             return select(cv, x, y)
         return CExpr(a.ctype, run, False)
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
 
 
 def _parts_of(ctype: CType) -> list[CType]:

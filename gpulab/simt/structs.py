@@ -60,6 +60,7 @@ class MemberInfo:
     const: bool = False  # a const method (``this`` cannot be changed)
     this_ref: bool = False  # a free operator whose first parameter is a non-const reference
     explicit: bool = False  # an explicit constructor (not used for implicit conversions)
+    defaults: tuple[str | None, ...] = ()  # default argument text per declared parameter
 
 
 @dataclass
@@ -112,6 +113,7 @@ class _Lowerer:
         self.paren_literal_offsets: list[int] = []
         self.paren_decl_offsets: list[int] = []
         self.counter = 0
+        self.defaults: tuple[str | None, ...] = ()  # of the parameter list lowered last
 
     # ------------------------------------------------------------------ helpers
     def line_col(self, offset: int, text: str | None = None) -> tuple[int, int]:
@@ -219,8 +221,9 @@ class _Lowerer:
         line_start = self.text.rfind("\n", 0, start)
         if line_start > self.toks[open_brace].start:
             self.edit(line_start, line_start, closing)  # at the end of the line above
-        else:
-            self.edit(start, start, closing + " ")
+        else:  # the struct's first line: right after the token before the function
+            end_before = self.toks[first - 1].end
+            self.edit(end_before, end_before, closing)
         self.blank(close, semi - 1 if alias else close)
         self.blank(semi, semi)
 
@@ -350,7 +353,7 @@ class _Lowerer:
                 raise self.error(fn.name, "friend functions other than operators are not "
                                  "supported by the emulator", "friend function")
             self.params(fn.open_paren, fn.close_paren, allow_this_ref=False)
-            info = MemberInfo("method", type_name, self.tok(fn.name), const)
+            info = MemberInfo("method", type_name, self.tok(fn.name), const, defaults=self.defaults)
             self.method_names.append((self.toks[fn.name].start, info))
         self.function_body(fn.body_open, type_name)
 
@@ -374,7 +377,7 @@ class _Lowerer:
         if not symbol or symbol[0].isalpha() or symbol[0] == "_":
             raise self.error(k, f"conversion operators (operator {symbol}) are not supported by "
                              "the emulator", "conversion operator")
-        if symbol in ("=", "new", "delete", "->", ",", "&&", "||"):
+        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "[]", "()"):
             raise self.error(k, f"operator{symbol} is not supported by the emulator",
                              f"operator{symbol}")
         close_paren = self.match(open_paren)
@@ -382,7 +385,8 @@ class _Lowerer:
                                allow_this_ref=owner is None and symbol in _COMPOUND_OPS)
         name = self.fresh("_o", self.toks[open_paren - 1].end - self.toks[k].start)
         self.edit(self.toks[k].start, self.toks[open_paren - 1].end, name)
-        self.table.by_name[name] = MemberInfo("operator", owner, symbol, const, this_ref)
+        self.table.by_name[name] = MemberInfo("operator", owner, symbol, const, this_ref,
+                                              defaults=self.defaults)
 
     def fresh(self, prefix: str, width: int) -> str:
         name = f"{prefix}{self.counter}"
@@ -396,6 +400,7 @@ class _Lowerer:
         start = open_paren + 1
         index = 0
         depth = 0
+        defaults: list[str | None] = []
         for j in range(open_paren + 1, close_paren + 1):
             t = self.tok(j)
             if t in ("(", "[", "{"):
@@ -403,15 +408,28 @@ class _Lowerer:
             elif t in (")", "]", "}") and j != close_paren:
                 depth -= 1
             if (t == "," and depth == 0) or j == close_paren:
-                this_ref |= self.param(start, j - 1, index, allow_this_ref)
+                if j > start or index > 0:
+                    this_ref |= self.param(start, j - 1, index, allow_this_ref, defaults)
                 start, index = j + 1, index + 1
+        if any(d is not None for d in defaults):
+            first = next(i for i, d in enumerate(defaults) if d is not None)
+            if any(d is None for d in defaults[first:]):
+                raise self.error(open_paren, "default arguments must be the last parameters",
+                                 "default argument")
+        self.defaults = tuple(defaults) if any(d is not None for d in defaults) else ()
         return this_ref
 
-    def param(self, a: int, b: int, index: int, allow_this_ref: bool) -> bool:
+    def param(self, a: int, b: int, index: int, allow_this_ref: bool,
+              defaults: list[str | None]) -> bool:
         words = [self.tok(j) for j in range(a, b + 1)]
-        if "=" in words:
-            raise self.error(a + words.index("="), "default arguments of member functions and "
-                             "operators are not supported by the emulator", "default argument")
+        if "=" in words:  # a default argument: the compiler evaluates it at each call
+            eq = a + words.index("=")
+            defaults.append(self.text[self.toks[eq + 1].start:self.toks[b].end])
+            self.blank(eq, b)
+            b = eq - 1
+            words = words[:eq - a]
+        else:
+            defaults.append(None)
         if "&" not in words and "&&" not in words:
             return False
         amp = a + (words.index("&") if "&" in words else words.index("&&"))
@@ -427,6 +445,7 @@ class _Lowerer:
 
     def lower_constructor(self, fn: _Function, tag: str, type_name: str, explicit: bool) -> None:
         self.params(fn.open_paren, fn.close_paren, allow_this_ref=False)
+        defaults = self.defaults
         name_tok = self.toks[fn.name]
         name = self.fresh("_c", len(name_tok.text))
         line_start = self.text.rfind("\n", 0, name_tok.start) + 1
@@ -436,7 +455,7 @@ class _Lowerer:
         else:
             self.edit(name_tok.start, name_tok.end, "void " + name)
         self.table.by_name[name] = MemberInfo(
-            "ctor", type_name, type_name, False, False, explicit)
+            "ctor", type_name, type_name, False, False, explicit, defaults)
         colon = fn.close_paren + 1
         while colon < fn.body_open and self.tok(colon) != ":":
             colon += 1

@@ -454,8 +454,10 @@ class AggregateCompiler:
                 if score is not None:
                     scored.append((score, name))
         if not scored:
-            shown = ", ".join(str(_shown_type(a.ctype)) for a in args)
-            raise self.error(node, f"no {what} takes ({shown})", f"call to {what}")
+            types = [str(_shown_type(a.ctype)) for a in args]
+            if what.startswith("operator"):
+                raise self.error(node, f"no {what} is defined for {' and '.join(types)}", what)
+            raise self.error(node, f"no {what} takes ({', '.join(types)})", f"call to {what}")
         scored.sort()
         if len(scored) > 1 and scored[0][0] == scored[1][0]:
             raise self.error(node, f"the call to {what} is ambiguous ({scored[0][1]} or "

@@ -13,7 +13,7 @@ import numpy as np
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
-from .layout import array_binding_problem, struct_argument
+from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Machine
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
@@ -226,3 +226,13 @@ def _execute(mc: Machine, fn: Function, slots: list[Any]) -> None:
     except Exception as exc:  # a bug in the emulator must still surface as a SimtError
         raise SimtError(f"{mc.kernel}: internal error in the emulator ({type(exc).__name__}: "
                         f"{exc}); please report this kernel") from exc
+
+
+def struct_dtype(source: str, name: str, filename: str = "kernel.cu") -> np.dtype:
+    """The numpy dtype with the C layout of struct ``name`` of ``source`` (or of a CUDA vector
+    type such as ``float4``): a structured dtype whose arrays bind to ``name*`` parameters and
+    whose scalars (``np.zeros((), dtype)[()]``) pass a struct by value."""
+    ctype = VECTOR_TYPES.get(name) or compile_source(source, filename).structs.get(name)
+    if ctype is None:
+        raise SimtError(f"no struct named {name!r} in the source")
+    return numpy_dtype(ctype)

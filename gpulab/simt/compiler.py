@@ -270,7 +270,8 @@ class Compiler(AggregateCompiler):
         for fdef in defs:
             self.compile_function(fdef)
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
-                       self.local_bytes, self.register_table(), dict(self.structs))
+                       self.local_bytes, self.register_table(),
+                       {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}})
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type

@@ -122,6 +122,13 @@ def _bind_scalar(index: int, name: str, ptype: CType, value: Any) -> Any:
         raise SimtError(f"argument {index} ({ptype} {name}): cannot convert {value!r}") from exc
 
 
+def _member_binder(mc: Machine, index: int, name: str,
+                   writebacks: list[tuple[np.ndarray, np.ndarray]]) -> Callable[[str, CType, Any], Any]:
+    def bind(path: str, ptype: CType, value: Any) -> Any:
+        return _bind_array(mc, index, f"{name}.{path}", ptype, value, writebacks)
+    return bind
+
+
 def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any], list]:
     if len(args) != len(fn.params):
         raise SimtError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
@@ -130,8 +137,9 @@ def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any
     for index, ((name, ptype), value) in enumerate(zip(fn.params, args, strict=True)):
         if ptype.is_pointer:
             slots.append(_bind_array(mc, index, name, ptype, value, writebacks))
-        elif ptype.is_struct:
-            slots.extend(struct_argument(index, name, ptype, value))
+        elif ptype.is_struct:  # by value; a pointer member binds an array like a parameter
+            slots.extend(struct_argument(index, name, ptype, value,
+                                         _member_binder(mc, index, name, writebacks)))
         else:
             slots.append(_bind_scalar(index, name, ptype, value))
     return slots, writebacks

@@ -16,6 +16,7 @@ leaf is its own access (``float3``, a struct of three floats: three 4-byte acces
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -229,8 +230,9 @@ def _same_layout(dt: np.dtype, want: np.dtype) -> bool:
 
 def _component_view_ok(value: np.ndarray, ctype: CType) -> bool:
     """A vector type may also be bound from an array of its component with a last axis of
-    its length (``float4*`` from an (n, 4) float32 array); a struct of two floats or two
-    doubles from complex64/complex128 (same bytes: real part first)."""
+    its length (``float4*`` from an (n, 4) float32 array) or a flat one whose size is a
+    multiple of it (as ``gpulab emulate --arg float32[4096]`` makes); a struct of two floats
+    or two doubles from complex64/complex128 (same bytes: real part first)."""
     lay = ctype.layout
     assert lay is not None
     dtypes = {leaf.memory_dtype for leaf in lay.leaves}
@@ -238,8 +240,9 @@ def _component_view_ok(value: np.ndarray, ctype: CType) -> bool:
         return False
     comp = dtypes.pop()
     packed = lay.size == comp.itemsize * len(lay.leaves)
+    n = len(lay.leaves)
     if lay.vector and packed and value.dtype == comp and value.ndim >= 1 \
-            and value.shape[-1] == len(lay.leaves):
+            and (value.shape[-1] == n or (value.ndim == 1 and value.size % n == 0)):
         return True
     complex_of = {np.dtype(np.float32): np.dtype(np.complex64),
                   np.dtype(np.float64): np.dtype(np.complex128)}
@@ -262,14 +265,19 @@ def array_binding_problem(value: np.ndarray, ctype: CType) -> str | None:
             f"(simt.numpy_dtype gives it){extra}; got a {value.dtype} array")
 
 
-def scalar_leaves(value: object, ctype: CType) -> tuple | None:
+def scalar_leaves(value: object, ctype: CType,
+                  bind_pointer: Callable[[str, CType, object], object] | None = None,
+                  prefix: str = "") -> tuple | None:
     """The leaf values of a struct argument given as a numpy structured scalar with the
-    struct's layout or as a (nested) tuple with one entry per member; None if neither."""
+    struct's layout or as a (nested) tuple with one entry per member; None if neither.
+    A pointer member takes a numpy array (or None), bound by ``bind_pointer(path, type,
+    array)``; a structured scalar cannot hold one (its bytes are no device address)."""
     lay = ctype.layout
     assert lay is not None
     if isinstance(value, (np.void, np.ndarray)) and getattr(value, "dtype", None) is not None \
             and value.dtype.names is not None:
-        if not _same_layout(value.dtype, numpy_dtype(ctype)):
+        if not _same_layout(value.dtype, numpy_dtype(ctype)) \
+                or any(leaf.ctype.dtype is None for leaf in lay.leaves):
             return None
         raw = np.asarray(value).reshape(1).view(np.uint8)
         return tuple(raw[leaf.offset:leaf.offset + leaf.memory_dtype.itemsize].view(leaf.memory_dtype)[0]
@@ -279,10 +287,12 @@ def scalar_leaves(value: object, ctype: CType) -> tuple | None:
     out: list = []
     for item, m in zip(value, lay.members, strict=True):
         if m.ctype.layout is not None:
-            inner = scalar_leaves(item, m.ctype)
+            inner = scalar_leaves(item, m.ctype, bind_pointer, f"{prefix}{m.name}.")
             if inner is None:
                 return None
             out.extend(inner)
+        elif m.ctype.is_pointer and bind_pointer is not None:
+            out.append(bind_pointer(prefix + m.name, m.ctype, item))
         elif m.ctype.is_array or m.ctype.dtype is None:
             return None
         else:
@@ -290,12 +300,14 @@ def scalar_leaves(value: object, ctype: CType) -> tuple | None:
     return tuple(out)
 
 
-def struct_argument(index: int, name: str, ctype: CType, value: object) -> tuple:
+def struct_argument(index: int, name: str, ctype: CType, value: object,
+                    bind_pointer: Callable[[str, CType, object], object] | None = None) -> tuple:
     """The leaf values of a struct kernel argument passed by value, or a SimtError."""
-    leaves = scalar_leaves(value, ctype)
+    leaves = scalar_leaves(value, ctype, bind_pointer)
     if leaves is None:
         members = ", ".join(m.name for m in ctype.layout.members) if ctype.layout else ""
         raise SimtError(f"argument {index} ({ctype} {name}): expected a tuple with one value per "
-                        f"member ({members}) or a numpy structured scalar with {ctype}'s layout "
-                        f"(simt.numpy_dtype), got {type(value).__name__}")
+                        f"member ({members}; a numpy array for a pointer member) or a numpy "
+                        f"structured scalar with {ctype}'s layout (simt.struct_dtype), got "
+                        f"{type(value).__name__}")
     return leaves

@@ -412,3 +412,25 @@ def test_a_file_scope_struct_is_not_called_a_global_variable():
     p = np.zeros(1, simt.struct_dtype(src, "P"))
     _run(src, "k", 1, 1, [p])
     assert p["x"][0] == 1.0
+
+
+def test_a_struct_of_device_pointers_passes_by_value_with_arrays_for_its_pointers():
+    src = r"""
+    struct Bufs { const float* x; float* y; int n; };
+    struct Stat { float sum; int count; };
+    extern "C" __global__ void k(Bufs b, Stat* total) {
+        __shared__ Stat s;
+        int i = threadIdx.x;
+        if (i == 0) { s.sum = 0.0f; s.count = 0; }
+        __syncthreads();
+        if (i < b.n) { b.y[i] = 2.0f * b.x[i]; atomicAdd(&s.count, 1); atomicAdd(&total->sum, b.x[i]); }
+        __syncthreads();
+        if (i == 0) total->count = s.count;
+    }"""
+    x, y = np.arange(40, dtype=np.float32), np.zeros(40, np.float32)
+    total = np.zeros(1, simt.struct_dtype(src, "Stat"))
+    _run(src, "k", 1, 64, [(x, y, 40), total])
+    np.testing.assert_array_equal(y, 2 * x)
+    assert (total["sum"][0], total["count"][0]) == (x.sum(), 40)
+    with pytest.raises(simt.SimtError, match=r"argument 0 \(float\* b\.y\): expected a numpy float32"):
+        simt.launch(src, "k", 1, 64, [(x, np.zeros(40, np.int32), 40), total])

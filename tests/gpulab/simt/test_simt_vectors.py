@@ -198,3 +198,21 @@ def test_vector_locals_copy_by_value_and_pass_through_device_functions():
     _run(src, "k", 1, 8, [out])
     t = np.arange(8, dtype=np.float32)
     np.testing.assert_array_equal(out, t + 1000 + 1000 + 10 * t * 10000)
+
+
+def test_helper_math_style_operators_on_vector_types():
+    src = r"""
+    inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+    inline __host__ __device__ float2 operator*(float s, float2 a) { return make_float2(s * a.x, s * a.y); }
+    inline __host__ __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }
+    extern "C" __global__ void k(const float2* p, float2* out) {
+        int t = threadIdx.x;
+        float2 acc = make_float2(0, 0);
+        acc += p[t];
+        acc += 2.0f * p[t] + p[0];
+        out[t] = acc;
+    }"""
+    p = np.random.default_rng(0).random((32, 2)).astype(np.float32)
+    out = np.zeros_like(p)
+    _run(src, "k", 1, 32, [p, out])
+    np.testing.assert_array_equal(out, p + (2 * p + p[0]))

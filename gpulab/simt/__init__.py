@@ -121,14 +121,28 @@ padding lane); ``registers[warp].lane(k, lane)`` one lane's defined values. Valu
 stored as changes in numpy columns, at most ``trace.MAX_REGISTER_CHANGES_PER_WARP``
 (20,000) change records per warp (``RegisterTrace.truncated`` says when the cap was hit).
 
+Structs and vector types (:mod:`.layout`, :mod:`.aggregates`, :mod:`.structs`): CUDA's
+``float2/3/4``, ``int2/3/4``, ``uint4``, ``double2`` ... with ``.x .y .z .w``, ``make_float4(...)``
+and the sizes and alignments of ``vector_types.h``; user structs (``struct T {...};``,
+``typedef struct {...} T;``, nested structs, member arrays in memory) with C layout, as
+locals, parameters, return values, ``__shared__`` and local arrays and behind pointers
+(``p->f``, ``a[i].f``); member functions, ``this``, constructors (initializer lists, default
+arguments), operators (member and free, chosen by operand types), ``T{...}``/``T(...)``
+temporaries and aggregate initializers. A whole-struct load or store is one access per
+chunk the GPU would use (a ``float4`` is one aligned 16-byte access per lane). A ``T*``
+parameter takes a numpy array with T's layout (:func:`struct_dtype`; a vector type also an
+array of its component with a last axis of its length, a struct of two floats also
+complex64); a struct parameter by value takes a tuple or a structured scalar.
+
 Syntax errors raise :class:`CompileError` with ``line`` and ``column`` in the original
 source (through macros and conditionals); a missing ``;`` is reported at the end of the
 line that lacks it, and a source that ends inside a construct at its last token.
 """
 
-from .api import LaunchResult, launch
+from .api import LaunchResult, launch, struct_dtype
 from .compiler import compile_source
 from .errors import Cancelled, CompileError, KernelFault, SimtError
+from .layout import numpy_dtype
 from .trace import RegisterTrace, TraceStep
 
 __all__ = [
@@ -141,4 +155,6 @@ __all__ = [
            "TraceStep",
            "compile_source",
            "launch",
+           "numpy_dtype",
+           "struct_dtype",
 ]

@@ -14,6 +14,7 @@ import numpy as np
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
+from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Machine
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
@@ -97,7 +98,11 @@ def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
     if not isinstance(value, np.ndarray):
         raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy array, "
                         f"got {type(value).__name__}")
-    if pointee is None or pointee.dtype is None or value.dtype != pointee.dtype:
+    if pointee is not None and pointee.is_struct:
+        problem = array_binding_problem(value, pointee)
+        if problem:
+            raise SimtError(f"argument {index} ({ptype} {name}): {problem}")
+    elif pointee is None or pointee.dtype is None or value.dtype != pointee.dtype:
         want = pointee.dtype.name if pointee is not None and pointee.dtype is not None else "?"
         raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy {want} array, "
                         f"got a {value.dtype.name} array")
@@ -118,6 +123,13 @@ def _bind_scalar(index: int, name: str, ptype: CType, value: Any) -> Any:
         raise SimtError(f"argument {index} ({ptype} {name}): cannot convert {value!r}") from exc
 
 
+def _member_binder(mc: Machine, index: int, name: str,
+                   writebacks: list[tuple[np.ndarray, np.ndarray]]) -> Callable[[str, CType, Any], Any]:
+    def bind(path: str, ptype: CType, value: Any) -> Any:
+        return _bind_array(mc, index, f"{name}.{path}", ptype, value, writebacks)
+    return bind
+
+
 def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any], list]:
     if len(args) != len(fn.params):
         raise SimtError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
@@ -126,6 +138,9 @@ def _bind_args(mc: Machine, fn: Function, args: Sequence[Any]) -> tuple[list[Any
     for index, ((name, ptype), value) in enumerate(zip(fn.params, args, strict=True)):
         if ptype.is_pointer:
             slots.append(_bind_array(mc, index, name, ptype, value, writebacks))
+        elif ptype.is_struct:  # by value; a pointer member binds an array like a parameter
+            slots.extend(struct_argument(index, name, ptype, value,
+                                         _member_binder(mc, index, name, writebacks)))
         else:
             slots.append(_bind_scalar(index, name, ptype, value))
     return slots, writebacks
@@ -222,3 +237,13 @@ def _execute(mc: Machine, fn: Function, slots: list[Any]) -> None:
     except Exception as exc:  # a bug in the emulator must still surface as a SimtError
         raise SimtError(f"{mc.kernel}: internal error in the emulator ({type(exc).__name__}: "
                         f"{exc}); please report this kernel") from exc
+
+
+def struct_dtype(source: str, name: str, filename: str = "kernel.cu") -> np.dtype:
+    """The numpy dtype with the C layout of struct ``name`` of ``source`` (or of a CUDA vector
+    type such as ``float4``): a structured dtype whose arrays bind to ``name*`` parameters and
+    whose scalars (``np.zeros((), dtype)[()]``) pass a struct by value."""
+    ctype = VECTOR_TYPES.get(name) or compile_source(source, filename).structs.get(name)
+    if ctype is None:
+        raise SimtError(f"no struct named {name!r} in the source")
+    return numpy_dtype(ctype)

@@ -22,6 +22,7 @@ import numpy as np
 from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
+from .aggregates import AggregateCompiler, needs_struct_call
 from .builtins_ import BUILTINS
 from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
@@ -29,6 +30,8 @@ from .errors import CompileError, KernelFault
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed, preprocess, reads_files
 from .registers import RegisterTable, Visible
+from .structmem import memory_struct
+from .structs import StructTable, lower_structs
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 
 Stmt = Callable[[Frame, Mask], Mask]
@@ -42,7 +45,7 @@ _DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 class Var:
     """A name in scope: a register slot, or a fixed address (arrays, shared scalars)."""
 
-    kind: str  # "reg", "array" or "mem"
+    kind: str  # "reg", "array", "mem" or "struct" (leaves in consecutive slots from ``slot``)
     ctype: CType
     slot: int = -1
     address: int = 0
@@ -86,6 +89,7 @@ class Program:
     shared_bytes: int = 0
     local_bytes: int = 0
     registers: RegisterTable = field(default_factory=RegisterTable)
+    structs: dict[str, CType] = field(default_factory=dict)  # struct types by name
 
     @property
     def kernels(self) -> list[str]:
@@ -137,10 +141,10 @@ def _is_const(type_node: c_ast.Node) -> bool:
     return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
 
 
-class Compiler(CoopGroups):
+class Compiler(AggregateCompiler, CoopGroups):
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
-    def __init__(self, pre: Preprocessed, filename: str) -> None:
+    def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None) -> None:
         self.pre = pre
         self.filename = filename
         self.functions: dict[str, Function] = {}
@@ -154,6 +158,7 @@ class Compiler(CoopGroups):
         self.scope_ids: dict[tuple[int, ...], int] = {}
         self.loop_depth = 0
         self.defined: dict[str, int] = {}  # function name -> line of its definition
+        self.init_aggregates(structs)
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -212,6 +217,8 @@ class Compiler(CoopGroups):
     # ------------------------------------------------------------------ types
     def resolve_type(self, node: c_ast.Node) -> CType:
         if isinstance(node, c_ast.TypeDecl):
+            if isinstance(node.type, c_ast.Struct):
+                return self.struct_type(node.type, node.declname)
             return self.resolve_type(node.type)
         if isinstance(node, c_ast.Typename):
             return self.resolve_type(node.type)
@@ -241,6 +248,7 @@ class Compiler(CoopGroups):
     # ------------------------------------------------------------------ top level
     def compile(self, ast: c_ast.FileAST) -> Program:
         defs = []
+        self.adopt_member_functions(ast)
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef) and self.cg_typedef(ext):
                 continue  # a cooperative-groups type name (coop_groups.typedef_prelude)
@@ -255,6 +263,8 @@ class Compiler(CoopGroups):
                 defs.append(ext)
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
                 self.declare_function(ext, None)
+            elif isinstance(ext, c_ast.Decl) and ext.name is None and isinstance(ext.type, c_ast.Struct):
+                self.struct_type(ext.type)  # a struct definition, not a variable
             elif isinstance(ext, c_ast.Decl):
                 raise self.error(ext, "global variables (__device__/__constant__ data) are not "
                                  "supported by the emulator", "global variable")
@@ -264,7 +274,8 @@ class Compiler(CoopGroups):
         for fdef in defs:
             self.compile_function(fdef)
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
-                       self.local_bytes, self.register_table())
+                       self.local_bytes, self.register_table(),
+                       {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}})
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type
@@ -305,6 +316,9 @@ class Compiler(CoopGroups):
         const_params = {p.name for p in (fdef.decl.type.args.params if fdef.decl.type.args else [])
                         if isinstance(p, c_ast.Decl) and _is_const(p.type)}
         for name, ptype in fn.params:
+            if ptype.is_struct:
+                self.struct_param(name, ptype, scope, name in const_params)
+                continue
             scope.names[name] = self.register_var(name, ptype)
             scope.names[name].const = name in const_params
         body, _ = self.visit(fdef.body, scope)
@@ -396,6 +410,8 @@ class Compiler(CoopGroups):
             return self.declare_memory(node, ctype, scope, "shared"), False
         if ctype.is_array:
             return self.declare_memory(node, ctype, scope, "local"), False
+        if ctype.is_struct:
+            return self.declare_struct(node, ctype, scope), False
         init = self.initializer(node, ctype, scope)
         var = self.register_var(node.name, ctype)
         slot = var.slot
@@ -446,10 +462,15 @@ class Compiler(CoopGroups):
         while elem.is_array:
             count *= elem.length
             elem = elem.pointee  # type: ignore[assignment]
-        if elem.dtype is None:
+        dtype = self.memory_dtype(elem)
+        if dtype is None:
             raise self.error(node, f"{space} arrays of pointers are not supported",
                              f"{space} pointer array")
-        nbytes = count * elem.dtype.itemsize
+        self.check_memory_struct(node, elem, space)
+        if elem.is_struct and node.init is not None:
+            raise self.error(node, "initialized arrays of structs are not supported by the emulator",
+                             "struct array initializer")
+        nbytes = count * dtype.itemsize
         if space == "shared":
             offset = self.shared_bytes
             self.shared_bytes = _align(offset + nbytes, 16)
@@ -459,7 +480,7 @@ class Compiler(CoopGroups):
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
-        self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
+        self.memory.append(MemoryDecl(node.name, space, offset, dtype, count))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base,
                                      line=self.position(node)[0] or 0)
@@ -606,6 +627,8 @@ class Compiler(CoopGroups):
     def visit_Return(self, node: c_ast.Return, scope: Scope) -> tuple[Stmt, bool]:
         fn = self.current
         assert fn is not None
+        if fn.ret.is_struct:
+            return self.struct_return(node, scope)
         site = self.site(node)
         value = None
         if node.expr is not None:
@@ -670,6 +693,8 @@ class Compiler(CoopGroups):
             slot = var.slot
             return CExpr(var.ctype, lambda fr, m: fr.v[slot], True, None,
                          VarLV(slot, var.ctype))
+        if var.kind == "struct":
+            return self.struct_variable(var)
         address = np.int64(var.address)
         if var.kind == "array":
             return CExpr(var.ctype, lambda fr, m: address, True, None)
@@ -698,6 +723,8 @@ class Compiler(CoopGroups):
         """An lvalue in memory; arrays (rows of 2-D arrays) stay addresses."""
         if ctype.is_array:
             return CExpr(ctype, addr.ev, addr.pure, None)
+        if ctype.is_struct:
+            return memory_struct(addr, ctype, self.site(node))
         if ctype.dtype is None:
             raise self.error(node, f"cannot access memory of type {ctype}", "void access")
         lv = MemLV(addr, ctype, self.site(node))
@@ -716,10 +743,9 @@ class Compiler(CoopGroups):
                 raise self.error(node.field, f"{base.name} has fields x, y and z",
                                  f"{base.name}.{node.field.name}")
             return self.dim_builtin(base.name, axis)
-        if isinstance(base, c_ast.FuncCall):  # block.thread_index().x
-            return self.cg_member(node, scope)
-        raise self.error(node, "structs and member access are not supported by the emulator",
-                         "struct member access")
+        if isinstance(base, c_ast.FuncCall) and is_group(self.expr(base, scope).ctype):
+            return self.cg_member(node, scope)  # block.thread_index().x
+        return self.member_access(node, scope)
 
     def dim_builtin(self, name: str, axis: int) -> CExpr:
         if name == "threadIdx":
@@ -768,6 +794,8 @@ class Compiler(CoopGroups):
                 raise self.error(node, "only pointers can be dereferenced", "dereference")
             return self.memory_ref(ptr, ptr.ctype.pointee, node)  # type: ignore[arg-type]
         operand = self.scalar(node.expr, scope)
+        if operand.ctype.is_struct:
+            return self.operator_call(op, [operand], node)
         if op == "!":
             t = truth(operand)
             return self.fold(CExpr(ct.TRUTH, lambda fr, m: np.logical_not(t(fr, m)),
@@ -828,6 +856,8 @@ class Compiler(CoopGroups):
         """Implicit conversion as in assignment/initialization/argument passing."""
         if is_group(dst) or is_group(value.ctype):
             return self.cg_convert(value, dst, node)
+        if dst.is_struct or value.ctype.is_struct:
+            return self.struct_convert(value, dst, node)
         if value.ctype.is_array:
             value = CExpr(ct.pointer_to(value.ctype.pointee), value.ev, value.pure)  # type: ignore[arg-type]
         if dst.is_pointer:
@@ -843,6 +873,8 @@ class Compiler(CoopGroups):
 
     def expr_Assignment(self, node: c_ast.Assignment, scope: Scope) -> CExpr:
         lv = self.lvalue(node.lvalue, scope)
+        if lv.ctype.is_struct and node.op != "=":
+            return self.struct_compound_assignment(node, lv, scope)
         if node.op == "=":
             rhs = self.assign_convert(self.scalar(node.rvalue, scope), lv.ctype, node.rvalue).ev
 
@@ -900,6 +932,8 @@ class Compiler(CoopGroups):
         return self.binary(node.op, left, right, node)
 
     def binary(self, op: str, left: CExpr, right: CExpr, node: c_ast.Node) -> CExpr:
+        if left.ctype.is_struct or right.ctype.is_struct:
+            return self.operator_call(op, [left, right], node)
         if op in ("&&", "||"):
             return self.logical(op, left, right)
         if left.ctype.is_pointer or right.ctype.is_pointer:
@@ -982,6 +1016,8 @@ class Compiler(CoopGroups):
         cond = self.scalar(node.cond, scope)
         a = self.scalar(node.iftrue, scope)
         b = self.scalar(node.iffalse, scope)
+        if a.ctype.is_struct or b.ctype.is_struct:
+            return self.struct_ternary(cond, a, b, node)
         if a.ctype.is_pointer or b.ctype.is_pointer:
             rtype = a.ctype if a.ctype.is_pointer else b.ctype
             av, bv = a.ev, b.ev
@@ -1032,13 +1068,18 @@ class Compiler(CoopGroups):
         return CExpr(parts[-1].ctype, run, all(p.pure for p in parts))
 
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> CExpr:
-        if isinstance(node.name, c_ast.StructRef):  # g.sync(), tile.shfl_down(v, 1): cooperative groups
-            return self.cg_method_call(node, scope)
+        if isinstance(node.name, c_ast.StructRef):  # obj.f(...): a group's or a struct's member
+            if node.name.type == "." and is_group(self.expr(node.name.name, scope).ctype):
+                return self.cg_method_call(node, scope)
+            return self.method_call(node, scope)
         if not isinstance(node.name, c_ast.ID):
             raise self.error(node, "calls through function pointers are not supported",
                              "function pointer call")
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
+        member = self.implicit_method_call(node, scope)
+        if member is not None:
+            return member
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
         if name in self.pre.cg_names:
@@ -1054,6 +1095,8 @@ class Compiler(CoopGroups):
         if fn.is_kernel:
             raise self.error(node, "kernels cannot be called from device code (dynamic "
                              "parallelism is not supported)", "kernel call")
+        if needs_struct_call(fn):
+            return self.struct_device_call(fn, arg_nodes, node, scope)
         if len(arg_nodes) != len(fn.params):
             raise self.error(node, f"{fn.name} takes {len(fn.params)} arguments, "
                              f"not {len(arg_nodes)}", "argument count")
@@ -1267,10 +1310,11 @@ def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
 
 
 def _compile(pre: Preprocessed, filename: str) -> Program:
+    pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return Compiler(pre, filename).compile(ast)
+            return Compiler(pre, filename, structs).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

@@ -9,13 +9,18 @@ promotion and wrap-around are implemented here once, so the compiler only has to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .layout import StructLayout
 
 
 @dataclass(frozen=True)
 class CType:
-    """A C type: a scalar (``dtype`` set), a pointer or a fixed-size array.
+    """A C type: a scalar (``dtype`` set), a pointer, a fixed-size array or a struct
+    (``layout`` set, see :mod:`gpulab.simt.layout`; ``name`` is its tag).
 
     ``rank`` orders integer types for the usual arithmetic conversions (bool 0, char 1,
     short 2, int 3, long long 4); floating types have rank 10 (float) and 11 (double).
@@ -27,6 +32,7 @@ class CType:
     signed: bool = True
     pointee: CType | None = None
     length: int = 0
+    layout: StructLayout | None = None
 
     @property
     def is_pointer(self) -> bool:
@@ -35,6 +41,10 @@ class CType:
     @property
     def is_array(self) -> bool:
         return self.name == "array"
+
+    @property
+    def is_struct(self) -> bool:
+        return self.layout is not None
 
     @property
     def is_scalar(self) -> bool:
@@ -56,6 +66,8 @@ class CType:
         if self.is_array:
             assert self.pointee is not None
             return self.pointee.size * self.length
+        if self.layout is not None:
+            return self.layout.size
         if self.dtype is None:
             return 0
         return self.dtype.itemsize

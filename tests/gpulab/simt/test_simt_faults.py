@@ -117,8 +117,8 @@ def test_launch_can_be_cancelled_from_another_thread():
     ("goto end;", "goto statements", 3, 9),
     ("switch (t) { default: break; }", "switch statements", 3, 9),
     ("printf(\"%d\", t);", "call to printf", 3, 9),
-    ("float4 v;", "syntax", 3, 16),
-    ("struct P { int x; } p;", "structs", 3, 16),
+    ("union U { int x; } u;", "unions", 3, 15),
+    ("enum E { A, B } e;", "enums", 3, 9),
     ("int y = undefined_name + 1;", "undeclared name undefined_name", 3, 17),
     ("int z = sinhq(1.0);", "call to sinhq", 3, 17),
 ])

@@ -215,3 +215,48 @@ def test_printf_mistakes_are_compile_errors_that_name_printf_and_the_line(call, 
         launch(call + ";")
     assert info.value.construct == "printf"
     assert info.value.line == 4
+
+
+# ------------------------------------------------------------------ gpulab emulate
+def emulate(tmp_path, source: str, *extra: str) -> int:
+    import argparse
+
+    from gpulab.simt import cli
+
+    path = tmp_path / "hello.cu"
+    path.write_text(source)
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    args = parser.parse_args(["emulate", str(path), "--kernel", "k", "--grid", "2", "--block", "3",
+                              "--arg", "int32[6]", *extra])
+    return args.func(args)
+
+
+HELLO = """extern "C" __global__ void k(int* a) {
+    printf("hello from %d\\n", blockIdx.x * blockDim.x + threadIdx.x);
+    a[threadIdx.x * (blockIdx.x + 1) * 1000] = 1;
+}"""
+
+
+def test_gpulab_emulate_prints_the_log_tagged_with_block_and_thread_before_the_metrics(tmp_path, capsys):
+    assert emulate(tmp_path, HELLO.replace("* 1000", "* 0")) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == [f"[block ({b},0,0) thread ({t},0,0)] hello from {3 * b + t}" for b in range(2) for t in range(3)]
+    assert out[7].startswith("k<<<")
+
+
+def test_gpulab_emulate_json_carries_the_records(tmp_path, capsys):
+    import json
+
+    assert emulate(tmp_path, HELLO.replace("* 1000", "* 0"), "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["printf"][4] == {"block": [1, 0, 0], "thread": [1, 0, 0], "warp": 1, "lane": 1, "line": 2,
+                                "text": "hello from 4\n"}
+    assert out["printf_lost"] == 0
+
+
+def test_gpulab_emulate_prints_what_a_faulting_kernel_printed_before_its_fault(tmp_path, capsys):
+    assert emulate(tmp_path, HELLO) == 1
+    captured = capsys.readouterr()
+    assert "[block (1,0,0) thread (2,0,0)] hello from 5" in captured.out
+    assert "out-of-bounds" in captured.err

@@ -48,9 +48,11 @@ def _check(result: Any, what: str) -> None:
 
 def _log(nvrtc: Any, prog: Any) -> str:
     _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    buffer = b" " * size
+    # NVRTC writes into the buffer: it must be mutable (``b" " * 1`` is Python's shared
+    # one-byte object, and writing the log's NUL into it turned every b" " into b"\x00")
+    buffer = bytearray(size)
     nvrtc.nvrtcGetProgramLog(prog, buffer)
-    return buffer.rstrip(b"\x00").decode(errors="replace").strip()
+    return bytes(buffer).rstrip(b"\x00").decode(errors="replace").strip()
 
 
 def version() -> tuple[int, int]:
@@ -110,9 +112,9 @@ def compile_cubin(source: str, name: str, arch: str = "sm_90",
             raise NvrtcCompileError(name, arch, log)
         err, size = nvrtc.nvrtcGetCUBINSize(prog)
         _check(err, "cubin size query")
-        cubin = b" " * size
+        cubin = bytearray(size)
         (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
         _check(err, "cubin retrieval")
-        return cubin, log
+        return bytes(cubin), log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)

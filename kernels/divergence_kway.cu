@@ -1,7 +1,7 @@
 // k-way divergence: lane % k picks one of k different recipes (k = 1..8). The warp runs
 // the recipes one after another, each with only about 32/k lanes active, so its useful
-// work shrinks roughly as 1/k. Written as an if/else-if chain (the emulator's C subset has
-// no switch statement; a switch diverges the same way on a GPU).
+// work shrinks roughly as 1/k. Written as an if/else-if chain (a switch on lane % k
+// diverges the same way, on a GPU and in the emulator).
 extern "C" __global__ void divergence_kway(const unsigned int* __restrict__ in,
                                            unsigned int* __restrict__ out,
                                            int k,

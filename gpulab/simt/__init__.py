@@ -19,11 +19,13 @@ any dimension) and scalars, fixed-size thread-local arrays (with ``{...}`` initi
 ``unsigned char``, ``short``, ``int``, ``unsigned int``, ``long``/``long long`` (64-bit),
 their unsigned forms, ``size_t``/``intN_t``, ``float``, ``double`` and pointers to them
 (pointer arithmetic, comparison, difference, swapping pointers to shared buffers).
-Statements: if/else, for, while, do-while, break, continue, return, expression
-statements; operators: all C arithmetic, bitwise, logical (short-circuit), comparison,
+Statements: if/else, for, while, do-while, ``switch`` (see :mod:`.compile_switch`), break,
+continue, return, expression statements; operators: all C arithmetic, bitwise, logical (short-circuit), comparison,
 ternary, comma, assignment and compound assignment, ``++``/``--``. Builtins:
 ``threadIdx/blockIdx/blockDim/gridDim.{x,y,z}``, ``warpSize``, ``__syncthreads``,
-``atomicAdd/Sub/Min/Max/Exch/CAS/And/Or/Xor`` (4- and 8-byte types, global and shared),
+``atomicAdd/Sub/Min/Max/Exch/CAS/And/Or/Xor`` (the types CUDA overloads them for, global
+and shared), ``atomicInc/atomicDec``, ``clock()``/``clock64()`` (warp-steps, not cycles) and
+``__nanosleep`` (see :mod:`.builtins_more`), ``printf`` (a per-launch log, see :mod:`.printf`),
 ``__shfl_sync/__shfl_up_sync/__shfl_down_sync/__shfl_xor_sync`` (with ``width``),
 ``__ballot_sync``, ``__any_sync``, ``__all_sync``, ``__activemask``, ``__popc(ll)``,
 ``__clz(ll)``, ``__ffs(ll)``, ``__brev``, ``min``, ``max``, ``abs``, float math
@@ -32,7 +34,7 @@ tanhf floorf ceilf truncf roundf rintf atan2f fmodf hypotf`` ... and the double 
 ``__int_as_float``-style reinterpretations, ``__float2int_r?`` conversions, ``__ldg``
 (an ordinary load here) and ``__fadd_r?/__fmul_r?/__fdiv_r?/__fsqrt_r?/__fmaf_r?``
 (always rounded to nearest in the emulator).
-Anything else (goto, switch, structs, templates, ``float4``, ``printf``, ``__constant__``,
+Anything else (goto, structs, templates, ``float4``, ``__constant__``,
 dynamic shared memory, global variables, ...) raises :class:`CompileError` naming the
 construct, line and column.
 

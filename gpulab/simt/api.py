@@ -16,6 +16,7 @@ from .ctypes_ import CType
 from .errors import KernelFault, SimtError
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Machine
+from .printf import PrintfRecord
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
 
@@ -30,7 +31,11 @@ class LaunchResult:
     ``args`` are the arguments as passed (arrays were updated in place); ``metrics`` has
     nvprof-style names (see the package docstring); ``trace`` maps traced global warp ids
     to their steps (``trace_truncated`` is True when a warp hit the per-warp step cap);
-    ``steps`` is the number of warp-level steps (= ``inst_executed``).
+    ``steps`` is the number of warp-level steps (= ``inst_executed``). ``printf`` holds
+    what the kernel's ``printf`` calls printed, one :class:`~gpulab.simt.printf.PrintfRecord`
+    per lane and call, in the emulator's order (see :mod:`gpulab.simt.printf`);
+    ``printf_lost`` counts the oldest records lost because the 1 MiB buffer was full. An
+    error raised by a launch that had printed carries the records so far as its ``printf``.
     """
 
     kernel: str
@@ -44,6 +49,8 @@ class LaunchResult:
     provenance: str = "emulated"
     trace_truncated: bool = False
     registers: dict[int, RegisterTrace] = field(default_factory=dict)
+    printf: list[PrintfRecord] = field(default_factory=list)
+    printf_lost: int = 0
 
 
 def _ratio(a: int, b: int) -> float:
@@ -199,13 +206,18 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
             decl.name, decl.offset, decl.dtype, decl.count)
     try:
         _execute(mc, fn, slots)
+    except SimtError as exc:
+        if mc.printf.records:  # printf debugging of a faulting kernel: what it printed so far
+            setattr(exc, "printf", list(mc.printf.records))  # noqa: B010
+        raise
     finally:
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)
     return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
                         mc.trace or {}, mc.counters.inst, mc.counters.lane_steps,
                         trace_truncated=mc.trace_truncated,
-                        registers=mc.registers.result() if mc.registers is not None else {})
+                        registers=mc.registers.result() if mc.registers is not None else {},
+                        printf=list(mc.printf.records), printf_lost=mc.printf.lost)
 
 
 def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,

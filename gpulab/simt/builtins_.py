@@ -465,6 +465,14 @@ def _integer_add_grouped(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndar
     return old
 
 
+_INTS = (ct.INT.dtype, ct.UINT.dtype, ct.ULLONG.dtype)
+_ATOMIC_TYPES: dict[str, tuple[Any, ...]] = {  # CUDA's overloads (sm_80), as NVRTC accepts them
+    "add": (*_INTS, ct.FLOAT.dtype, ct.DOUBLE.dtype), "sub": _INTS[:2],
+    "exch": (*_INTS, ct.FLOAT.dtype), "cas": _INTS,
+    **{op: (*_INTS, ct.LLONG.dtype) for op in ("min", "max", "and", "or", "xor")},
+}
+
+
 def _atomic(op: str) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         name = node.name.name
@@ -476,11 +484,10 @@ def _atomic(op: str) -> Handler:
         elem: CType = ptr.ctype.pointee
         dtype = elem.dtype
         assert dtype is not None
-        if elem.dtype is not None and elem.dtype.itemsize not in (4, 8):
-            raise comp.error(node, f"{name} on {elem} is not supported (4- and 8-byte types)",
-                             f"{name} on {elem}")
-        if op in ("and", "or", "xor") and elem.is_float:
-            raise comp.error(node, f"{name} needs an integer type", f"{name} on float")
+        if elem.dtype not in _ATOMIC_TYPES[op]:
+            names = ", ".join(str(ct.NUMPY_TO_CTYPE[d]) for d in _ATOMIC_TYPES[op])
+            raise comp.error(node, f"{name} on {elem} is not supported: CUDA's {name} takes "
+                             f"{names}", f"{name} on {elem}")
         operands = [converted(a, elem).ev for a in args[1:]]
         pev = ptr.ev
         site = comp.site(node)
@@ -507,3 +514,6 @@ def _atomic(op: str) -> Handler:
 for _op in ("add", "sub", "min", "max", "exch", "and", "or", "xor"):
     BUILTINS["atomic" + _op.capitalize()] = _atomic(_op)
 BUILTINS["atomicCAS"] = _atomic("cas")
+
+
+from . import builtins_more  # noqa: E402, F401  (registers atomicInc/Dec, clock, __nanosleep)

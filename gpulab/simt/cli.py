@@ -15,11 +15,14 @@ Arguments, one ``--arg`` per kernel parameter, in order:
 Grid and block: ``256``, ``16,16`` or ``16x16x1``.
 
 ``#include "file"`` is searched in the kernel file's folder, then in each ``--include-dir``.
+What the kernel's ``printf`` calls print comes first, one line per lane and call tagged
+``[block (x,y,z) thread (x,y,z)]``, in the emulator's order (see ``gpulab.simt.printf``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -165,6 +168,17 @@ def _print_trace(warp: int, steps: list, out: Any) -> None:
               file=out)
 
 
+def print_printf(records: list, lost: int, out: Any) -> None:
+    """The kernel's printf output, one line per lane and call, tagged with the thread."""
+    if lost:
+        print(f"(the oldest {lost} printf records were lost: the 1 MiB printf buffer was full, "
+              "as it would be on a GPU)", file=out)
+    for record in records:
+        print(record.tagged(), file=out)
+    if records:
+        print(file=out)
+
+
 def include_dirs(args: argparse.Namespace) -> list[str]:
     """Where ``#include "file"`` is searched: the kernel file's folder, then each --include-dir."""
     return [os.path.dirname(os.path.abspath(args.file)), *args.include_dir]
@@ -239,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpulab emulate: {exc}", file=sys.stderr)
         return 2
     except SimtError as exc:
+        print_printf(getattr(exc, "printf", []), 0, out)  # what it printed before the fault
         print(f"gpulab emulate: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     except MemoryError:
@@ -247,9 +262,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.json:
         json.dump({"kernel": result.kernel, "grid": result.grid, "block": result.block,
-                   "provenance": result.provenance, "metrics": result.metrics}, out, indent=2)
+                   "provenance": result.provenance, "metrics": result.metrics,
+                   "printf": [dataclasses.asdict(r) for r in result.printf],
+                   "printf_lost": result.printf_lost}, out, indent=2)
         print(file=out)
     else:
+        print_printf(result.printf, result.printf_lost, out)
         print(f"{result.kernel}<<<{result.grid}, {result.block}>>>  (emulated)", file=out)
         width = max(len(k) for k in result.metrics)
         for key, value in result.metrics.items():

@@ -24,6 +24,8 @@ from pycparser import c_ast, c_parser
 from . import ctypes_ as ct
 from .aggregates import AggregateCompiler, needs_struct_call
 from .builtins_ import BUILTINS
+from .compile_printf import compile_printf
+from .compile_switch import SwitchCompiler
 from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
@@ -141,7 +143,7 @@ def _is_const(type_node: c_ast.Node) -> bool:
     return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
 
 
-class Compiler(AggregateCompiler, CoopGroups):
+class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
     def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None) -> None:
@@ -603,8 +605,8 @@ class Compiler(AggregateCompiler, CoopGroups):
         return run, returns
 
     def visit_Break(self, node: c_ast.Break, scope: Scope) -> tuple[Stmt, bool]:
-        if self.loop_depth == 0:
-            raise self.error(node, "'break' is not inside a loop", "break outside a loop")
+        if self.loop_depth == 0 and self.switch_depth == 0:
+            raise self.error(node, "'break' is not inside a loop or switch", "break outside a loop")
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Mask:
@@ -1084,6 +1086,8 @@ class Compiler(AggregateCompiler, CoopGroups):
             return self.device_call(self.functions[name], args, node, scope)
         if name in self.pre.cg_names:
             return self.cg_function(node, scope)
+        if name == "printf":  # takes string literals, which no other call does
+            return compile_printf(self, node, scope)
         handler = BUILTINS.get(name)
         if handler is None:
             raise self.error(node, f"the function '{name}' is not supported by the emulator",

@@ -20,6 +20,7 @@ import numpy as np
 from . import metrics as mx
 from .ctypes_ import CType
 from .errors import Cancelled, KernelFault
+from .printf import PrintfLog
 from .registers import RegisterRecorder, RegisterTable
 from .trace import MAX_STEPS_PER_WARP, TraceStep
 
@@ -28,7 +29,7 @@ SHARED_BASE = 0x0100_0000
 LOCAL_BASE = 0x0200_0000_0000
 GUARD_BYTES = 1 << 20
 MAX_LANES = 1 << 24
-PROGRESS_EVERY = 1 << 14  # warp-steps between progress reports
+PROGRESS_EVERY = 1 << 11  # warp-steps between progress reports (a traced run does ~10^4 a second)
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ class Machine:
         self.next_report = PROGRESS_EVERY
         self.loop_line: int | None = None  # the loop that last went round (named by a budget stop)
         self.counters = Counters()
+        self.printf = PrintfLog()  # what the lanes' printf calls printed
         self.regions: list[Region] = []
         self._bases = np.zeros(0, dtype=np.int64)
         self._next_global = GLOBAL_BASE

@@ -701,6 +701,33 @@
     </message>
 </context>
 <context>
+    <name>PrintfTab</name>
+    <message>
+        <source>[block (%1) thread (%2) | warp %3 lane %4]</source>
+        <translation>[block (%1) thread (%2) | warp %3 lane %4]</translation>
+    </message>
+    <message>
+        <source>No printf output: the kernel printed nothing in this run.</source>
+        <translation>No printf output: the kernel printed nothing in this run.</translation>
+    </message>
+    <message>
+        <source>Printed before the error: %1 line(s).</source>
+        <translation>Printed before the error: %1 line(s).</translation>
+    </message>
+    <message>
+        <source>%1 line(s) printed, one per thread and printf call, in the emulator's order (a GPU may order warps and blocks differently).</source>
+        <translation>%1 line(s) printed, one per thread and printf call, in the emulator's order (a GPU may order warps and blocks differently).</translation>
+    </message>
+    <message>
+        <source>The first %1 are shown.</source>
+        <translation>The first %1 are shown.</translation>
+    </message>
+    <message>
+        <source>%1 older line(s) were lost: the 1 MiB printf buffer was full, as it would be on a GPU.</source>
+        <translation>%1 older line(s) were lost: the 1 MiB printf buffer was full, as it would be on a GPU.</translation>
+    </message>
+</context>
+<context>
     <name>ProvenanceBadge</name>
     <message>
         <source>MEASURED</source>
@@ -1162,6 +1189,10 @@
     <message>
         <source>On a GPU</source>
         <translation>On a GPU</translation>
+    </message>
+    <message>
+        <source>printf output</source>
+        <translation>printf output</translation>
     </message>
     <message>
         <source>Compare with:</source>

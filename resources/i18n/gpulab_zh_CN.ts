@@ -702,6 +702,33 @@
     </message>
 </context>
 <context>
+    <name>PrintfTab</name>
+    <message>
+        <source>[block (%1) thread (%2) | warp %3 lane %4]</source>
+        <translation>[线程块 (%1) 线程 (%2) | 线程束 %3 通道 %4]</translation>
+    </message>
+    <message>
+        <source>No printf output: the kernel printed nothing in this run.</source>
+        <translation>没有 printf 输出：本次运行中核函数什么也没有打印。</translation>
+    </message>
+    <message>
+        <source>Printed before the error: %1 line(s).</source>
+        <translation>出错之前打印的内容：%1 行。</translation>
+    </message>
+    <message>
+        <source>%1 line(s) printed, one per thread and printf call, in the emulator&apos;s order (a GPU may order warps and blocks differently).</source>
+        <translation>共打印 %1 行，每个线程每次调用 printf 一行，按仿真器的执行顺序排列（GPU 上线程束之间、线程块之间的顺序可能不同）。</translation>
+    </message>
+    <message>
+        <source>The first %1 are shown.</source>
+        <translation>这里只显示前 %1 行。</translation>
+    </message>
+    <message>
+        <source>%1 older line(s) were lost: the 1 MiB printf buffer was full, as it would be on a GPU.</source>
+        <translation>有 %1 行较早的输出丢失了：1 MiB 的 printf 缓冲区已满，在 GPU 上也会这样。</translation>
+    </message>
+</context>
+<context>
     <name>ProvenanceBadge</name>
     <message>
         <source>MEASURED</source>
@@ -1163,6 +1190,10 @@
     <message>
         <source>On a GPU</source>
         <translation>在 GPU 上</translation>
+    </message>
+    <message>
+        <source>printf output</source>
+        <translation>printf 输出</translation>
     </message>
     <message>
         <source>Compare with:</source>

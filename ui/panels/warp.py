@@ -22,6 +22,7 @@ from ui.panels.base import Panel
 from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_cursor import WarpCursor
 from ui.panels.warp_gpu import GpuTab
+from ui.panels.warp_printf import PrintfTab
 from ui.panels.warp_timeline_tab import TimelineTab
 from ui.services import Services
 from ui.theme import current_theme
@@ -50,7 +51,7 @@ class WarpPanel(Panel):
         self.shown_once = False
         self.specs = [s for s in experiments.kernel_catalogue().values() if not s.gpu_only]
         self._make_widgets()
-        self.run_state = warp_run.RunState([self.lanes, self.metrics, self.memory, self.timeline_tab])
+        self.run_state = warp_run.RunState([self.lanes, self.metrics, self.memory, self.timeline_tab, self.printf_tab])
         self._build_layout()
         self._connect()
         self.retranslate()
@@ -89,6 +90,7 @@ class WarpPanel(Panel):
         self.memory = MemoryView()
         self.timeline_tab = TimelineTab(self.services.runner)
         self.gpu_tab = GpuTab(self.services.runner, self.services.devices)
+        self.printf_tab = PrintfTab()  # what the kernel's printf calls printed
         self.tabs = QTabWidget()
 
     def _build_layout(self) -> None:
@@ -251,6 +253,7 @@ class WarpPanel(Panel):
         if self._ended(job, warp_run.FAILED, exc):
             line = self.run_state.error_line()
             self.code.show_error(line, self.run_state.error_message())
+            self.printf_tab.show_error(exc)
 
     def _ended(self, job: Job, state: str, error: BaseException | None = None) -> bool:
         """The job's end, if it is this panel's current job: the state it leaves."""
@@ -309,6 +312,7 @@ class WarpPanel(Panel):
         self.lanes.select_row(0)
         self.timeline_tab.show_warp(session, 0, self.spec)
         self.metrics.set_metrics(session.metrics)
+        self.printf_tab.show_session(session)
         self.run_state.drawn = True
         self._set_state(warp_run.CURRENT)
         self._show_step()
@@ -356,6 +360,7 @@ class WarpPanel(Panel):
         self.tabs.setTabText(0, self.tr("Memory traffic"))
         self.tabs.setTabText(1, self.tr("Timeline"))
         self.tabs.setTabText(2, self.tr("On a GPU"))
+        self.tabs.setTabText(3, self.tr("printf output"))
         self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:

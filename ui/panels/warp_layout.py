@@ -50,6 +50,7 @@ def build(panel: WarpPanel) -> TabArea:
     panel.tabs.addTab(panel.memory, "")
     panel.tabs.addTab(panel.timeline_tab, "")
     panel.tabs.addTab(panel.gpu_tab, "")
+    panel.tabs.addTab(panel.printf_tab, "")
     area = TabArea(panel, left, right, panel.tabs, below=below)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(4, 2, 4, 2)

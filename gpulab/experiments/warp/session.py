@@ -12,7 +12,8 @@ Lanes are "exited" when the step's ``exited_mask`` says they returned (a lane th
 again". :meth:`WarpSession.lane_registers` gives a lane's scalar local variables after a
 step (from the emulator's per-warp ``RegisterTrace``, kept in ``WarpSession.registers``),
 also in :attr:`LaneInfo.registers`; memory steps take their element size from the step's
-``itemsize``, falling back to the declarations in the source.
+``itemsize``, falling back to the declarations in the source. ``WarpSession.printf`` holds
+what the launch's ``printf`` calls printed (every block, not only the traced one).
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class WarpSession:
     itemsizes: Mapping[str, int] = field(default_factory=dict)
     truncated: bool = False  # a warp hit the emulator's per-warp trace cap: later steps are missing
     registers: list[Any] = field(default_factory=list)  # per row, the warp's simt RegisterTrace (or None)
+    printf: list[Any] = field(default_factory=list)  # simt PrintfRecords of the whole launch, in order
+    printf_lost: int = 0  # oldest printf records lost to the full 1 MiB buffer
 
     def __post_init__(self) -> None:
         self.step_at = merge_steps(self.steps)
@@ -375,6 +378,8 @@ def run_session(
         itemsizes=buffer_itemsizes(source),
         truncated=bool(getattr(result, "trace_truncated", False)),
         registers=[(getattr(result, "registers", None) or {}).get(w) for w in traced],
+        printf=list(getattr(result, "printf", None) or []),
+        printf_lost=int(getattr(result, "printf_lost", 0)),
     )
 
 

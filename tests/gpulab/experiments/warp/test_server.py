@@ -112,3 +112,17 @@ def test_a_syntax_error_through_the_emulator_process_keeps_its_line_and_column(c
     with pytest.raises(simt.CompileError) as caught:
         child.run(divergent_request(source=broken))
     assert (caught.value.line, caught.value.column) == (6, DIVERGENT.split("\n")[5].index("v") + 9)
+
+
+def test_printf_output_comes_back_from_the_emulator_process_with_the_session_and_with_a_fault(child):
+    from gpulab import simt
+
+    printing = DIVERGENT.replace("out[i] = v;", 'out[i] = v; if (i % 20 == 0) printf("v[%d] = %u\\n", i, v);')
+    session = child.run(divergent_request(source=printing))
+    assert [(r.thread, r.text) for r in session.printf] == [((i, 0, 0), f"v[{i}] = {v}\n")
+                                                            for i, v in ((0, 0), (20, 60), (40, 120), (60, 180))]
+    assert session.printf_lost == 0 and session.reference_match is True
+    faulting = printing.replace("v);", "v); out[i + 64 * (i == 60)] = v;")
+    with pytest.raises(simt.KernelFault) as caught:
+        child.run(divergent_request(source=faulting))
+    assert [r.text for r in caught.value.printf] == ["v[0] = 0\n", "v[20] = 60\n", "v[40] = 120\n", "v[60] = 180\n"]

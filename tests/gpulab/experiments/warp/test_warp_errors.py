@@ -8,6 +8,7 @@ import pytest
 from gpulab import simt
 from gpulab.catalogue import render
 from gpulab.experiments import warp as ws
+from gpulab.simt.machine import PROGRESS_EVERY
 
 LOOP = """extern "C" __global__ void k(float* a) {
     int i = threadIdx.x;
@@ -49,7 +50,7 @@ def test_a_syntax_error_keeps_the_english_detail_inside_a_chinese_frame():
 def test_progress_is_reported_in_warp_steps_while_the_launch_runs():
     seen: list[int] = []
     fault(max_steps=100_000, progress=seen.append)
-    assert seen and seen == sorted(seen) and seen[0] >= 1 << 14
+    assert seen and seen == sorted(seen) and seen[0] >= PROGRESS_EVERY
 
 
 def test_the_emulator_process_reports_progress_then_the_time_limit_stop():

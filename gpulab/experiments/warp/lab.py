@@ -10,6 +10,7 @@ report, come from :func:`~gpulab.experiments.warp.session.session_result` and
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Generator
 
 from gpulab import kernels
@@ -50,8 +51,8 @@ def emulate(
 ) -> Generator[Progress, None, WarpSession]:
     """Emulate with one block traced, in the emulator child process; returns the session.
 
-    Yields progress as warp-steps done out of the step budget (the bar's fraction) while the
-    child works; ``max_seconds`` is the time limit (None: none). The emulator's errors
+    Yields progress while the child works: the bar's fraction is how near the run is to
+    whichever limit stops it first, the step budget or the time limit; ``max_seconds`` is the time limit (None: none). The emulator's errors
     (``CompileError``, ``KernelFault``, ``SessionError``) are raised as they are, so the
     caller can show them at their line; a cancel raises ``Cancelled``.
     """
@@ -60,6 +61,7 @@ def emulate(
     yield Progress(0.0, msg("progress.emulating-kernel"))
     request = dataclasses.replace(session_request(spec, preset, source, block), max_seconds=max_seconds)
     budget = request.max_steps
+    started = time.monotonic()
     try:
         # In a child process: an emulation in this process would stall a GUI thread (GIL).
         steps = emulator_process().run_steps(request, ctx.cancel_event)
@@ -69,8 +71,11 @@ def emulate(
                     done = next(steps)
                 except StopIteration as stop:
                     return stop.value
+                used = done / budget
+                if max_seconds:
+                    used = max(used, (time.monotonic() - started) / max_seconds)
                 yield Progress(
-                    min(1.0, done / budget), msg("progress.emulated-steps", done=f"{done:,}", budget=f"{budget:,}")
+                    min(1.0, used), msg("progress.emulated-steps", done=f"{done:,}", budget=f"{budget:,}")
                 )
         finally:
             steps.close()  # a run abandoned between yields is cancelled in the child too

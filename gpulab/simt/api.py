@@ -10,9 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from . import dynshared
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
+from .instantiate import template_launch_error
 from .machine import Counters, Machine
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
@@ -81,7 +83,10 @@ def metrics_from(c: Counters) -> dict[str, float]:
 
 
 def _find_kernel(program: Program, name: str) -> Function:
+    name = program.aliases.get(name.strip(), name.strip())
     fn = program.functions.get(name)
+    if fn is None and (error := template_launch_error(program, name)) is not None:
+        raise error
     if fn is None or not fn.is_kernel:
         known = ", ".join(program.kernels) or "none"
         raise SimtError(f"no __global__ function named {name!r} in the source (kernels: {known})")
@@ -141,8 +146,8 @@ def _traced_warps(mc_warps_per_block: int, trace: bool | Sequence[int] | None) -
 MAX_EMULATED_MEMORY_BYTES = 1 << 30
 
 
-def _check_memory_size(program: Program, mc: Machine) -> None:
-    need = program.shared_bytes * mc.nblocks + program.local_bytes * mc.nlanes
+def _check_memory_size(program: Program, mc: Machine, shared_mem: int = 0) -> None:
+    need = (program.shared_bytes + shared_mem) * mc.nblocks + program.local_bytes * mc.nlanes
     if need > MAX_EMULATED_MEMORY_BYTES:
         raise SimtError(f"this launch needs {need / 2**20:.0f} MiB for shared and thread-local "
                         f"arrays; the emulator's limit is {MAX_EMULATED_MEMORY_BYTES >> 20} MiB")
@@ -154,7 +159,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS,
            cancel: threading.Event | None = None, filename: str = "kernel.cu",
            max_seconds: float | None = None,
-           progress: Callable[[int], None] | None = None) -> LaunchResult:
+           progress: Callable[[int], None] | None = None, shared_mem: int = 0) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -166,21 +171,29 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     KernelFault once it has run that long; ``progress(warp_steps)`` is called every
     ``machine.PROGRESS_EVERY`` warp-steps. ``filename`` only names the source in messages. Raises CompileError,
     KernelFault, Cancelled or SimtError (bad arguments or launch shape).
+
+    ``shared_mem`` is the bytes of dynamic shared memory per block (``extern __shared__``
+    arrays), as CuPy's ``RawKernel(grid, block, args, shared_mem=...)``. A template kernel
+    is launched by its instance name, as CuPy's ``name_expressions``: ``"reduce<256>"``.
     """
-    program = compile_source(source, filename)
+    program = compile_source(source, filename, template_requests(kernel))
     fn = _find_kernel(program, kernel)
+    shared_mem = dynshared.check_launch(program, fn.name, shared_mem)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
     mc.progress = progress
     if max_seconds is not None:
         mc.max_seconds, mc.deadline = max_seconds, time.monotonic() + max_seconds
     mc.record_registers(program.registers)
-    _check_memory_size(program, mc)
+    _check_memory_size(program, mc, shared_mem)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
         (mc.add_shared if decl.space == "shared" else mc.add_local)(
             decl.name, decl.offset, decl.dtype, decl.count)
+    dynamic = dynshared.allocate(mc, program, fn.name, shared_mem)
     try:
         _execute(mc, fn, slots)
+    except KernelFault as exc:
+        raise dynshared.explain(exc, dynamic, shared_mem) from None
     finally:
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)
@@ -188,6 +201,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
                         mc.trace or {}, mc.counters.inst, mc.counters.lane_steps,
                         trace_truncated=mc.trace_truncated,
                         registers=mc.registers.result() if mc.registers is not None else {})
+
+
+def template_requests(kernel: str) -> tuple[str, ...]:
+    """The template instance a kernel name asks the compiler for (``"reduce<256>"``)."""
+    return (kernel.strip(),) if "<" in kernel else ()
 
 
 def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,

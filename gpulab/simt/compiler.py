@@ -24,6 +24,8 @@ from . import ctypes_ as ct
 from .builtins_ import BUILTINS
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
+from .filescope import FileScope
+from .instantiate import Templates
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed, preprocess
 from .registers import RegisterTable, Visible
@@ -40,13 +42,14 @@ _DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 class Var:
     """A name in scope: a register slot, or a fixed address (arrays, shared scalars)."""
 
-    kind: str  # "reg", "array" or "mem"
+    kind: str  # "reg", "array", "mem" or "const" (a compile-time constant: value)
     ctype: CType
     slot: int = -1
     address: int = 0
     var_id: int = -1  # register variables: index in the program's RegisterTable
     const: bool = False  # declared const: assigning to it is a compile error, as in C
     line: int = 0  # where it was declared (for "already declared" errors)
+    value: Any = None  # "const": the constant's value
 
 
 @dataclass
@@ -72,6 +75,7 @@ class MemoryDecl:
     offset: int
     dtype: np.dtype
     count: int
+    function: str = ""  # the function declaring it
 
 
 @dataclass
@@ -84,6 +88,9 @@ class Program:
     shared_bytes: int = 0
     local_bytes: int = 0
     registers: RegisterTable = field(default_factory=RegisterTable)
+    templates: dict[str, Any] = field(default_factory=dict)  # name -> templates.TemplateDef
+    aliases: dict[str, str] = field(default_factory=dict)  # requested name -> instance name
+    dynamic_shared: dict[str, list[str]] = field(default_factory=dict)  # function -> extern __shared__
 
     @property
     def kernels(self) -> list[str]:
@@ -138,7 +145,7 @@ def _is_const(type_node: c_ast.Node) -> bool:
 class Compiler:
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
-    def __init__(self, pre: Preprocessed, filename: str) -> None:
+    def __init__(self, pre: Preprocessed, filename: str, requests: tuple[str, ...] = ()) -> None:
         self.pre = pre
         self.filename = filename
         self.functions: dict[str, Function] = {}
@@ -152,6 +159,11 @@ class Compiler:
         self.scope_ids: dict[tuple[int, ...], int] = {}
         self.loop_depth = 0
         self.defined: dict[str, int] = {}  # function name -> line of its definition
+        self.requests = requests  # template instances the launch asks for ("reduce<256>")
+        self.file_scope = Scope()  # file-scope constants
+        self.const_scope = self.file_scope  # ... and template arguments while instantiating
+        self.files = FileScope(self)  # file-scope constants, extern __shared__
+        self.tpl = Templates(self)  # function templates and their instances
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -227,7 +239,7 @@ class Compiler:
         if isinstance(node, c_ast.ArrayDecl):
             if node.dim is None:
                 raise self.error(node, "arrays need a constant size", "unsized array")
-            dim = self.expr(node.dim, Scope())
+            dim = self.expr(node.dim, self.const_scope)
             if dim.const is None or not dim.ctype.is_integer or int(dim.const) <= 0:
                 raise self.error(node.dim, "array sizes must be positive integer constants",
                                  "non-constant array size")
@@ -239,7 +251,7 @@ class Compiler:
     # ------------------------------------------------------------------ top level
     def compile(self, ast: c_ast.FileAST) -> Program:
         defs = []
-        for ext in ast.ext:
+        for ext in self.tpl.collect(ast.ext):
             if isinstance(ext, c_ast.Typedef):
                 if ext.name not in _PRELUDE_TYPEDEFS or ext.coord is None \
                         or ext.coord.line > 1 or ext.name in self.typedefs:
@@ -252,15 +264,17 @@ class Compiler:
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
                 self.declare_function(ext, None)
             elif isinstance(ext, c_ast.Decl):
-                raise self.error(ext, "global variables (__device__/__constant__ data) are not "
-                                 "supported by the emulator", "global variable")
+                self.files.declaration(ext)
             else:
                 raise self.error(ext, f"{type(ext).__name__} at file scope is not supported",
                                  type(ext).__name__)
+        self.tpl.instantiate_requests(self.requests)
         for fdef in defs:
             self.compile_function(fdef)
+        self.tpl.compile_instances()
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
-                       self.local_bytes, self.register_table())
+                       self.local_bytes, self.register_table(), self.tpl.definitions(),
+                       self.tpl.aliases, self.files.dynamic_shared)
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type
@@ -297,7 +311,7 @@ class Compiler:
         self.current = fn
         self.nslots = 0
         self.loop_depth = 0
-        scope = Scope()
+        scope = Scope(self.const_scope)
         const_params = {p.name for p in (fdef.decl.type.args.params if fdef.decl.type.args else [])
                         if isinstance(p, c_ast.Decl) and _is_const(p.type)}
         for name, ptype in fn.params:
@@ -381,7 +395,7 @@ class Compiler:
             raise self.error(node, "nested function declarations are not supported",
                              "nested function declaration")
         if "extern" in (node.storage or []):
-            raise self.error(node, "extern declarations are not supported", "extern")
+            return self.files.extern_decl(node, scope), False
         ctype = self.resolve_type(node.type)
         if ctype is ct.VOID:
             raise self.error(node, "variables cannot have type void", "void variable")
@@ -453,7 +467,8 @@ class Compiler:
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
-        self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
+        self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count,
+                                      self.current.name if self.current is not None else ""))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base,
                                      line=self.position(node)[0] or 0)
@@ -664,6 +679,8 @@ class Compiler:
             slot = var.slot
             return CExpr(var.ctype, lambda fr, m: fr.v[slot], True, None,
                          VarLV(slot, var.ctype))
+        if var.kind == "const":
+            return constant(var.value, var.ctype)
         address = np.int64(var.address)
         if var.kind == "array":
             return CExpr(var.ctype, lambda fr, m: address, True, None)
@@ -1027,6 +1044,8 @@ class Compiler:
                              "function pointer call")
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
+        if name in self.tpl.templates:
+            return self.tpl.call(node, name, args, scope)
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
         handler = BUILTINS.get(name)
@@ -1229,13 +1248,16 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
 
 
 @lru_cache(maxsize=64)
-def compile_source(source: str, filename: str = "kernel.cu") -> Program:
-    """Preprocess, parse and compile ``source``; cached by source text."""
+def compile_source(source: str, filename: str = "kernel.cu", instantiate: tuple[str, ...] = ()) -> Program:
+    """Preprocess, parse and compile ``source``; cached by source text and requests.
+
+    ``instantiate`` names template instances to compile besides those the source asks
+    for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`."""
     pre = preprocess(source, filename)
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return Compiler(pre, filename).compile(ast)
+            return Compiler(pre, filename, instantiate).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

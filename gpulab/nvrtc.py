@@ -48,12 +48,19 @@ def version() -> tuple[int, int]:
 
 
 def compile_cubin(source: str, name: str, arch: str = "sm_90",
-                  options: tuple[str, ...] = ("-std=c++17",)) -> tuple[bytes, str]:
-    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log."""
+                  options: tuple[str, ...] = ("-std=c++17",),
+                  name_expressions: tuple[str, ...] = ()) -> tuple[bytes, str]:
+    """Compile ``source`` for ``arch`` (e.g. 'sm_80'); return the cubin and the compiler log.
+
+    ``name_expressions`` (``("reduce<256>",)``) are template instances to compile, as CuPy's
+    ``RawModule(name_expressions=...)`` asks NVRTC for them (``nvrtcAddNameExpression``)."""
     nvrtc = _nvrtc()
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     _check(err, "program creation")
     try:
+        for expression in name_expressions:
+            (err,) = nvrtc.nvrtcAddNameExpression(prog, expression.encode())
+            _check(err, f"name expression {expression!r}")
         opts = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in options)]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nvrtc, prog)

@@ -5,8 +5,8 @@ made ``constexpr`` a ``const``) and ``static const float PI = 3.14159f;``. CUDA 
 code use a namespace-scope const (or constexpr) variable of scalar type initialized with a
 constant expression; its value is folded in. Here such a name is a compile-time constant in
 the file scope around every function: usable in expressions, array sizes and template
-arguments; assigning to it is a compile error, as in C++. A file-scope const array is host
-data that device code cannot read in CUDA, so it is refused with a reason.
+arguments; assigning to it is a compile error, as in C++. File-scope const arrays (which
+NVRTC accepts) are not supported yet and are refused by name.
 
 Dynamic shared memory: ``extern __shared__ float s[];`` (the preprocessor turned
 ``__shared__`` into ``static``, so the parser sees ``extern static``) names the start of the
@@ -34,6 +34,13 @@ def _is_dynamic_shared(node: c_ast.Decl) -> bool:
     return {"extern", "static"} <= set(node.storage or [])
 
 
+def _declared_const(type_node: c_ast.Node) -> bool:
+    """``const int N``, ``const float W[3]``, ``float* const p``; not ``const float* p``."""
+    while isinstance(type_node, c_ast.ArrayDecl):
+        type_node = type_node.type
+    return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
+
+
 class FileScope:
     """File-scope and ``extern`` declarations, a part of one :class:`~.compiler.Compiler`."""
 
@@ -48,7 +55,7 @@ class FileScope:
             self.dynamic_shared_array(node, self.c.file_scope)
             return
         if isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)) or node.name is None \
-                or not ({"const"} & set(node.quals or [])):
+                or not _declared_const(node.type):
             raise self.c.error(node, "global variables (__device__/__constant__ data) are not "
                              "supported by the emulator", "global variable")
         self.file_constant(node)
@@ -58,9 +65,9 @@ class FileScope:
 
         ctype = self.c.resolve_type(node.type)
         if ctype.is_array:
-            raise self.c.error(node, f"file-scope const array '{node.name}': in CUDA a file-scope "
-                             "const array is host data that device code cannot read (pass it as a "
-                             "kernel argument)", "file-scope const array")
+            raise self.c.error(node, f"file-scope const array '{node.name}' is not supported by "
+                               "the emulator (declare the table inside the kernel, or pass it as "
+                               "an argument)", "file-scope const array")
         if not ctype.is_scalar:
             raise self.c.error(node, f"file-scope constant '{node.name}' of type {ctype} is not "
                              "supported (only scalar constants)", "file-scope constant")

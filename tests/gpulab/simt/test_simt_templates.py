@@ -98,12 +98,18 @@ def test_templated_reduction_sums_like_numpy_for_each_block_size(block):
 
 
 def test_two_instances_of_one_template_in_one_program():
-    program = compile_source(REDUCE, "kernel.cu", ("reduce<64>",))
-    assert program.kernels == ["reduce<64>"]
-    assert {"warpReduce<64>", "reduce<64>"} <= set(program.functions)
-    x64, out64 = _reduce(64, 4096, 2, seed=3)
-    x128, out128 = _reduce(128, 4096, 2, seed=3)
-    assert out64.sum() == out128.sum() == x64.sum()
+    program = compile_source(REDUCE, "kernel.cu", ("reduce<64>", "reduce<128>"))
+    assert program.kernels == ["reduce<64>", "reduce<128>"]
+    assert {"warpReduce<64>", "warpReduce<128>"} <= set(program.functions)
+    source = REDUCE + "template __global__ void reduce<64>(const float*, float*, unsigned int);\n" \
+        "template __global__ void reduce<128>(const float*, float*, unsigned int);\n"
+    x = np.arange(4096, dtype=np.float32) % 13
+    sums = []
+    for name, block in (("reduce<64>", 64), ("reduce<128>", 128)):
+        out = np.zeros(2, np.float32)
+        simt.launch(source, name, 2, block, [x, out, np.uint32(4096)])
+        sums.append(out.sum())
+    assert sums == [x.sum(), x.sum()]
 
 
 def test_the_instances_of_a_template_differ_by_their_arguments():

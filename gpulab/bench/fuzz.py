@@ -147,7 +147,7 @@ def run_one(job: tuple[int, int, float]) -> tuple[int, str, str, float]:
         args = spec.build_args(preset)
         with np.errstate(all="ignore"):
             simt.launch(source, spec.entry, preset.grid, preset.block, args, max_steps=MAX_STEPS,
-                        max_loop_iterations=MAX_LOOP_ITERATIONS)
+                        max_loop_iterations=MAX_LOOP_ITERATIONS, shared_mem=preset.shared_mem)
     except simt.SimtError as exc:
         detail = f"{type(exc).__name__}: {exc}"
         if "internal error" in str(exc) or not str(exc):

@@ -15,14 +15,21 @@ limit is refused naming both figures, as the GPU refuses it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
 from .errors import KernelFault, SimtError
 
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\b")
 DYNAMIC_SHARED_OFFSET = 0x0080_0000  # from SHARED_BASE; static arrays stay far below
 SHARED_PER_BLOCK_LIMIT = 48 * 1024  # bytes, static + dynamic, without an opt-in
+
+
+def declares_dynamic_shared(source: str) -> bool:
+    """Whether ``source`` mentions ``extern __shared__`` (a front end shows the size field then)."""
+    return _EXTERN_SHARED.search(source) is not None
 
 
 def static_shared_bytes(program: Any, kernel: str) -> int:

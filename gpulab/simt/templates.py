@@ -14,7 +14,9 @@ line on its line and (outside one rare case) every column in its column:
 * an explicit instantiation declaration (``template __global__ void k<float>(float*, int);``)
   is blanked and recorded as a request to instantiate ``k<float>``;
 * ``constexpr`` becomes ``const`` (a constexpr variable is a const one with a constant
-  initializer, which the compiler requires anyway).
+  initializer, which the compiler requires anyway), and ``__align__(N)`` is blanked (as in
+  ``extern __shared__ __align__(16) unsigned char smem[];``: the emulator's buffers are
+  aligned at least that well, and a misaligned access still faults).
 
 The compiler (:mod:`gpulab.simt.instantiate`) then compiles one copy of a template's
 function per set of template arguments, asked for by a launch (``reduce<256>``), by a call
@@ -192,6 +194,11 @@ class _Lowering:
         for k, tok in enumerate(toks):
             if tok.text == "constexpr" and k not in self.claimed:
                 self.edits.append((tok.start, tok.end, "const    "))
+            elif tok.text == "__align__" and k + 1 < len(toks) and toks[k + 1].text == "(":
+                close = self.src.matching(k + 1)
+                if close > 0:
+                    end = toks[close].end
+                    self.edits.append((tok.start, end, re.sub(r"[^\n]", " ", self.src.text[tok.start:end])))
         return self.apply()
 
     # .......................................................................... templates
@@ -366,7 +373,7 @@ class _Lowering:
 
 def lower_templates(text: str) -> tuple[str, TemplateTable]:
     """Rewrite function templates in preprocessed ``text`` (see the module docstring)."""
-    if "template" not in text and "constexpr" not in text:
+    if "template" not in text and "constexpr" not in text and "__align__" not in text:
         return text, TemplateTable()
     lowering = _Lowering(text)
     return lowering.run(), lowering.table

@@ -105,6 +105,23 @@ def test_arrays_carved_from_one_byte_buffer_by_pointer_casts_keep_their_values()
     np.testing.assert_array_equal(out, expected)
 
 
+ALIGNED = """extern "C" __global__ void aligned(const double* x, double* out) {
+    extern __shared__ __align__(16) unsigned char raw[];
+    double* d = (double*)raw;
+    d[threadIdx.x] = x[threadIdx.x] * 2.0;
+    __syncthreads();
+    out[threadIdx.x] = d[blockDim.x - 1 - threadIdx.x];
+}
+"""
+
+
+def test_an_aligned_byte_buffer_viewed_as_doubles():
+    x = np.linspace(-1, 1, 32)
+    out = np.zeros(32)
+    simt.launch(ALIGNED, "aligned", 1, 32, [x, out], shared_mem=32 * 8)
+    np.testing.assert_array_equal(out, (x * 2.0)[::-1])
+
+
 def test_two_extern_shared_declarations_alias_the_same_bytes():
     x = np.array([1.0, -2.5, np.inf, 0.1] * 8, dtype=np.float32)
     bits = np.zeros(32, np.int32)
@@ -259,7 +276,7 @@ def test_emulate_refuses_a_negative_shared_mem(tmp_path):
                "--shared-mem", "-4"])
 
 
-@pytest.mark.parametrize("source", [REVERSE, CARVED, ALIASED, FILE_SCOPE, STRIDED_DYNAMIC, STATIC_AND_DYNAMIC,
+@pytest.mark.parametrize("source", [REVERSE, CARVED, ALIASED, ALIGNED, FILE_SCOPE, STRIDED_DYNAMIC, STATIC_AND_DYNAMIC,
                                     UNTOUCHED])
 def test_dynamic_shared_sources_compile_with_nvrtc(source):
     from gpulab import nvrtc

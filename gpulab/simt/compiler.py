@@ -164,6 +164,7 @@ class Compiler:
         self.const_scope = self.file_scope  # ... and template arguments while instantiating
         self.files = FileScope(self)  # file-scope constants, extern __shared__
         self.tpl = Templates(self)  # function templates and their instances
+        self.shared_by_function: dict[str, int] = {}  # static __shared__ bytes each function declares
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -461,7 +462,9 @@ class Compiler:
         if space == "shared":
             offset = self.shared_bytes
             self.shared_bytes = _align(offset + nbytes, 16)
-            if self.shared_bytes > 48 * 1024:
+            owner = self.current.name if self.current is not None else ""
+            self.shared_by_function[owner] = self.shared_by_function.get(owner, 0) + _align(nbytes, 16)
+            if self.shared_by_function[owner] > 48 * 1024:  # per kernel (template instances add up)
                 raise self.error(node, "more than 48 KiB of static shared memory",
                                  "shared memory size")
         else:

@@ -84,6 +84,18 @@ extern "C" __global__ void mixed(const float* x, const int* y, float* out, int* 
 """
 
 
+BIG_TILES = """template <int N>
+__global__ void stage(const float* x, float* out) {
+    __shared__ float tile[N];
+    tile[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x] + N;
+}
+template __global__ void stage<8000>(const float*, float*);
+template __global__ void stage<8192>(const float*, float*);
+"""
+
+
 def _reduce(block: int, n: int, blocks: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     x = np.random.default_rng(seed).integers(0, 10, n).astype(np.float32)
     out = np.zeros(blocks, np.float32)
@@ -264,6 +276,7 @@ def test_emulate_launches_a_template_instance(tmp_path, capsys):
     (AXPY, ("axpy_clamped<float>", "axpy_clamped<double>", "axpy_clamped<int, 4>")),
     (FLAGS, ()),
     (MIXED, ()),
+    (BIG_TILES, ()),
 ])
 def test_template_sources_compile_with_nvrtc(source, names):
     from gpulab import nvrtc
@@ -281,3 +294,12 @@ def test_nvrtc_also_rejects_the_wrong_name_expressions(name):
             nvrtc.compile_cubin(REDUCE, "templates.cu", "sm_80", name_expressions=(name,))
     except nvrtc.NvrtcUnavailable as exc:
         pytest.skip(str(exc))
+
+
+def test_instances_each_within_48_kib_of_shared_memory_compile_together():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    simt.launch(BIG_TILES, "stage<8192>", 1, 32, [x, out])
+    np.testing.assert_array_equal(out, np.roll(x, -1) + 8192)
+    with pytest.raises(CompileError, match="48 KiB"):
+        compile_source(BIG_TILES.replace("tile[N]", "tile[2 * N]"))

@@ -464,7 +464,7 @@ class Compiler:
             self.shared_bytes = _align(offset + nbytes, 16)
             owner = self.current.name if self.current is not None else ""
             self.shared_by_function[owner] = self.shared_by_function.get(owner, 0) + _align(nbytes, 16)
-            if self.shared_by_function[owner] > 48 * 1024:  # per kernel (template instances add up)
+            if self.shared_by_function[owner] > 48 * 1024:  # per function: each template instance has its own
                 raise self.error(node, "more than 48 KiB of static shared memory",
                                  "shared memory size")
         else:

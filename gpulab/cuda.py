@@ -49,10 +49,12 @@ def require_cupy() -> Any:
 
 
 @cache
-def _compiled_module(device_index: int, source: str, options: tuple[str, ...]) -> Any:
+def _compiled_module(device_index: int, source: str, options: tuple[str, ...],
+                     name_expressions: tuple[str, ...] = ()) -> Any:
     cupy = require_cupy()
     with cupy.cuda.Device(device_index):
-        module = cupy.RawModule(code=source, options=options)
+        module = cupy.RawModule(code=source, options=options,
+                                name_expressions=name_expressions or None)
         try:
             module.compile()
         except cupy.cuda.compiler.CompileException as exc:
@@ -62,8 +64,9 @@ def _compiled_module(device_index: int, source: str, options: tuple[str, ...]) -
 
 def get_kernel(source: str, entry: str, device_index: int = 0,
                options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> Any:
-    """A compiled ``cupy.RawKernel`` for ``entry``; modules are memoized per device and source."""
-    module = _compiled_module(device_index, source, options)
+    """A compiled ``cupy.RawKernel`` for ``entry``; modules are memoized per device and source.
+    A template instance (``"reduce<256>"``) is compiled as a CuPy name expression."""
+    module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
     return module.get_function(entry)
 
 

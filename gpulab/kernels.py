@@ -35,6 +35,7 @@ class LaunchPreset:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     sizes: Mapping[str, int] = field(default_factory=dict)
+    shared_mem: int = 0  # bytes of dynamic shared memory per block (extern __shared__ arrays)
 
     @property
     def threads(self) -> int:

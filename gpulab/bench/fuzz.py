@@ -179,7 +179,8 @@ def run_source(spec: Any, preset: Any, source: str, budget_s: float) -> tuple[st
         args = spec.build_args(preset)
         with np.errstate(all="ignore"):
             simt.launch(source, spec.entry, preset.grid, preset.block, args, max_steps=MAX_STEPS,
-                        max_loop_iterations=MAX_LOOP_ITERATIONS, **_launch_options(spec))
+                        max_loop_iterations=MAX_LOOP_ITERATIONS,
+                        **{"shared_mem": getattr(preset, "shared_mem", 0), **_launch_options(spec)})
     except simt.SimtError as exc:
         detail = f"{type(exc).__name__}: {exc}"
         if "internal error" in str(exc) or not str(exc):

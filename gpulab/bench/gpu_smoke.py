@@ -102,13 +102,15 @@ def compare_kernels(out_file: Path) -> int:
         start = time.perf_counter()
         try:
             device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in spec.build_args(preset)]
-            cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args))
+            cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args),
+                                                     shared_mem=preset.shared_mem)
             cupy.cuda.get_current_stream().synchronize()
             if spec.gpu_only:
                 row["status"] = "gpu only (ran, not compared)"
             else:
                 emulated = spec.build_args(preset)
-                simt.launch(spec.source, spec.entry, preset.grid, preset.block, emulated)
+                simt.launch(spec.source, spec.entry, preset.grid, preset.block, emulated,
+                            shared_mem=preset.shared_mem)
                 mismatched = [index for index in spec.expected(emulated)
                               if not kernels.outputs_match(cupy.asnumpy(device_args[index]), emulated[index],
                                                            spec.rtol, spec.atol)]

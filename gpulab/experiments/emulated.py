@@ -172,7 +172,7 @@ def emulate(variant: Variant, n: int, cancel: threading.Event | None = None, see
     trace = list(range(total_warps(preset))) if trace_loads else False
     try:
         result = simt.launch(spec.source, spec.entry, preset.grid, preset.block, args, trace,
-                             cancel=cancel, filename=spec.file)
+                             cancel=cancel, filename=spec.file, shared_mem=preset.shared_mem)
     except simt.Cancelled:
         raise Cancelled("cancelled") from None
     outputs = {index: np.asarray(args[index]).copy() for index in expected}
@@ -231,7 +231,7 @@ def _launch_on_gpu(spec: KernelSpec, preset: LaunchPreset, args: Args, device: i
     cupy = cuda.require_cupy()
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
     device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
-    kernel(preset.grid, preset.block, tuple(device_args))
+    kernel(preset.grid, preset.block, tuple(device_args), shared_mem=preset.shared_mem)
     return device_args
 
 
@@ -253,7 +253,8 @@ def time_on_gpu(variant: Variant, n: int, repeats: int, device: int) -> tuple[li
     with cupy.cuda.Device(device):
         args = spec.build_args(preset)
         device_args = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
-        seconds = cuda.time_with_events(lambda: kernel(preset.grid, preset.block, device_args), repeats)
+        seconds = cuda.time_with_events(
+            lambda: kernel(preset.grid, preset.block, device_args, shared_mem=preset.shared_mem), repeats)
     return seconds, preset
 
 

@@ -34,9 +34,19 @@ tanhf floorf ceilf truncf roundf rintf atan2f fmodf hypotf`` ... and the double 
 ``__int_as_float``-style reinterpretations, ``__float2int_r?`` conversions, ``__ldg``
 (an ordinary load here) and ``__fadd_r?/__fmul_r?/__fdiv_r?/__fsqrt_r?/__fmaf_r?``
 (always rounded to nearest in the emulator).
-Anything else (goto, structs, templates, ``float4``, ``__constant__``,
-dynamic shared memory, global variables, ...) raises :class:`CompileError` naming the
+Anything else (goto, ``__constant__``, global variables, unions, lambdas, ...) raises
+:class:`CompileError` naming the
 construct, line and column.
+
+Also accepted (C++ a kernel file commonly has):
+dynamic shared memory, ``extern __shared__ T name[];`` (any element type; every such array
+aliases the start of the block's buffer, whose size in bytes the launch gives:
+``launch(..., shared_mem=BYTES)``; see :mod:`.dynshared`); file-scope ``const``,
+``constexpr`` and ``static const`` scalars initialized with constant expressions
+(compile-time constants; see :mod:`.filescope`); function templates with type and integer
+or bool value parameters and defaults, instantiated by the launch (``launch(src,
+"reduce<256>", ...)``, as CuPy's ``name_expressions``), by explicit instantiations and by
+calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.instantiate`).
 
 C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is

@@ -11,9 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from . import dynshared
 from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
+from .instantiate import template_launch_error
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Machine
 from .printf import PrintfRecord
@@ -90,7 +92,10 @@ def metrics_from(c: Counters) -> dict[str, float]:
 
 
 def _find_kernel(program: Program, name: str) -> Function:
+    name = program.aliases.get(name.strip(), name.strip())
     fn = program.functions.get(name)
+    if fn is None and (error := template_launch_error(program, name)) is not None:
+        raise error
     if fn is None or not fn.is_kernel:
         known = ", ".join(program.kernels) or "none"
         raise SimtError(f"no __global__ function named {name!r} in the source (kernels: {known})")
@@ -164,8 +169,8 @@ def _traced_warps(mc_warps_per_block: int, trace: bool | Sequence[int] | None) -
 MAX_EMULATED_MEMORY_BYTES = 1 << 30
 
 
-def _check_memory_size(program: Program, mc: Machine) -> None:
-    need = program.shared_bytes * mc.nblocks + program.local_bytes * mc.nlanes
+def _check_memory_size(program: Program, mc: Machine, shared_mem: int = 0) -> None:
+    need = (program.shared_bytes + shared_mem) * mc.nblocks + program.local_bytes * mc.nlanes
     if need > MAX_EMULATED_MEMORY_BYTES:
         raise SimtError(f"this launch needs {need / 2**20:.0f} MiB for shared and thread-local "
                         f"arrays; the emulator's limit is {MAX_EMULATED_MEMORY_BYTES >> 20} MiB")
@@ -178,7 +183,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            cancel: threading.Event | None = None, filename: str = "kernel.cu",
            max_seconds: float | None = None,
            progress: Callable[[int], None] | None = None,
-           include_dirs: Sequence[str | os.PathLike[str]] = ()) -> LaunchResult:
+           include_dirs: Sequence[str | os.PathLike[str]] = (), shared_mem: int = 0) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -191,25 +196,33 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     ``machine.PROGRESS_EVERY`` warp-steps. ``filename`` only names the source in messages; ``#include "file"`` is
     searched in ``include_dirs``, in order. Raises CompileError,
     KernelFault, Cancelled or SimtError (bad arguments or launch shape).
+
+    ``shared_mem`` is the bytes of dynamic shared memory per block (``extern __shared__``
+    arrays), as CuPy's ``RawKernel(grid, block, args, shared_mem=...)``. A template kernel
+    is launched by its instance name, as CuPy's ``name_expressions``: ``"reduce<256>"``.
     """
-    program = compile_source(source, filename, include_dirs)
+    program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel))
     fn = _find_kernel(program, kernel)
+    shared_mem = dynshared.check_launch(program, fn.name, shared_mem)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
     mc.progress = progress
     if max_seconds is not None:
         mc.max_seconds, mc.deadline = max_seconds, time.monotonic() + max_seconds
     mc.record_registers(program.registers)
-    _check_memory_size(program, mc)
+    _check_memory_size(program, mc, shared_mem)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
         (mc.add_shared if decl.space == "shared" else mc.add_local)(
             decl.name, decl.offset, decl.dtype, decl.count)
+    dynamic = dynshared.allocate(mc, program, fn.name, shared_mem)
     try:
         _execute(mc, fn, slots)
     except SimtError as exc:
+        if isinstance(exc, KernelFault):
+            exc = dynshared.explain(exc, dynamic, shared_mem)
         if mc.printf.records:  # printf debugging of a faulting kernel: what it printed so far
             setattr(exc, "printf", list(mc.printf.records))  # noqa: B010
-        raise
+        raise exc from None
     finally:
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)
@@ -218,6 +231,11 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
                         trace_truncated=mc.trace_truncated,
                         registers=mc.registers.result() if mc.registers is not None else {},
                         printf=list(mc.printf.records), printf_lost=mc.printf.lost)
+
+
+def template_requests(kernel: str) -> tuple[str, ...]:
+    """The template instance a kernel name asks the compiler for (``"reduce<256>"``)."""
+    return (kernel.strip(),) if "<" in kernel else ()
 
 
 def _new_machine(kernel: str, grid: Any, block: Any, trace: bool | Sequence[int] | None,

@@ -17,6 +17,9 @@ Grid and block: ``256``, ``16,16`` or ``16x16x1``.
 ``#include "file"`` is searched in the kernel file's folder, then in each ``--include-dir``.
 What the kernel's ``printf`` calls print comes first, one line per lane and call tagged
 ``[block (x,y,z) thread (x,y,z)]``, in the emulator's order (see ``gpulab.simt.printf``).
+``--shared-mem BYTES`` gives each block that many bytes of dynamic shared memory
+(``extern __shared__`` arrays). A template kernel is named with its template arguments:
+``--kernel 'reduce<256>'``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .api import DEFAULT_MAX_STEPS, launch
+from .api import DEFAULT_MAX_STEPS, launch, template_requests
 from .argcheck import ArgumentError, range_text, value_problem
 from .compiler import compile_source
 from .errors import SimtError
@@ -132,14 +135,25 @@ def parse_arg(text: str, rng: np.random.Generator) -> Any:
     return number
 
 
+def _bytes(text: str) -> int:
+    """A byte count for ``--shared-mem``: a whole number, 0 or more."""
+    value = _number(text.strip())
+    if not isinstance(value, int) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of bytes (0 or more), got {text!r}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``emulate`` subcommand."""
     p = subparsers.add_parser("emulate", help="run a CUDA C kernel in the SIMT emulator",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="CUDA C source file (.cu)")
-    p.add_argument("--kernel", required=True, help="name of the __global__ function")
+    p.add_argument("--kernel", required=True,
+                   help="name of the __global__ function (a template with its arguments: 'k<float>')")
     p.add_argument("--grid", type=parse_dims, required=True, help="grid size, e.g. 256 or 16,16")
     p.add_argument("--block", type=parse_dims, required=True, help="block size, e.g. 256 or 16,16")
+    p.add_argument("--shared-mem", type=_bytes, default=0, metavar="BYTES",
+                   help="dynamic shared memory per block in bytes (extern __shared__ arrays)")
     p.add_argument("--arg", action="append", default=[], metavar="SPEC",
                    help="a kernel argument: float32[4096]=random, int=4096, ...")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
@@ -189,7 +203,8 @@ def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any
     """Refuse a scalar ``--arg`` its parameter's C type cannot hold (``int=4294967296``, ``inf``
     for an int) instead of letting it wrap on the way in; raises ArgumentError naming the
     parameter. (The Python API keeps C's conversions for values a program passes.)"""
-    fn = compile_source(source, filename, dirs or ()).functions.get(kernel)
+    program = compile_source(source, filename, dirs or (), instantiate=template_requests(kernel))
+    fn = program.functions.get(program.aliases.get(kernel.strip(), kernel.strip()))
     if fn is None or len(fn.params) != len(kernel_args):
         return  # launch says what is wrong
     for index, ((name, ptype), value) in enumerate(zip(fn.params, kernel_args, strict=True)):
@@ -248,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
                         filename=Path(args.file).name, include_dirs=include_dirs(args),
+                        shared_mem=args.shared_mem,
                         max_seconds=args.time_limit if args.time_limit > 0 else None)
     except ArgumentError as exc:
         print(f"gpulab emulate: {exc}", file=sys.stderr)

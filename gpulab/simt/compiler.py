@@ -29,6 +29,8 @@ from .compile_switch import SwitchCompiler
 from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
+from .filescope import FileScope
+from .instantiate import Templates
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed, preprocess, reads_files
 from .registers import RegisterTable, Visible
@@ -47,13 +49,15 @@ _DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 class Var:
     """A name in scope: a register slot, or a fixed address (arrays, shared scalars)."""
 
-    kind: str  # "reg", "array", "mem" or "struct" (leaves in consecutive slots from ``slot``)
+    kind: str  # "reg", "array", "mem", "struct" (leaves in consecutive slots from ``slot``)
+    #            or "const" (a compile-time constant: value)
     ctype: CType
     slot: int = -1
     address: int = 0
     var_id: int = -1  # register variables: index in the program's RegisterTable
     const: bool = False  # declared const: assigning to it is a compile error, as in C
     line: int = 0  # where it was declared (for "already declared" errors)
+    value: Any = None  # "const": the constant's value
 
 
 @dataclass
@@ -79,6 +83,7 @@ class MemoryDecl:
     offset: int
     dtype: np.dtype
     count: int
+    function: str = ""  # the function declaring it
 
 
 @dataclass
@@ -92,6 +97,9 @@ class Program:
     local_bytes: int = 0
     registers: RegisterTable = field(default_factory=RegisterTable)
     structs: dict[str, CType] = field(default_factory=dict)  # struct types by name
+    templates: dict[str, Any] = field(default_factory=dict)  # name -> templates.TemplateDef
+    aliases: dict[str, str] = field(default_factory=dict)  # requested name -> instance name
+    dynamic_shared: dict[str, list[str]] = field(default_factory=dict)  # function -> extern __shared__
 
     @property
     def kernels(self) -> list[str]:
@@ -146,7 +154,8 @@ def _is_const(type_node: c_ast.Node) -> bool:
 class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
-    def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None) -> None:
+    def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None,
+                 requests: tuple[str, ...] = ()) -> None:
         self.pre = pre
         self.filename = filename
         self.functions: dict[str, Function] = {}
@@ -161,6 +170,12 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         self.loop_depth = 0
         self.defined: dict[str, int] = {}  # function name -> line of its definition
         self.init_aggregates(structs)
+        self.requests = requests  # template instances the launch asks for ("reduce<256>")
+        self.file_scope = Scope()  # file-scope constants
+        self.const_scope = self.file_scope  # ... and template arguments while instantiating
+        self.files = FileScope(self)  # file-scope constants, extern __shared__
+        self.tpl = Templates(self)  # function templates and their instances
+        self.shared_by_function: dict[str, int] = {}  # static __shared__ bytes each function declares
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -238,7 +253,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         if isinstance(node, c_ast.ArrayDecl):
             if node.dim is None:
                 raise self.error(node, "arrays need a constant size", "unsized array")
-            dim = self.expr(node.dim, Scope())
+            dim = self.expr(node.dim, self.const_scope)
             if dim.const is None or not dim.ctype.is_integer or int(dim.const) <= 0:
                 raise self.error(node.dim, "array sizes must be positive integer constants",
                                  "non-constant array size")
@@ -251,7 +266,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
     def compile(self, ast: c_ast.FileAST) -> Program:
         defs = []
         self.adopt_member_functions(ast)
-        for ext in ast.ext:
+        for ext in self.tpl.collect(ast.ext):
             if isinstance(ext, c_ast.Typedef) and self.cg_typedef(ext):
                 continue  # a cooperative-groups type name (coop_groups.typedef_prelude)
             if isinstance(ext, c_ast.Typedef):
@@ -268,16 +283,18 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             elif isinstance(ext, c_ast.Decl) and ext.name is None and isinstance(ext.type, c_ast.Struct):
                 self.struct_type(ext.type)  # a struct definition, not a variable
             elif isinstance(ext, c_ast.Decl):
-                raise self.error(ext, "global variables (__device__/__constant__ data) are not "
-                                 "supported by the emulator", "global variable")
+                self.files.declaration(ext)
             else:
                 raise self.error(ext, f"{type(ext).__name__} at file scope is not supported",
                                  type(ext).__name__)
+        self.tpl.instantiate_requests(self.requests)
         for fdef in defs:
             self.compile_function(fdef)
+        self.tpl.compile_instances()
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
                        self.local_bytes, self.register_table(),
-                       {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}})
+                       {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}},
+                       self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared)
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type
@@ -314,7 +331,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         self.current = fn
         self.nslots = 0
         self.loop_depth = 0
-        scope = Scope()
+        scope = Scope(self.const_scope)
         const_params = {p.name for p in (fdef.decl.type.args.params if fdef.decl.type.args else [])
                         if isinstance(p, c_ast.Decl) and _is_const(p.type)}
         for name, ptype in fn.params:
@@ -401,7 +418,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             raise self.error(node, "nested function declarations are not supported",
                              "nested function declaration")
         if "extern" in (node.storage or []):
-            raise self.error(node, "extern declarations are not supported", "extern")
+            return self.files.extern_decl(node, scope), False
         ctype = self.resolve_type(node.type)
         if is_group(ctype):
             return self.cg_declare(node, ctype, scope), False
@@ -476,13 +493,16 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         if space == "shared":
             offset = self.shared_bytes
             self.shared_bytes = _align(offset + nbytes, 16)
-            if self.shared_bytes > 48 * 1024:
+            owner = self.current.name if self.current is not None else ""
+            self.shared_by_function[owner] = self.shared_by_function.get(owner, 0) + _align(nbytes, 16)
+            if self.shared_by_function[owner] > 48 * 1024:  # per function: each template instance has its own
                 raise self.error(node, "more than 48 KiB of static shared memory",
                                  "shared memory size")
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
-        self.memory.append(MemoryDecl(node.name, space, offset, dtype, count))
+        self.memory.append(MemoryDecl(node.name, space, offset, dtype, count,
+                                      self.current.name if self.current is not None else ""))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base,
                                      line=self.position(node)[0] or 0)
@@ -697,6 +717,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
                          VarLV(slot, var.ctype))
         if var.kind == "struct":
             return self.struct_variable(var)
+        if var.kind == "const":
+            return constant(var.value, var.ctype)
         address = np.int64(var.address)
         if var.kind == "array":
             return CExpr(var.ctype, lambda fr, m: address, True, None)
@@ -1082,6 +1104,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         member = self.implicit_method_call(node, scope)
         if member is not None:
             return member
+        if name in self.tpl.templates:
+            return self.tpl.call(node, name, args, scope)
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
         if name in self.pre.cg_names:
@@ -1290,9 +1314,13 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
 
 
 def compile_source(source: str, filename: str = "kernel.cu",
-                   include_dirs: Sequence[str | os.PathLike[str]] = ()) -> Program:
+                   include_dirs: Sequence[str | os.PathLike[str]] = (), *,
+                   instantiate: tuple[str, ...] = ()) -> Program:
     """Preprocess, parse and compile ``source``; cached by source text (and by the files
-    it includes, found in ``include_dirs``, with their modification times)."""
+    it includes, found in ``include_dirs``, with their modification times).
+
+    ``instantiate`` names template instances to compile besides those the source asks
+    for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`."""
     dirs = tuple(os.fspath(d) for d in include_dirs)
     stamp: tuple[tuple[str, int, int], ...] = ()
     if reads_files(source):
@@ -1300,25 +1328,25 @@ def compile_source(source: str, filename: str = "kernel.cu",
             stamp = preprocess(source, filename, dirs).included_files
         except CompileError:
             pass  # the cached call raises it again
-    return _compile_cached(source, filename, dirs, stamp)
+    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate))
 
 
 @lru_cache(maxsize=64)
 def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
-                    stamp: tuple[tuple[str, int, int], ...]) -> Program:
+                    stamp: tuple[tuple[str, int, int], ...], instantiate: tuple[str, ...]) -> Program:
     pre = preprocess(source, filename, include_dirs)
     try:
-        return _compile(pre, filename)
+        return _compile(pre, filename, instantiate)
     except CompileError as exc:
         raise pre.relocate(exc) from None
 
 
-def _compile(pre: Preprocessed, filename: str) -> Program:
+def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...]) -> Program:
     pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return Compiler(pre, filename, structs).compile(ast)
+            return Compiler(pre, filename, structs, instantiate).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

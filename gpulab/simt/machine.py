@@ -281,10 +281,13 @@ class Machine:
         self._add_region(Region(name, "global", base, nbytes, array, arg_index))
         return base
 
-    def add_shared(self, name: str, offset: int, dtype: np.dtype, count: int) -> None:
-        """Allocate a ``__shared__`` array of ``count`` elements at window ``offset``."""
+    def add_shared(self, name: str, offset: int, dtype: np.dtype, count: int,
+                   nbytes: int | None = None) -> None:
+        """Allocate a ``__shared__`` array of ``count`` elements at window ``offset``
+        (``nbytes``: the addressable size when less than the storage, for dynamic shared)."""
         data = np.zeros((self.nblocks, count), dtype=dtype)
-        self._add_region(Region(name, "shared", SHARED_BASE + offset, data[0].nbytes, data))
+        size = data[0].nbytes if nbytes is None else nbytes
+        self._add_region(Region(name, "shared", SHARED_BASE + offset, size, data))
 
     def add_local(self, name: str, offset: int, dtype: np.dtype, count: int) -> None:
         """Allocate a thread-local array of ``count`` elements at local ``offset``."""

@@ -25,6 +25,7 @@ from .ctypes_ import TYPEDEF_PRELUDE
 from .errors import CompileError
 from .includes import BUILTIN_HEADERS, Includer, Inclusion, Spans, anchor_site, relocate
 from .machine import Site
+from .templates import TemplateTable, lower_templates
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _TOKEN = re.compile(r"""[A-Za-z_]\w*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\d[\w.]*|\s+|.""")
@@ -66,6 +67,7 @@ class Preprocessed:
     def anchor(self, site: Site) -> Site:
         """A step inside an included file, placed on its ``#include`` line of the main file."""
         return anchor_site(self.includes, site) if self.includes else site
+    templates: TemplateTable = field(default_factory=TemplateTable)
 
     def original_column(self, line: int, column: int) -> int:
         """Map a 1-based column of the expanded text back to the original source."""
@@ -498,10 +500,7 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
     for m in _FUNC_KIND.finditer(text):
         kind = result.global_functions if m.group(1) == "__global__" else result.device_functions
         kind.add(m.group(2))
-    if re.search(r"\bextern\s+__shared__\b", text):
-        line = text.count("\n", 0, re.search(r"\bextern\s+__shared__", text).start()) + 1  # type: ignore[union-attr]
-        raise CompileError("dynamic shared memory (extern __shared__) is not supported",
-                           line, None, "extern __shared__")
+    text, result.templates = lower_templates(text)  # template headers and calls, constexpr
     for word in ("__constant__", "template", "class", "namespace", "__managed__"):
         m2 = re.search(rf"\b{word}\b", text)
         if m2:

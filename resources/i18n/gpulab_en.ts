@@ -1147,6 +1147,18 @@
         <translation>Which block's warps to trace (linear block id)</translation>
     </message>
     <message>
+        <source>Dynamic shared:</source>
+        <translation>Dynamic shared:</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> bytes</translation>
+    </message>
+    <message>
+        <source>Bytes of dynamic shared memory per block, for extern __shared__ arrays (shared_mem of a CuPy launch)</source>
+        <translation>Bytes of dynamic shared memory per block, for extern __shared__ arrays (shared_mem of a CuPy launch)</translation>
+    </message>
+    <message>
         <source>Run</source>
         <translation>Run</translation>
     </message>

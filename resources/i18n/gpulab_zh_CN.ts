@@ -1148,6 +1148,18 @@
         <translation>跟踪哪个线程块的线程束（线性块编号）</translation>
     </message>
     <message>
+        <source>Dynamic shared:</source>
+        <translation>动态共享内存：</translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation> 字节</translation>
+    </message>
+    <message>
+        <source>Bytes of dynamic shared memory per block, for extern __shared__ arrays (shared_mem of a CuPy launch)</source>
+        <translation>每个线程块的动态共享内存字节数，供 extern __shared__ 数组使用（即 CuPy 启动时的 shared_mem）</translation>
+    </message>
+    <message>
         <source>Run</source>
         <translation>运行</translation>
     </message>

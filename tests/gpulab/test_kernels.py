@@ -82,6 +82,7 @@ def test_every_kernel_matches_its_reference_on_the_gpu(entry):
     args = spec.build_args(preset)
     expected = spec.expected(args)
     device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
-    cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args))
+    cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args),
+                                             shared_mem=preset.shared_mem)
     host = [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in device_args]
     assert spec.matches(host, expected)

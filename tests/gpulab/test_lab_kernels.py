@@ -127,8 +127,9 @@ def test_every_lab_kernel_gives_the_same_outputs_on_the_gpu_as_in_the_emulator(e
     spec = experiments.kernel(entry)
     preset = spec.preset("small")
     emulated = spec.build_args(preset)
-    simt.launch(spec.source, spec.entry, preset.grid, preset.block, emulated)
+    simt.launch(spec.source, spec.entry, preset.grid, preset.block, emulated, shared_mem=preset.shared_mem)
     device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in spec.build_args(preset)]
-    cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args))
+    cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args),
+                                             shared_mem=preset.shared_mem)
     for index in spec.expected(emulated):
         assert kernels.outputs_match(cupy.asnumpy(device_args[index]), emulated[index], spec.rtol, spec.atol)

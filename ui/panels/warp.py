@@ -129,6 +129,7 @@ class WarpPanel(Panel):
         self.kernel_box.currentIndexChanged.connect(self._kernel_chosen)
         self.preset_box.currentIndexChanged.connect(self._preset_chosen)
         self.block_box.valueChanged.connect(lambda _v: self.run())
+        self.controls.shared_box.valueChanged.connect(lambda _v: self.run())
         self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.cancel)
         self.code.edited.connect(self._edited)
@@ -194,6 +195,7 @@ class WarpPanel(Panel):
 
     def _preset_chosen(self, _index: int) -> None:
         self.controls.reset_block()
+        self.controls.reset_shared()
         self.timeline_tab.preset_name = self.preset.name  # the kernel compared runs at this size
         if self.shown_once:  # until then nothing is emulated: a hidden panel costs nothing
             self.run()
@@ -213,11 +215,11 @@ class WarpPanel(Panel):
             self.job.cancel()
         self.transport.pause()
         spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
-        limit = float(self.controls.limit_box.value())
+        limit, shared = float(self.controls.limit_box.value()), self.controls.shared_box.value()
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), spec.entry),
             "cpu",
-            lambda ctx: warp_run.emulation(spec, preset, source, block, ctx, limit),
+            lambda ctx: warp_run.emulation(spec, preset, source, block, ctx, limit, shared),
         )
         self.job, self.job_source = job, source
         self.code.clear_error()  # the code view stays where it is
@@ -265,6 +267,7 @@ class WarpPanel(Panel):
 
     def _edited(self) -> None:
         """The code changed: whatever is shown is no longer its result."""
+        self.controls.show_shared_for(self.code.source())
         if self.run_state.state != warp_run.RUNNING:
             self._set_state(warp_run.EDITED)
 

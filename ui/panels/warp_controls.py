@@ -1,4 +1,5 @@
-"""The warp visualizer's controls: kernel, launch size, traced block and Run, in a row that wraps."""
+"""The warp visualizer's controls: kernel, launch size, traced block, dynamic shared memory and Run,
+in a row that wraps."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QSpi
 
 from gpulab import experiments, kernels
 from gpulab.experiments.warp import DEFAULT_MAX_SECONDS
+from gpulab.simt.dynshared import declares_dynamic_shared
 from ui.panels import warp_texts as texts
 from ui.widgets.flow_layout import FlowBox, group
 
 translate = QCoreApplication.translate  # lupdate finds translate("WarpPanel", ...) calls
+MAX_SHARED_MEM_FIELD = 256 * 1024  # above any GPU's per-block shared memory: the emulator names the limit
 
 
 class KernelControls(FlowBox):
@@ -23,6 +26,13 @@ class KernelControls(FlowBox):
         self.kernel_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.preset_box = QComboBox()
         self.block_box = QSpinBox()
+        self.shared_label = QLabel()
+        self.shared_box = QSpinBox()  # bytes of dynamic shared memory per block (extern __shared__)
+        self.shared_box.setRange(0, MAX_SHARED_MEM_FIELD)
+        self.shared_box.setSingleStep(256)
+        self.shared_box.setKeyboardTracking(False)  # a typed number runs once, when it is complete
+        self.shared_group = group(self.shared_label, self.shared_box)  # shown for extern __shared__ code
+        self.shared_group.hide()
         self.run_button = QPushButton()
         self.run_button.setDefault(True)
         self.cancel_button = QPushButton()
@@ -40,6 +50,7 @@ class KernelControls(FlowBox):
             group(self.kernel_label, self.kernel_box),
             group(self.preset_label, self.preset_box),
             group(self.block_label, self.block_box),
+            self.shared_group,
             group(self.limit_label, self.limit_box),
             group(self.run_button, self.cancel_button, self.progress),
         )
@@ -83,6 +94,17 @@ class KernelControls(FlowBox):
         self.block_box.setValue(0)
         self.block_box.blockSignals(False)
 
+    def reset_shared(self) -> None:
+        """The preset's dynamic shared memory, quietly (the caller runs once for the whole change)."""
+        self.shared_box.blockSignals(True)
+        self.shared_box.setValue(self.preset.shared_mem)
+        self.shared_box.blockSignals(False)
+        self.show_shared_for(self.spec.source)
+
+    def show_shared_for(self, source: str) -> None:
+        """The dynamic shared memory field, only where it means something (keeps the row short)."""
+        self.shared_group.setVisible(bool(self.shared_box.value()) or declares_dynamic_shared(source))
+
     def retitle(self) -> None:
         """Kernel and preset names in the interface language (the engine carries the Chinese)."""
         for index in range(self.kernel_box.count()):
@@ -95,6 +117,14 @@ class KernelControls(FlowBox):
         self.preset_label.setText(translate("WarpPanel", "Size:"))
         self.block_label.setText(translate("WarpPanel", "Block:"))
         self.block_box.setToolTip(translate("WarpPanel", "Which block's warps to trace (linear block id)"))
+        self.shared_label.setText(translate("WarpPanel", "Dynamic shared:"))
+        self.shared_box.setSuffix(translate("WarpPanel", " bytes"))
+        self.shared_box.setToolTip(
+            translate(
+                "WarpPanel",
+                "Bytes of dynamic shared memory per block, for extern __shared__ arrays (shared_mem of a CuPy launch)",
+            )
+        )
         self.run_button.setText(translate("WarpPanel", "Run"))
         self.cancel_button.setText(translate("WarpPanel", "Cancel"))
         self.cancel_button.setToolTip(translate("WarpPanel", "Stop the emulation now"))

@@ -42,10 +42,11 @@ def emulation(
     block: int,
     ctx: Context,
     max_seconds: float,
+    shared_mem: int | None = None,
 ) -> Generator[Progress, None, ws.WarpSession | Failed]:
     """:func:`ws.emulate`, returning the emulator's error (shown at its line) instead of raising it."""
     try:
-        return (yield from ws.emulate(spec, preset, source, block, ctx, max_seconds))
+        return (yield from ws.emulate(spec, preset, source, block, ctx, max_seconds, shared_mem))
     except (simt.SimtError, ws.SessionError) as exc:  # a cancel arrives as experiments' Cancelled
         return Failed(exc)
 

@@ -49,7 +49,9 @@ def run_on_gpu(
     kernel = cuda.get_kernel(session.source, session.entry, device_index)
     with cupy.cuda.Device(device_index):
         device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in fresh_args]
-        launch = lambda: kernel(session.shape.grid, session.shape.block, tuple(device_args))  # noqa: E731
+        launch = lambda: kernel(  # noqa: E731
+            session.shape.grid, session.shape.block, tuple(device_args), shared_mem=session.shared_mem
+        )
         launch()
         cupy.cuda.Device(device_index).synchronize()
         matches = {

@@ -21,11 +21,14 @@ from gpulab.experiments.warp.server import SessionRequest, emulator_process
 from gpulab.experiments.warp.session import DEFAULT_MAX_SECONDS, WarpSession
 
 
-def session_request(spec: kernels.KernelSpec, preset: kernels.LaunchPreset, source: str, block: int) -> SessionRequest:
+def session_request(
+    spec: kernels.KernelSpec, preset: kernels.LaunchPreset, source: str, block: int, shared_mem: int | None = None
+) -> SessionRequest:
     """A request to emulate ``source`` (the catalogue kernel, maybe edited) with ``block`` traced.
 
     The inputs and the numpy reference come from the catalogue, so an edit that changes the
-    outputs shows as a mismatch.
+    outputs shows as a mismatch. ``shared_mem`` (bytes of dynamic shared memory per block)
+    defaults to the preset's.
     """
     args = spec.build_args(preset)
     return SessionRequest(
@@ -38,6 +41,7 @@ def session_request(spec: kernels.KernelSpec, preset: kernels.LaunchPreset, sour
         expected=spec.expected(args),
         rtol=spec.rtol,
         atol=spec.atol,
+        shared_mem=preset.shared_mem if shared_mem is None else shared_mem,
     )
 
 
@@ -48,18 +52,20 @@ def emulate(
     block: int,
     ctx: Context,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    shared_mem: int | None = None,
 ) -> Generator[Progress, None, WarpSession]:
     """Emulate with one block traced, in the emulator child process; returns the session.
 
     Yields progress while the child works: the bar's fraction is how near the run is to
     whichever limit stops it first, the step budget or the time limit; ``max_seconds`` is the time limit (None: none). The emulator's errors
     (``CompileError``, ``KernelFault``, ``SessionError``) are raised as they are, so the
-    caller can show them at their line; a cancel raises ``Cancelled``.
+    caller can show them at their line; a cancel raises ``Cancelled``. ``shared_mem``: bytes of
+    dynamic shared memory per block (None: the preset's).
     """
     from gpulab import simt
 
     yield Progress(0.0, msg("progress.emulating-kernel"))
-    request = dataclasses.replace(session_request(spec, preset, source, block), max_seconds=max_seconds)
+    request = dataclasses.replace(session_request(spec, preset, source, block, shared_mem), max_seconds=max_seconds)
     budget = request.max_steps
     started = time.monotonic()
     try:

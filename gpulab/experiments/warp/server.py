@@ -43,6 +43,7 @@ class SessionRequest:
     expected: Mapping[int, np.ndarray] | None = None
     rtol: float = 1e-5
     atol: float = 1e-6
+    shared_mem: int = 0  # bytes of dynamic shared memory per block
 
 
 def session_from_request(
@@ -69,6 +70,7 @@ def session_from_request(
         compare=compare,
         max_seconds=request.max_seconds,
         progress=progress,
+        shared_mem=request.shared_mem,
     )
 
 

@@ -96,6 +96,7 @@ class WarpSession:
     registers: list[Any] = field(default_factory=list)  # per row, the warp's simt RegisterTrace (or None)
     printf: list[Any] = field(default_factory=list)  # simt PrintfRecords of the whole launch, in order
     printf_lost: int = 0  # oldest printf records lost to the full 1 MiB buffer
+    shared_mem: int = 0  # bytes of dynamic shared memory per block the launch gave
 
     def __post_init__(self) -> None:
         self.step_at = merge_steps(self.steps)
@@ -340,13 +341,15 @@ def run_session(
     launch: Callable[..., Any] = _default_launch,
     max_seconds: float | None = None,
     progress: Callable[[int], None] | None = None,
+    shared_mem: int = 0,
 ) -> WarpSession:
     """Emulate ``entry`` with the warps of block ``block_index`` traced; blocks until done.
 
     ``args`` are modified in place (outputs). With ``expected`` (reference outputs by
     argument index) and ``compare``, the session records whether the emulation matched.
     ``max_seconds`` limits the launch's time and ``progress(warp_steps)`` hears how far it
-    has got (both passed to the emulator when given).
+    has got (both passed to the emulator when given); ``shared_mem`` is the bytes of dynamic
+    shared memory per block (``extern __shared__`` arrays).
     Raises the emulator's errors (``CompileError``, ``KernelFault``, ``Cancelled``).
     """
     shape = LaunchShape(launch_dims(grid), launch_dims(block))
@@ -356,6 +359,8 @@ def run_session(
     limits: dict[str, Any] = {"max_seconds": max_seconds} if max_seconds is not None else {}
     if progress is not None:
         limits["progress"] = progress
+    if shared_mem:
+        limits["shared_mem"] = shared_mem
     result = launch(
         source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel,
         **limits,
@@ -380,6 +385,7 @@ def run_session(
         registers=[(getattr(result, "registers", None) or {}).get(w) for w in traced],
         printf=list(getattr(result, "printf", None) or []),
         printf_lost=int(getattr(result, "printf_lost", 0)),
+        shared_mem=shared_mem,
     )
 
 

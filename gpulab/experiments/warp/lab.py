@@ -57,10 +57,11 @@ def emulate(
     """Emulate with one block traced, in the emulator child process; returns the session.
 
     Yields progress while the child works: the bar's fraction is how near the run is to
-    whichever limit stops it first, the step budget or the time limit; ``max_seconds`` is the time limit (None: none). The emulator's errors
-    (``CompileError``, ``KernelFault``, ``SessionError``) are raised as they are, so the
-    caller can show them at their line; a cancel raises ``Cancelled``. ``shared_mem``: bytes of
-    dynamic shared memory per block (None: the preset's).
+    whichever limit stops it first, the step budget or the time limit ``max_seconds``
+    (None: none). The emulator's errors (``CompileError``, ``KernelFault``,
+    ``SessionError``) are raised as they are, so the caller can show them at their line; a
+    cancel raises ``Cancelled``. ``shared_mem``: bytes of dynamic shared memory per block
+    (None: the preset's).
     """
     from gpulab import simt
 

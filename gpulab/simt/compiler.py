@@ -21,6 +21,7 @@ import numpy as np
 from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
+from . import cxx
 from .builtins_ import BUILTINS
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
@@ -1231,11 +1232,13 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
 @lru_cache(maxsize=64)
 def compile_source(source: str, filename: str = "kernel.cu") -> Program:
     """Preprocess, parse and compile ``source``; cached by source text."""
-    pre = preprocess(source, filename)
+    from .cxx_compile import CxxCompiler  # builds on this module's Compiler
+
+    pre = cxx.lower(preprocess(source, filename))
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return Compiler(pre, filename).compile(ast)
+            return CxxCompiler(pre, filename).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

@@ -311,7 +311,7 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
         line = text.count("\n", 0, re.search(r"\bextern\s+__shared__", text).start()) + 1  # type: ignore[union-attr]
         raise CompileError("dynamic shared memory (extern __shared__) is not supported",
                            line, None, "extern __shared__")
-    for word in ("__constant__", "template", "class", "namespace", "__managed__"):
+    for word in ("__constant__", "template", "class", "__managed__"):
         m2 = re.search(rf"\b{word}\b", text)
         if m2:
             line = text.count("\n", 0, m2.start()) + 1

@@ -220,6 +220,10 @@ def _typedef_names(text: str) -> set[str]:
     return set(re.findall(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", text))
 
 
+class _Unbalanced(Exception):
+    """Brackets do not match: the lowering stops and leaves the text to the parser's message."""
+
+
 def _match(toks: list[Tok], i: int, open_: str, close: str) -> int:
     """Index of the token closing the bracket at ``i``."""
     depth = 0
@@ -230,7 +234,7 @@ def _match(toks: list[Tok], i: int, open_: str, close: str) -> int:
             depth -= 1
             if depth == 0:
                 return j
-    raise _fail(toks[i], f"'{open_}' is never closed", "syntax")
+    raise _Unbalanced
 
 
 def _prev(toks: list[Tok], i: int) -> str:
@@ -262,7 +266,7 @@ def _is_lambda(toks: list[Tok], i: int) -> bool:
         return False
     try:
         close = _match(toks, i, "[", "]")
-    except CompileError:
+    except _Unbalanced:
         return False
     return _next(toks, close) in ("(", "{", "mutable", "->")
 
@@ -363,7 +367,7 @@ class _Namespaces:
         i = 0
         while i < len(toks):
             t = toks[i]
-            if t.text == "namespace" and not self._is_alias(toks, i):
+            if t.text == "namespace" and not self._is_alias(toks, i) and _prev(toks, i) != "using":
                 names, brace = self._header(toks, i)
                 stack.append("::".join(names) if names else None)
                 if names:
@@ -380,9 +384,9 @@ class _Namespaces:
                 i = self._declaration(toks, i, "::".join(path))
             else:
                 i = self._skip_declaration(toks, i)
-        for ns, names in self.members.items():
-            for name, c_name in names.items():
-                self.qualified[c_name] = f"{ns}::{name}"
+        for ns, table in self.members.items():
+            for member, c_name in table.items():
+                self.qualified[c_name] = f"{ns}::{member}"
 
     def _is_alias(self, toks: list[Tok], i: int) -> bool:
         return i + 2 < len(toks) and toks[i + 1].kind == "id" and toks[i + 2].text == "="
@@ -501,7 +505,7 @@ class _Namespaces:
                 scopes.append(_Scope(None))
             elif t.text == "}":
                 if len(scopes) == 1:
-                    raise _fail(t, "'}' without a matching '{'", "syntax")
+                    raise _Unbalanced
                 closing = scopes.pop()
                 if closing.namespace is not None:
                     t.blank()
@@ -510,7 +514,7 @@ class _Namespaces:
                 continue
             elif t.kind == "id" and _prev(toks, i) not in (".", "->", "::") \
                     and _next(toks, i) != "::":
-                found = self._lookup(t.text, scopes)
+                found = self._lookup(t, scopes)
                 if found is not None:
                     t.text = found
             i += 1
@@ -523,7 +527,7 @@ class _Namespaces:
                 if toks[end].kind == "id":
                     parts.append(toks[end].text)
                 end += 1
-            target = self._canonical(parts, toks[i])
+            target = self._canonical(parts, toks[i], scopes)
             self.aliases[toks[i + 1].text] = target
             self._blank(toks, i, end + 1)
             return end + 1
@@ -540,13 +544,15 @@ class _Namespaces:
         while end < len(toks) and toks[end].text != ";":
             end += 1
         words = [t.text for t in toks[i + 1:end] if t.kind == "id"]
-        if _next(toks, i) == "namespace":
-            ns = self._canonical(words[1:], toks[i])
+        if _next(toks, i) == "namespace" and words[1:] == ["std"]:
+            pass  # NVRTC knows namespace std but none of its members: nothing becomes visible
+        elif _next(toks, i) == "namespace":
+            ns = self._canonical(words[1:], toks[i], scopes)
             scopes[-1].using.append(ns)
         elif i + 2 < len(toks) and toks[i + 2].text == "=":
             return self._alias_declaration(toks, i, end)
         else:
-            ns = self._canonical(words[:-1], toks[i])
+            ns = self._canonical(words[:-1], toks[i], scopes)
             c_name = self._member(ns, words[-1], toks[i])
             scopes[-1].names[words[-1]] = c_name
         self._blank(toks, i, end + 1)
@@ -562,17 +568,38 @@ class _Namespaces:
         toks[end].before = " " + name.orig
         return i + 3
 
-    def _canonical(self, parts: list[str], where: Tok) -> str:
+    def _canonical(self, parts: list[str], where: Tok, scopes: list[_Scope] | None = None) -> str:
         if not parts:
             raise _fail(where, "a namespace name is missing", "namespace")
-        first = self.aliases.get(parts[0], parts[0])
-        full = "::".join([first, *parts[1:]])
-        if full == "std" or full.startswith("std::"):
+        if parts[0] == "std":
             raise _fail(where, "namespace std (the C++ standard library) is not available in "
                         "device code", "std::")
+        first = self._relative(parts[0], scopes or []) or parts[0]
+        full = "::".join([first, *parts[1:]])
         if full not in self.members and full not in NAMESPACES:
-            raise _fail(where, f"namespace '{full}' is not declared", f"namespace {full}")
+            raise _fail(where, f"namespace '{'::'.join(parts)}' is not declared",
+                        f"namespace {'::'.join(parts)}")
         return full
+
+    def _known(self, full: str) -> bool:
+        return full in self.members or full in NAMESPACES \
+            or any(f.startswith(full + "::") for f in self.members)
+
+    def _relative(self, first: str, scopes: list[_Scope]) -> str | None:
+        """The namespace a leading name means here: an alias, a namespace nested in an
+        enclosing or used one, or a file-scope namespace."""
+        if first in self.aliases:
+            return self.aliases[first]
+        for scope in reversed(scopes):
+            enclosing = scope.namespace.split("::") if scope.namespace else []
+            for k in range(len(enclosing), 0, -1):
+                candidate = "::".join([*enclosing[:k], first])
+                if self._known(candidate):
+                    return candidate
+            for ns in scope.using:
+                if self._known(f"{ns}::{first}"):
+                    return f"{ns}::{first}"
+        return first if self._known(first) else None
 
     def _member(self, ns: str, name: str, where: Tok) -> str:
         library = NAMESPACES.get(ns)
@@ -592,15 +619,16 @@ class _Namespaces:
             return c_name
         raise _fail(where, f"'{name}' is not a member of namespace '{ns}'", f"{ns}::{name}")
 
-    def _lookup(self, name: str, scopes: list[_Scope]) -> str | None:
+    def _lookup(self, tok: Tok, scopes: list[_Scope]) -> str | None:
+        name = tok.text
         for scope in reversed(scopes):
             if name in scope.names:
                 return scope.names[name]
             if scope.namespace and name in self.members.get(scope.namespace, {}):
-                return self._member(scope.namespace, name, Tok("id", name, 0, 0, 0))
+                return self._member(scope.namespace, name, tok)
             for ns in scope.using:
                 if self._has(ns, name):
-                    return self._member(ns, name, Tok("id", name, 0, 0, 0))
+                    return self._member(ns, name, tok)
         return None
 
     def _has(self, ns: str, name: str) -> bool:
@@ -622,19 +650,17 @@ class _Namespaces:
         while j + 1 < len(toks) and toks[j].text == "::" and toks[j + 1].kind == "id":
             parts.append(toks[j + 1].text)
             j += 2
-        first = self.aliases.get(parts[0], parts[0])
-        if first not in self.members and first not in NAMESPACES and first != "std" \
-                and not any(f.startswith(first + "::") for f in self.members):
-            if first in self.src.types or _prev(toks, start) == ">":
+        if parts[0] == "std":
+            name = "::".join(parts)
+            raise _fail(toks[start], f"{name}: the C++ standard library is not available in "
+                        "device code (use the CUDA functions: min, max, sqrtf, ...)", name)
+        if self._relative(parts[0], scopes) is None:
+            if parts[0] in self.src.types or _prev(toks, start) == ">":
                 return j  # Class::member: a struct's business, left as written
             raise _fail(toks[start], f"'{parts[0]}::{parts[1] if len(parts) > 1 else ''}': "
                         f"'{parts[0]}' is not a namespace the emulator knows",
                         f"qualified name {parts[0]}::")
-        if first == "std":
-            name = "::".join(parts)
-            raise _fail(toks[start], f"{name}: the C++ standard library is not available in "
-                        "device code (use the CUDA functions: min, max, sqrtf, ...)", name)
-        ns = self._canonical(parts[:-1], toks[start])
+        ns = self._canonical(parts[:-1], toks[start], scopes)
         c_name = self._member(ns, parts[-1], toks[start])
         toks[start].text = c_name
         for k in range(i, j):
@@ -917,14 +943,18 @@ def lower(pre: Preprocessed) -> Lowered:
                   and t.kind == "id"}
     src.types |= _typedef_names(body)
     namespaces = _Namespaces(src, pre.global_functions)
-    namespaces.collect()
-    namespaces.rewrite()
-    _keyword_casts(src)
-    _functional_casts(src, _scalar_type_names(head + body))
-    _references(src)
-    _auto(src)
-    _brace_initializers(src)
-    _default_arguments(src, lowered)
+    try:
+        namespaces.collect()
+        namespaces.rewrite()
+        _keyword_casts(src)
+        _functional_casts(src, _scalar_type_names(head + body))
+        _references(src)
+        _auto(src)
+        _brace_initializers(src)
+        _default_arguments(src, lowered)
+    except _Unbalanced:  # the parser names what is missing better than a token pass can
+        lowered.defaults = {}
+        src = _Source(body, head)
     text, spans = src.render()
     head = head.replace("\n# 1 ", f" {PRELUDE}\n# 1 ", 1) if head else ""
     lowered.text = head + text

@@ -454,6 +454,10 @@ class Compiler:
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
+            if self.local_bytes > 512 * 1024:  # CUDA's limit of local memory per thread
+                raise self.error(node, "more than 512 KiB of thread-local arrays (CUDA's limit per "
+                                 "thread: a GPU refuses to launch such a kernel)",
+                                 "local memory size")
         self.memory.append(MemoryDecl(node.name, space, offset, elem.dtype, count))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
         scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype, address=base,

@@ -248,11 +248,13 @@ def _next(toks: list[Tok], i: int) -> str:
 # ---------------------------------------------------------------------- named rejections
 @dataclass(frozen=True)
 class Rejected:
-    """A construct outside the subset: ``match(tokens, i)`` says it starts at token i."""
+    """A construct outside the subset: ``match(tokens, i)`` says it starts at token i, which
+    is one of the ``triggers``."""
 
     construct: str
     message: str
     match: Callable[[list[Tok], int], bool]
+    triggers: tuple[str, ...]
 
 
 def _word(w: str) -> Callable[[list[Tok], int], bool]:
@@ -297,42 +299,47 @@ def _is_enum_class(toks: list[Tok], i: int) -> bool:
 #: Constructs rejected by name, checked in this order at every token.
 REJECTED: tuple[Rejected, ...] = (
     Rejected("C++ lambda", "C++ lambdas are not supported by the emulator; write a __device__ "
-             "function", _is_lambda),
+             "function", _is_lambda, ("[",)),
     Rejected("operator new", "a class's own operator new/delete is not supported by the emulator",
-             _is_operator_new),
+             _is_operator_new, ("operator",)),
     Rejected("new", "'new' (device-side heap allocation) is not supported by the emulator; use "
-             "arrays passed to the kernel or __shared__ arrays", _word("new")),
+             "arrays passed to the kernel or __shared__ arrays", _word("new"), ("new",)),
     Rejected("delete", "'delete' (device-side heap) is not supported by the emulator",
-             _word("delete")),
-    Rejected("try", "C++ exceptions (try/catch) are not supported in CUDA device code", _word("try")),
+             _word("delete"), ("delete",)),
+    Rejected("try", "C++ exceptions (try/catch) are not supported in CUDA device code", _word("try"), ("try",)),
     Rejected("catch", "C++ exceptions (try/catch) are not supported in CUDA device code",
-             _word("catch")),
-    Rejected("throw", "C++ exceptions (throw) are not supported in CUDA device code", _word("throw")),
-    Rejected("virtual", "virtual functions are not supported by the emulator", _word("virtual")),
+             _word("catch"), ("catch",)),
+    Rejected("throw", "C++ exceptions (throw) are not supported in CUDA device code", _word("throw"), ("throw",)),
+    Rejected("virtual", "virtual functions are not supported by the emulator", _word("virtual"), ("virtual",)),
     Rejected("class inheritance", "class inheritance (class X : Base) is not supported by the "
-             "emulator", _is_inheritance),
+             "emulator", _is_inheritance, ("class", "struct")),
     Rejected("typeid", "typeid (run-time type information) is not supported in device code",
-             _word("typeid")),
+             _word("typeid"), ("typeid",)),
     Rejected("dynamic_cast", "dynamic_cast (run-time type information) is not supported in "
-             "device code; use static_cast", _word("dynamic_cast")),
+             "device code; use static_cast", _word("dynamic_cast"), ("dynamic_cast",)),
     Rejected("variadic template", "variadic templates (typename... / sizeof...) are not "
-             "supported by the emulator", _is_variadic_template),
+             "supported by the emulator", _is_variadic_template, ("typename", "class", "sizeof")),
     Rejected("decltype", "decltype is not supported by the emulator; write the type or use auto",
-             _word("decltype")),
+             _word("decltype"), ("decltype",)),
     Rejected("enum class", "scoped enums (enum class) are not supported by the emulator",
-             _is_enum_class),
+             _is_enum_class, ("enum",)),
     Rejected("restrict", "'restrict' is a C keyword, not CUDA C++; write __restrict__",
-             _word("restrict")),
+             _word("restrict"), ("restrict",)),
     Rejected("functional cast", "a functional cast needs a one-word type name (write "
-             "static_cast<unsigned int>(x) or unsigned(x))", _is_multiword_cast),
+             "static_cast<unsigned int>(x) or unsigned(x))", _is_multiword_cast,
+             ("signed", "unsigned", "long", "short")),
 )
+
+
+_TRIGGERED: dict[str, list[Rejected]] = {}
+for _rule in REJECTED:
+    for _trigger in _rule.triggers:
+        _TRIGGERED.setdefault(_trigger, []).append(_rule)
 
 
 def _reject_named(toks: list[Tok]) -> None:
     for i, tok in enumerate(toks):
-        if tok.kind not in ("id", "op"):
-            continue
-        for rule in REJECTED:
+        for rule in _TRIGGERED.get(tok.text, ()):
             if rule.match(toks, i):
                 raise _fail(tok, rule.message, rule.construct)
 
@@ -380,8 +387,8 @@ class _Namespaces:
                     del path[-len(opened.split("::")):]
                 i += 1
                 continue
-            if path:
-                i = self._declaration(toks, i, "::".join(path))
+            if path:  # always advance: a declaration may stop at the token it starts on
+                i = max(self._declaration(toks, i, "::".join(path)), i + 1)
             else:
                 i = self._skip_declaration(toks, i)
         for ns, table in self.members.items():
@@ -510,10 +517,10 @@ class _Namespaces:
                 if closing.namespace is not None:
                     t.blank()
             elif t.text == "::":
-                i = self._qualified(toks, i, scopes)
+                i = max(self._qualified(toks, i, scopes), i + 1)
                 continue
             elif t.kind == "id" and _prev(toks, i) not in (".", "->", "::") \
-                    and _next(toks, i) != "::":
+                    and (_next(toks, i) != "::" or t.text in _KEYWORDS):
                 found = self._lookup(t, scopes)
                 if found is not None:
                     t.text = found
@@ -641,7 +648,7 @@ class _Namespaces:
         """``::name`` or ``a::b::name`` at token ``i`` (the first '::')."""
         if _prev(toks, i) == ">":
             return i + 1  # Template<T>::member: left as written
-        start = i - 1 if i > 0 and toks[i - 1].kind == "id" else i
+        start = i - 1 if i > 0 and toks[i - 1].kind == "id" and toks[i - 1].text not in _KEYWORDS else i
         if start == i:  # ::name, the global namespace
             toks[i].text = ""
             return i + 1
@@ -805,7 +812,7 @@ def _brace_initializers(src: _Source) -> None:
         prev = toks[i - 1]
         if prev.text == "]":
             k = _match_back(toks, i - 1, "[", "]")
-            while toks[k - 1].text == "]":
+            while k > 0 and toks[k - 1].text == "]":
                 k = _match_back(toks, k - 1, "[", "]")
             if k > 0 and toks[k - 1].kind == "id" and _is_declarator(toks, k - 1, src.types, depth):
                 t.before = "=" + t.before

@@ -245,6 +245,9 @@ def _next(toks: list[Tok], i: int) -> str:
     return toks[i + 1].text if i + 1 < len(toks) else ""
 
 
+_BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
 # ---------------------------------------------------------------------- named rejections
 @dataclass(frozen=True)
 class Rejected:
@@ -292,6 +295,20 @@ def _is_multiword_cast(toks: list[Tok], i: int) -> bool:
             and toks[i + 2].text == "(" and _prev(toks, i) in _EXPRESSION_BEFORE)
 
 
+def _is_range_for(toks: list[Tok], i: int) -> bool:
+    """``for (T x : range)``: a ':' at the top level of the parentheses, before any ';'."""
+    if _next(toks, i) != "(":
+        return False
+    depth = 0
+    for t in toks[i + 1:]:
+        depth += _BRACKET_DEPTH.get(t.text, 0)
+        if depth <= 0 or t.text == ";" or t.text == "?":
+            return False
+        if t.text == ":" and depth == 1:
+            return True
+    return False
+
+
 def _is_enum_class(toks: list[Tok], i: int) -> bool:
     return toks[i].text == "enum" and _next(toks, i) in ("class", "struct")
 
@@ -321,6 +338,8 @@ REJECTED: tuple[Rejected, ...] = (
              "supported by the emulator", _is_variadic_template, ("typename", "class", "sizeof")),
     Rejected("decltype", "decltype is not supported by the emulator; write the type or use auto",
              _word("decltype"), ("decltype",)),
+    Rejected("range-based for", "range-based for loops (for (x : range)) are not supported by "
+             "the emulator; write for (int i = 0; i < n; ++i)", _is_range_for, ("for",)),
     Rejected("enum class", "scoped enums (enum class) are not supported by the emulator",
              _is_enum_class, ("enum",)),
     Rejected("restrict", "'restrict' is a C keyword, not CUDA C++; write __restrict__",
@@ -733,9 +752,6 @@ def _functional_casts(src: _Source, scalar_types: set[str]) -> None:
         if toks[i + 2] is closer:
             opener.text = "(0"
         closer.text = "))"
-
-
-_BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 
 def _has_top_level_comma(toks: list[Tok], open_: int, close: int) -> bool:

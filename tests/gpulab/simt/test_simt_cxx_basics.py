@@ -323,3 +323,20 @@ def test_columns_after_a_lowered_cast_point_at_the_original_source():
         simt.compile_source(source)
     assert info.value.line == 2
     assert info.value.column == source.split("\n")[1].index("undeclared") + 1
+
+
+def test_a_reference_to_a_pointer_moves_the_callers_pointer():
+    source = r"""
+    __device__ float take(const float*& cursor) { float v = *cursor; cursor += 2; return v; }
+    extern "C" __global__ void k(const float* in, float* out) {
+        const float* p = in + threadIdx.x;
+        float first = take(p);
+        float second = take(p);
+        out[threadIdx.x] = first * 10 + second + (p - in);
+    }
+    """
+    data = np.arange(16, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    _launch(source, [data, out], 4)
+    lanes = np.arange(4)
+    np.testing.assert_array_equal(out, lanes * 10 + (lanes + 2) + lanes + 4)

@@ -63,6 +63,8 @@ REJECTED = [
     (_HEAD + "    float& r = static_cast<float&>(out[0]);\n}\n", 2, "static_cast to reference",
      "reference"),
     (_HEAD + "    out[0] = float(1, 2);\n}\n", 2, "functional cast", "one value"),
+    (_HEAD + "    float v[4]{};\n    for (float x : v) { out[0] += x; }\n}\n", 3, "range-based for",
+     "range-based"),
     (_HEAD + "    float huge[2147483647]{};\n}\n", 2, "local memory size", "512 KiB"),
     ("__device__ float f(float a = 1.0f, float b) { return a + b; }\n" + _HEAD + "}\n", 1,
      "default argument", "default"),

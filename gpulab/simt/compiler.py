@@ -22,6 +22,7 @@ import numpy as np
 from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
+from . import cxx
 from .aggregates import AggregateCompiler, needs_struct_call
 from .builtins_ import BUILTINS
 from .compile_printf import compile_printf
@@ -426,6 +427,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             raise self.error(node, "variables cannot have type void", "void variable")
         self.check_new_name(node, scope)
         if "static" in (node.storage or []):
+            self.check_static_local(node)
             return self.declare_memory(node, ctype, scope, "shared"), False
         if ctype.is_array:
             return self.declare_memory(node, ctype, scope, "local"), False
@@ -472,6 +474,16 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             raise self.unsupported(node.init)
         return self.assign_convert(self.expr(node.init, scope), ctype, node.init)
 
+    def check_static_local(self, node: c_ast.Decl) -> None:
+        """The preprocessor writes ``__shared__`` as ``static``: a ``static`` the source spelled
+        itself (one variable for the whole program) is outside the subset."""
+        line = node.coord.line if node.coord is not None else 0
+        text = self.pre.lines[line - 1] if 0 < line <= len(self.pre.lines) else ""
+        if re.search(r"\bstatic\b", text) and "__shared__" not in text:
+            raise self.error(node, f"static local variable '{node.name}' (one variable shared by every "
+                             "thread of the program) is not supported by the emulator; use __shared__ "
+                             "memory or a kernel argument", "static local variable")
+
     def declare_memory(self, node: c_ast.Decl, ctype: CType, scope: Scope, space: str) -> Stmt:
         if node.init is not None and (space == "shared" or not ctype.is_array):
             raise self.error(node, f"{space} memory cannot have an initializer",
@@ -501,6 +513,10 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
+            if self.local_bytes > 512 * 1024:  # CUDA's limit of local memory per thread
+                raise self.error(node, "more than 512 KiB of thread-local arrays (CUDA's limit per "
+                                 "thread: a GPU refuses to launch such a kernel)",
+                                 "local memory size")
         self.memory.append(MemoryDecl(node.name, space, offset, dtype, count,
                                       self.current.name if self.current is not None else ""))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset
@@ -1342,11 +1358,15 @@ def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
 
 
 def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...]) -> Program:
+    from .cxx_compile import CxxCompiler  # builds on this module's Compiler
+
+    cxx.reject_unsupported(pre)  # lambdas, new, virtual, ...: named before a pass misreads them
     pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
+    pre = cxx.lower(pre)  # auto, references, C++ casts, brace init, default arguments, namespaces
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return Compiler(pre, filename, structs, instantiate).compile(ast)
+            return CxxCompiler(pre, filename, structs, instantiate).compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

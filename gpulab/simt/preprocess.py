@@ -501,7 +501,7 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
         kind = result.global_functions if m.group(1) == "__global__" else result.device_functions
         kind.add(m.group(2))
     text, result.templates = lower_templates(text)  # template headers and calls, constexpr
-    for word in ("__constant__", "template", "class", "namespace", "__managed__"):
+    for word in ("__constant__", "template", "class", "__managed__"):
         m2 = re.search(rf"\b{word}\b", text)
         if m2:
             line = text.count("\n", 0, m2.start()) + 1

@@ -442,7 +442,6 @@ def test_errors_after_a_lowered_name_keep_their_column():
     assert (info.value.line, info.value.column) == (9, 68)
 
 
-@pytest.mark.xfail(reason="needs auto from cxx branch", strict=True)
 def test_auto_tile_from_tiled_partition():
     src = _fault_kernel("    auto t = cg::tiled_partition<32>(block);\n    out[v] = t.thread_rank();")
     out = np.zeros(32, np.int32)

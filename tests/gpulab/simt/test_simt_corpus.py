@@ -23,23 +23,7 @@ FOLDER = corpus.default_folder()
 # What each kernel needs that the emulator on this branch does not have yet (the first construct
 # the emulator stops at; later ones in the same file are listed after it).
 NEEDS: dict[str, str] = {
-    "bitonic_sort_step": "C++ references",
-    "brace_init_moving_sum": "brace initialisers, static_cast",
-    "default_args_clamp": "default arguments",
-    "layernorm_rows": "auto",
-    "namespace_math": "namespaces",
     "nbody_step": "C++ references, float3/float4 vector types",
-    "particles_float4_mass": "float4 vector types, reinterpret_cast",
-    "reduce_cg_reduce": "#include <cooperative_groups.h>, cg::reduce, auto",
-    "reduce_shfl_auto": "auto, __inline__",
-    "references_minmax_out": "C++ references",
-    "references_odd_even_sort": "C++ references",
-    "saxpy_default_args": "default arguments",
-    "saxpy_float4": "float4 vector types, reinterpret_cast",
-    "softmax_rows_warp": "auto",
-    "static_cast_quantize": "static_cast",
-    "transpose_constexpr_tile": "file-scope constexpr, static_cast",
-    "vector_copy_uint4": "uint4/int2 vector types, make_int2, reinterpret_cast",
 }
 
 

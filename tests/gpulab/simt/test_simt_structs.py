@@ -384,7 +384,7 @@ extern "C" __global__ void k(float* o) { Complex c = {1, 2}; o[0] = c.norm(); }"
     ("struct P { float x; }; __device__ float f(float* p) { return p->x; }", "member access"),
     ("struct P { float x; }; __device__ float f(P* p) { return p[0]; }", "conversion"),
     ("struct P { static int n; float x; };", "static member"),
-    ("struct P { float x; __device__ virtual float f() { return x; } };", "virtual member function"),
+    ("struct P { float x; __device__ virtual float f() { return x; } };", "virtual"),
     ("struct P { float x; __device__ ~P() {} };", "destructor"),
     ("struct P { float x; __device__ float f() const; };", "member function defined outside its struct"),
     ("struct P { float x = 1; };", "default member initializer"),

@@ -43,3 +43,19 @@ def test_at_1920_by_1080_the_tabs_fill_the_right_column_and_the_code_has_the_hei
     for g in range(len(panel.session)):  # every line read from its start
         panel.set_cursor(g)
         assert code.horizontalScrollBar().value() == 0 and code.span_visible()
+
+
+@pytest.mark.parametrize("large_panel", [("light", "zh")], indirect=True)
+def test_a_code_column_narrower_than_its_longest_line_wraps_so_lines_are_read_from_their_start(large_panel, qtbot):
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    from ui.panels.warp_layout import code_width
+
+    panel = large_panel
+    panel.window().resize(1024, 768)  # light type at 1024 x 768: half the width is too narrow for the code
+    qtbot.waitUntil(lambda: not panel.tab_area.beside)
+    qtbot.waitUntil(lambda: panel.code.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth)
+    assert panel.tab_area.upper.sizes()[0] < code_width(panel)
+    for g in range(len(panel.session)):
+        panel.set_cursor(g)
+        assert panel.code.horizontalScrollBar().value() == 0 and panel.code.span_visible()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab import experiments
@@ -35,7 +35,7 @@ from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
-from ui.widgets.notes_box import NotesBox
+from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
 from ui.widgets.series_list import SeriesList
@@ -367,6 +367,10 @@ class CpuVsGpuPanel(Panel):
     def showEvent(self, event: QShowEvent) -> None:
         self._fit_controls()
         super().showEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.notes.set_lines(lines_for(self))  # more of the notes on a tall screen
 
     def _restyle(self) -> None:
         self._fit_controls()

@@ -101,8 +101,8 @@ def share_height(panel: WarpPanel) -> None:
     panel.metrics.set_compact(compact)
     panel.lanes.hover_label.set_lines(1 if compact else 2, 1 if compact else 5)  # all of it in the tooltip
     panel.tab_area.share_height(compact)
-    # Wrapped where its lines would be cut: in compact type, or beside the tabs when even 72 % of a
-    # large screen is narrower than the longest line (projector type at 1920 x 1080). Once the
-    # splitters have placed the view: it then scrolls to the current line at its final height.
-    narrow = panel.tab_area.beside and panel.tab_area.upper.sizes()[0] < code_width(panel)
+    # Wrapped where its lines would be cut: in compact type, or where the code column (up to 72 %
+    # of a large screen beside the tabs, half of a smaller one) is narrower than the longest line.
+    # Once the splitters have placed the view: it then scrolls to the current line at its final height.
+    narrow = panel.tab_area.upper.sizes()[0] < code_width(panel)
     QTimer.singleShot(0, panel.code, lambda: panel.code.set_wrapping(compact or narrow))

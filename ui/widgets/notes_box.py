@@ -18,6 +18,12 @@ from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 LATIN = "Ág|(y)"  # accents, ascenders and descenders: the least height a line is given
 
 
+def lines_for(host: QWidget) -> int:
+    """How many lines of notes a panel of ``host``'s height shows: 4, up to 8 on a tall screen
+    (an eighth of the panel's height in lines)."""
+    return max(4, min(8, host.height() // (8 * host.fontMetrics().height())))
+
+
 class NotesBox(QTextBrowser):
     """Plain-text notes, selectable, ``lines`` whole lines tall at most; ``setText`` / ``text``."""
 
@@ -60,6 +66,12 @@ class NotesBox(QTextBrowser):
 
     def text(self) -> str:
         return self._text
+
+    def set_lines(self, lines: int) -> None:
+        """Show at most ``lines`` lines."""
+        if lines != self.lines:
+            self.lines = lines
+            self._fit()
 
     def line_count(self) -> int:
         """Lines the text takes at the box's present width."""

@@ -154,8 +154,10 @@ def _style_sheet(theme: Theme) -> str:
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     colours = {key: getattr(theme, key) for key in ("window", "base", "text", "button", "muted")}
     colours |= {"highlight": theme.highlight, **BOX_COLOURS[theme.name]}
+    colours["themes_dir"] = resource_path("themes").as_posix()  # the check mark's picture
     for key in sorted(colours, key=len, reverse=True):  # @warn_bg before a shorter @warn
         text = text.replace(f"@{key}", colours[key])
+    text = text.replace("@indicator_px", str(round(theme.font_pt * 4 / 3)))  # the type's height at 96 dpi
     return text.replace("@font_pt", str(theme.font_pt))
 
 

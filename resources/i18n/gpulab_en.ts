@@ -866,12 +866,12 @@
         <translation>GPU to model:</translation>
     </message>
     <message>
-        <source>Matrix multiply (GFLOP/s)</source>
-        <translation>Matrix multiply (GFLOP/s)</translation>
+        <source>Matrix multiply</source>
+        <translation>Matrix multiply</translation>
     </message>
     <message>
-        <source>Vector add (GB/s)</source>
-        <translation>Vector add (GB/s)</translation>
+        <source>Vector add</source>
+        <translation>Vector add</translation>
     </message>
     <message>
         <source>Include PCIe copies</source>

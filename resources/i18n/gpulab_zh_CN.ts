@@ -867,12 +867,12 @@
         <translation>建模的 GPU：</translation>
     </message>
     <message>
-        <source>Matrix multiply (GFLOP/s)</source>
-        <translation>矩阵乘法（GFLOP/s）</translation>
+        <source>Matrix multiply</source>
+        <translation>矩阵乘法</translation>
     </message>
     <message>
-        <source>Vector add (GB/s)</source>
-        <translation>向量加法（GB/s）</translation>
+        <source>Vector add</source>
+        <translation>向量加法</translation>
     </message>
     <message>
         <source>Include PCIe copies</source>

@@ -403,6 +403,8 @@ def test_in_chinese_the_kernel_and_size_lists_are_in_chinese(panel, qtbot):
 
 def test_a_narrow_code_view_scrolls_sideways_to_the_steps_span(panel, qtbot):
     session = emulated(qtbot, panel, "transpose_shared")
+    qtbot.wait(10)  # the panel's own choice of wrapping first (it wraps a column narrower than its code)
+    panel.code.set_wrapping(False)  # unwrapped, as when lines fit: a narrower view must scroll sideways
     panel.code.setFixedWidth(150)
     qtbot.waitUntil(lambda: panel.code.width() == 150)
     line = source_line(experiments.kernel("transpose_shared"), "out[y * n + x] =")

@@ -14,7 +14,10 @@ class Host(QWidget):
 
     def __init__(self, upper_minimum: int = 0) -> None:
         super().__init__()
-        self.left, self.right = QLabel("code"), QLabel("lanes")
+        self.left, self.right, self.lanes = QLabel("code"), QWidget(), QLabel("lanes")
+        column = QVBoxLayout(self.right)
+        column.addWidget(self.lanes)
+        column.addStretch(0)
         self.left.setMinimumHeight(upper_minimum)
         self.tabs = QTabWidget()
         self.tabs.addTab(QLabel("memory page"), "Memory")
@@ -27,10 +30,10 @@ class Host(QWidget):
 
 @pytest.fixture
 def make_host(qtbot):
-    def make(height: int, upper_minimum: int = 0) -> Host:
+    def make(height: int, upper_minimum: int = 0, width: int = 600) -> Host:
         host = Host(upper_minimum)
         qtbot.addWidget(host)
-        host.resize(600, height)
+        host.resize(width, height)
         host.show()
         qtbot.waitExposed(host)
         return host
@@ -85,3 +88,18 @@ def test_where_the_splitter_has_no_room_the_tab_area_grows_and_a_second_click_cl
     qtbot.waitUntil(lambda: host.tabs.height() >= 12 * line(host))
     click_tab(qtbot, host, 1)
     assert not host.area.opened and host.tabs.minimumHeight() == bar_height
+
+
+def test_on_a_large_host_the_tabs_stand_under_the_right_column_and_the_left_has_the_height(make_host, qtbot):
+    host = make_host(1000, width=1600)
+    host.area.share_height(compact=False)
+    assert host.area.beside and host.right.isAncestorOf(host.tabs)
+    qtbot.waitUntil(lambda: host.left.height() >= host.area.splitter.height() - 2)  # the whole height
+    assert host.tabs.geometry().top() >= host.lanes.geometry().bottom()
+    qtbot.waitUntil(host.area.pages.isVisible)
+    host.resize(600, 600)  # small again: back under both columns, a third of the height
+    qtbot.waitUntil(lambda: host.width() == 600)
+    host.area.share_height(compact=False)
+    assert not host.area.beside and host.area.splitter.indexOf(host.tabs) == 1
+    upper, tabs = host.area.splitter.sizes()
+    assert tabs == pytest.approx((upper + tabs) * 0.32, abs=2)

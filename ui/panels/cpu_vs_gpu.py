@@ -18,7 +18,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab import experiments
@@ -35,6 +35,7 @@ from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
+from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
 from ui.widgets.series_list import SeriesList
@@ -112,10 +113,7 @@ class CpuVsGpuPanel(Panel):
         for page in (self.rate_plot, self.time_plot, self.race_tab):
             self.tabs.addTab(page, "")
         self.race_tab.start_button.clicked.connect(lambda: self.tabs.setCurrentIndex(RACE_TAB))
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.notes = NotesBox(lines=4)  # whole lines only; the rest scrolls a line at a time
         # The widgets by the names scripts and tests know them.
         for name in ("experiment_combo", "sizes_combo", "dtype_combo", "model_combo", "transfers_box"):
             setattr(self, name, getattr(self.choices, name))
@@ -131,15 +129,10 @@ class CpuVsGpuPanel(Panel):
         for widget in (self.choices, self.run_controls, self.export_button, self.legend_title, self.legend_box):
             column.addWidget(widget)
         column.addStretch(1)
-        self.notes_scroll = QScrollArea()
-        self.notes_scroll.setWidgetResizable(True)
-        self.notes_scroll.setWidget(self.notes)
-        self.notes_scroll.setMaximumHeight(self._notes_height())
-        self.notes_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.notes_scroll.hide()  # until a result has notes
+        self.notes.hide()  # until a result has notes
         right = QVBoxLayout()
         right.addWidget(self.tabs, 1)
-        right.addWidget(self.notes_scroll)
+        right.addWidget(self.notes)
         self.controls = controls
         self.controls_scroll = QScrollArea()
         self.controls_scroll.setWidget(controls)
@@ -149,8 +142,8 @@ class CpuVsGpuPanel(Panel):
         top = QHBoxLayout()
         top.addWidget(self.controls_scroll)
         top.addLayout(right, 1)
-        self.monitor.setMaximumHeight(130)
-        self.monitor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        # As tall as its plots need for their ticks in this type, no taller: the room is the sweep's.
+        self.monitor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addLayout(top, 1)
@@ -178,7 +171,7 @@ class CpuVsGpuPanel(Panel):
     def _show_notes(self) -> None:
         notes = self.last_result.notes if self.last_result is not None else ()
         self.notes.setText("\n".join(engine_messages(notes)))
-        self.notes_scroll.setVisible(bool(notes))
+        self.notes.setVisible(bool(notes))
 
     def _label_axes(self) -> None:
         axes = experiments.get(self.choices.experiment).AXES
@@ -356,32 +349,31 @@ class CpuVsGpuPanel(Panel):
         super().changeEvent(event)
 
     def _fit_controls(self) -> None:
-        """The controls column as wide as its widgets need in this theme (it scrolls vertically only)."""
+        """The controls column as wide as its widest choice or button row in this theme, no wider:
+        the series names and the status wrap to it, the plot gets the rest (it scrolls vertically)."""
         self.controls.adjustSize()
+        buttons = self.run_controls.run_button, self.run_controls.cancel_button
+        rows = (
+            self.choices.sizeHint().width(),
+            sum(b.sizeHint().width() for b in buttons) + self.run_controls.layout().spacing(),
+            self.export_button.sizeHint().width(),
+        )
+        margins = self.controls.layout().contentsMargins()
         scrollbar = self.controls_scroll.verticalScrollBar().sizeHint().width()
         # A combo box's size hint can be a few pixels short of its widest text (CJK punctuation, large type).
-        slack = 2 * self.fontMetrics().averageCharWidth()
-        self.controls_scroll.setFixedWidth(self.controls.layout().sizeHint().width() + scrollbar + slack)
+        slack = self.fontMetrics().averageCharWidth()
+        self.controls_scroll.setFixedWidth(max(rows) + margins.left() + margins.right() + scrollbar + slack)
 
     def showEvent(self, event: QShowEvent) -> None:
         self._fit_controls()
-        self._fit_monitor()
         super().showEvent(event)
 
-    def _fit_monitor(self) -> None:
-        """Room for the monitor's title, a plot with its three ticks and time axis, and two lines of
-        reason, in this theme's type; the notes box a whole number of lines tall."""
-        self.monitor.setMaximumHeight(max(170, 8 * self.fontMetrics().height()))
-        self.notes_scroll.setMaximumHeight(self._notes_height())
-        self.notes_scroll.verticalScrollBar().setSingleStep(self.notes.fontMetrics().lineSpacing())
-
-    def _notes_height(self) -> int:
-        """Four whole lines of notes (never a line cut mid-glyph); the rest scrolls a line at a time."""
-        return 4 * self.notes.fontMetrics().lineSpacing() + 2 * self.notes.margin() + 4
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.notes.set_lines(lines_for(self))  # more of the notes on a tall screen
 
     def _restyle(self) -> None:
         self._fit_controls()
-        self._fit_monitor()
         for placeholder in self.placeholders:
             placeholder.restyle()
         self.race.update()

@@ -22,6 +22,14 @@ SWEEPS = ("matmul", "vector-add")  # the experiments this panel races, in list o
 DEFAULT_MODEL_GPU = "h100-sxm"
 
 
+def short_gpu_name(name: str) -> str:
+    """A spec sheet's GPU name without its maker's brand ("NVIDIA H100 PCIe" -> "H100 PCIe"):
+    the list is "GPU to model", and the narrower it is, the wider the plot beside it."""
+    for brand in ("NVIDIA ", "Tesla "):
+        name = name.removeprefix(brand)
+    return name
+
+
 class SweepControls(QWidget):
     """Emits ``experiment_changed(name)`` when another sweep is chosen; ``params()`` reads the choice."""
 
@@ -71,7 +79,8 @@ class SweepControls(QWidget):
         self.labels["sizes"].setText(self.tr("Sizes:"))
         self.labels["dtype"].setText(self.tr("Data type:"))
         self.labels["model"].setText(self.tr("GPU to model:"))
-        titles = {"matmul": self.tr("Matrix multiply (GFLOP/s)"), "vector-add": self.tr("Vector add (GB/s)")}
+        # Short titles keep the column narrow (the plot's tab and axis carry the unit).
+        titles = {"matmul": self.tr("Matrix multiply"), "vector-add": self.tr("Vector add")}
         for index, name in enumerate(SWEEPS):
             self.experiment_combo.setItemText(index, titles[name])
         self.transfers_box.setText(self.tr("Include PCIe copies"))
@@ -94,10 +103,12 @@ class SweepControls(QWidget):
         self.sizes_combo.blockSignals(True)
         self.sizes_combo.clear()
         for key, sizes in experiments.presets(self.params_type, "sizes"):
-            text = f"{preset_title(key)}{localized(': ', '：')}{size_text(sizes[0])} … {size_text(sizes[-1])}"
-            self.sizes_combo.addItem(text, sizes)
-            if key == "huge":  # the warning as a tooltip keeps the list narrow
-                self.sizes_combo.setItemData(self.sizes_combo.count() - 1, slow, Qt.ItemDataRole.ToolTipRole)
+            # The range is what a teacher picks by; the preset's name (and the warning of a slow
+            # one) is its tooltip, which keeps the list narrow.
+            self.sizes_combo.addItem(f"{size_text(sizes[0])} … {size_text(sizes[-1])}", sizes)
+            tip = f"{preset_title(key)}{localized(': ', '：')}{', '.join(size_text(size) for size in sizes)}"
+            tip += f"\n{slow}" if key == "huge" else ""
+            self.sizes_combo.setItemData(self.sizes_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.sizes_combo.setCurrentIndex(current if 0 <= current < self.sizes_combo.count() else 0)
         self.sizes_combo.blockSignals(False)
 
@@ -111,7 +122,8 @@ class SweepControls(QWidget):
             self.spec_table_failed.emit(str(exc))
             return
         for spec in table:
-            self.model_combo.addItem(spec.name, spec.key)
+            self.model_combo.addItem(short_gpu_name(spec.name), spec.key)
+            self.model_combo.setItemData(self.model_combo.count() - 1, spec.name, Qt.ItemDataRole.ToolTipRole)
         self.model_combo.setCurrentIndex(max(0, self.model_combo.findData(DEFAULT_MODEL_GPU)))
 
     def model_gpu_of(self, report: DeviceReport | None) -> None:

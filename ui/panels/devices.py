@@ -1,15 +1,19 @@
-"""The Devices panel: this machine's GPU and CPU in plain words, and why there is no GPU."""
+"""The Devices panel: this machine's GPU and CPU in plain words, why there is no GPU, and what
+they are doing now (the live monitor fills the room the fields leave)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -18,6 +22,7 @@ from gpulab.devices import BlasInfo, CpuInfo, CudaStatus, DeviceReport, GpuInfo
 from ui import i18n
 from ui.panels.base import Panel
 from ui.services import Services
+from ui.widgets.monitor import MonitorStrip
 
 Rows = list[tuple[str, str]]
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -143,9 +148,10 @@ def form_group(title: str, rows: Rows) -> QGroupBox:
 
 
 class DevicesPanel(Panel):
-    """The device report as a readable form, with a Refresh button."""
+    """The device report as readable forms, side by side where the width allows, a Refresh
+    button, and the live monitor below them."""
 
-    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+    def __init__(self, services: Services, parent: QWidget | None = None, monitor: MonitorStrip | None = None) -> None:
         super().__init__(services, parent)
         self.heading = QLabel()
         self.heading.setObjectName("panelHeading")
@@ -156,7 +162,11 @@ class DevicesPanel(Panel):
         self.refresh_button = QPushButton()
         self.refresh_button.clicked.connect(services.devices.refresh)
         self.groups = QWidget()
-        self.groups_layout = QVBoxLayout(self.groups)
+        self.groups_layout = QBoxLayout(QBoxLayout.Direction.TopToBottom, self.groups)
+        self.groups_layout.setAlignment(Qt.AlignmentFlag.AlignTop)  # side by side: tops level
+        self.groups_layout.setContentsMargins(0, 0, 0, 0)  # in line with the banner; room for the monitor
+        self.monitor = monitor or MonitorStrip()
+        self.monitor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._build_layout()
         services.devices.report_changed.connect(self.show_report)
         services.devices.probing_changed.connect(self._probing)
@@ -167,14 +177,15 @@ class DevicesPanel(Panel):
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
         top.addWidget(self.refresh_button)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.groups)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setWidget(self.groups)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.banner)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.scroll)  # as tall as the forms, or scrolling when the monitor needs the room
+        layout.addWidget(self.monitor, 1)  # the rest: what the machine is doing now
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("Devices on this machine"))
@@ -194,9 +205,34 @@ class DevicesPanel(Panel):
         self._show_banner(report.cuda)
         self._clear_groups()
         for title, rows in self._sections(report):
-            self.groups_layout.addWidget(form_group(title, rows))
-        self.groups_layout.addStretch(1)
+            group = form_group(title, rows)
+            self.groups_layout.addWidget(group, 1, Qt.AlignmentFlag.AlignTop)
+            group.show()  # now, not at the next event loop turn: the arrangement counts it
+        self._arrange_groups()
         self.set_provenance("measured")
+
+    def _arrange_groups(self) -> None:
+        """The forms side by side when they fit the width (a wide screen), else one under another;
+        the scroll area as tall as they are, so the monitor below gets the rest of the height."""
+        widgets = [self.groups_layout.itemAt(i).widget() for i in range(self.groups_layout.count())]
+        spacing = self.groups_layout.spacing()
+        wanted = sum(w.sizeHint().width() + spacing for w in widgets if w is not None)
+        beside = bool(widgets) and wanted <= self.scroll.viewport().width()
+        self.groups_layout.setDirection(
+            QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
+        )
+        content = self.groups_layout.sizeHint().height() + 2 * self.scroll.frameWidth()
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        banner = self.banner.heightForWidth(self.width() - margins.left() - margins.right())  # wrapped
+        others = (self.refresh_button.sizeHint().height(), banner, self.monitor.minimumSizeHint().height())
+        room = self.height() - sum(others) - 3 * layout.spacing() - margins.top() - margins.bottom()
+        self.scroll.setMinimumHeight(max(0, min(content, room)))
+        self.scroll.setMaximumHeight(content)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange_groups()
 
     def _show_banner(self, cuda: CudaStatus) -> None:
         self.banner.setProperty("available", "true" if cuda.available else "false")

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from gpulab import experiments
 from gpulab.devices import DeviceReport
@@ -23,7 +23,9 @@ from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.badge import weakest_kind
+from ui.widgets.eliding_combo import ElidingComboBox
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
+from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import ParamsForm
 from ui.widgets.run_controls import RunControls
 
@@ -67,16 +69,16 @@ class ExperimentsPanel(Panel):
     def _make_widgets(self) -> None:
         self.heading = QLabel()
         self.heading.setObjectName("panelHeading")
-        self.experiment_combo = QComboBox()
-        # A few words wide (the whole title is its tooltip and in the open list): a long title in
-        # projector type must not push the plot off the screen.
+        self.experiment_combo = ElidingComboBox()
+        # A few words wide, the title elided (the whole title is its tooltip and in the open list):
+        # a long title in projector type must not push the plot off the screen.
         self.experiment_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.experiment_combo.setMinimumContentsLength(22)
         self.experiment_combo.currentIndexChanged.connect(self._experiment_chosen)
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.form = ParamsForm()
-        self.device_combo = QComboBox()
+        self.device_combo = ElidingComboBox()
         self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.device_combo.setMinimumContentsLength(10)
         self.run_controls = RunControls()
@@ -89,8 +91,7 @@ class ExperimentsPanel(Panel):
         self.plot = LivePlot(log_x=None, log_y=None)  # logarithmic where the values span decades
         self.placeholder = PlotPlaceholder(self.plot)
         self.legend = SeriesLegend(self.plot)
-        self.notes = QPlainTextEdit()
-        self.notes.setReadOnly(True)
+        self.notes = NotesBox(lines=4)  # whole lines only; the rest scrolls a line at a time
         self.notes.hide()
 
     def _build_layout(self) -> None:
@@ -142,6 +143,7 @@ class ExperimentsPanel(Panel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.notes.set_lines(lines_for(self))  # more of the notes on a tall screen
         if event.oldSize().width() != event.size().width():
             self._fit_controls()  # a wider window holds the whole sizes field
 
@@ -187,7 +189,7 @@ class ExperimentsPanel(Panel):
         self.plot.clear_series()
         self.plot.setLabel("bottom", "")
         self.plot.setLabel("left", "")
-        self.notes.clear()
+        self.notes.setText("")
         self.notes.hide()
         self.set_provenance("")
         self.run_controls.set_status(lambda: "")
@@ -266,8 +268,7 @@ class ExperimentsPanel(Panel):
         self.set_provenance(weakest_kind(self.plot.kinds.values()))
 
     def _show_notes(self, result: Result) -> None:
-        self.notes.setMaximumHeight(self.notes.fontMetrics().lineSpacing() * 6 + 12)
-        self.notes.setPlainText("\n".join(i18n.engine_messages(result.notes)))
+        self.notes.setText("\n".join(i18n.engine_messages(result.notes)))
         self.notes.setVisible(bool(result.notes))
 
     def _finished(self, result: Result) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui.panels.warp_tabs import TabArea
@@ -52,6 +53,7 @@ def build(panel: WarpPanel) -> TabArea:
     panel.tabs.addTab(panel.gpu_tab, "")
     panel.tabs.addTab(panel.printf_tab, "")
     area = TabArea(panel, left, right, panel.tabs, below=below)
+    area.left_wants = lambda: code_width(panel)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(4, 2, 4, 2)
     layout.setSpacing(3)
@@ -76,6 +78,16 @@ def code_height(panel: WarpPanel, lines: int) -> int:
     return lines * code.fontMetrics().lineSpacing() + 2 * code.frameWidth() + bar + 4
 
 
+def code_width(panel: WarpPanel) -> int:
+    """The code column's width for its longest line unwrapped (gutter, frame, scroll bar and a
+    little room after the line included)."""
+    code = panel.code
+    metrics = code.fontMetrics()
+    longest = max((metrics.horizontalAdvance(line) for line in code.toPlainText().splitlines()), default=0)
+    bar = code.verticalScrollBar().sizeHint().width()
+    return longest + code.gutter_width() + 2 * code.frameWidth() + bar + 2 * metrics.horizontalAdvance("M")
+
+
 def is_compact(panel: WarpPanel) -> bool:
     return panel.height() < COMPACT_LINES * panel.fontMetrics().height()
 
@@ -89,5 +101,9 @@ def share_height(panel: WarpPanel) -> None:
     panel.step_label.set_lines(2, 2 if compact else None)  # room kept: no jumping while stepping
     panel.metrics.set_compact(compact)
     panel.lanes.hover_label.set_lines(1 if compact else 2, 1 if compact else 5)  # all of it in the tooltip
-    panel.code.set_wrapping(compact)
     panel.tab_area.share_height(compact)
+    # Wrapped where its lines would be cut: in compact type, or where the code column (up to 72 %
+    # of a large screen beside the tabs, half of a smaller one) is narrower than the longest line.
+    # Once the splitters have placed the view: it then scrolls to the current line at its final height.
+    narrow = panel.tab_area.upper.sizes()[0] < code_width(panel)
+    QTimer.singleShot(0, panel.code, lambda: panel.code.set_wrapping(compact or narrow))

@@ -1,11 +1,19 @@
 """The warp visualizer's splits: code | lanes side by side, above a tab area that gives the
-code the room on a small screen and opens on a click."""
+code the room on a small screen and opens on a click; on a large screen the tabs move under
+the lanes, and the code has the whole height."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
+
+# A host at least this wide and tall (pixels) is "large": the lanes need a fraction of the right
+# column's height there, so the tabs fill the rest of it (1920 x 1080 in any theme; not 1366 x 768).
+LARGE_PX = (1400, 850)
+CODE_SHARE = 0.72  # beside the tabs, the code column takes up to this much of the width
 
 
 class TabArea(QObject):
@@ -14,7 +22,8 @@ class TabArea(QObject):
 
     Until the user drags a splitter the right column gets half the width (or its minimum) and
     the tabs a third of the height, or only their bar in large type on a small screen; a click
-    on a tab of a squeezed area opens it, a second closes it.
+    on a tab of a squeezed area opens it, a second closes it. On a large host the tabs stand in
+    the right column under ``right`` instead (``beside``), and the code gets the full height.
     """
 
     def __init__(
@@ -22,6 +31,9 @@ class TabArea(QObject):
     ) -> None:
         super().__init__(host)
         self.host, self.tabs = host, tabs
+        self.right = right
+        self.beside = False  # the tabs stand under the lanes, not under code | lanes
+        self.left_wants: Callable[[], int] | None = None  # the width the left column's content needs
         self.upper = QSplitter(Qt.Orientation.Horizontal)
         self.upper.addWidget(left)
         self.upper.addWidget(right)
@@ -71,13 +83,33 @@ class TabArea(QObject):
             room = self.tabs.height() - self.tabs.tabBar().sizeHint().height()
             self.pages.setVisible(room >= 4 * self._line())
 
+    def is_large(self) -> bool:
+        return self.host.width() >= LARGE_PX[0] and self.host.height() >= LARGE_PX[1]
+
+    def place_tabs(self, beside: bool) -> None:
+        """The tabs under the lanes in the right column (``beside``), or under both columns."""
+        if beside == self.beside or (beside and self.right.layout() is None):
+            return  # a right column without a layout has no room to hold them
+        self.beside = beside
+        if beside:
+            self.right.layout().insertWidget(1, self.tabs, 3)  # after the lanes: the rest of the column
+        else:
+            self.splitter.addWidget(self.tabs)
+            self.splitter.setStretchFactor(1, 2)
+        self.tabs.show()
+
     def share_height(self, compact: bool) -> None:
         """The tabs get a third of the height, or what the upper part (at its minimum) leaves;
-        ``compact`` (large type on a small screen): only their bar, the code gets the room."""
+        ``compact`` (large type on a small screen): only their bar, the code gets the room.
+        On a large host they go under the lanes and the code column has the whole height."""
         if self.dragged:
             return
         self.compact = compact
+        self.place_tabs(not compact and self.is_large())
         self._share_width()
+        if self.beside:
+            self.show_pages()
+            return
         total = self.splitter.height() - self.splitter.handleWidth()
         share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
         upper = max(self.top.minimumSizeHint().height(), share)
@@ -85,12 +117,15 @@ class TabArea(QObject):
         self.show_pages()
 
     def _share_width(self) -> None:
-        """Half the width for the right column, or (compact) its least: the code gets the rest."""
+        """Half the width for the right column, or (compact) its least, or (beside) what the
+        code's longest line leaves: the code gets the rest."""
         if self.dragged or not isValid(self.upper):
             return
         width = self.upper.width() - self.upper.handleWidth()
         least = self.upper.widget(1).minimumSizeHint().width()
         right = least if self.compact else max(least, width // 2)
+        if self.beside and self.left_wants is not None:  # the code unwrapped if it can, up to 72 %
+            right = max(least, width - min(self.left_wants(), round(width * CODE_SHARE)))
         self.upper.widget(1).setMaximumWidth(least if self.compact else 16_777_215)  # kept so by later relayouts
         self.upper.setSizes([max(0, width - right), right])
 
@@ -100,6 +135,8 @@ class TabArea(QObject):
         area grows below it and the host's scroll area scrolls down to it. A click on the open
         tab closes it."""
         line = self._line()
+        if self.beside:
+            return  # a tab under the lanes has its room already
         if self.opened and index == self.tabs.currentIndex():
             self.opened = False
             self.fit_to_type()

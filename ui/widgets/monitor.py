@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QHideEvent, QResizeEvent, QShowEvent
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QFontMetrics, QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from gpulab.monitor import GpuSample, Sampler, Snapshot
@@ -50,24 +50,66 @@ GPU_METRICS: tuple[GpuMetric, ...] = (
 )
 
 
+Ticks = list[tuple[float, str]]
+
+
 def _small_plot(y_max: float | None) -> pg.PlotWidget:
     plot = pg.PlotWidget()
-    plot.setMinimumSize(90, 80)  # room for the 0, 50 and 100 ticks and the time axis
+    plot.setMinimumSize(90, 80)  # raised to the type size by MonitorStrip.fit_to_type
     plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setMenuEnabled(False)
-    plot.setXRange(-WINDOW_S, 0, padding=0.04)  # room for the end ticks' labels
-    if y_max is not None:
-        plot.setYRange(0, y_max, padding=0.12)  # 0 and 100 keep their labels
-        plot.getPlotItem().getAxis("left").setTicks([[(0, "0"), (y_max / 2, f"{y_max / 2:g}"), (y_max, f"{y_max:g}")]])
-    else:
-        plot.enableAutoRange(axis="y")
     half = WINDOW_S / 2
-    plot.getPlotItem().getAxis("bottom").setTicks([[(-WINDOW_S, f"−{WINDOW_S:g} s"), (-half, f"−{half:g} s"),
-                                                    (0, "0 s")]])  # fmt: skip
+    x_ticks = [(-WINDOW_S, f"−{WINDOW_S:g} s"), (-half, f"−{half:g} s"), (0.0, "0 s")]
+    y_ticks = [(0.0, "0"), (y_max / 2, f"{y_max / 2:g}"), (y_max, f"{y_max:g}")] if y_max is not None else None
+    if y_ticks is None:
+        plot.enableAutoRange(axis="y")
+    plot.end_room = EndLabelRoom(plot, x_ticks, y_ticks)  # type: ignore[attr-defined]
     style_plot(plot)
     return plot
+
+
+class EndLabelRoom(QObject):
+    """Fixed ticks on a plot, with room in pixels for the labels of the end ticks.
+
+    pyqtgraph drops a tick label that would stick out of the plot, so a short 0-100 % plot
+    showed its 50 alone and a narrow one lost its "−60 s". The range runs from the first tick
+    to the last with a margin of half a label (its height for y, its width for x) at each end,
+    recomputed whenever the plot is resized (a new type size resizes it too).
+    """
+
+    def __init__(self, plot: pg.PlotWidget, x_ticks: Ticks, y_ticks: Ticks | None) -> None:
+        super().__init__(plot)
+        self.plot, self.x_ticks, self.y_ticks = plot, x_ticks, y_ticks
+        item = plot.getPlotItem()
+        item.getAxis("bottom").setTicks([x_ticks])
+        if y_ticks is not None:
+            item.getAxis("left").setTicks([y_ticks])
+        item.getViewBox().sigResized.connect(self.fit)
+        self.fit()
+
+    def _tick_metrics(self, side: str) -> QFontMetrics:
+        font = self.plot.getPlotItem().getAxis(side).style.get("tickFont")
+        return QFontMetrics(font if font is not None else self.plot.font())
+
+    def fit(self, *_args) -> None:
+        view = self.plot.getPlotItem().getViewBox()
+        rect = view.boundingRect()
+        widest = max(self._tick_metrics("bottom").horizontalAdvance(text) for _value, text in self.x_ticks)
+        view.setXRange(*_with_margin(self.x_ticks, widest / 2 + 2, rect.width()), padding=0)
+        if self.y_ticks is not None:
+            label = self._tick_metrics("left").height()
+            view.setYRange(*_with_margin(self.y_ticks, label / 2 + 2, rect.height()), padding=0)
+
+
+def _with_margin(ticks: Ticks, margin_px: float, length_px: float) -> tuple[float, float]:
+    """From the first tick to the last, widened so that ``margin_px`` of ``length_px`` pixels lie
+    beyond each end."""
+    low, high = ticks[0][0], ticks[-1][0]
+    inner = max(1.0, length_px - 2 * margin_px)
+    extra = (high - low) * margin_px / inner
+    return low - extra, high + extra
 
 
 class WrappedLine(QLabel):
@@ -84,6 +126,10 @@ class WrappedLine(QLabel):
 
     def hasHeightForWidth(self) -> bool:
         return False
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.setMinimumHeight(self.heightForWidth(self.width()))  # the lines its width needs, no more
 
 
 class MonitorStrip(QWidget):
@@ -112,6 +158,7 @@ class MonitorStrip(QWidget):
         self.waiting = PlotPlaceholder(self.cpu_plot, larger_pt=0)  # until two samples make a line
         self._show_sources()
         self.retranslate()
+        self.fit_to_type()
 
     def _titled(self, key: str, plot: pg.PlotWidget) -> QWidget:
         box = QWidget()
@@ -133,11 +180,13 @@ class MonitorStrip(QWidget):
         self.gpu_boxes = {key: self._titled(key, plot) for key, plot in self.gpu_plots.items()}
         for box in self.gpu_boxes.values():
             plots.addWidget(box, 1)
+        # Without GPU counters the reason takes their place beside the CPU plot (not a line under
+        # it): the strip is no taller than its plot and the CPU plot no wider than it needs.
+        plots.addWidget(self.reason, 1, Qt.AlignmentFlag.AlignVCenter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(plots, 1)
-        layout.addWidget(self.reason)
         layout.addWidget(self.caveat)
 
     def _show_sources(self) -> None:
@@ -162,7 +211,7 @@ class MonitorStrip(QWidget):
         reason = engine_message(self.gpu_source.reason_message or self.gpu_source.reason)
         self.reason.setText(self.tr("GPU counters hidden: %1").replace("%1", reason))
         self.reason.setToolTip(self.reason.text())
-        self._fit_reason()
+        self.reason.setMinimumHeight(self.reason.heightForWidth(max(1, self.reason.width())))
         if not self.waiting.isHidden():
             self.waiting.show_text(self.tr("Collecting samples…"))
         self.caveat.setText(self.tr(
@@ -188,14 +237,17 @@ class MonitorStrip(QWidget):
         self.stop()
         super().hideEvent(event)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_reason()
+    def sizeHint(self) -> QSize:
+        """As tall as its plots' least height (a panel that wants it taller says so)."""
+        return QSize(super().sizeHint().width(), self.minimumSizeHint().height())
 
-    def _fit_reason(self) -> None:
-        """As many lines as the reason needs at the strip's width."""
-        width = max(self.width() - 4, 100)
-        self.reason.setFixedHeight(self.reason.heightForWidth(width))
+    def fit_to_type(self) -> None:
+        """Plots tall enough for three y tick labels and the time axis in this theme's type,
+        and their end labels kept (the tick font may have changed)."""
+        line = self.fontMetrics().height()
+        for plot in (self.cpu_plot, *self.gpu_plots.values()):
+            plot.setMinimumHeight(4 * line + 24)
+            plot.end_room.fit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.stop()
@@ -204,6 +256,8 @@ class MonitorStrip(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            QTimer.singleShot(0, self, self.fit_to_type)  # after the theme has restyled the plots
         super().changeEvent(event)
 
     # ------------------------------------------------------------ drawing

@@ -552,9 +552,11 @@ class _Lowerer:
         delta = 0
         for start, end, rep in edits:
             if start < pos:
-                raise CompileError("internal error in the struct lowering pass (overlapping "
-                                   "edits); please report this kernel", *self.line_col(start),
-                                   "internal error")
+                # two struct rewrites claim the same text: only malformed code does that
+                # (``T T(a)``, a constructor call inside a declarator, ...), so name the place
+                raise CompileError("syntax error: this use of a struct type cannot be read (a type "
+                                   "name twice, or a constructor call where a name belongs?)",
+                                   *self.line_col(start), "struct syntax")
             out.append(self.text[pos:start])
             out.append(rep)
             pos = end

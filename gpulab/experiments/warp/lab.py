@@ -42,6 +42,7 @@ def session_request(
         rtol=spec.rtol,
         atol=spec.atol,
         shared_mem=preset.shared_mem if shared_mem is None else shared_mem,
+        include_dirs=(str(spec.path.parent),),  # an edited kernel still finds its headers
     )
 
 

@@ -44,6 +44,7 @@ class SessionRequest:
     rtol: float = 1e-5
     atol: float = 1e-6
     shared_mem: int = 0  # bytes of dynamic shared memory per block
+    include_dirs: tuple[str, ...] = ()  # where #include "file" is searched (the kernel's folder)
 
 
 def session_from_request(
@@ -71,6 +72,7 @@ def session_from_request(
         max_seconds=request.max_seconds,
         progress=progress,
         shared_mem=request.shared_mem,
+        include_dirs=request.include_dirs,
     )
 
 

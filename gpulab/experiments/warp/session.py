@@ -342,6 +342,7 @@ def run_session(
     max_seconds: float | None = None,
     progress: Callable[[int], None] | None = None,
     shared_mem: int = 0,
+    include_dirs: Sequence[str] = (),
 ) -> WarpSession:
     """Emulate ``entry`` with the warps of block ``block_index`` traced; blocks until done.
 
@@ -349,7 +350,8 @@ def run_session(
     argument index) and ``compare``, the session records whether the emulation matched.
     ``max_seconds`` limits the launch's time and ``progress(warp_steps)`` hears how far it
     has got (both passed to the emulator when given); ``shared_mem`` is the bytes of dynamic
-    shared memory per block (``extern __shared__`` arrays).
+    shared memory per block (``extern __shared__`` arrays); ``include_dirs`` are searched by
+    ``#include "file"``.
     Raises the emulator's errors (``CompileError``, ``KernelFault``, ``Cancelled``).
     """
     shape = LaunchShape(launch_dims(grid), launch_dims(block))
@@ -361,6 +363,8 @@ def run_session(
         limits["progress"] = progress
     if shared_mem:
         limits["shared_mem"] = shared_mem
+    if include_dirs:
+        limits["include_dirs"] = tuple(include_dirs)
     result = launch(
         source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel,
         **limits,

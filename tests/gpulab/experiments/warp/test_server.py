@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 
+from gpulab import simt
 from gpulab.experiments import warp as ws
 
 DIVERGENT = """extern "C" __global__ void k(const unsigned int* in, unsigned int* out, int n) {
@@ -126,3 +127,15 @@ def test_printf_output_comes_back_from_the_emulator_process_with_the_session_and
     with pytest.raises(simt.KernelFault) as caught:
         child.run(divergent_request(source=faulting))
     assert [r.text for r in caught.value.printf] == ["v[0] = 0\n", "v[20] = 60\n", "v[40] = 120\n", "v[60] = 180\n"]
+
+
+def test_a_kernel_that_includes_a_header_from_its_folder_runs_in_a_session(tmp_path):
+    (tmp_path / "twice.cuh").write_text("#pragma once\n__device__ int twice(int v) { return 2 * v; }\n")
+    source = ('#include "twice.cuh"\n'
+              'extern "C" __global__ void k(int* out) { out[threadIdx.x] = twice(threadIdx.x); }\n')
+    out = np.zeros(32, np.int32)
+    request = ws.SessionRequest(source, "k", (1,), (32,), [out], include_dirs=(str(tmp_path),))
+    session = ws.session_from_request(request)
+    assert np.array_equal(session.args[0], 2 * np.arange(32))
+    with pytest.raises(simt.CompileError, match="twice.cuh"):
+        ws.session_from_request(ws.SessionRequest(source, "k", (1,), (32,), [out.copy()]))

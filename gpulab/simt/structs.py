@@ -439,9 +439,7 @@ class _Lowerer:
         if allow_this_ref and index == 0:
             self.blank(amp, amp)
             return True
-        raise self.error(amp, "a non-const reference parameter of a member function or operator "
-                         "is not supported by the emulator (pass by value or const reference)",
-                         "reference parameter")
+        return False  # a T& parameter stays a reference (bound at each call, structrefs.py)
 
     def lower_constructor(self, fn: _Function, tag: str, type_name: str, explicit: bool) -> None:
         self.params(fn.open_paren, fn.close_paren, allow_this_ref=False)

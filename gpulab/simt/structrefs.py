@@ -244,15 +244,9 @@ class StructRefMixin:
                              "reference cannot be used by the emulator (use a pointer to the "
                              "struct)", "array member through a reference")
         lv = base.lv
-        if isinstance(lv, RefLV):
-            slot = lv.slot
-            const = scope_const_ref(node.name, scope)
-
-            def cell(fr: Frame, m: Mask) -> Any:
-                return fr.v[slot]
-        else:
-            assert isinstance(lv, MemberLV)
-            cell, const = lv.reference_cell(), lv.const
+        assert isinstance(lv, (RefLV, MemberLV))
+        cell = lv.reference_cell()  # a reference's own cell, or the cell of a member
+        const = scope_const_ref(node.name, scope) if isinstance(lv, RefLV) else lv.const
         first, end = leaf_range(lay, name)
         part = Part(first, end, member.offset, member.ctype, self.site(node))
 

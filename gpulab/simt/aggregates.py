@@ -665,6 +665,10 @@ def _match_score(params: list[tuple[str, CType]], args: list[CExpr]) -> int | No
     score = 0
     for (_, p), a in zip(params, args, strict=True):
         at = ct.as_value_type(a.ctype)
+        if p.name in ("ref", "const ref") and p.pointee is not None:  # T&: binds to a T
+            if p.name == "ref" and p.pointee != at:
+                return None
+            p = p.pointee
         if p.layout is not None or at.layout is not None:
             if p != at:
                 return None

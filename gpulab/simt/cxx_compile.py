@@ -490,5 +490,8 @@ def _walk(node: c_ast.Node):
         yield from _walk(child)
 
 
-class CxxCompiler(CxxMixin, Compiler):
+from .structrefs import StructRefMixin  # noqa: E402  (it builds on the cells above)
+
+
+class CxxCompiler(StructRefMixin, CxxMixin, Compiler):
     """The compiler with the C++ basics (what :func:`compile_source` uses)."""

@@ -23,7 +23,8 @@ gives them their C++ meaning:
   its member initialiser list becomes assignments at the start of its body;
 - ``const T&`` parameters become by-value ``const T`` copies (the same meaning for a const
   reference unless the callee also writes the referenced object through another path; that
-  aliasing case is not modelled), a ``T&`` return type becomes a by-value return;
+  aliasing case is not modelled), a ``T&`` parameter stays a reference (:mod:`.structrefs`),
+  a ``T&`` return type becomes a by-value return;
 - in function bodies ``Name(args)`` and ``Name{args}`` (a constructor call or a braced
   temporary) become the compound literal ``(Name){args}``, ``Name v(args);`` and
   ``Name v{args};`` become ``Name v={args};``, and ``*this`` becomes `` this``.
@@ -439,9 +440,7 @@ class _Lowerer:
         if allow_this_ref and index == 0:
             self.blank(amp, amp)
             return True
-        raise self.error(amp, "a non-const reference parameter of a member function or operator "
-                         "is not supported by the emulator (pass by value or const reference)",
-                         "reference parameter")
+        return False  # a T& parameter stays a reference (bound at each call, structrefs.py)
 
     def lower_constructor(self, fn: _Function, tag: str, type_name: str, explicit: bool) -> None:
         self.params(fn.open_paren, fn.close_paren, allow_this_ref=False)

@@ -390,7 +390,6 @@ extern "C" __global__ void k(float* o) { Complex c = {1, 2}; o[0] = c.norm(); }"
     ("struct P { float x = 1; };", "default member initializer"),
     ("struct P { float x; } global_p;", "global variable"),
     ("struct Node { int v; Node* next; };", "self-referential struct"),
-    ("struct P { float x; __device__ void get(float& o) const { o = x; } };", "reference parameter"),
     ("struct P { float x; __device__ void f() const { x = 1; } };", "assignment to const"),
     ("struct P { float v[3]; }; __device__ float f(P* p) { P a = p[0]; return a.v[1]; }",
      "array member of a register struct"),

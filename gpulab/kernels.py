@@ -7,6 +7,7 @@ through the SIMT emulator (:mod:`gpulab.simt`), unless it is marked GPU-only.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -395,6 +396,11 @@ def _reduce_presets() -> tuple[LaunchPreset, ...]:
     return (lab_preset("tiny", 100, 64), lab_preset("small", 4096, 256), lab_preset("large", 1 << 22, 256))
 
 
+def _dynamic_reduce_presets() -> tuple[LaunchPreset, ...]:
+    """The reduction presets with one int of dynamic shared memory per warp of the block."""
+    return tuple(dataclasses.replace(p, shared_mem=4 * (p.sizes["block"] // 32)) for p in _reduce_presets())
+
+
 # Lesson keys: the text catalogue's kernel.lesson.* entries.
 _DIVERGENCE = "kernel.lesson.divergence"
 _COALESCING = "kernel.lesson.coalescing"
@@ -428,6 +434,8 @@ _LAB_ENTRIES: tuple[KernelSpec, ...] = (
          _reduce_ref),
     _lab("reduce_sequential.cu", _REDUCTION, ("reduction",), _reduce_presets(), _reduce_args, _reduce_ref),
     _lab("reduce_shuffle.cu", _REDUCTION, ("reduction", "shuffle"), _reduce_presets(), _reduce_args, _reduce_ref),
+    _lab("reduce_dynamic.cu", _REDUCTION, ("reduction", "shuffle", "dynamic-shared-memory"),
+         _dynamic_reduce_presets(), _reduce_args, _reduce_ref),
 )  # fmt: skip
 
 

@@ -78,3 +78,13 @@ def test_choosing_a_kernel_resets_the_field_to_its_presets_bytes(warp_panel, qtb
     choose(qtbot, panel.kernel_box, other)
     assert panel.controls.shared_box.value() == panel.preset.shared_mem
     assert panel.controls.shared_group.isVisible() == ("extern __shared__" in panel.code.source())
+
+
+def test_the_catalogue_kernel_with_dynamic_shared_memory_runs_with_its_presets_bytes(warp_panel, qtbot):
+    panel = warp_panel
+    choose(qtbot, panel.kernel_box, "reduce_dynamic")
+    qtbot.waitUntil(lambda: panel.job.is_over, timeout=10_000)
+    warps = panel.preset.block[0] // 32
+    assert panel.controls.shared_group.isVisible() and panel.controls.shared_box.value() == 4 * warps
+    assert panel.session is not None and panel.session.reference_match is True
+    assert panel.code.error_line is None

@@ -137,5 +137,5 @@ def test_a_kernel_that_includes_a_header_from_its_folder_runs_in_a_session(tmp_p
     request = ws.SessionRequest(source, "k", (1,), (32,), [out], include_dirs=(str(tmp_path),))
     session = ws.session_from_request(request)
     assert np.array_equal(session.args[0], 2 * np.arange(32))
-    with pytest.raises(simt.CompileError, match="twice.cuh"):
+    with pytest.raises(simt.CompileError, match=r"twice\.cuh"):
         ws.session_from_request(ws.SessionRequest(source, "k", (1,), (32,), [out.copy()]))

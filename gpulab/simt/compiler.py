@@ -174,6 +174,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         self.requests = requests  # template instances the launch asks for ("reduce<256>")
         self.file_scope = Scope()  # file-scope constants
         self.const_scope = self.file_scope  # ... and template arguments while instantiating
+        self.local_scope: Scope | None = None  # the block a declaration's array sizes are read in
         self.files = FileScope(self)  # file-scope constants, extern __shared__
         self.tpl = Templates(self)  # function templates and their instances
         self.shared_by_function: dict[str, int] = {}  # static __shared__ bytes each function declares
@@ -254,7 +255,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         if isinstance(node, c_ast.ArrayDecl):
             if node.dim is None:
                 raise self.error(node, "arrays need a constant size", "unsized array")
-            dim = self.expr(node.dim, self.const_scope)
+            dim = self.expr(node.dim, self.local_scope or self.const_scope)
             if dim.const is None or not dim.ctype.is_integer or int(dim.const) <= 0:
                 raise self.error(node.dim, "array sizes must be positive integer constants",
                                  "non-constant array size")
@@ -420,7 +421,11 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
                              "nested function declaration")
         if "extern" in (node.storage or []):
             return self.files.extern_decl(node, scope), False
-        ctype = self.resolve_type(node.type)
+        self.local_scope = scope  # array sizes may name const locals declared before
+        try:
+            ctype = self.resolve_type(node.type)
+        finally:
+            self.local_scope = None
         if is_group(ctype):
             return self.cg_declare(node, ctype, scope), False
         if ctype is ct.VOID:
@@ -438,6 +443,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         slot = var.slot
         scope.names[node.name] = var
         var.const = _is_const(node.type)
+        if var.const and init is not None and init.const is not None and ctype.is_integer:
+            var.value = init.const
         var.line = self.position(node)[0] or 0
         site = self.site(node)
         scope_id, visible = self.visible_registers(scope)
@@ -729,6 +736,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             return self.builtin_name(node)
         if var.kind == "reg":
             slot = var.slot
+            if var.value is not None:  # a const local with a constant initializer is a
+                return constant(var.value, var.ctype)  # constant expression, as in C++
             return CExpr(var.ctype, lambda fr, m: fr.v[slot], True, None,
                          VarLV(slot, var.ctype))
         if var.kind == "struct":

@@ -138,3 +138,41 @@ def test_assigning_to_a_file_constant_is_also_rejected_by_nvrtc():
             nvrtc.compile_cubin(source, "assign.cu", "sm_80")
     except nvrtc.NvrtcUnavailable as exc:
         pytest.skip(str(exc))
+
+
+LOCAL_SIZES = """extern "C" __global__ void rotate(float* o, int n) {
+    constexpr int TILE = 16;
+    const int COPIES = 2;
+    const int offset = n;  // const, but not a constant expression
+    __shared__ float tile[TILE * COPIES];
+    float local[COPIES];
+    local[1] = offset;
+    tile[threadIdx.x] = threadIdx.x + local[1];
+    __syncthreads();
+    o[threadIdx.x] = tile[(threadIdx.x + 1) % (TILE * COPIES)];
+}
+"""
+
+
+def test_const_and_constexpr_locals_size_shared_and_local_arrays_as_in_cuda():
+    out = np.zeros(32, np.float32)
+    simt.launch(LOCAL_SIZES, "rotate", 1, 32, [out, 100])
+    assert np.array_equal(out, (np.arange(32) + 1) % 32 + 100)
+    try:
+        from gpulab import nvrtc
+        nvrtc.compile_cubin(LOCAL_SIZES, "rotate.cu", "sm_80")
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def test_a_const_local_that_is_not_a_constant_expression_cannot_size_an_array():
+    source = LOCAL_SIZES.replace("float local[COPIES]", "float local[offset]")
+    with pytest.raises(simt.CompileError, match="constant") as caught:
+        simt.compile_source(source)
+    assert caught.value.line == 6
+    try:
+        from gpulab import nvrtc
+        with pytest.raises(nvrtc.NvrtcCompileError):
+            nvrtc.compile_cubin(source, "rotate.cu", "sm_80")
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))

@@ -46,13 +46,13 @@ class KernelControls(FlowBox):
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(160)
         self.progress.hide()
-        self.add(
+        self.add(  # Run beside the kernel: in large type the row under it then holds the rest
             group(self.kernel_label, self.kernel_box),
+            group(self.run_button, self.cancel_button, self.progress),
             group(self.preset_label, self.preset_box),
             group(self.block_label, self.block_box),
             self.shared_group,
             group(self.limit_label, self.limit_box),
-            group(self.run_button, self.cancel_button, self.progress),
         )
 
     def show_running(self, running: bool) -> None:

@@ -84,14 +84,20 @@ def test_a_clicked_tab_opens_in_place_at_least_150_px_tall_and_a_second_click_gi
         page = panel.tabs.currentWidget()
         assert panel.tabs.currentIndex() == index
         qtbot.waitUntil(lambda page=page: page.isVisible() and page.height() >= 150, timeout=2_000)
+        qtbot.wait(300)  # the layout settled: the panel did not grow under the window
         viewport = scroll.viewport()
+        assert panel.height() <= viewport.height()
         top_left = page.mapTo(viewport, page.rect().topLeft())
         assert 0 <= top_left.y() and top_left.y() + page.height() <= viewport.height()  # on screen, no scrolling
         assert scroll.verticalScrollBar().maximum() == 0
         assert whole_code_lines(panel.code) >= 3  # the current line and one either side
+        assert panel.step_label.isVisible() and panel.transport.isVisible()
+        assert "…" not in panel.step_label.text()
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(panel.tabs.currentIndex()).center())
     qtbot.waitUntil(lambda: not panel.tabs.currentWidget().isVisible(), timeout=2_000)
     qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 9, timeout=2_000)
+    assert panel.lanes.isVisible() and panel.metrics.isVisible()
+    assert panel.right_column.indexOf(panel.step_label) >= 0  # back beside the code, under the lanes
 
 
 @pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)

@@ -57,7 +57,7 @@ def build(panel: WarpPanel) -> TabArea:
     panel.tabs.addTab(panel.printf_tab, "")
     area = TabArea(panel, left, right, panel.tabs, below=below)
     area.left_wants = lambda: code_width(panel)
-    area.tab_opened = lambda opened: panel.code.setMinimumHeight(code_least(panel, opened))
+    area.tab_opened = lambda opened: make_room_for_tab(panel, opened)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(4, 2, 4, 2)
     layout.setSpacing(3)
@@ -88,6 +88,17 @@ def fit_to_type(panel: WarpPanel) -> None:
     panel.controls.fit_to_type()
     panel.tab_area.fit_to_type()
     panel.code.setMinimumHeight(code_least(panel, panel.tab_area.opened))
+
+
+def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
+    """A tab opened on a squeezed area (large type, small screen) takes the room of the lane
+    cells and the metrics (per launch: they do not change while stepping) and of code lines;
+    the code's current line, the step's text (under the code) and the transport stay. Closing
+    it brings them back."""
+    panel.code.setMinimumHeight(code_least(panel, opened))
+    place_step_label(panel, is_compact(panel) and not opened)  # under the code: the whole width
+    panel.tab_area.right.setVisible(not opened)
+    panel.metrics.setVisible(not opened)
 
 
 def code_least(panel: WarpPanel, tab_open: bool) -> int:
@@ -129,7 +140,9 @@ def share_height(panel: WarpPanel) -> None:
     panel.lanes.set_min_cells(COMPACT_CELLS_PX if compact else MIN_CELLS_PX)
     panel.lanes.hover_label.set_lines(1 if compact else 2, 1 if compact else 5)  # all of it in the tooltip
     panel.lanes.hover_label.setVisible(not compact)  # the lane under the mouse: its tooltip then
-    place_step_label(panel, compact)
+    place_step_label(panel, compact and not panel.tab_area.opened)
+    if not compact and panel.tab_area.opened:  # the room is there now: lanes and metrics back
+        panel.tab_area.close_tab()
     panel.tab_area.share_height(compact)
     # Wrapped where its lines would be cut: in compact type, or where the code column (up to 72 %
     # of a large screen beside the tabs, half of a smaller one) is narrower than the longest line.

@@ -117,6 +117,8 @@ class TabArea(QObject):
             return
         total = self.splitter.height() - self.splitter.handleWidth()
         share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
+        if compact and self.opened:  # an opened tab gets all the parts above can give up
+            share = 0
         upper = max(self.top.minimumSizeHint().height(), share)
         self.splitter.setSizes([upper, max(0, total - upper)])
         self.show_pages()
@@ -147,6 +149,11 @@ class TabArea(QObject):
             return  # open already, or the tab has the room
         self._set_open(True)
 
+    def close_tab(self) -> None:
+        """Back to the bar alone (the host gets its room back)."""
+        if self.opened:
+            self._set_open(False)
+
     def open_height(self) -> int:
         return max(OPEN_TAB_PX, OPEN_TAB_LINES * self._line())
 
@@ -161,6 +168,7 @@ class TabArea(QObject):
             self.splitter.setSizes([total - tabs, tabs])
         else:
             self.share_height(self.compact)
+            QTimer.singleShot(0, self, lambda: self.share_height(self.compact))  # with the host's new least sizes
         QTimer.singleShot(0, self.show_pages)  # once the splitter has moved
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

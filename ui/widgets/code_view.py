@@ -62,19 +62,20 @@ class CudaHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, theme: Theme) -> None:
         super().__init__(document)
-        self.squeeze = False
+        self.squeeze, self.blank_width = False, 0.0
         self.squeeze_format = QTextCharFormat()
         self.set_theme(theme)
 
     def set_squeeze(self, squeeze: bool, blank_width: float) -> None:
         """Draw blanks past ``ALIGN_COLUMNS`` at ``ALIGN_SHARE`` of ``blank_width``, or as they are.
         The text is unchanged (columns, edits and the emulator see every blank)."""
-        fmt = QTextCharFormat()
-        fmt.setFontLetterSpacingType(QFont.SpacingType.AbsoluteSpacing)
-        fmt.setFontLetterSpacing(-blank_width * (1 - ALIGN_SHARE))
-        if squeeze != self.squeeze or fmt != self.squeeze_format:
-            self.squeeze, self.squeeze_format = squeeze, fmt
-            self.rehighlight()
+        if (squeeze, blank_width) == (self.squeeze, self.blank_width):
+            return  # nothing to redo (a rehighlight lays every line out again)
+        self.squeeze, self.blank_width = squeeze, blank_width
+        self.squeeze_format = QTextCharFormat()
+        self.squeeze_format.setFontLetterSpacingType(QFont.SpacingType.AbsoluteSpacing)
+        self.squeeze_format.setFontLetterSpacing(-blank_width * (1 - ALIGN_SHARE))
+        self.rehighlight()
 
     def set_theme(self, theme: Theme) -> None:
         keyword, cuda, number, string, comment, directive = DARK_SYNTAX if is_dark(theme) else LIGHT_SYNTAX

@@ -30,6 +30,7 @@ from ui.widgets.message_bar import MessageBar
 from ui.widgets.sidebar import Sidebar
 
 STATUS_MESSAGE_MS = 8000
+SIDEBAR_SHARE = 0.16  # the sidebar takes at most this much of the window's width (titles wrap)
 
 
 class MainWindow(QMainWindow):
@@ -103,6 +104,12 @@ class MainWindow(QMainWindow):
         self.language_actions = self._choice_actions(self.language_menu, tuple(i18n.LANGUAGES), self.set_language)
         for code, action in self.language_actions.items():
             action.setText(i18n.LANGUAGE_NAMES[code])
+        self.view_menu.addSeparator()
+        self.sidebar_action = self.view_menu.addAction("")
+        self.sidebar_action.setCheckable(True)
+        self.sidebar_action.setShortcut(QKeySequence("Ctrl+Shift+B"))
+        self.sidebar_action.triggered.connect(self.set_sidebar_hidden)
+        self.set_sidebar_hidden(settings.saved_value(settings.SIDEBAR_KEY) == "hidden")
         self.help_menu = self.menuBar().addMenu("")
         self.about_action = self.help_menu.addAction("", self.show_about)
 
@@ -135,6 +142,7 @@ class MainWindow(QMainWindow):
         self.view_menu.setTitle(self.tr("&View"))
         self.theme_menu.setTitle(self.tr("&Theme"))
         self.language_menu.setTitle(self.tr("&Language"))
+        self.sidebar_action.setText(self.tr("&Hide sidebar"))
         self.help_menu.setTitle(self.tr("&Help"))
         self.about_action.setText(self.tr("&About gpulab"))
         self.badge_caption.setText(self.tr("Numbers shown:"))
@@ -153,7 +161,18 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def _fit_sidebar(self) -> None:
-        self.sidebar.fit()
+        self.sidebar.fit(max(120, round(SIDEBAR_SHARE * self.width())))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_sidebar()
+
+    def set_sidebar_hidden(self, hidden: bool) -> None:
+        """View → Hide sidebar: the panel gets the whole width (a small screen in large type);
+        remembered for the next start."""
+        self.sidebar.setVisible(not hidden)
+        self.sidebar_action.setChecked(hidden)
+        settings.save_value(settings.SIDEBAR_KEY, "hidden" if hidden else "shown")
 
     def _check_choices(self) -> None:
         self.theme_actions[current_theme().name].setChecked(True)

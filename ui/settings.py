@@ -1,4 +1,4 @@
-"""The user's saved choices (theme, language, last panel), in one QSettings store."""
+"""The user's saved choices (theme, language, last panel, sidebar), in one QSettings store."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ APPLICATION = "gpulab"
 THEME_KEY = "ui/theme"
 LANGUAGE_KEY = "ui/language"
 PANEL_KEY = "ui/panel"
+SIDEBAR_KEY = "ui/sidebar"  # "hidden" or "shown"
 
 
 def open_settings() -> QSettings:

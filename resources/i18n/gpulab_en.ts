@@ -422,6 +422,10 @@
         <translation>&amp;Language</translation>
     </message>
     <message>
+        <source>&amp;Hide sidebar</source>
+        <translation>&amp;Hide sidebar</translation>
+    </message>
+    <message>
         <source>&amp;Help</source>
         <translation>&amp;Help</translation>
     </message>
@@ -571,12 +575,20 @@
         <translation>32-byte sectors per warp load; 32 lanes x 4 bytes need only 4.</translation>
     </message>
     <message>
+        <source>Sectors per load</source>
+        <translation>Sectors per load</translation>
+    </message>
+    <message>
         <source>Shared transactions per request</source>
         <translation>Shared transactions per request</translation>
     </message>
     <message>
         <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
         <translation>Bank passes per shared load; more than 1 means bank conflicts.</translation>
+    </message>
+    <message>
+        <source>Shared transactions</source>
+        <translation>Shared transactions</translation>
     </message>
     <message>
         <source>under the ideal %1: not every lane loads</source>

@@ -423,6 +423,10 @@
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
+        <source>&amp;Hide sidebar</source>
+        <translation>隐藏侧边栏(&amp;H)</translation>
+    </message>
+    <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -572,12 +576,20 @@
         <translation>线程束每次读取用到的 32 字节扇区数；32 个通道 × 4 字节只需 4 个。</translation>
     </message>
     <message>
+        <source>Sectors per load</source>
+        <translation>每次读取的扇区数</translation>
+    </message>
+    <message>
         <source>Shared transactions per request</source>
         <translation>每次共享内存请求的事务数</translation>
     </message>
     <message>
         <source>Bank passes per shared load; more than 1 means bank conflicts.</source>
         <translation>每次共享内存读取需要的轮数；大于 1 说明有存储体冲突。</translation>
+    </message>
+    <message>
+        <source>Shared transactions</source>
+        <translation>共享内存事务数</translation>
     </message>
     <message>
         <source>under the ideal %1: not every lane loads</source>

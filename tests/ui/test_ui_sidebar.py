@@ -64,3 +64,38 @@ def test_a_panel_given_on_the_command_line_is_not_saved_for_the_next_start(qtbot
 def test_a_panel_clicked_in_the_sidebar_is_saved_for_the_next_start(qtbot, window):
     open_panel(qtbot, window, "cpu-vs-gpu")
     assert settings.saved_value(settings.PANEL_KEY) == "cpu-vs-gpu"
+
+
+def test_view_hide_sidebar_gives_the_panel_the_width_and_is_remembered(qtbot, window):
+    from ui.main_window import MainWindow
+
+    window.resize(1024, 768)
+    window.show()
+    panel = window.current_panel()
+    qtbot.waitUntil(lambda: panel.width() > 0)
+    before = panel.width()
+    action = next(a for a in window.view_menu.actions() if a.text() == "&Hide sidebar")
+    action.trigger()  # the menu's own action
+    assert window.sidebar.isHidden() and action.isChecked()
+    qtbot.waitUntil(lambda: panel.width() > before + 100)
+    again = MainWindow(window.services)
+    qtbot.addWidget(again)
+    assert again.sidebar.isHidden() and again.sidebar_action.isChecked()
+    again.sidebar_action.trigger()  # shown again, and so remembered
+    assert not again.sidebar.isHidden() and not again.sidebar_action.isChecked()
+    third = MainWindow(window.services)
+    qtbot.addWidget(third)
+    assert not third.sidebar.isHidden()
+
+
+def test_in_projector_type_at_1024_the_sidebar_wraps_long_titles_and_cuts_none(qtbot, window):
+    window.set_theme("projector")
+    window.resize(1024, 768)
+    sidebar = window.sidebar
+    assert sidebar.width() <= round(0.16 * 1024) + 1
+    metrics = sidebar.fontMetrics()
+    for row in range(sidebar.count()):
+        item = sidebar.item(row)
+        words = item.text().split()
+        assert max(metrics.horizontalAdvance(w) for w in words) < sidebar.viewport().width()
+        assert item.sizeHint().height() >= 2 * metrics.height()

@@ -64,3 +64,77 @@ def test_opening_the_timeline_tab_shows_charts_taller_than_six_lines(projector_p
     qtbot.waitUntil(plot.isVisible, timeout=2_000)
     qtbot.waitUntil(lambda: plot.height() >= 6 * panel.fontMetrics().height(), timeout=2_000)
     assert plot.height() > 70
+
+
+def whole_code_lines(code) -> int:
+    return code.viewport().height() // code.fontMetrics().lineSpacing()
+
+
+@pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
+def test_a_clicked_tab_opens_in_place_at_least_150_px_tall_and_a_second_click_gives_the_code_back(
+    projector_panel, qtbot
+):
+    panel = projector_panel
+    scroll = panel.parentWidget().parentWidget()
+    bar = panel.tabs.tabBar()
+    for index in range(panel.tabs.count()):
+        if panel.tab_area.opened:  # close the open one first: a click on it closes it
+            qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(panel.tabs.currentIndex()).center())
+        qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+        page = panel.tabs.currentWidget()
+        assert panel.tabs.currentIndex() == index
+        qtbot.waitUntil(lambda page=page: page.isVisible() and page.height() >= 150, timeout=2_000)
+        qtbot.wait(300)  # the layout settled: the panel did not grow under the window
+        viewport = scroll.viewport()
+        assert panel.height() <= viewport.height()
+        top_left = page.mapTo(viewport, page.rect().topLeft())
+        assert 0 <= top_left.y() and top_left.y() + page.height() <= viewport.height()  # on screen, no scrolling
+        assert scroll.verticalScrollBar().maximum() == 0
+        assert whole_code_lines(panel.code) >= 3  # the current line and one either side
+        assert panel.step_label.isVisible() and panel.transport.isVisible()
+        assert "…" not in panel.step_label.text()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(panel.tabs.currentIndex()).center())
+    qtbot.waitUntil(lambda: not panel.tabs.currentWidget().isVisible(), timeout=2_000)
+    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 9, timeout=2_000)
+    assert panel.lanes.isVisible() and panel.metrics.isVisible()
+    assert panel.right_column.indexOf(panel.step_label) >= 0  # back beside the code, under the lanes
+
+
+@pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
+def test_metric_titles_purpose_and_status_are_read_whole_not_cut_with_an_ellipsis(projector_panel):
+    panel = projector_panel
+    for cell in panel.metrics.cells.values():
+        assert cell.title.isVisible() and "…" not in cell.title.text(), cell.title.text()
+        assert cell.spec.title() in cell.toolTip()  # the whole title, where a short one is shown
+    for label in (panel.description, panel.status):
+        assert label.text() == label.full_text and "…" not in label.text(), label.text()
+        assert label.geometry().bottom() < panel.height()
+
+
+@pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
+def test_the_code_shows_ten_whole_lines_beside_smaller_lane_cells(projector_panel, qtbot):
+    panel = projector_panel
+    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 10, timeout=2_000)
+    assert panel.right_column.indexOf(panel.step_label) >= 0  # the step's text under the lanes, beside the code
+    lanes_left = panel.lanes.mapTo(panel.code.parentWidget(), panel.lanes.rect().topLeft()).x()
+    assert panel.code.geometry().right() < lanes_left
+
+
+@pytest.mark.parametrize("projector_panel", ["zh"], indirect=True)
+def test_with_the_sidebar_hidden_from_the_view_menu_the_chinese_code_shows_ten_whole_lines(projector_panel, qtbot):
+    panel = projector_panel
+    window = panel.window()
+    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 9, timeout=2_000)  # sidebar shown: nine
+    window.sidebar_action.trigger()
+    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 10, timeout=2_000)
+
+
+@pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
+def test_aligned_parameters_start_on_their_lines_first_row_when_the_code_wraps(projector_panel, qtbot):
+    code = projector_panel.code
+    qtbot.waitUntil(lambda: code.lineWrapMode() != code.LineWrapMode.NoWrap, timeout=2_000)
+    lines = code.toPlainText().splitlines()
+    aligned = next(n for n, text in enumerate(lines) if text.strip() == "int n)")
+    block = code.document().findBlockByNumber(aligned)
+    assert block.layout().lineCount() == 1  # 47 blanks then "int n)": no empty first row
+    assert code.toPlainText().splitlines()[aligned] == lines[aligned]  # the blanks are all still there

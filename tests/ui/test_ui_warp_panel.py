@@ -13,6 +13,7 @@ from gpulab.catalogue import render
 from gpulab.experiments import warp as ws
 from ui.app import image_is_blank
 from ui.panels.warp import WarpPanel
+from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -362,10 +363,13 @@ def test_at_1024_by_768_the_panel_fits_without_sideways_scrolling_and_shows_lane
     qtbot.waitUntil(lambda: panel.width() <= scroll.viewport().width(), timeout=2_000)
     assert panel.minimumSizeHint().width() <= scroll.viewport().width()
     assert not scroll.horizontalScrollBar().isVisible()
-    big_enough = lambda: panel.lanes.cells_rect().width() >= 300 and panel.lanes.cells_rect().height() >= 150  # noqa: E731
+    least = panel.lanes.min_cells  # smaller in projector type: the code gets the width
+    assert least == (COMPACT_CELLS_PX if theme == "projector" else MIN_CELLS_PX)
+    big_enough = lambda: panel.lanes.cells_rect().width() >= least[0] and panel.lanes.cells_rect().height() >= least[1]  # noqa: E731
     qtbot.waitUntil(big_enough, timeout=2_000)  # pyqtgraph lays its plots out a little later
     viewport = scroll.viewport()
-    for widget in (panel.code, panel.lanes.legend, panel.metrics, panel.transport, panel.kernel_box, panel.run_button):
+    legend = list(panel.lanes.legend.labels.values())  # in the transport's flow, beside its buttons
+    for widget in (panel.code, *legend, panel.metrics, panel.transport, panel.kernel_box, panel.run_button):
         assert viewport.rect().contains(visible_rect_in(widget, viewport)), widget
     for cell in panel.metrics.cells.values():
         assert panel.metrics.rect().contains(visible_rect_in(cell, panel.metrics))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from gpulab import experiments, kernels
@@ -42,6 +42,9 @@ DEFAULT_KERNEL = "divergence_even_odd"
 
 class WarpPanel(Panel):
     """Kernel source, lane grid, transport, memory traffic, metrics and timelines."""
+
+    left_column: QVBoxLayout  # the code (and the step's text unless compact): see warp_layout
+    right_column: QVBoxLayout  # the lane cells (and the step's text when compact)
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)

@@ -44,15 +44,19 @@ class KernelControls(FlowBox):
         self.progress = QProgressBar()  # warp-steps done / budget while emulating
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress.setMaximumWidth(160)
+        self.progress.setFixedWidth(100)
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # its room is kept: showing it moves nothing (nor the code view)
+        self.progress.setSizePolicy(policy)
         self.progress.hide()
-        self.add(
+        self.add(  # Run beside the kernel: in large type the row under it then holds the rest
             group(self.kernel_label, self.kernel_box),
+            group(self.run_button, self.cancel_button),
             group(self.preset_label, self.preset_box),
             group(self.block_label, self.block_box),
             self.shared_group,
             group(self.limit_label, self.limit_box),
-            group(self.run_button, self.cancel_button, self.progress),
+            self.progress,
         )
 
     def show_running(self, running: bool) -> None:

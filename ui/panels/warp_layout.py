@@ -16,37 +16,40 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui.panels.warp_tabs import TabArea
+from ui.widgets.flow_layout import FlowBox
+from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX
 
 if TYPE_CHECKING:
     from ui.panels.warp import WarpPanel
 
 CODE_LINES = 7  # code lines the view keeps at the least (1024 x 768, projector type)
+OPEN_TAB_CODE_LINES = 3  # ... while a tab is open there: the current line and one either side
 COMPACT_LINES = 40  # a panel fewer type lines tall than this is "compact": large type, small screen
 
 
 def build(panel: WarpPanel) -> TabArea:
     """Lay ``panel``'s widgets out: controls, purpose, status, then code | lanes, under them the
-    legend, the transport and the metrics across the whole width, and the tabs below.
+    legend and the transport in one flow and the metrics across the whole width, and the tabs below.
     Returns the tab area that shares the height."""
     left = QWidget()
-    left_layout = QVBoxLayout(left)
-    left_layout.setContentsMargins(0, 0, 0, 0)
-    left_layout.setSpacing(2)
-    left_layout.addWidget(panel.code, 1)
-    left_layout.addWidget(panel.step_label)
+    panel.left_column = QVBoxLayout(left)
+    panel.left_column.setContentsMargins(0, 0, 0, 0)
+    panel.left_column.setSpacing(2)
+    panel.left_column.addWidget(panel.code, 1)
+    panel.left_column.addWidget(panel.step_label)
     right = QWidget()
-    right_layout = QVBoxLayout(right)
-    right_layout.setContentsMargins(0, 0, 0, 0)
-    right_layout.setSpacing(2)
-    right_layout.addWidget(panel.lanes, 1)  # the lane cells and the lane under the mouse
-    right_layout.addStretch(0)  # below them when the lanes need less than the column
+    panel.right_column = QVBoxLayout(right)
+    panel.right_column.setContentsMargins(0, 0, 0, 0)
+    panel.right_column.setSpacing(2)
+    panel.right_column.addWidget(panel.lanes, 1)  # the lane cells and the lane under the mouse
+    panel.right_column.addStretch(0)  # below them when the lanes need less than the column
     panel.lanes.layout().removeWidget(panel.lanes.legend)  # across the width: fewer rows
+    panel.lanes.legend.hide()
     below = QWidget()
     below_layout = QVBoxLayout(below)
     below_layout.setContentsMargins(0, 0, 0, 0)
     below_layout.setSpacing(3)
-    below_layout.addWidget(panel.lanes.legend)
-    below_layout.addWidget(panel.transport)
+    below_layout.addWidget(shared_flow(panel))
     below_layout.addWidget(panel.metrics)
     panel.tabs.addTab(panel.memory, "")
     panel.tabs.addTab(panel.timeline_tab, "")
@@ -54,6 +57,7 @@ def build(panel: WarpPanel) -> TabArea:
     panel.tabs.addTab(panel.printf_tab, "")
     area = TabArea(panel, left, right, panel.tabs, below=below)
     area.left_wants = lambda: code_width(panel)
+    area.tab_opened = lambda opened: make_room_for_tab(panel, opened)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(4, 2, 4, 2)
     layout.setSpacing(3)
@@ -64,11 +68,43 @@ def build(panel: WarpPanel) -> TabArea:
     return area
 
 
+def shared_flow(panel: WarpPanel) -> FlowBox:
+    """The transport's controls and the legend's colours in one flow: they share rows (a row
+    fewer in large type on a small screen) instead of each leaving half a row empty."""
+    flow = FlowBox(spacing=12, row_spacing=3)
+    for box in (panel.transport.box, panel.lanes.legend.box):
+        while box.flow.count():
+            item = box.flow.takeAt(0)
+            if item is not None and item.widget() is not None:
+                flow.add(item.widget())
+    panel.transport.layout().removeWidget(panel.transport.box)
+    panel.transport.layout().addWidget(flow)  # the transport widget holds it: it stays one widget
+    panel.transport.box = flow
+    return panel.transport
+
+
 def fit_to_type(panel: WarpPanel) -> None:
     """Sizes that follow the type size: the combobox, the code's least height, the tabs' bar."""
     panel.controls.fit_to_type()
-    panel.code.setMinimumHeight(code_height(panel, CODE_LINES))
     panel.tab_area.fit_to_type()
+    panel.code.setMinimumHeight(code_least(panel, panel.tab_area.opened))
+
+
+def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
+    """A tab opened on a squeezed area (large type, small screen) takes the room of the lane
+    cells and the metrics (per launch: they do not change while stepping) and of code lines;
+    the code's current line, the step's text (under the code) and the transport stay. Closing
+    it brings them back."""
+    panel.code.setMinimumHeight(code_least(panel, opened))
+    place_step_label(panel, is_compact(panel) and not opened)  # under the code: the whole width
+    panel.tab_area.right.setVisible(not opened)
+    panel.metrics.setVisible(not opened)
+
+
+def code_least(panel: WarpPanel, tab_open: bool) -> int:
+    """The code's least height: fewer lines while a tab is open on a squeezed area (the tab
+    takes their room; the view keeps the current line and one either side)."""
+    return code_height(panel, OPEN_TAB_CODE_LINES if tab_open else CODE_LINES)
 
 
 def code_height(panel: WarpPanel, lines: int) -> int:
@@ -93,17 +129,32 @@ def is_compact(panel: WarpPanel) -> bool:
 
 
 def share_height(panel: WarpPanel) -> None:
-    """In large type on a small screen the texts take a line or two, the metrics drop their
-    explanations, the code wraps and the tabs keep only their bar (a click opens one)."""
+    """In large type on a small screen the texts wrap, the metrics drop their explanations, the
+    lane cells shrink and the step text goes under them, beside the code, which wraps; the tabs
+    keep only their bar (a click opens one)."""
     compact = is_compact(panel)
-    panel.description.set_lines(1, 1)  # the whole purpose is in its tooltip
-    panel.status.set_lines(1, 1 if compact else 3)  # the whole status in its tooltip
-    panel.step_label.set_lines(2, 2 if compact else None)  # room kept: no jumping while stepping
+    panel.description.set_lines(1, 3)  # wrapped, read whole (the tooltip has it all the same)
+    panel.status.set_lines(1, 3)
+    panel.step_label.set_lines(2, 3 if compact else None)  # room kept: no jumping while stepping
     panel.metrics.set_compact(compact)
+    panel.lanes.set_min_cells(COMPACT_CELLS_PX if compact else MIN_CELLS_PX)
     panel.lanes.hover_label.set_lines(1 if compact else 2, 1 if compact else 5)  # all of it in the tooltip
+    panel.lanes.hover_label.setVisible(not compact)  # the lane under the mouse: its tooltip then
+    place_step_label(panel, compact and not panel.tab_area.opened)
+    if not compact and panel.tab_area.opened:  # the room is there now: lanes and metrics back
+        panel.tab_area.close_tab()
     panel.tab_area.share_height(compact)
     # Wrapped where its lines would be cut: in compact type, or where the code column (up to 72 %
     # of a large screen beside the tabs, half of a smaller one) is narrower than the longest line.
     # Once the splitters have placed the view: it then scrolls to the current line at its final height.
     narrow = panel.tab_area.upper.sizes()[0] < code_width(panel)
     QTimer.singleShot(0, panel.code, lambda: panel.code.set_wrapping(compact or narrow))
+
+
+def place_step_label(panel: WarpPanel, compact: bool) -> None:
+    """The step's text under the code, or (compact) under the lane cells beside it: the code
+    column then has every pixel of its height for code lines."""
+    column = panel.right_column if compact else panel.left_column
+    if column.indexOf(panel.step_label) < 0:
+        column.insertWidget(1, panel.step_label)
+        panel.step_label.show()

@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QScrollArea, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 # A host at least this wide and tall (pixels) is "large": the lanes need a fraction of the right
 # column's height there, so the tabs fill the rest of it (1920 x 1080 in any theme; not 1366 x 768).
 LARGE_PX = (1400, 850)
 CODE_SHARE = 0.72  # beside the tabs, the code column takes up to this much of the width
+OPEN_TAB_PX, OPEN_TAB_LINES = 200, 8  # a tab opened by a click is at least this tall (the bar included)
 
 
 class TabArea(QObject):
@@ -22,7 +23,8 @@ class TabArea(QObject):
 
     Until the user drags a splitter the right column gets half the width (or its minimum) and
     the tabs a third of the height, or only their bar in large type on a small screen; a click
-    on a tab of a squeezed area opens it, a second closes it. On a large host the tabs stand in
+    on a tab of a squeezed area opens it in place (the parts above give up room), a second
+    closes it. On a large host the tabs stand in
     the right column under ``right`` instead (``beside``), and the code gets the full height.
     """
 
@@ -56,7 +58,8 @@ class TabArea(QObject):
         self.splitter.setStretchFactor(1, 2)
         self.pages = tabs.findChild(QStackedWidget)  # the tab pages under the bar
         self.dragged = False  # the user moved a splitter: sizes are theirs from now on
-        self.opened = False  # a click on a tab made the host taller to show it
+        self.opened = False  # a click opened a tab of the squeezed area: it keeps its room
+        self.tab_opened: Callable[[bool], None] | None = None  # told when a tab opens or closes
         self.splitter.splitterMoved.connect(self._splitter_dragged)
         self.upper.splitterMoved.connect(self._splitter_dragged)
         tabs.tabBarClicked.connect(self.open_tab)
@@ -69,8 +72,10 @@ class TabArea(QObject):
         return self.host.fontMetrics().height()
 
     def fit_to_type(self) -> None:
-        """The tab area's smallest height is its bar in the current type size."""
-        self.tabs.setMinimumHeight(self.tabs.tabBar().sizeHint().height() + 2)
+        """The tab area's smallest height is its bar in the current type size (an open tab's
+        height while one is open)."""
+        bar = self.tabs.tabBar().sizeHint().height() + 2
+        self.tabs.setMinimumHeight(self.open_height() if self.opened else bar)
         self.upper.setMinimumHeight(0)
 
     def _splitter_dragged(self, *_args) -> None:
@@ -112,6 +117,8 @@ class TabArea(QObject):
             return
         total = self.splitter.height() - self.splitter.handleWidth()
         share = total - self.tabs.minimumHeight() if compact else round(total * 0.68)
+        if compact and self.opened:  # an opened tab gets all the parts above can give up
+            share = 0
         upper = max(self.top.minimumSizeHint().height(), share)
         self.splitter.setSizes([upper, max(0, total - upper)])
         self.show_pages()
@@ -130,35 +137,39 @@ class TabArea(QObject):
         self.upper.setSizes([max(0, width - right), right])
 
     def open_tab(self, index: int) -> None:
-        """A click on a tab of a squeezed tab area makes room to read it: the splitter gives
-        what it can; where the rest is at its smallest (projector type at 1024 x 768) the tab
-        area grows below it and the host's scroll area scrolls down to it. A click on the open
-        tab closes it."""
-        line = self._line()
+        """A click on a tab of a squeezed tab area opens it at least ``OPEN_TAB_LINES`` lines
+        (and ``OPEN_TAB_PX``) tall, in place: the host is told (``tab_opened``) so that the parts
+        above can give up their room, and the splitter moves. A click on the open tab closes it."""
         if self.beside:
             return  # a tab under the lanes has its room already
         if self.opened and index == self.tabs.currentIndex():
-            self.opened = False
-            self.fit_to_type()
+            self._set_open(False)
             return
-        sizes = self.splitter.sizes()
-        if len(sizes) != 2 or sizes[1] >= 8 * line:
-            return
-        total = sum(sizes)
-        self.splitter.setSizes([total - total * 2 // 5, total * 2 // 5])
-        self._splitter_dragged()
-        if self.splitter.sizes()[1] < 8 * line:
-            self.opened = True
-            self.tabs.setMinimumHeight(12 * line)
-            self._scroll_to_bottom()
+        if self.opened or len(self.splitter.sizes()) != 2 or self.splitter.sizes()[1] >= self.open_height():
+            return  # open already, or the tab has the room
+        self._set_open(True)
 
-    def _scroll_to_bottom(self) -> None:
-        parent = self.host.parentWidget()
-        scroll = parent.parentWidget() if parent is not None else None
-        if isinstance(scroll, QScrollArea):
-            bar = scroll.verticalScrollBar()
-            # once the taller host is laid out (and only if the window still exists)
-            QTimer.singleShot(100, lambda: isValid(bar) and bar.setValue(bar.maximum()))
+    def close_tab(self) -> None:
+        """Back to the bar alone (the host gets its room back)."""
+        if self.opened:
+            self._set_open(False)
+
+    def open_height(self) -> int:
+        return max(OPEN_TAB_PX, OPEN_TAB_LINES * self._line())
+
+    def _set_open(self, opened: bool) -> None:
+        self.opened = opened
+        if self.tab_opened is not None:
+            self.tab_opened(opened)
+        self.fit_to_type()
+        if self.dragged:  # the user's sizes: only make the room the tab needs
+            total = sum(self.splitter.sizes())
+            tabs = max(self.splitter.sizes()[1], self.tabs.minimumHeight())
+            self.splitter.setSizes([total - tabs, tabs])
+        else:
+            self.share_height(self.compact)
+            QTimer.singleShot(0, self, lambda: self.share_height(self.compact))  # with the host's new least sizes
+        QTimer.singleShot(0, self.show_pages)  # once the splitter has moved
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tabs and event.type() == QEvent.Type.Resize:

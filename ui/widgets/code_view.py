@@ -52,12 +52,30 @@ def is_dark(theme: Theme) -> bool:
     return QColor(theme.base).lightness() < 128
 
 
+ALIGN_COLUMNS = 12  # leading blanks beyond this are alignment (a parameter list), not nesting
+ALIGN_SHARE = 0.25  # ... drawn this wide in wrapped lines: the text then starts on the line's first row
+
+
 class CudaHighlighter(QSyntaxHighlighter):
-    """Keywords, CUDA built-ins, numbers, strings, comments (also multi-line) and #directives."""
+    """Keywords, CUDA built-ins, numbers, strings, comments (also multi-line) and #directives;
+    with ``squeeze`` (wrapped lines) the alignment blanks of deeply indented lines narrower."""
 
     def __init__(self, document: QTextDocument, theme: Theme) -> None:
         super().__init__(document)
+        self.squeeze, self.blank_width = False, 0.0
+        self.squeeze_format = QTextCharFormat()
         self.set_theme(theme)
+
+    def set_squeeze(self, squeeze: bool, blank_width: float) -> None:
+        """Draw blanks past ``ALIGN_COLUMNS`` at ``ALIGN_SHARE`` of ``blank_width``, or as they are.
+        The text is unchanged (columns, edits and the emulator see every blank)."""
+        if (squeeze, blank_width) == (self.squeeze, self.blank_width):
+            return  # nothing to redo (a rehighlight lays every line out again)
+        self.squeeze, self.blank_width = squeeze, blank_width
+        self.squeeze_format = QTextCharFormat()
+        self.squeeze_format.setFontLetterSpacingType(QFont.SpacingType.AbsoluteSpacing)
+        self.squeeze_format.setFontLetterSpacing(-blank_width * (1 - ALIGN_SHARE))
+        self.rehighlight()
 
     def set_theme(self, theme: Theme) -> None:
         keyword, cuda, number, string, comment, directive = DARK_SYNTAX if is_dark(theme) else LIGHT_SYNTAX
@@ -80,6 +98,9 @@ class CudaHighlighter(QSyntaxHighlighter):
                 match = it.next()
                 self.setFormat(match.capturedStart(), match.capturedLength(), fmt)
         self._block_comments(text)
+        blanks = len(text) - len(text.lstrip(" "))
+        if self.squeeze and blanks > ALIGN_COLUMNS and text.strip():
+            self.setFormat(ALIGN_COLUMNS, blanks - ALIGN_COLUMNS, self.squeeze_format)
 
     def _block_comments(self, text: str) -> None:
         self.setCurrentBlockState(0)
@@ -154,6 +175,7 @@ class CodeView(QPlainTextEdit):
         """Wrap long lines at the view's width (a narrow view in large type): the current line is
         then read whole, from its start, with no sideways scrolling; else they run on sideways."""
         mode = QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap
+        self.highlighter.set_squeeze(wrap, self.fontMetrics().horizontalAdvance(" "))
         if mode != self.lineWrapMode():
             self.setLineWrapMode(mode)
             self.horizontalScrollBar().setValue(0)

@@ -21,6 +21,7 @@ from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 
 DETAIL_ROWS = 32
 MIN_CELLS_PX = (300, 150)  # the lane cells never get smaller than this (width, height)
+COMPACT_CELLS_PX = (192, 48)  # large type on a small screen: 6 px a lane, the code gets the room
 LANES = ws.WARP
 
 # Colour-blind-safe hues (Okabe-Ito, Tol's wine) that also differ in lightness (CIE L* 32, 46,
@@ -206,6 +207,7 @@ class LaneGrid(QWidget):
         self.row_labels: list[int] = [0]
         self.detail_start = 0
         self.selected_row = 0
+        self.min_cells = MIN_CELLS_PX
         self.graphics = pg.GraphicsLayoutWidget()
         self.detail_plot, self.detail = _image_plot()
         self.overview_plot, self.overview = _image_plot()
@@ -269,7 +271,7 @@ class LaneGrid(QWidget):
         rows = min(DETAIL_ROWS, self.states.shape[0])
         axes_width, axes_height = self._axes_room()
         cells_width = max(1, self.graphics.width() - axes_width)
-        height = max(MIN_CELLS_PX[1], rows * cells_width // LANES) + axes_height
+        height = max(self.min_cells[1], rows * cells_width // LANES) + axes_height
         self.graphics.setMaximumHeight(max(self.graphics.minimumHeight(), height))
 
     def _axes_room(self) -> tuple[int, int]:
@@ -308,7 +310,8 @@ class LaneGrid(QWidget):
             if r < len(self.row_labels)
         ]
         left.setTicks([ticks])
-        self.detail_plot.getAxis("bottom").setTicks([[(x + 0.5, str(x)) for x in range(0, LANES, 4)]])
+        every = 4 if self.min_cells[0] >= MIN_CELLS_PX[0] else 8  # narrow cells: numbers that do not touch
+        self.detail_plot.getAxis("bottom").setTicks([[(x + 0.5, str(x)) for x in range(0, LANES, every)]])
 
     # ............................................................ selection
     def select_row(self, row: int) -> None:
@@ -375,11 +378,18 @@ class LaneGrid(QWidget):
             self._draw()
 
     def _reserve_plot_room(self) -> None:
-        """At least MIN_CELLS_PX of lane cells, plus room for the axes in the theme's type size."""
+        """At least ``min_cells`` of lane cells, plus room for the axes in the theme's type size."""
         axes_width, axes_height = self._axes_room()
-        width, height = MIN_CELLS_PX
+        width, height = self.min_cells
         self.graphics.setMinimumSize(width + axes_width, height + axes_height)
         self._cap_height()
+
+    def set_min_cells(self, size: tuple[int, int]) -> None:
+        """The least (width, height) of the lane cells: smaller where the code needs the room."""
+        if size != self.min_cells:
+            self.min_cells = size
+            self._update_axes()
+            self._reserve_plot_room()
 
     def cells_rect(self) -> QRectF:
         """The detail plot's data area in widget pixels: where the lane cells are drawn."""

@@ -25,6 +25,7 @@ class MetricSpec:
     ideal: float
     title: Callable[[], str]
     explanation: Callable[[], str]
+    short: Callable[[], str] | None = None  # the title in a narrow cell (the whole one in the tooltip)
 
 
 METRICS: tuple[MetricSpec, ...] = (
@@ -46,11 +47,13 @@ METRICS: tuple[MetricSpec, ...] = (
         "gld_transactions_per_request", "", 4.0,
         lambda: translate("MetricsStrip", "Sectors per load request"),
         lambda: translate("MetricsStrip", "32-byte sectors per warp load; 32 lanes x 4 bytes need only 4."),
+        lambda: translate("MetricsStrip", "Sectors per load"),
     ),
     MetricSpec(
         "shared_load_transactions_per_request", "", 1.0,
         lambda: translate("MetricsStrip", "Shared transactions per request"),
         lambda: translate("MetricsStrip", "Bank passes per shared load; more than 1 means bank conflicts."),
+        lambda: translate("MetricsStrip", "Shared transactions"),
     ),
 )  # fmt: skip
 
@@ -97,6 +100,7 @@ class MetricCell(QFrame):
         super().__init__(parent)
         self.number: float | None = None
         self.spec = spec
+        self.compact = False  # a narrow cell: the short title, if the metric has one
         self.rating: str | None = None
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = WrapLabel()
@@ -173,7 +177,7 @@ class MetricCell(QFrame):
 
     def retranslate(self) -> None:
         self.setToolTip(self.spec.title() + ": " + self.spec.explanation())
-        self.title.setText(self.spec.title())
+        self.title.setText(self.spec.short() if self.compact and self.spec.short else self.spec.title())
         self._write_ideal()
         self.explanation.setText(self.spec.explanation())
 
@@ -183,7 +187,7 @@ class MetricsStrip(QWidget):
 
     The cells sit in one row when each gets ``CELL_EMS`` type widths (``COMPACT_CELL_EMS`` when
     compact), else in a 2 x 2 grid; ``set_compact`` hides the one-line explanations (they stay
-    as tooltips) and cuts each title to a line, so that the four fit one short row.
+    as tooltips) and keeps each title to two lines (read whole), so that the four fit one short row.
     """
 
     CELL_EMS = 11
@@ -212,8 +216,10 @@ class MetricsStrip(QWidget):
         if compact != self.compact:
             self.compact = compact
             for cell in self.cells.values():
+                cell.compact = compact
                 cell.explanation.setVisible(not compact)
-                cell.title.set_lines(1, 1 if compact else None)  # the whole title stays in the tooltip
+                cell.title.set_lines(1, 2 if compact else None)  # two lines: read whole, not cut
+                cell.retranslate()
             self._arrange(self.wanted_columns(self.width()))
 
     def _arrange(self, columns: int) -> None:

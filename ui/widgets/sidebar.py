@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 HEADING_ROLE = Qt.ItemDataRole.UserRole + 1
+WRAP = int(Qt.TextFlag.TextWordWrap)
 
 # One section: (section key, heading text, [(panel name, panel title), ...]).
 Section = tuple[str, str, Sequence[tuple[str, str]]]
@@ -27,6 +28,7 @@ class Sidebar(QListWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sidebar")
+        self.setWordWrap(True)  # a title wider than a narrow list takes the row's second line
         self.currentItemChanged.connect(self._current_changed)
 
     def set_sections(self, sections: Sequence[Section]) -> None:
@@ -77,18 +79,23 @@ class Sidebar(QListWidget):
         self.setCurrentItem(item)
         return True
 
-    def fit(self) -> None:
-        """Rows two lines tall and the list as wide as its longest title, in the current type size."""
+    def fit(self, max_width: int = 280) -> None:
+        """Rows two lines tall and the list as wide as its longest title, in the current type size;
+        no wider than ``max_width`` (a small window in large type), long titles then wrap onto the
+        row's second line (never narrower than a title's longest word)."""
         metrics = self.fontMetrics()
-        row_height = metrics.height() * 2
-        texts = []
+        texts = [self.item(row).text() for row in range(self.count())]
+        width = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 48
+        word = max((metrics.horizontalAdvance(w) for t in texts for w in t.split()), default=0) + 40
+        wraps = width > max_width
+        list_width = min(max(max(word, max_width) if wraps else width, 120), 280)
         for row in range(self.count()):
             item = self.item(row)
             heading = bool(item.data(HEADING_ROLE))
+            text_height = metrics.boundingRect(QRect(0, 0, list_width - 40, 10_000), WRAP, item.text()).height()
+            row_height = max(2 * metrics.height(), text_height + metrics.height() // 2)  # a wrapped title whole
             item.setSizeHint(QSize(0, round(row_height * (1.1 if heading else 1.0))))
-            texts.append(item.text())
-        width = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 48
-        self.setFixedWidth(min(max(width, 120), 280))
+        self.setFixedWidth(list_width)
 
     def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         if current is not None and current.data(NAME_ROLE):

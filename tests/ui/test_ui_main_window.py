@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QPalette
@@ -204,16 +202,22 @@ def test_qt_standard_buttons_are_translated_too(window):
 
 
 def test_the_gui_thread_keeps_running_while_a_job_computes(window, qtbot):
+    import threading
     import time
 
     from PySide6.QtCore import QTimer
 
     from gpulab.experiments import Progress
 
+    ran: dict[str, float | int] = {}
+
     def busy(ctx):
-        deadline = time.monotonic() + 1.0
+        ran["thread"] = threading.get_ident()
+        ran["start"] = time.monotonic()
+        deadline = ran["start"] + 1.0
         while time.monotonic() < deadline:  # pure-Python work, no yield for a second
             sum(range(1000))
+        ran["end"] = time.monotonic()
         yield Progress(1.0, "done")
         return None
 
@@ -224,9 +228,11 @@ def test_the_gui_thread_keeps_running_while_a_job_computes(window, qtbot):
     job = window.services.runner.submit("busy", "cpu", busy)
     qtbot.waitUntil(lambda: job.is_over, timeout=10_000)
     timer.stop()
-    gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
-    assert len(ticks) > 20
-    assert max(gaps) < 0.5  # on the GUI thread, this job would freeze it for a whole second
+    # the job ran on another thread, and the GUI thread handled its timer while the job worked
+    # (counts, not durations: the machine may be busy, but a frozen GUI thread ticks zero times)
+    assert ran["thread"] != threading.get_ident()
+    during = [t for t in ticks if ran["start"] < t < ran["end"]]
+    assert len(during) >= 2, (len(during), len(ticks))
 
 
 @pytest.mark.parametrize("theme", THEME_NAMES)

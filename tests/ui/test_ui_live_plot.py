@@ -183,3 +183,19 @@ def test_a_log_axis_labels_its_decades_and_leaves_the_ticks_between_unlabelled(q
     (major_spacing, majors), (_minor_spacing, minors) = axis.logTickValues(3.0, 6.0, 600, [])
     assert majors == [3.0, 4.0, 5.0, 6.0] and major_spacing == 1.0
     assert len(minors) == 24 and all(3 < v < 6 and not float(v).is_integer() for v in minors)
+
+
+@pytest.mark.parametrize("rising", [True, False])
+def test_a_marker_label_moves_to_the_bottom_when_a_curve_runs_where_it_would_sit(qtbot, plot, rising):
+    for x in (1 << 10, 1 << 14, 1 << 17, 1 << 22, 1 << 24):
+        y = (1e4 if x > 1 << 16 else 1.0) if rising else 1e4 / x  # rising: at the top right of the view
+        plot.add_point("model", Point(x, y, None, {"seconds": y * 1e-3}))  # the fixture plots seconds
+    plot.resize(420, 300)
+    plot.redraw()
+    line = plot.add_marker(1 << 16, "GPU wins from 2^16")
+    qtbot.wait(20)
+    view, label = plot.getViewBox().sceneBoundingRect(), line.label.sceneBoundingRect()
+    if rising:
+        assert label.bottom() > view.center().y(), (label, view)  # below the middle: out of the curve's way
+    else:
+        assert label.top() < view.center().y(), (label, view)  # the top is free: it stays there

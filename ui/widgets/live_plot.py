@@ -12,6 +12,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics
@@ -313,10 +314,37 @@ class LivePlot(pg.PlotWidget):
             if metrics.horizontalAdvance(text) + 12 > max(left_px, right_px):
                 text = two_lines(text)  # too wide for either side: a second line halves it
             label_px = max(metrics.horizontalAdvance(part) for part in text.split("\n")) + 12
-            anchor = RIGHT_OF_LINE if right_px >= label_px or right_px >= left_px else LEFT_OF_LINE
+            right = right_px >= label_px or right_px >= left_px
+            span = label_px / width_px * (x_high - x_low)
+            xs = (line.value(), line.value() + span) if right else (line.value() - span, line.value())
+            height = (metrics.height() * (text.count("\n") + 1) + 8) / max(1.0, self.getViewBox().height())
+            top = not self._curves_in(xs, (1.0 - height - 0.04, 1.0)) or self._curves_in(xs, (0.0, height + 0.04))
+            anchor = (RIGHT_OF_LINE if right else LEFT_OF_LINE)[0], 0.0 if top else 1.0
             line.label.anchors = [anchor, anchor]
+            line.label.setPosition(0.98 if top else 0.02)  # at the top unless a curve is there
             line.label.setFormat(text)
             line.label.updatePosition()
+
+    def _curves_in(self, xs: tuple[float, float], band: tuple[float, float]) -> bool:
+        """Whether a curve passes through x in ``xs`` (view units) at a height in ``band``
+        (fractions of the view's height, 0 at the bottom)."""
+        _x_range, (y_low, y_high) = self.getViewBox().viewRange()
+        if y_high <= y_low:
+            return False
+        for curve in self.curves.values():
+            x, y = curve.getData()
+            if x is None or len(x) == 0:
+                continue
+            order = np.argsort(x)
+            x, y = np.asarray(x)[order], np.asarray(y)[order]
+            inside = (x >= xs[0]) & (x <= xs[1])
+            if x[0] > xs[1] or x[-1] < xs[0]:
+                continue
+            ys = np.concatenate([y[inside], np.interp(xs, x, y)])  # the points and the span's edges
+            frac = (ys - y_low) / (y_high - y_low)
+            if np.any((frac >= band[0]) & (frac <= band[1])):
+                return True
+        return False
 
     def points_of(self, series: str) -> list[Point]:
         return list(self.series.get(series, ()))

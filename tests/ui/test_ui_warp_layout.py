@@ -138,3 +138,22 @@ def test_aligned_parameters_start_on_their_lines_first_row_when_the_code_wraps(p
     block = code.document().findBlockByNumber(aligned)
     assert block.layout().lineCount() == 1  # 47 blanks then "int n)": no empty first row
     assert code.toPlainText().splitlines()[aligned] == lines[aligned]  # the blanks are all still there
+
+
+def test_growing_the_window_rewraps_the_code_without_calling_it_edited(qtbot, services):
+    """Wrapping on or off re-highlights the code; that is not an edit (the run stays current)."""
+    from tests.ui.conftest import warp_in_window
+    from ui import i18n
+
+    i18n.set_language("zh")
+    try:
+        panel = warp_in_window(qtbot, services)
+        qtbot.waitUntil(lambda: panel.job.is_over, timeout=10_000)
+        assert panel.run_state.state == "current"
+        panel.window().resize(1920, 1080)
+        qtbot.wait(100)
+        panel.window().resize(1024, 768)
+        qtbot.wait(100)
+        assert panel.run_state.state == "current" and panel.provenance == "emulated"
+    finally:
+        i18n.set_language("en")

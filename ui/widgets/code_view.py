@@ -156,6 +156,7 @@ class CodeView(QPlainTextEdit):
         self.updateRequest.connect(self._update_gutter)
         self.textChanged.connect(self._text_changed)
         self._loading = False
+        self._text = ""  # the text as last set or edited
         self._update_gutter_width()
         self.restyle(self.theme)
 
@@ -164,6 +165,7 @@ class CodeView(QPlainTextEdit):
         """Replace the text (not an edit: ``edited`` is not emitted)."""
         self._loading = True
         self.setPlainText(source)
+        self._text = source
         self._loading = False
         self.clear_error()
         self.set_current(None)
@@ -183,7 +185,11 @@ class CodeView(QPlainTextEdit):
                 self.set_current(self.current_line, self.current_columns)
 
     def _text_changed(self) -> None:
-        if not self._loading:
+        # a rehighlight (new theme, wrapping on or off) also signals textChanged: only a change of
+        # the text itself is an edit
+        text = self.toPlainText()
+        if not self._loading and text != self._text:
+            self._text = text
             self.clear_error()
             self.edited.emit()
 

@@ -159,3 +159,12 @@ def test_a_short_narrow_monitor_plot_keeps_its_end_labels(qtbot):
     assert strip.cpu_plot.height() >= 4 * strip.fontMetrics().height()
     assert tick_labels(strip.cpu_plot, "left") == ["0", "50", "100"]
     assert tick_labels(strip.cpu_plot, "bottom") == ["−60 s", "−30 s", "0 s"]
+
+
+@pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
+def test_the_controls_and_the_series_list_fit_without_scrolling(qtbot, projector_window):
+    panel = run_quick_sweep(qtbot, projector_window)
+    qtbot.waitUntil(lambda: panel.controls_scroll.verticalScrollBar().maximum() == 0, timeout=2_000)
+    assert not panel.dtype_combo.isVisible()  # vector add has one data type: no row for it
+    choose(qtbot, panel.experiment_combo, "matmul")
+    assert panel.dtype_combo.isVisible() and panel.dtype_combo.count() > 1  # a real choice: shown

@@ -139,15 +139,15 @@ class CpuVsGpuPanel(Panel):
         self.controls_scroll.setWidgetResizable(True)
         self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.controls_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # As tall as its plots need for their ticks in this type, no taller: the room is the sweep's.
+        self.monitor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        right.addWidget(self.monitor)  # under the plot, so the controls run the panel's whole height
         top = QHBoxLayout()
         top.addWidget(self.controls_scroll)
         top.addLayout(right, 1)
-        # As tall as its plots need for their ticks in this type, no taller: the room is the sweep's.
-        self.monitor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addLayout(top, 1)
-        layout.addWidget(self.monitor)
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("CPU vs GPU: where does the GPU start to win?"))

@@ -52,6 +52,7 @@ class SweepControls(QWidget):
         for key, combo in zip(self.labels, (self.experiment_combo, self.sizes_combo, self.dtype_combo,
                                             self.model_combo), strict=True):  # fmt: skip
             form.addRow(self.labels[key], combo)
+        self.form = form
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(form)
@@ -94,6 +95,9 @@ class SweepControls(QWidget):
         self.dtype_combo.clear()
         self.dtype_combo.addItems([str(choice) for choice in experiments.choices(self.params_type, "dtype")])
         self.dtype_combo.setEnabled(self.usable_when_idle(self.dtype_combo))
+        # one data type is no choice: its row would only push the series list out of view (the
+        # notes name the type the bandwidth counts)
+        self.form.setRowVisible(self.dtype_combo, self.dtype_combo.count() > 1)
         self._fill_sizes()
         self.experiment_changed.emit(self.experiment)
 

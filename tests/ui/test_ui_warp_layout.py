@@ -55,7 +55,7 @@ def test_lane_numbers_in_the_memory_view_fit_their_cells_and_the_gauge_words_sit
     assert not panel.memory.gauge.isTextVisible() and "%" in panel.memory.gauge_label.text()
 
 
-@pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
+@pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
 def test_opening_the_timeline_tab_shows_charts_taller_than_six_lines(projector_panel, qtbot):
     panel = projector_panel
     bar = panel.tabs.tabBar()
@@ -64,6 +64,7 @@ def test_opening_the_timeline_tab_shows_charts_taller_than_six_lines(projector_p
     qtbot.waitUntil(plot.isVisible, timeout=2_000)
     qtbot.waitUntil(lambda: plot.height() >= 6 * panel.fontMetrics().height(), timeout=2_000)
     assert plot.height() > 70
+    assert not panel.description.isVisible() and not any(item.isVisible() for item in panel.legend_items)
 
 
 def whole_code_lines(code) -> int:

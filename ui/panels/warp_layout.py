@@ -72,11 +72,14 @@ def shared_flow(panel: WarpPanel) -> FlowBox:
     """The transport's controls and the legend's colours in one flow: they share rows (a row
     fewer in large type on a small screen) instead of each leaving half a row empty."""
     flow = FlowBox(spacing=12, row_spacing=3)
+    panel.legend_items = []  # the colours' keys: they explain the lane cells only
     for box in (panel.transport.box, panel.lanes.legend.box):
         while box.flow.count():
             item = box.flow.takeAt(0)
             if item is not None and item.widget() is not None:
                 flow.add(item.widget())
+                if box is panel.lanes.legend.box:
+                    panel.legend_items.append(item.widget())
     panel.transport.layout().removeWidget(panel.transport.box)
     panel.transport.layout().addWidget(flow)  # the transport widget holds it: it stays one widget
     panel.transport.box = flow
@@ -94,11 +97,14 @@ def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
     """A tab opened on a squeezed area (large type, small screen) takes the room of the lane
     cells and the metrics (per launch: they do not change while stepping) and of code lines;
     the code's current line, the step's text (under the code) and the transport stay. Closing
-    it brings them back."""
+    it brings them back. The colours' keys (they explain the hidden cells) and the kernel's
+    purpose (also in the kernel list's tooltip) give the tab their rows too."""
     panel.code.setMinimumHeight(code_least(panel, opened))
     place_step_label(panel, is_compact(panel) and not opened)  # under the code: the whole width
     panel.tab_area.right.setVisible(not opened)
     panel.metrics.setVisible(not opened)
+    for item in (*getattr(panel, "legend_items", ()), panel.description):
+        item.setVisible(not opened)
 
 
 def code_least(panel: WarpPanel, tab_open: bool) -> int:

@@ -105,6 +105,8 @@ def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
     panel.metrics.setVisible(not opened)
     for item in (*getattr(panel, "legend_items", ()), panel.description):
         item.setVisible(not opened)
+    if is_compact(panel):  # under the code, at the whole width, the step's text needs one line
+        panel.step_label.set_lines(1 if opened else 2, 3)
 
 
 def code_least(panel: WarpPanel, tab_open: bool) -> int:

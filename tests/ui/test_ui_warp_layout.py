@@ -65,6 +65,10 @@ def test_opening_the_timeline_tab_shows_charts_taller_than_six_lines(projector_p
     qtbot.waitUntil(lambda: plot.height() >= 6 * panel.fontMetrics().height(), timeout=2_000)
     assert plot.height() > 70
     assert not panel.description.isVisible() and not any(item.isVisible() for item in panel.legend_items)
+    page = panel.tabs.currentWidget()
+    qtbot.waitUntil(lambda: page.height() >= page.minimumSizeHint().height(), timeout=2_000)  # nothing cut off
+    caption = panel.timeline_tab.timeline.caption
+    assert caption.full_text and caption.full_text in caption.toolTip()  # all of it, however short the label
 
 
 def whole_code_lines(code) -> int:

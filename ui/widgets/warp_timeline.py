@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpulab.experiments import warp as ws
@@ -109,7 +110,7 @@ class WarpTimeline(QWidget):
             text = text.replace(f"%{i}", str(value))
         self.caption.setText(text)
         self.caption.setToolTip(
-            translate(
+            text + "\n\n" + translate(
                 "WarpTimeline",
                 "This warp's own steps only. The warp execution efficiency metric averages every warp "
                 "of the launch, and the warp-steps count on the GPU tab counts every warp's steps.",
@@ -121,6 +122,13 @@ class WarpTimeline(QWidget):
         line = self.fontMetrics().height()
         self.plot.setMinimumHeight(6 * line)
         self.plot.getPlotItem().getAxis("left").setWidth(round(2.6 * line))  # ticks and the title beside them
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # short (a tab opened on a small screen in large type): the caption keeps one line, the
+        # chart the rest; all of the caption is in its tooltip
+        line = self.fontMetrics().height()
+        self.caption.set_lines(1, 1 if event.size().height() < 10 * line else 2)
+        super().resizeEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -320,3 +320,14 @@ def test_in_projector_type_at_1024_by_768_the_plot_keeps_at_least_two_fifths_of_
     qtbot.wait(50)
     assert panel.plot.width() >= 0.4 * panel.width(), (panel.plot.width(), panel.width())
     assert panel.experiment_combo.toolTip() == panel.experiment_combo.currentText()  # the whole title
+
+
+def test_every_parameter_label_of_every_experiment_starts_with_a_capital(qtbot, device_reports):
+    from tests.ui.walk import choose
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    for index in range(panel.experiment_combo.count()):
+        choose(qtbot, panel.experiment_combo, panel.experiment_combo.itemData(index))
+        for label in panel.form.labels.values():
+            first = label.text()[:1]
+            assert first and first == first.upper(), label.text()

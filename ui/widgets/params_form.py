@@ -151,7 +151,8 @@ def field_default(field: dataclasses.Field[Any]) -> Any:
 def field_label(params_type: type, field: dataclasses.Field[Any]) -> str:
     """A parameter's label from the text catalogue, else its name."""
     colon = i18n.localized(":", "：")
-    return f"{i18n.field_text(params_type, field.name, 'label') or field.name.replace('_', ' ')}{colon}"
+    text = i18n.field_text(params_type, field.name, "label") or field.name.replace("_", " ")
+    return f"{text[:1].upper()}{text[1:]}{colon}"  # a form's labels start with a capital, like the rest
 
 
 def field_help(params_type: type, field: dataclasses.Field[Any]) -> str:

@@ -37,7 +37,7 @@ def test_the_run_experiment_panel_shows_chinese_titles_labels_and_description(qt
     i18n.set_language("en")
     assert matmul.TITLE in combo_texts(panel.experiment_combo)
     assert panel.description.text() == matmul.DESCRIPTION
-    assert first_label.text() == "matrix sizes N:"
+    assert first_label.text() == "Matrix sizes N:"
 
 
 def test_the_devices_panel_gives_the_no_gpu_reason_in_chinese(qtbot, services, device_reports):

@@ -473,7 +473,7 @@ class AggregateCompiler:
         """Call a function with struct parameters or result. ``result="this"`` gives the
         final value of the first parameter (a constructed object); ``write_back`` stores it
         into that lvalue (a non-const method's object), whose value is then the argument."""
-        from .compiler import MAX_CALL_DEPTH
+        from .compiler import run_body
         if len(args) != len(fn.params):
             raise self.error(node, f"{fn.name} takes {len(fn.params)} arguments, not {len(args)}",
                              "argument count")
@@ -498,15 +498,7 @@ class AggregateCompiler:
                     v[start] = value
                 else:
                     v[start:end] = value
-            depth = mc.call_depth
-            if depth >= MAX_CALL_DEPTH:
-                raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
-                                  f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
-            mc.call_depth = depth + 1
-            try:
-                fn.body(callee, m)
-            finally:
-                mc.call_depth = depth
+            run_body(fn, callee, m, site)
             if write_back is not None:
                 write_back.set(fr, m, handle, tuple(v[0:this_end]))
             if result == "this":

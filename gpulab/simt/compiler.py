@@ -1165,21 +1165,27 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
             callee = Frame(mc, fn.nslots)
             for i, a in enumerate(args):
                 callee.v[i] = a(fr, m)
-            mc_depth = mc.call_depth
-            if mc_depth >= MAX_CALL_DEPTH:
-                raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
-                                  f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
-            mc.call_depth = mc_depth + 1
-            try:
-                fn.body(callee, m)
-            finally:
-                mc.call_depth = mc_depth
+            run_body(fn, callee, m, site)
             if fn.ret is ct.VOID:
                 return None
             if callee.retval is None:
                 return fn.ret.dtype.type(0) if fn.ret.dtype is not None else np.int64(0)
             return callee.retval
         return CExpr(fn.ret, call, False)
+
+
+def run_body(fn: Function, callee: Frame, m: Mask, site: Site) -> None:
+    """Run a called function's body one call deeper; a runaway recursion is a fault."""
+    mc = callee.mc
+    depth = mc.call_depth
+    if depth >= MAX_CALL_DEPTH:
+        raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
+                          f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
+    mc.call_depth = depth + 1
+    try:
+        fn.body(callee, m)  # type: ignore[misc]
+    finally:
+        mc.call_depth = depth
 
 
 def _element_type(ctype: CType) -> CType:

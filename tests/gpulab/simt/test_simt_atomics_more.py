@@ -5,25 +5,14 @@ import numpy as np
 import pytest
 
 from gpulab import simt
+from tests.gpulab.simt.nvrtc_check import compiles, rejects
 
 
 def nvrtc_compiles(source: str) -> None:
-    from gpulab import nvrtc
-
-    try:
-        nvrtc.compile_cubin(source, "atomics.cu", "sm_80")
-    except nvrtc.NvrtcUnavailable as exc:
-        pytest.skip(f"NVRTC is not installed: {exc}")
+    compiles(source, "atomics.cu")
 
 
-def nvrtc_rejects(source: str) -> None:
-    from gpulab import nvrtc
-
-    try:
-        with pytest.raises(nvrtc.NvrtcCompileError):
-            nvrtc.compile_cubin(source, "rejected.cu", "sm_80")
-    except nvrtc.NvrtcUnavailable as exc:
-        pytest.skip(f"NVRTC is not installed: {exc}")
+nvrtc_rejects = rejects
 
 
 WRAP = """

@@ -7,17 +7,14 @@ Each kernel runs in the emulator against numpy and compiles with NVRTC.
 import numpy as np
 import pytest
 
-from gpulab import nvrtc
 from gpulab.simt import CompileError, launch
 from gpulab.simt.compiler import compile_source
 from gpulab.simt.preprocess import preprocess
+from tests.gpulab.simt.nvrtc_check import compiles
 
 
 def _nvrtc(source: str) -> None:
-    try:
-        nvrtc.compile_cubin(source, "kernel.cu", "sm_80")
-    except nvrtc.NvrtcUnavailable as exc:
-        pytest.skip(f"NVRTC is not installed: {exc}")
+    compiles(source)
 
 
 def _run_ints(source: str, n: int, kernel: str = "k") -> list[int]:

@@ -4,26 +4,15 @@ import numpy as np
 import pytest
 
 from gpulab import simt
+from tests.gpulab.simt.nvrtc_check import compiles, rejects
 
 
 def nvrtc_compiles(source: str, name: str = "switch.cu") -> None:
     """The same source must compile for a real GPU (the emulator never accepts what CUDA rejects)."""
-    from gpulab import nvrtc
-
-    try:
-        nvrtc.compile_cubin(source, name, "sm_80")
-    except nvrtc.NvrtcUnavailable as exc:
-        pytest.skip(f"NVRTC is not installed: {exc}")
+    compiles(source, name)
 
 
-def nvrtc_rejects(source: str) -> None:
-    from gpulab import nvrtc
-
-    try:
-        with pytest.raises(nvrtc.NvrtcCompileError):
-            nvrtc.compile_cubin(source, "rejected.cu", "sm_80")
-    except nvrtc.NvrtcUnavailable as exc:
-        pytest.skip(f"NVRTC is not installed: {exc}")
+nvrtc_rejects = rejects
 
 
 def kernel(body: str, ctype: str = "int", extra: str = "") -> str:

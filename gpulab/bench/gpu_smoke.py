@@ -31,7 +31,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "vector-add": ["sizes=1024,262144", "repeats=3"],
     "matmul": ["sizes=64,256", "repeats=2"],
     "divergence": ["n=256", "kways=2,4", "gpu_n=65536", "repeats=3"],
-    "coalescing": ["n=1024", "strides=1,32", "gpu_n=65536", "repeats=3"],
+    "access-pattern": ["n=1024", "strides=1,32", "f64_strides=1", "gpu_n=65536", "repeats=3"],
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],

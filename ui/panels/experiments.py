@@ -202,12 +202,13 @@ class ExperimentsPanel(Panel):
     def show_result(self, result: Result) -> None:
         """Show a finished (or opened) result: its curves, axes, notes and provenance."""
         self.forget_run()
-        index = self.experiment_combo.findData(result.experiment)
+        name = experiments.canonical(result.experiment)  # a result saved under a lab's old name
+        index = self.experiment_combo.findData(name)
         if index >= 0 and index != self.experiment_combo.currentIndex():
             self.experiment_combo.blockSignals(True)
             self.experiment_combo.setCurrentIndex(index)
             self.experiment_combo.blockSignals(False)
-            self.module = experiments.get(result.experiment)
+            self.module = experiments.get(name)
             self._show_module()
         for series in result.series:
             for point in series.points:

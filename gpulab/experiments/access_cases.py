@@ -185,3 +185,14 @@ def memory_step(case: Case, warp: int = 0) -> Any:
     return analyse_memory_step(step, warp, int(request["itemsize"]))
 
 
+
+
+def preset_for(case: Case) -> str:
+    """The name of the kernel's smallest launch preset with the case's own sizes (stride, offset,
+    fields...), to open the case in the warp visualizer; the smallest preset when none matches."""
+    from gpulab import experiments
+
+    spec = experiments.kernel(case.kernel)
+    own = {k: v for k, v in case.sizes.items() if k not in ("n", "block")}
+    matching = [p for p in spec.presets if {k: v for k, v in p.sizes.items() if k not in ("n", "block")} == own]
+    return min(matching or spec.presets, key=lambda p: p.threads).name

@@ -76,7 +76,8 @@ def _kernel(file: str, presets: tuple[kernels.LaunchPreset, ...], make_args: ker
 
 
 KERNELS = (
-    _kernel("load_strided_f64.cu", _presets(stride=2), _f64_args, _f64_ref),
+    _kernel("load_strided_f64.cu", (*_presets(stride=2), *(kernels.lab_preset(f"stride={s}", 64, 64, stride=s)
+                                                           for s in (1, 4))), _f64_args, _f64_ref),
     _kernel("load_aos.cu", _presets(fields=4, field=FIELD), _records_args, _aos_ref),
     _kernel("load_soa.cu", _presets(fields=4, field=FIELD), _records_args, _soa_ref),
 )

@@ -181,3 +181,15 @@ def test_with_a_gpu_every_case_is_timed_matches_the_emulator_and_gets_its_measur
     rows = {r.label.text: r for r in cases(result)}
     assert all(r.gb_s_kind == "measured" for r in rows.values())
     assert rows["coalesced"].gb_s > rows["stride 32"].gb_s  # the GPU shows what the emulator counts
+
+
+def test_each_default_case_opens_in_the_warp_visualizer_at_a_preset_with_its_own_sizes():
+    from gpulab.experiments.access_cases import preset_for
+
+    rows = {r.label.text: r for r in cases(drive(run(Params(n=64, block=64), Context())))}
+    assert preset_for(rows["stride 8"]) == "stride=8" and preset_for(rows["stride 4"]) == "tiny"
+    assert preset_for(rows["float64 stride 4"]) == "stride=4" and preset_for(rows["AoS 4 floats"]) == "tiny"
+    assert preset_for(rows["stride 16"]) == "tiny"  # no preset of its own: the smallest one
+    for row in rows.values():
+        preset = experiments.kernel(row.kernel).preset(preset_for(row))
+        assert preset.threads <= 64

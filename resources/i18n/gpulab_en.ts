@@ -20,6 +20,91 @@
     </message>
 </context>
 <context>
+    <name>AccessPatternPanel</name>
+    <message>
+        <source>%1: %2 GB/s peak</source>
+        <translation>%1: %2 GB/s peak</translation>
+    </message>
+    <message>
+        <source>One warp's load</source>
+        <translation>One warp's load</translation>
+    </message>
+    <message>
+        <source>GB/s chart</source>
+        <translation>GB/s chart</translation>
+    </message>
+</context>
+<context>
+    <name>CaseMemoryBox</name>
+    <message>
+        <source>Open in warp visualizer</source>
+        <translation>Open in warp visualizer</translation>
+    </message>
+    <message>
+        <source>Step this kernel lane by lane in the warp visualizer</source>
+        <translation>Step this kernel lane by lane in the warp visualizer</translation>
+    </message>
+    <message>
+        <source>Choose a case in the table to see one warp's load.</source>
+        <translation>Choose a case in the table to see one warp's load.</translation>
+    </message>
+    <message>
+        <source>%1: this result has no warp load stored (saved by an older gpulab).</source>
+        <translation>%1: this result has no warp load stored (saved by an older gpulab).</translation>
+    </message>
+</context>
+<context>
+    <name>CaseTable</name>
+    <message>
+        <source>Case</source>
+        <translation>Case</translation>
+    </message>
+    <message>
+        <source>Sectors</source>
+        <translation>Sectors</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>Bytes fetched / used</translation>
+    </message>
+    <message>
+        <source>Useful</source>
+        <translation>Useful</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Source</translation>
+    </message>
+    <message>
+        <source>The case's number on the chart</source>
+        <translation>The case's number on the chart</translation>
+    </message>
+    <message>
+        <source>The load pattern</source>
+        <translation>The load pattern</translation>
+    </message>
+    <message>
+        <source>32-byte sectors one warp's load of in[] fetches (emulated, exact)</source>
+        <translation>32-byte sectors one warp's load of in[] fetches (emulated, exact)</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</translation>
+    </message>
+    <message>
+        <source>Bytes used / bytes fetched of that load</source>
+        <translation>Bytes used / bytes fetched of that load</translation>
+    </message>
+    <message>
+        <source>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</source>
+        <translation>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</translation>
+    </message>
+    <message>
+        <source>Where the GB/s come from</source>
+        <translation>Where the GB/s come from</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -710,6 +795,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
+    </message>
+    <message>
+        <source>Access patterns</source>
+        <translation>Access patterns</translation>
     </message>
 </context>
 <context>

@@ -21,6 +21,91 @@
     </message>
 </context>
 <context>
+    <name>AccessPatternPanel</name>
+    <message>
+        <source>%1: %2 GB/s peak</source>
+        <translation>%1：峰值 %2 GB/s</translation>
+    </message>
+    <message>
+        <source>One warp&apos;s load</source>
+        <translation>一个线程束的加载</translation>
+    </message>
+    <message>
+        <source>GB/s chart</source>
+        <translation>GB/s 图</translation>
+    </message>
+</context>
+<context>
+    <name>CaseMemoryBox</name>
+    <message>
+        <source>Open in warp visualizer</source>
+        <translation>在线程束可视化中打开</translation>
+    </message>
+    <message>
+        <source>Step this kernel lane by lane in the warp visualizer</source>
+        <translation>在线程束可视化中逐通道单步执行这个核函数</translation>
+    </message>
+    <message>
+        <source>Choose a case in the table to see one warp&apos;s load.</source>
+        <translation>在表中选一种情形，查看一个线程束的加载。</translation>
+    </message>
+    <message>
+        <source>%1: this result has no warp load stored (saved by an older gpulab).</source>
+        <translation>%1：这个结果没有保存线程束的加载（由旧版 gpulab 保存）。</translation>
+    </message>
+</context>
+<context>
+    <name>CaseTable</name>
+    <message>
+        <source>Case</source>
+        <translation>情形</translation>
+    </message>
+    <message>
+        <source>Sectors</source>
+        <translation>扇区</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>取回 / 用到的字节</translation>
+    </message>
+    <message>
+        <source>Useful</source>
+        <translation>有用</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>The case&apos;s number on the chart</source>
+        <translation>这种情形在图上的编号</translation>
+    </message>
+    <message>
+        <source>The load pattern</source>
+        <translation>加载模式</translation>
+    </message>
+    <message>
+        <source>32-byte sectors one warp&apos;s load of in[] fetches (emulated, exact)</source>
+        <translation>一个线程束加载 in[] 时取回的 32 字节扇区数（仿真，精确）</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>每次线程束加载中这些扇区的字节数 / 32 个通道要的字节数（仿真）</translation>
+    </message>
+    <message>
+        <source>Bytes used / bytes fetched of that load</source>
+        <translation>这次加载用到的字节 / 取回的字节</translation>
+    </message>
+    <message>
+        <source>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</source>
+        <translation>整个核函数每秒用到的字节数：有 GPU 时为实测，否则为模型估算</translation>
+    </message>
+    <message>
+        <source>Where the GB/s come from</source>
+        <translation>GB/s 的来源</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -711,6 +796,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
+    </message>
+    <message>
+        <source>Access patterns</source>
+        <translation>访存模式</translation>
     </message>
 </context>
 <context>

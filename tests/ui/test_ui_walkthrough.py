@@ -58,11 +58,22 @@ def walk_warp(qtbot, window, panel) -> None:
     assert panel.cursor == before + 1
 
 
+def walk_access_pattern(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["n"], "64")
+    type_into(qtbot, panel.editors["strides"], "1, 8")
+    click(qtbot, panel.run_button)
+    assert panel.job is not None, "Run started no job"
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.table.rowCount() > 0
+    assert panel.case_box.memory.step is not None  # the first case's warp load is shown at once
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
+    "access-pattern": walk_access_pattern,
 }
 
 

@@ -88,7 +88,7 @@ class _Bandwidth:
     def finish(self, result: Result) -> Result:
         extra = (self.model,) + ((self.measured,) if self.measured is not None else ())
         notes = (*result.notes, msg("note.access-pattern.model", gpu=self.spec.name,
-                                    bandwidth=self.spec.memory_bandwidth_gb_s), msg("note.access-pattern.cache"))
+                                    bandwidth=f"{self.spec.memory_bandwidth_gb_s:g}"), msg("note.access-pattern.cache"))
         return replace(result, series=(*result.series, *extra), notes=notes)
 
 

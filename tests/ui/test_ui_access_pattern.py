@@ -59,7 +59,7 @@ def test_the_panel_renders_one_row_per_case_with_modelled_badges_without_a_gpu(p
 def test_clicking_a_case_shows_that_cases_warp_load_in_the_memory_view(qtbot, panel):
     click_case(qtbot, panel, CASES.index("stride 8"))
     assert panel.chosen_case().label.text == "stride 8"
-    assert panel.lower.currentWidget() is panel.case_box and panel.case_box.memory.isVisible()
+    assert panel.lower.page_in_view(panel.case_box) and panel.case_box.memory.isVisible()
     step = panel.case_box.memory.step
     assert (step.sectors_fetched, step.sectors_needed, step.itemsize) == (32, 4, 4)
     assert "stride 8" in panel.case_box.title.text()
@@ -96,7 +96,7 @@ def test_in_chinese_the_table_the_tabs_and_the_badges_are_chinese(qtbot, window,
     assert "情形" in headers and "来源" in headers
     assert panel.table.item(1, 1).text() == "跨步 1"
     assert panel.table.item(0, SOURCE_COLUMN).text() == "模型估算"
-    assert panel.lower.tabText(0) == "一个线程束的加载"
+    assert panel.lower.tabs.tabText(0) == "一个线程束的加载"
     assert "线程束" in panel.case_box.memory.summary.text()
 
 

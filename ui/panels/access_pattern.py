@@ -9,11 +9,11 @@ view (with "Open in warp visualizer") beside the GB/s chart; the notes under eve
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from gpulab.experiments.access_cases import MODEL_KEY, Case, cases, preset_for
 from gpulab.results import Result
-from ui.panels.access_pattern_view import CaseMemoryBox, CasePlot, case_name
+from ui.panels.access_pattern_view import CaseMemoryBox, CasePlot, TwoPages, case_name
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.case_table import CaseTable
 from ui.widgets.live_plot import PlotPlaceholder, SeriesLegend
@@ -44,10 +44,9 @@ class AccessPatternPanel(LabPanel):
         chart_column.setContentsMargins(0, 0, 0, 0)
         chart_column.addWidget(self.plot, 1)
         chart_column.addWidget(self.legend)
-        # Below the table one of two pages, full width: the chosen case's warp load, or the GB/s chart.
-        self.lower = QTabWidget()
-        self.lower.addTab(self.case_box, "")
-        self.lower.addTab(chart, "")
+        # Below the table the chosen case's warp load and the GB/s chart: side by side on a wide
+        # screen, as two tabs in a narrow window (at 1024x768 each needs the whole width).
+        self.lower = TwoPages(self.case_box, chart)
         self.upper = QSplitter(Qt.Orientation.Vertical)
         self.upper.addWidget(self.table)
         self.upper.addWidget(self.lower)
@@ -122,7 +121,7 @@ class AccessPatternPanel(LabPanel):
         case = self.table.current_case()
         self.case_box.show_case(case)
         if case is not None:
-            self.lower.setCurrentWidget(self.case_box)  # choosing a case shows its warp load
+            self.lower.show_page(self.case_box)  # choosing a case shows its warp load
         if self.last_result is not None:
             self._redecorate(self.last_result)
 
@@ -141,5 +140,4 @@ class AccessPatternPanel(LabPanel):
         if hasattr(self, "table"):
             self.table.retranslate()
             self.case_box.retranslate()
-            self.lower.setTabText(0, self.tr("One warp's load"))
-            self.lower.setTabText(1, self.tr("GB/s chart"))
+            self.lower.set_titles(self.tr("One warp's load"), self.tr("GB/s chart"))

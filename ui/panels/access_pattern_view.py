@@ -6,8 +6,9 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.experiments.access_cases import Case, memory_step
 from gpulab.results import Point, Result
@@ -105,3 +106,54 @@ def case_name(case: Case) -> str:
     return f"{case.index + 1}: {i18n.engine_message(case.label)}"
 
 
+
+
+class TwoPages(QWidget):
+    """Two pages side by side where there is room (``side_by_side_px`` wide), else as two tabs."""
+
+    def __init__(self, first: QWidget, second: QWidget, side_by_side_px: int = 900) -> None:
+        super().__init__()
+        self.pages = (first, second)
+        self.titles = ["", ""]
+        self.side_by_side_px = side_by_side_px
+        self.tabs = QTabWidget()
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.split)
+        self.wide: bool | None = None
+        self._arrange(False, 0)
+
+    def _arrange(self, wide: bool, width_px: int) -> None:
+        if wide == self.wide:
+            return
+        self.wide = wide
+        if wide:
+            for page in self.pages:
+                self.split.addWidget(page)  # taken out of its tab, which had hidden the page not in front
+                page.show()
+            self.split.setSizes([width_px // 2, width_px - width_px // 2])  # half the width each
+        else:
+            for page, title in zip(self.pages, self.titles, strict=True):
+                self.tabs.addTab(page, title)
+        self.tabs.setVisible(not wide)
+        self.split.setVisible(wide)
+
+    def set_titles(self, first: str, second: str) -> None:
+        self.titles = [first, second]
+        for index in range(self.tabs.count()):
+            self.tabs.setTabText(index, self.titles[self.pages.index(self.tabs.widget(index))])
+
+    def show_page(self, page: QWidget) -> None:
+        """Bring ``page`` to the front (it is always in view when the pages are side by side)."""
+        if not self.wide:
+            self.tabs.setCurrentWidget(page)
+
+    def page_in_view(self, page: QWidget) -> bool:
+        return bool(self.wide) or self.tabs.currentWidget() is page
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self._arrange(event.size().width() >= self.side_by_side_px, event.size().width())
+        super().resizeEvent(event)

@@ -84,7 +84,6 @@ class CaseTable(QTableWidget):
         self.verticalHeader().hide()
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a narrow window scrolls sideways
-        header.setStretchLastSection(True)
         self.itemSelectionChanged.connect(lambda: self.case_chosen.emit(self.current_case_row()))
         self.cellDoubleClicked.connect(lambda row, _column: self.case_opened.emit(row))
         self.retranslate()

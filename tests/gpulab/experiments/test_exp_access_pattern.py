@@ -193,3 +193,28 @@ def test_each_default_case_opens_in_the_warp_visualizer_at_a_preset_with_its_own
     for row in rows.values():
         preset = experiments.kernel(row.kernel).preset(preset_for(row))
         assert preset.threads <= 64
+
+
+def test_measured_gb_s_are_the_useful_bytes_over_the_gpus_kernel_time(monkeypatch):
+    """The measured path without a GPU: the timing is faked, the arithmetic and labels are real."""
+    from gpulab import cuda as cuda_module
+    from gpulab.devices import CudaStatus
+    from gpulab.experiments import emulated
+
+    status = CudaStatus(True, "", "ok", cupy_version="13.0", cuda_runtime_version="12.4", cuda_driver_version="12.4")
+    monkeypatch.setattr(cuda_module, "cuda_status", lambda: status)
+    monkeypatch.setattr(emulated, "gpu_matches_emulator", lambda run, device: True)
+    monkeypatch.setattr(emulated, "time_on_gpu", lambda variant, n, repeats, device: (
+        [1e-3] * repeats, variant.preset(n)))  # fmt: skip
+    params = Params(n=64, block=64, strides=(32,), f64_strides=(1,), gpu_n=1 << 20, repeats=3)
+    result = drive(run(params, Context()))
+    measured = result.get_series(MEASURED_KEY)
+    assert measured.provenance.kind == "measured" and measured.role == "gpu"
+    rates = {p.extra["variant"]: p.y for p in measured.points}
+    # a float32 copy moves 8 useful bytes per element, a float64 copy 16, the gather 12: in 1 ms each
+    assert rates["coalesced"] == pytest.approx(8 * (1 << 20) / 1e-3 / 1e9)
+    assert rates["float64 stride 1"] == pytest.approx(16 * (1 << 20) / 1e-3 / 1e9)
+    assert rates["random gather"] == pytest.approx(12 * (1 << 20) / 1e-3 / 1e9)
+    rows = {r.label.text: r for r in cases(result)}
+    assert all(r.gb_s_kind == "measured" for r in rows.values())
+    assert rows["stride 32"].gb_s == pytest.approx(rates["stride 32"])

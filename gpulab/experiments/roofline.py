@@ -148,8 +148,8 @@ def chart_range(intensities: list[float]) -> tuple[float, float]:
 
 
 def _series(label: Message, key: str, role: str, provenance: Provenance, points: tuple[Point, ...] = ()) -> Series:
-    return Series(render(label), provenance, render(X_LABEL.message), X_UNIT, render(Y_LABEL.message), Y_UNIT,
-                  points, role=role, key=key, label=label)  # fmt: skip
+    return Series(render(label), provenance, X_LABEL, X_UNIT, Y_LABEL, Y_UNIT, points, role=role, key=key,
+                  label=label)  # a Note: a str that keeps its message, re-rendered in any language
 
 
 # ------------------------------------------------------------- the run
@@ -189,7 +189,7 @@ class _Run:
             self.placed.append(Placed(work, n, work.flops(n), work.bytes(n, self.params.traffic)))
 
     def modelled(self) -> Generator[Event, None, None]:
-        label = msg("series.roofline.kernels-model", gpu=self.spec.name)
+        label = msg("series.roofline.kernels-model")
         provenance = Provenance("modelled", self.spec.name, {
             "formula": "time = max(FLOP / fp32 peak, bytes / memory bandwidth) + launch overhead",
             "spec_key": self.spec.key, "traffic": self.params.traffic})

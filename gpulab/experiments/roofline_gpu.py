@@ -81,7 +81,7 @@ def measure(placed: list[Any], params: Any, ctx: Context) -> Generator[Event, No
     name = cuda.device_name(device)
     spec = load_specs().match(name)
     roof = gpu_roof(spec) if spec is not None else None
-    label = msg("series.roofline.kernels-gpu", gpu=name)
+    label = msg("series.roofline.kernels-gpu")
     provenance = _provenance(name, spec)
     points: list[Point] = []
     notes: list[Message] = [] if spec is not None else [msg("note.roofline.gpu-not-in-table", gpu=name)]

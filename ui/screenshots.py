@@ -54,6 +54,7 @@ RUNS: dict[str, Callable | None] = {
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
     "access-pattern": _run_access_pattern,
 }
 

@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
+    "roofline": "gpulab.experiments.roofline",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -64,16 +64,16 @@
         <translation>Sectors</translation>
     </message>
     <message>
-        <source>Bytes fetched / used</source>
-        <translation>Bytes fetched / used</translation>
-    </message>
-    <message>
         <source>Useful</source>
         <translation>Useful</translation>
     </message>
     <message>
         <source>Source</source>
         <translation>Source</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>Bytes fetched / used</translation>
     </message>
     <message>
         <source>The case's number on the chart</source>
@@ -88,10 +88,6 @@
         <translation>32-byte sectors one warp's load of in[] fetches (emulated, exact)</translation>
     </message>
     <message>
-        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
-        <translation>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</translation>
-    </message>
-    <message>
         <source>Bytes used / bytes fetched of that load</source>
         <translation>Bytes used / bytes fetched of that load</translation>
     </message>
@@ -102,6 +98,10 @@
     <message>
         <source>Where the GB/s come from</source>
         <translation>Where the GB/s come from</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</translation>
     </message>
 </context>
 <context>
@@ -797,6 +797,10 @@
         <translation>Warp visualizer</translation>
     </message>
     <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>Access patterns</translation>
     </message>
@@ -938,6 +942,69 @@
     <message>
         <source>copy out</source>
         <translation>copy out</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Bound</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>Roof</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>Percent of the roof above the kernel it reaches</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>Run the lab to place every kernel.</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>memory</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>compute</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>no roof to compare with</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>memory-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>compute-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/byte, %2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>no floating-point work; %1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>Click to open it in the warp visualizer.</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>ridge %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>Kernels on %1 (%2):</translation>
     </message>
 </context>
 <context>

@@ -65,16 +65,16 @@
         <translation>扇区</translation>
     </message>
     <message>
-        <source>Bytes fetched / used</source>
-        <translation>取回 / 用到的字节</translation>
-    </message>
-    <message>
         <source>Useful</source>
         <translation>有用</translation>
     </message>
     <message>
         <source>Source</source>
         <translation>来源</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>取回 / 用到的字节</translation>
     </message>
     <message>
         <source>The case&apos;s number on the chart</source>
@@ -89,10 +89,6 @@
         <translation>一个线程束加载 in[] 时取回的 32 字节扇区数（仿真，精确）</translation>
     </message>
     <message>
-        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
-        <translation>每次线程束加载中这些扇区的字节数 / 32 个通道要的字节数（仿真）</translation>
-    </message>
-    <message>
         <source>Bytes used / bytes fetched of that load</source>
         <translation>这次加载用到的字节 / 取回的字节</translation>
     </message>
@@ -103,6 +99,10 @@
     <message>
         <source>Where the GB/s come from</source>
         <translation>GB/s 的来源</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>每次线程束加载中这些扇区的字节数 / 32 个通道要的字节数（仿真）</translation>
     </message>
 </context>
 <context>
@@ -798,6 +798,10 @@
         <translation>线程束可视化</translation>
     </message>
     <message>
+        <source>Roofline</source>
+        <translation>屋顶线模型</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>访存模式</translation>
     </message>
@@ -939,6 +943,69 @@
     <message>
         <source>copy out</source>
         <translation>拷出</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>核函数</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>受限于</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>屋顶</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>核函数达到其上方屋顶的百分比</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>运行本实验，把每个核函数放到图上。</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>没有可比较的屋顶</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>受限于内存，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>受限于计算，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/字节，%2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>没有浮点运算；%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>点击即可在线程束可视化中打开它。</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>脊点 %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>%1 上的核函数（%2）：</translation>
     </message>
 </context>
 <context>

@@ -16,7 +16,6 @@ from gpulab.results import Result
 from ui.panels.access_pattern_view import CaseMemoryBox, CasePlot, TwoPages, case_name
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.case_table import CaseTable
-from ui.widgets.live_plot import PlotPlaceholder, SeriesLegend
 
 
 class AccessPatternPanel(LabPanel):
@@ -24,13 +23,12 @@ class AccessPatternPanel(LabPanel):
 
     EXPERIMENT = "access-pattern"
 
+    def make_plot(self) -> CasePlot:
+        return CasePlot()  # GB/s per case only: the emulator's counts are in the table
+
     def _make_widgets(self) -> None:
         super()._make_widgets()
-        for widget in (self.placeholder, self.legend, self.plot):  # the generic chart: replaced by the GB/s one
-            widget.deleteLater()
-        self.plot = CasePlot()
-        self.placeholder = PlotPlaceholder(self.plot)
-        self.legend = SeriesLegend(self.plot)
+        self.plot: CasePlot
         self.table = CaseTable()
         self.table.case_chosen.connect(self._case_chosen)
         self.table.case_opened.connect(lambda _row: self.open_case())

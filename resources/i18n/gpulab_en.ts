@@ -22,8 +22,8 @@
 <context>
     <name>AccessPatternPanel</name>
     <message>
-        <source>%1: %2 GB/s peak</source>
-        <translation>%1: %2 GB/s peak</translation>
+        <source>peak %1 GB/s</source>
+        <translation>peak %1 GB/s</translation>
     </message>
     <message>
         <source>One warp's load</source>

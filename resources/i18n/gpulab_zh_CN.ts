@@ -23,8 +23,8 @@
 <context>
     <name>AccessPatternPanel</name>
     <message>
-        <source>%1: %2 GB/s peak</source>
-        <translation>%1：峰值 %2 GB/s</translation>
+        <source>peak %1 GB/s</source>
+        <translation>峰值 %1 GB/s</translation>
     </message>
     <message>
         <source>One warp&apos;s load</source>

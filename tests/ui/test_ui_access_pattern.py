@@ -52,7 +52,7 @@ def test_the_panel_renders_one_row_per_case_with_modelled_badges_without_a_gpu(p
     assert source.background().color().name() == BADGE_COLOURS["modelled"][0]
     assert table.item(0, GB_S_COLUMN).text() == "3350"  # H100 SXM's spec bandwidth, every byte used
     assert panel.provenance == "modelled"  # a modelled number is never labelled measured
-    assert [line.label.format for line in panel.plot.levels] == ["NVIDIA H100 SXM5 80 GB: 3350 GB/s peak"]
+    assert [line.label.format for line in panel.plot.levels] == ["peak 3350 GB/s"]
     assert list(panel.plot.curves) == ["useful GB/s, NVIDIA H100 SXM5 80 GB (model)"]  # only GB/s on the chart
 
 

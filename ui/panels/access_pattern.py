@@ -107,7 +107,7 @@ class AccessPatternPanel(LabPanel):
         model = result.get_series(MODEL_KEY)
         if model is not None and "memory_bandwidth_gb_s" in model.provenance.details:
             bandwidth = float(model.provenance.details["memory_bandwidth_gb_s"])
-            text = self.tr("%1: %2 GB/s peak").replace("%1", model.provenance.device).replace("%2", f"{bandwidth:.0f}")
+            text = self.tr("peak %1 GB/s").replace("%1", f"{bandwidth:.0f}")  # the legend names the GPU
             self.plot.add_level(bandwidth, text)
         case = self.table.current_case()
         if case is not None:

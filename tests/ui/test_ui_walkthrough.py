@@ -68,12 +68,21 @@ def walk_access_pattern(qtbot, window, panel) -> None:
     assert panel.case_box.memory.step is not None  # the first case's warp load is shown at once
 
 
+def walk_roofline(qtbot, window, panel) -> None:
+    click(qtbot, panel.run_button)
+    assert panel.job is not None, "Run started no job"
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "roofline"
+    assert panel.verdicts.tree.topLevelItemCount() > 0  # every kernel's verdict is listed
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
     "access-pattern": walk_access_pattern,
+    "roofline": walk_roofline,
 }
 
 

@@ -43,12 +43,21 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_transfer(panel) -> None:
+    from gpulab.experiments.transfer import SIZE_PRESETS
+
+    editor = panel.editors["sizes"]
+    editor.combo.setCurrentIndex(editor.values.index(dict(SIZE_PRESETS)["quick"]))
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "transfer": _run_transfer,
 }
 
 

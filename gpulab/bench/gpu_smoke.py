@@ -37,7 +37,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
-    "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256", "budget_s=10"],
+    "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
 }
 
 # The transfer lab's targets: pinned host-to-GPU copies of 256 MiB reach this share of the link's

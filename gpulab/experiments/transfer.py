@@ -60,6 +60,9 @@ SIZE_PRESETS = (
 X_LABEL, X_UNIT = msg("axis.transfer.copy-size"), "B"
 Y_LABEL, Y_UNIT = msg("axis.bandwidth"), "GB/s"
 TIMING = "CUDA events around each copy after warm-up, median of repeats"
+SWEEP_BUDGET_S = 40.0
+"""The measured points share this many seconds (repeat counts shrink to fit), so that a full sweep,
+4 KiB to 1 GiB with buffer set-up and warm-up, ends within a minute."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,6 @@ class Params(CheckedParams):
     model_gens: tuple[int, ...] = param((3, 4, 5), min=1, max=5)
     batch_chunks: int = param(1024, min=1, max=1 << 20)
     batch_chunk_bytes: int = param(4096, unit="B", min=1, max=1 << 24)
-    budget_s: float = param(40.0, unit="s", min=1, max=600)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -127,8 +129,8 @@ def model_copy_series(link: PcieLink, kind: str, sizes: tuple[int, ...], key: st
     details = {"formula": "time = bytes / (link rate x efficiency) + start-up latency", "link": link.label,
                "link_gb_s_per_direction": link.gb_s_per_direction, "memory": kind,
                "assumptions": [str(note) for note in probe.assumptions]}  # fmt: skip
-    label = msg("series.transfer.modelled", what=msg("series.transfer.link-memory", link=link.label,
-                                                       memory=_memory_msg(kind)))  # fmt: skip
+    # No "(model)" in the name: the legend says MODELLED, and the name differs from every measured one.
+    label = msg("series.transfer.link-memory", link=f"Gen{link.gen} x{link.lanes}", memory=_memory_msg(kind))
     series = _series(key, label, "model", Provenance("modelled", link.label, details))
     ceiling = link_ceiling(link, "PCIe base specification")
     for n in sizes:
@@ -275,7 +277,7 @@ def _measure(params: Params, ctx: Context) -> Generator[Event, None, _Measured]:
         copies = transfer_gpu.open_copies(device, max(max(sizes), chunks * params.batch_chunk_bytes),
                                           tuple(sorted(set(kinds) | ({"pinned"} if chunks else set()))))  # fmt: skip
         try:
-            budget = _Budget(params.budget_s, len(sizes) * len(series) + (2 if chunks else 0))
+            budget = _Budget(SWEEP_BUDGET_S, len(sizes) * len(series) + (2 if chunks else 0))
             yield from _copy_points(copies, sizes, state, budget, ctx)
             if chunks:
                 yield from _batch_points(copies, chunks, params.batch_chunk_bytes, state, budget, ceiling, ctx)

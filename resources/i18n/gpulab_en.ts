@@ -20,6 +20,17 @@
     </message>
 </context>
 <context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -711,6 +722,10 @@
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
     </message>
+    <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe transfers</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -733,6 +748,10 @@
     <message>
         <source>Huge</source>
         <translation>Huge</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>Full</translation>
     </message>
 </context>
 <context>
@@ -938,6 +957,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>Projector (high contrast)</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>Copy sizes</translation>
+    </message>
+    <message>
+        <source>Round trips vs one batch</source>
+        <translation>Round trips vs one batch</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1: %2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1: pinned, in practice</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>up to %1% of the link</translation>
     </message>
 </context>
 <context>

@@ -21,6 +21,17 @@
     </message>
 </context>
 <context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;让数据留在 GPU 上&lt;/b&gt;（%1）：合批快 %2 倍</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>两种做法经过链路的字节一样多，但每次拷贝都要付一笔固定的启动开销：许多小拷贝就要付许多次。把小块数据合批传输，步骤之间让数据留在 GPU 上。</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -712,6 +723,10 @@
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>
+    <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe 传输</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -734,6 +749,10 @@
     <message>
         <source>Huge</source>
         <translation>超大</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>完整</translation>
     </message>
 </context>
 <context>
@@ -939,6 +958,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>拷贝大小</translation>
+    </message>
+    <message>
+        <source>Round trips vs one batch</source>
+        <translation>往返与合批</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1：%2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1：锁页内存的实际水平</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>最高达链路的 %1%</translation>
     </message>
 </context>
 <context>

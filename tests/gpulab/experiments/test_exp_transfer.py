@@ -90,7 +90,7 @@ def test_the_modelled_batching_pair_and_its_note(modelled):
 
 @pytest.mark.parametrize(("assignment", "named"), [
     ({"sizes": "0"}, "sizes"), ({"sizes": "2^31"}, "sizes"), ({"directions": "up"}, "directions"),
-    ({"memory": "shared"}, "memory"), ({"model_gens": "6"}, "model_gens"), ({"budget_s": "0"}, "budget_s"),
+    ({"memory": "shared"}, "memory"), ({"model_gens": "6"}, "model_gens"),
     ({"batch_chunks": "2^20", "batch_chunk_bytes": "2^20"}, "batch_chunks"),
 ])  # fmt: skip
 def test_bad_parameters_name_the_field(assignment, named):
@@ -251,7 +251,7 @@ def _fake_gpu(monkeypatch, fail_at=None, host_free=64 << 30, reading=IDLE_GEN1):
 def test_with_a_gpu_every_direction_and_memory_is_measured_beside_a_model_of_its_own_link(monkeypatch):
     made = _fake_gpu(monkeypatch)
     events = []
-    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 20), budget_s=2), Context()), events.append)
+    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 20)), Context()), events.append)
     keys = [s.key for s in result.series]
     assert keys[:4] == ["h2d-pinned", "h2d-pageable", "d2h-pinned", "d2h-pageable"]
     assert {"batch-round-trips", "batch-one-copy", "model-link-pinned", "model-link-pageable"} <= set(keys)
@@ -269,7 +269,7 @@ def test_with_a_gpu_every_direction_and_memory_is_measured_beside_a_model_of_its
 
 def test_a_gpu_error_mid_sweep_keeps_the_points_so_far_and_says_what_happened(monkeypatch):
     made = _fake_gpu(monkeypatch, fail_at=1 << 20)
-    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 20, 1 << 22), budget_s=2), Context()))
+    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 20, 1 << 22)), Context()))
     for key in ("h2d-pinned", "h2d-pageable", "d2h-pinned", "d2h-pageable"):
         assert [p.x for p in result.get_series(key).points] == [4096]
     assert not result.get_series("batch-round-trips").points
@@ -281,7 +281,7 @@ def test_a_gpu_error_mid_sweep_keeps_the_points_so_far_and_says_what_happened(mo
 
 def test_sizes_beyond_free_host_memory_are_clamped_with_a_note_not_allocated(monkeypatch):
     made = _fake_gpu(monkeypatch, host_free=1 << 30)  # half of it, over two host buffers: 256 MiB each
-    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 30), budget_s=2), Context()))
+    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 30)), Context()))
     assert made[0].max_bytes == 1 << 28
     assert [p.x for p in result.get_series("h2d-pinned").points] == [4096, 1 << 28]
     assert any("cut down to fit" in note and "host memory" in note for note in result.notes)
@@ -289,7 +289,7 @@ def test_sizes_beyond_free_host_memory_are_clamped_with_a_note_not_allocated(mon
 
 def test_an_unknown_link_measures_without_percentages(monkeypatch):
     _fake_gpu(monkeypatch, reading=LinkReading())
-    result = drive(transfer.run(transfer.Params(sizes=(4096,), memory="pinned", directions="h2d", budget_s=1),
+    result = drive(transfer.run(transfer.Params(sizes=(4096,), memory="pinned", directions="h2d"),
                                 Context()))  # fmt: skip
     assert "percent_of_peak" not in result.get_series("h2d-pinned").points[0].extra
     assert any(note.startswith("Neither NVML nor the spec table") for note in result.notes)
@@ -318,7 +318,7 @@ def test_on_a_gpu_pinned_and_pageable_copies_move_the_bytes_both_ways():
 
 @pytest.mark.gpu
 def test_on_a_gpu_the_sweep_measures_with_percentages_of_the_link_and_batching_wins():
-    params = transfer.Params(sizes=(4096, 1 << 22), batch_chunks=256, budget_s=5)
+    params = transfer.Params(sizes=(4096, 1 << 22), batch_chunks=256)
     result = drive(transfer.run(params, Context()))
     assert not any(note.startswith("The GPU failed") for note in result.notes), result.notes
     h2d = result.get_series("h2d-pinned")
@@ -328,3 +328,10 @@ def test_on_a_gpu_the_sweep_measures_with_percentages_of_the_link_and_batching_w
         assert 0 < h2d.points[1].extra["percent_of_peak"] <= 110
     many, one = result.get_series("batch-round-trips"), result.get_series("batch-one-copy")
     assert many.points[0].extra["seconds"] > one.points[0].extra["seconds"]
+
+
+def test_repeat_counts_shrink_to_the_time_budget():
+    roomy = transfer._Budget(10.0, points=10).policy()
+    assert roomy.repeats == 3 and 0.5 < roomy.max_seconds <= 1.0
+    spent = transfer._Budget(0.0, points=10).policy()
+    assert spent.max_samples == 1  # over budget: one sample each, the sweep still ends with every point

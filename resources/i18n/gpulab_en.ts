@@ -966,8 +966,8 @@
         <translation>Copy sizes</translation>
     </message>
     <message>
-        <source>Round trips vs one batch</source>
-        <translation>Round trips vs one batch</translation>
+        <source>Round trips vs batch</source>
+        <translation>Round trips vs batch</translation>
     </message>
     <message>
         <source>%1: %2 GB/s</source>

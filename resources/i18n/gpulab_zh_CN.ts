@@ -967,7 +967,7 @@
         <translation>拷贝大小</translation>
     </message>
     <message>
-        <source>Round trips vs one batch</source>
+        <source>Round trips vs batch</source>
         <translation>往返与合批</translation>
     </message>
     <message>

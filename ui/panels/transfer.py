@@ -86,7 +86,7 @@ class TransferPanel(LabPanel):
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Copy sizes"))
-        self.tabs.setTabText(1, self.tr("Round trips vs one batch"))
+        self.tabs.setTabText(1, self.tr("Round trips vs batch"))
         super().retranslate()
 
     def resizeEvent(self, event: QResizeEvent) -> None:

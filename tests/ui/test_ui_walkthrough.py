@@ -58,11 +58,20 @@ def walk_warp(qtbot, window, panel) -> None:
     assert panel.cursor == before + 1
 
 
+def walk_transfer(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["sizes"].edit, "4096,65536")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "transfer"
+    assert panel.plot.curves and panel.plot.levels
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
+    "transfer": walk_transfer,
 }
 
 

@@ -57,6 +57,7 @@ RUNS: dict[str, Callable | None] = {
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
     "transfer": _run_transfer,
 }
 

@@ -723,6 +723,10 @@
         <translation>Warp visualizer</translation>
     </message>
     <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
         <source>PCIe transfers</source>
         <translation>PCIe transfers</translation>
     </message>
@@ -868,6 +872,69 @@
     <message>
         <source>copy out</source>
         <translation>copy out</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Bound</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>Roof</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>Percent of the roof above the kernel it reaches</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>Run the lab to place every kernel.</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>memory</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>compute</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>no roof to compare with</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>memory-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>compute-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/byte, %2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>no floating-point work; %1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>Click to open it in the warp visualizer.</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>ridge %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>Kernels on %1 (%2):</translation>
     </message>
 </context>
 <context>

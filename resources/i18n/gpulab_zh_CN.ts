@@ -724,6 +724,10 @@
         <translation>线程束可视化</translation>
     </message>
     <message>
+        <source>Roofline</source>
+        <translation>屋顶线模型</translation>
+    </message>
+    <message>
         <source>PCIe transfers</source>
         <translation>PCIe 传输</translation>
     </message>
@@ -869,6 +873,69 @@
     <message>
         <source>copy out</source>
         <translation>拷出</translation>
+    </message>
+</context>
+<context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>核函数</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>受限于</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>屋顶</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>核函数达到其上方屋顶的百分比</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>运行本实验，把每个核函数放到图上。</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>没有可比较的屋顶</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>受限于内存，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>受限于计算，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/字节，%2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>没有浮点运算；%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>点击即可在线程束可视化中打开它。</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>脊点 %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>%1 上的核函数（%2）：</translation>
     </message>
 </context>
 <context>

@@ -15,7 +15,6 @@ from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
 from gpulab.results import Result, Series
 from ui.panels.lab_panel import LabPanel, best_percent_of_peak
 from ui.panels.transfer_view import BatchBars, GroupedLegend, TransferPlot, batch_pair, is_batch_point, spread_out
-from ui.widgets.live_plot import PlotPlaceholder
 
 PERCENT_LABELS = 4  # at most this many percentages on the main curve: more would hide it
 SHORT_PANEL_LINES = 34  # a panel fewer text lines tall than this keeps two lines of notes (they scroll)
@@ -53,12 +52,12 @@ class TransferPanel(LabPanel):
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
-        for widget in (self.legend, self.plot):  # the generic plot gives way to the transfer plot
-            widget.deleteLater()
-        self.plot = TransferPlot()
-        self.placeholder = PlotPlaceholder(self.plot)
+        self.legend.deleteLater()  # the grouped legend says each provenance word once
         self.legend = GroupedLegend(self.plot)
         self.bars = BatchBars()
+
+    def make_plot(self) -> TransferPlot:
+        return TransferPlot()
 
     def make_view(self) -> QWidget:
         """Two tabs over the notes: the copy-size sweep (plot and legend), and the round trips

@@ -48,6 +48,14 @@ def _run_access_pattern(panel) -> None:
     panel.run_button.click()
 
 
+def _run_transfer(panel) -> None:
+    from gpulab.experiments.transfer import SIZE_PRESETS
+
+    editor = panel.editors["sizes"]
+    editor.combo.setCurrentIndex(editor.values.index(dict(SIZE_PRESETS)["quick"]))
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -56,6 +64,7 @@ RUNS: dict[str, Callable | None] = {
     "warp": None,  # it emulates its first kernel when shown
     "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
     "access-pattern": _run_access_pattern,
+    "transfer": _run_transfer,
 }
 
 

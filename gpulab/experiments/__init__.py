@@ -43,6 +43,7 @@ REGISTRY: dict[str, str] = {
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
     "roofline": "gpulab.experiments.roofline",
+    "transfer": "gpulab.experiments.transfer",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

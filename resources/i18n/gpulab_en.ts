@@ -35,6 +35,17 @@
     </message>
 </context>
 <context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</translation>
+    </message>
+</context>
+<context>
     <name>CaseMemoryBox</name>
     <message>
         <source>Open in warp visualizer</source>
@@ -801,6 +812,10 @@
         <translation>Roofline</translation>
     </message>
     <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe transfers</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>Access patterns</translation>
     </message>
@@ -826,6 +841,10 @@
     <message>
         <source>Huge</source>
         <translation>Huge</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>Full</translation>
     </message>
 </context>
 <context>
@@ -1094,6 +1113,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>Projector (high contrast)</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>Copy sizes</translation>
+    </message>
+    <message>
+        <source>Round trips vs batch</source>
+        <translation>Round trips vs batch</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1: %2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1: pinned, in practice</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>up to %1% of the link</translation>
     </message>
 </context>
 <context>

@@ -36,6 +36,17 @@
     </message>
 </context>
 <context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;让数据留在 GPU 上&lt;/b&gt;（%1）：合批快 %2 倍</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>两种做法经过链路的字节一样多，但每次拷贝都要付一笔固定的启动开销：许多小拷贝就要付许多次。把小块数据合批传输，步骤之间让数据留在 GPU 上。</translation>
+    </message>
+</context>
+<context>
     <name>CaseMemoryBox</name>
     <message>
         <source>Open in warp visualizer</source>
@@ -802,6 +813,10 @@
         <translation>屋顶线模型</translation>
     </message>
     <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe 传输</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>访存模式</translation>
     </message>
@@ -827,6 +842,10 @@
     <message>
         <source>Huge</source>
         <translation>超大</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>完整</translation>
     </message>
 </context>
 <context>
@@ -1095,6 +1114,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>拷贝大小</translation>
+    </message>
+    <message>
+        <source>Round trips vs batch</source>
+        <translation>往返与合批</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1：%2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1：锁页内存的实际水平</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>最高达链路的 %1%</translation>
     </message>
 </context>
 <context>

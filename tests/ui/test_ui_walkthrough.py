@@ -76,6 +76,14 @@ def walk_roofline(qtbot, window, panel) -> None:
     assert panel.verdicts.tree.topLevelItemCount() > 0  # every kernel's verdict is listed
 
 
+def walk_transfer(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["sizes"].edit, "4096,65536")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "transfer"
+    assert panel.plot.curves and panel.plot.levels
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -83,6 +91,7 @@ WALKS = {
     "warp": walk_warp,
     "access-pattern": walk_access_pattern,
     "roofline": walk_roofline,
+    "transfer": walk_transfer,
 }
 
 

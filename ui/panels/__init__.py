@@ -18,6 +18,7 @@ from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
 from ui.panels.roofline import RooflinePanel
+from ui.panels.transfer import TransferPanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
 
@@ -54,8 +55,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
-    PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
     PanelSpec("access-pattern", lambda: translate("Panels", "Access patterns"), AccessPatternPanel, "memory"),
+    PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
+    PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),
 )
 
 

@@ -31,6 +31,7 @@ def preset_title(key: str) -> str:
         "standard": translate("ParamsForm", "Standard"),
         "large": translate("ParamsForm", "Large"),
         "huge": translate("ParamsForm", "Huge"),
+        "full": translate("ParamsForm", "Full"),
     }
     return titles.get(key, key)
 

@@ -43,12 +43,21 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_launch(panel) -> None:
+    from gpulab.experiments.launch import K_PRESETS
+
+    editor = panel.editors["ks"]
+    editor.combo.setCurrentIndex(editor.values.index(dict(K_PRESETS)["quick"]))
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "launch": _run_launch,
 }
 
 

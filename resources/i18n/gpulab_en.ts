@@ -415,6 +415,17 @@
     </message>
 </context>
 <context>
+    <name>LaunchPanel</name>
+    <message>
+        <source>one launch ≈ %1 µs</source>
+        <translation>one launch ≈ %1 µs</translation>
+    </message>
+    <message>
+        <source>%1 µs per step at K=%2</source>
+        <translation>%1 µs per step at K=%2</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU's time goes</source>
@@ -710,6 +721,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
+    </message>
+    <message>
+        <source>Launch overhead &amp; CUDA Graphs</source>
+        <translation>Launch overhead &amp; CUDA Graphs</translation>
     </message>
 </context>
 <context>

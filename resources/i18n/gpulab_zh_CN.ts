@@ -416,6 +416,17 @@
     </message>
 </context>
 <context>
+    <name>LaunchPanel</name>
+    <message>
+        <source>one launch ≈ %1 µs</source>
+        <translation>一次启动 ≈ %1 µs</translation>
+    </message>
+    <message>
+        <source>%1 µs per step at K=%2</source>
+        <translation>K=%2 时每步 %1 µs</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU&apos;s time goes</source>
@@ -711,6 +722,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
+    </message>
+    <message>
+        <source>Launch overhead &amp; CUDA Graphs</source>
+        <translation>启动开销与 CUDA Graph</translation>
     </message>
 </context>
 <context>

@@ -245,7 +245,8 @@ def _model_series(params: Params) -> tuple[list[SweepSeries], list[Any]]:
     def maker(way: Any) -> Callable[[int, Any], Point]:
         return lambda k, _operands: modelled_per_step_point(k, launch_time(way, spec, k, params.n, costs))
 
-    series = [SweepSeries(msg(MODEL_LABELS[way], gpu=spec.name), "model",
+    short_name = " ".join(spec.name.removeprefix("NVIDIA ").split()[:2])  # "H100 SXM5": the legend says MODELLED
+    series = [SweepSeries(msg(MODEL_LABELS[way], gpu=short_name), "model",
                           Provenance("modelled", spec.name, {**details, "way": way}), maker(way), f"model-{way}")
               for way in ways]  # fmt: skip
     assumptions = merge_assumptions(*(launch_time(way, spec, MAX_K, params.n, costs).assumptions for way in ways))

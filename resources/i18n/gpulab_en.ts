@@ -417,12 +417,8 @@
 <context>
     <name>LaunchPanel</name>
     <message>
-        <source>one launch ≈ %1 µs</source>
-        <translation>one launch ≈ %1 µs</translation>
-    </message>
-    <message>
-        <source>%1 µs per step at K=%2</source>
-        <translation>%1 µs per step at K=%2</translation>
+        <source>K=%2: %1 µs</source>
+        <translation>K=%2: %1 µs</translation>
     </message>
 </context>
 <context>

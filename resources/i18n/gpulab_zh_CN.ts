@@ -418,12 +418,8 @@
 <context>
     <name>LaunchPanel</name>
     <message>
-        <source>one launch ≈ %1 µs</source>
-        <translation>一次启动 ≈ %1 µs</translation>
-    </message>
-    <message>
-        <source>%1 µs per step at K=%2</source>
-        <translation>K=%2 时每步 %1 µs</translation>
+        <source>K=%2: %1 µs</source>
+        <translation>K=%2：%1 µs</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,5 @@
 """The launch-overhead panel, driven as a user: pick the quick K preset, click Run, read the
-curves, each series' cost per step at the largest K and the one-launch line; badges by kind."""
+curves and each series' cost per step at the largest K in the legend; badges by kind."""
 
 from __future__ import annotations
 
@@ -43,10 +43,10 @@ def test_run_draws_every_curve_and_labels_each_cost_per_step_at_the_largest_k(qt
     assert all(len(panel.plot.points_of(s.name)) == 3 for s in result.series)
     legend = panel.legend.text()
     for series in result.series:
-        assert f"{microseconds(series.points[-1].y)} µs per step at K=10000" in legend
+        assert f"K=10000: {microseconds(series.points[-1].y)} µs" in legend
     graph = next(s for s in result.series if s.key == "model-graph")
     assert microseconds(graph.points[-1].y) == "0.501"  # (5 + 10,000 · 0.5 µs) / 10,000, n = 256 on an H100
-    assert [line.label.format for line in panel.plot.levels] == ["one launch ≈ 5 µs"]
+    assert "K=10000: 5 µs" in legend  # one queued launch, modelled
     assert panel.plot.log_x and panel.plot.log_y
     wait_idle(qtbot, window)
 
@@ -75,12 +75,12 @@ def _measured_result() -> Result:
     ))  # fmt: skip
 
 
-def test_an_opened_measured_result_is_labelled_measured_with_its_own_launch_line(qtbot, window):
+def test_an_opened_measured_result_is_labelled_measured_with_its_own_figures(qtbot, window):
     panel = open_panel(qtbot, window, "launch")
     panel.show_result(_measured_result())
     assert window.badge.kind == "measured"
-    assert [line.label.format for line in panel.plot.levels] == ["one launch ≈ 4.2 µs"]
-    assert "1.1 µs per step at K=10000" in panel.legend.text()
+    assert "K=10000: 4.2 µs" in panel.legend.text()
+    assert "K=10000: 1.1 µs" in panel.legend.text()
 
 
 def test_the_panel_speaks_chinese_after_a_language_switch(qtbot, window, no_gpu):
@@ -88,8 +88,7 @@ def test_the_panel_speaks_chinese_after_a_language_switch(qtbot, window, no_gpu)
     _run_quick(qtbot, panel)
     switch_language(window, "zh")
     assert panel.heading.text() == "启动开销与 CUDA Graph"
-    assert [line.label.format for line in panel.plot.levels] == ["一次启动 ≈ 5 µs"]
-    assert "K=10000 时每步" in panel.legend.text()
+    assert "K=10000：5 µs" in panel.legend.text()
     switch_language(window, "en")
     wait_idle(qtbot, window)
 

@@ -49,7 +49,9 @@ class LaunchBench:
         self.grid, self.block = kernels.grid_1d(n, BLOCK)
         with self.device:
             self.stream = self.cupy.cuda.Stream(non_blocking=True)  # capture is refused on the legacy stream
-            self.array = self.cupy.zeros(n, dtype=self.cupy.float32)
+            with self.stream:  # zeroed on the lab's stream: a non-blocking stream does not wait for the null one
+                self.array = self.cupy.zeros(n, dtype=self.cupy.float32)
+            self.stream.synchronize()
             self.step_kernel = cuda.get_kernel(step_source, "tiny_add", device_index)
             self.fused_kernel = cuda.get_kernel(fused_source, "tiny_add_fused", device_index)
 

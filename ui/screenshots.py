@@ -56,6 +56,14 @@ def _run_transfer(panel) -> None:
     panel.run_button.click()
 
 
+def _run_launch(panel) -> None:
+    from gpulab.experiments.launch import K_PRESETS
+
+    editor = panel.editors["ks"]
+    editor.combo.setCurrentIndex(editor.values.index(dict(K_PRESETS)["quick"]))
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -65,6 +73,7 @@ RUNS: dict[str, Callable | None] = {
     "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
     "access-pattern": _run_access_pattern,
     "transfer": _run_transfer,
+    "launch": _run_launch,
 }
 
 

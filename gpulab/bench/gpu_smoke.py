@@ -8,6 +8,9 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 * ``run-NAME.json``, ``.log``    every experiment at small sizes, ``--json``
 * ``run-transfer-full.json``     the transfer lab's full sweep, 4 KiB ... 1 GiB (its target: < 60 s;
                                  and pinned host-to-GPU at 256 MiB >= 80% of the link, from run-transfer.json)
+* ``run-launch.json``            the launch lab's default sweep, K = 1 ... 10,000 (its target: < 60 s, the run
+                                 step's timeout); read for two more targets: per-launch cost from events and
+                                 from the wall clock within 20%, and a graph replay cheaper per kernel for K >= 100
 * ``compare.json``               the emulator against the GPU for every catalogue kernel
 * ``summary.txt``                the one-screen summary printed at the end
 
@@ -39,7 +42,14 @@ SMALL_RUNS: dict[str, list[str]] = {
     "saxpy": ["sizes=1024,262144", "repeats=3"],
     "roofline": ["elements=1048576", "repeats=3"],
     "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
+    "launch": [],  # the default sweep, K = 1 ... 10,000: it must end within the run step's 60 s
 }
+
+# The launch lab's targets, read from run-launch.json: at the largest K the per-launch cost of queued launches
+# from CUDA events and from the wall clock agree within this fraction; a graph replay costs less per kernel
+# than plain launches from this K up.
+LAUNCH_AGREEMENT = 0.20
+LAUNCH_GRAPH_FROM_K = 100
 
 # The transfer lab's targets: pinned host-to-GPU copies of 256 MiB reach this share of the link's
 # theoretical rate, and its full sweep (4 KiB ... 1 GiB, every power of two) ends within the step's timeout.
@@ -176,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             smoke.run(f"run {name}", [*gpulab, "run", name, "--quiet", *sets, "--json",
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
         _transfer_steps(smoke, gpulab)
+        _launch_steps(smoke)
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)
@@ -210,6 +221,57 @@ def _transfer_steps(smoke: Smoke, gpulab: list[str]) -> None:
     smoke.run("transfer: full sweep < 60 s", [*gpulab, "run", "transfer", "--quiet", *sets, "--json",
                                                str(smoke.out / "run-transfer-full.json")],
               STEP_TIMEOUT_S["transfer-full"], "run-transfer-full.log")
+
+
+def _launch_series(run_json: Path) -> dict[str, dict[float, dict]]:
+    """The launch run's GPU points, by series key and K (empty when the file is missing or unreadable)."""
+    try:
+        document = json.loads(run_json.read_text(encoding="utf-8"))
+        return {s["key"]: {p["x"]: p for p in s["points"]} for s in document["series"] if s.get("role") == "gpu"}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def launch_targets(run_json: Path) -> list[tuple[str, str, str]]:
+    """(name, status, detail) of the launch lab's two targets, read from a ``run-launch.json``:
+    events and wall clock agree within :data:`LAUNCH_AGREEMENT` per queued launch at the largest K,
+    and a graph replay costs less per kernel than plain launches at every K >= :data:`LAUNCH_GRAPH_FROM_K`."""
+    series = _launch_series(run_json)
+    plain, graph = series.get("gpu-async", {}), series.get("gpu-graph", {})
+    return [_agreement_target(plain, run_json.name), _graph_target(plain, graph, run_json.name)]
+
+
+def _agreement_target(plain: dict[float, dict], name: str) -> tuple[str, str, str]:
+    title = "launch: events vs wall clock"
+    if not plain:
+        return title, "failed", f"no queued-launch points in {name}"
+    k = max(plain)
+    extra = plain[k].get("extra", {})
+    events, wall = extra.get("us_per_kernel_events"), extra.get("us_per_kernel_wall")
+    if not events or not wall:
+        return title, "failed", f"K={k:g}: no events or wall-clock figure in {name}"
+    apart = abs(wall - events) / events
+    verdict = "met" if apart <= LAUNCH_AGREEMENT else "NOT met"
+    detail = (f"K={k:g}: {events:.3g} us per launch from events, {wall:.3g} us from the wall clock "
+              f"({apart:.0%} apart; target <= {LAUNCH_AGREEMENT:.0%}: {verdict})")  # fmt: skip
+    return title, ("ok" if verdict == "met" else "failed"), detail
+
+
+def _graph_target(plain: dict[float, dict], graph: dict[float, dict], name: str) -> tuple[str, str, str]:
+    title = f"launch: graph replay < plain launches, K >= {LAUNCH_GRAPH_FROM_K}"
+    ks = sorted(k for k in set(plain) & set(graph) if k >= LAUNCH_GRAPH_FROM_K)
+    if not ks:
+        return title, "failed", f"no graph and plain points at K >= {LAUNCH_GRAPH_FROM_K} in {name}"
+    pairs = [(k, graph[k]["y"], plain[k]["y"]) for k in ks]
+    verdict = "met" if all(g < p for _k, g, p in pairs) else "NOT met"
+    detail = "; ".join(f"K={k:g}: graph {g:.3g} vs plain {p:.3g} us per kernel" for k, g, p in pairs)
+    return title, ("ok" if verdict == "met" else "failed"), f"{detail} ({verdict})"
+
+
+def _launch_steps(smoke: Smoke) -> None:
+    """The launch lab's two measured targets, printed in the summary."""
+    for title, status, detail in launch_targets(smoke.out / "run-launch.json"):
+        smoke.steps.append(Step(title, status, 0.0, detail))
 
 
 def _summary(steps: list[Step], available: bool, reason: str, out: Path) -> str:

@@ -44,6 +44,7 @@ REGISTRY: dict[str, str] = {
     "saxpy": "gpulab.experiments.saxpy",
     "roofline": "gpulab.experiments.roofline",
     "transfer": "gpulab.experiments.transfer",
+    "launch": "gpulab.experiments.launch",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

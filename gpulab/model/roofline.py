@@ -15,11 +15,30 @@ from gpulab.model.dtypes import peak_for
 from gpulab.model.estimate import ModelEstimate
 from gpulab.specs import GpuSpec
 
-__all__ = ["DEFAULT_LAUNCH_OVERHEAD_S", "RooflinePlacement", "kernel_time", "place", "ridge_point", "roof_at"]
+__all__ = [
+    "DEFAULT_LAUNCH_OVERHEAD_S",
+    "GRAPH_NODE_OVERHEAD_S",
+    "SYNC_ROUND_TRIP_S",
+    "RooflinePlacement",
+    "kernel_time",
+    "place",
+    "ridge_point",
+    "roof_at",
+]
 
 DEFAULT_LAUNCH_OVERHEAD_S = 5e-6
 """Assumed cost of one kernel launch. A commonly quoted range for CUDA launch latency is
 about 3-10 microseconds; 5 us is an assumption in that range, not a measured figure."""
+
+# The next two come from one measurement: A. Gray, "Getting Started with CUDA Graphs", NVIDIA
+# Technical Blog, 2019 (https://developer.nvidia.com/blog/cuda-graphs/; Tesla V100, a short
+# kernel that ran 2.9 us on its own): 9.6 us per kernel with a stream synchronize after each
+# launch, 3.8 us launched back to back, 3.4 us replayed from a CUDA Graph.
+SYNC_ROUND_TRIP_S = 5.8e-6
+"""Assumed extra cost per kernel of waiting for it before launching the next: 9.6 - 3.8 us."""
+
+GRAPH_NODE_OVERHEAD_S = 0.5e-6
+"""Assumed cost per kernel of a replayed CUDA Graph beyond the kernel's own run: 3.4 - 2.9 us."""
 
 
 def ridge_point(peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:

@@ -511,6 +511,13 @@
     </message>
 </context>
 <context>
+    <name>LaunchPanel</name>
+    <message>
+        <source>K=%2: %1 µs</source>
+        <translation>K=%2: %1 µs</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU's time goes</source>
@@ -814,6 +821,10 @@
     <message>
         <source>PCIe transfers</source>
         <translation>PCIe transfers</translation>
+    </message>
+    <message>
+        <source>Launch overhead &amp; CUDA Graphs</source>
+        <translation>Launch overhead &amp; CUDA Graphs</translation>
     </message>
     <message>
         <source>Access patterns</source>

@@ -512,6 +512,13 @@
     </message>
 </context>
 <context>
+    <name>LaunchPanel</name>
+    <message>
+        <source>K=%2: %1 µs</source>
+        <translation>K=%2：%1 µs</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU&apos;s time goes</source>
@@ -815,6 +822,10 @@
     <message>
         <source>PCIe transfers</source>
         <translation>PCIe 传输</translation>
+    </message>
+    <message>
+        <source>Launch overhead &amp; CUDA Graphs</source>
+        <translation>启动开销与 CUDA Graph</translation>
     </message>
     <message>
         <source>Access patterns</source>

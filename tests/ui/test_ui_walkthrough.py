@@ -84,6 +84,15 @@ def walk_transfer(qtbot, window, panel) -> None:
     assert panel.plot.curves and panel.plot.levels
 
 
+def walk_launch(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["ks"].edit, "1, 10")  # the free-text field under the K presets
+    type_into(qtbot, panel.editors["repeats"], "1")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "launch"
+    assert all([p.x for p in s.points] == [1, 10] for s in panel.last_result.series)
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -92,6 +101,7 @@ WALKS = {
     "access-pattern": walk_access_pattern,
     "roofline": walk_roofline,
     "transfer": walk_transfer,
+    "launch": walk_launch,
 }
 
 

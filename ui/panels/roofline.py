@@ -197,6 +197,7 @@ class RooflinePanel(LabPanel):
             if series.name in self.plot.curves:
                 peak, bandwidth = ridge.extra["peak_gflop_s"], ridge.extra["bandwidth_gb_s"]
                 self.plot.set_series_note(series.name, f"{rate_text(peak, 'FLOP/s')}, {rate_text(bandwidth, 'B/s')}")
+        self.plot.place_labels()  # clear of the ridges' words now drawn
         self._show_verdicts(result)
 
     def _show_verdicts(self, result: Result) -> None:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QCursor, QFont
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QCursor, QFont, QFontMetrics
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from gpulab.results import Point
@@ -91,7 +91,7 @@ class RooflinePlot(LivePlot):
             points = self.placed_points(name)
             curve.setData([p.x for p in points], [p.y for p in points])
         self._fit_view()
-        self._place_labels()
+        self.place_labels()
         self._side_markers()
 
     def _fit_view(self) -> None:
@@ -119,29 +119,57 @@ class RooflinePlot(LivePlot):
         font.setPointSize(max(8, current_theme().font_pt - 2))
         return font
 
-    def _place_labels(self) -> None:
-        """One label per spot: kernels at (nearly) the same place share it."""
+    def place_labels(self) -> None:
+        """One label per spot: kernels at nearly the same place (closer than a line of the label type)
+        share it, so a crowd of dots reads as one list, not as words printed over each other."""
         self._remove_labels()
+        font = self._label_font()
+        metrics = QFontMetrics(font)
+        share_px = max(SAME_SPOT_PX, 1.5 * metrics.height())
         spots: list[tuple[QPointF, list[str]]] = []
         for series in self.kernel_series:
-            for point in self.placed_points(series):
+            for point in sorted(self.placed_points(series), key=lambda p: p.x):
                 at = self.view_position(point)
-                near = next((s for s in spots if _distance(self.to_pixels(s[0]), self.to_pixels(at)) < SAME_SPOT_PX),
-                            None)  # fmt: skip
+                near = next((s for s in spots if _distance(self.to_pixels(s[0]), self.to_pixels(at)) < share_px), None)
                 name = str(point.extra["label"])
                 if near is None:
                     spots.append((at, [name]))
                 elif name not in near[1]:
                     near[1].append(name)
         theme = current_theme()
-        (x_low, x_high), _ = self.getViewBox().viewRange()
-        for at, names in spots:
-            right_side = at.x() > x_low + 0.7 * (x_high - x_low)  # near the right edge: the label goes left
-            item = pg.TextItem(", ".join(names), color=theme.text, anchor=(1.0 if right_side else 0.0, 1.0))
-            item.setFont(self._label_font())
-            item.setPos(at)
+        taken = [self._pixel_rect(item) for item in self.ridge_items if isinstance(item, pg.TextItem)]
+        for at, names in sorted(spots, key=lambda spot: spot[0].x()):
+            text = ", ".join(names)
+            box = self._free_box(self.to_pixels(at), metrics.horizontalAdvance(text) + 6, metrics.height(), taken)
+            taken.append(box)
+            item = pg.TextItem(text, color=theme.text, anchor=(0.0, 0.0))
+            item.setFont(font)
+            item.setPos(self.getViewBox().mapSceneToView(self.mapToScene(box.topLeft().toPoint())))
             self.addItem(item, ignoreBounds=True)
             self.kernel_labels.append(item)
+
+    def _free_box(self, dot: QPointF, width: float, height: float, taken: list[QRectF]) -> QRectF:
+        """Where a label of ``width`` x ``height`` pixels goes beside the dot at ``dot``: above it to the
+        right, else to the left, else below, each a line further out in turn; the first place that covers
+        no other label and stays inside the plot (crowded dots at low intensity otherwise print over each other)."""
+        room = self.getViewBox().sceneBoundingRect()
+        inside = QRectF(self.mapFromScene(room.topLeft()).toPointF(), self.mapFromScene(room.bottomRight()).toPointF())
+        candidates = []
+        for level in range(2):  # further out, a label no longer reads as its dot's
+            for top in (dot.y() - height * (level + 1) - 2, dot.y() + height * level + 2):  # above, then below
+                candidates += [QRectF(dot.x() + 4, top, width, height), QRectF(dot.x() - width - 4, top, width, height)]
+        fits = [box for box in candidates if inside.contains(box)] or candidates
+        return next((box for box in fits if not any(box.intersects(other) for other in taken)), fits[0])
+
+    def _pixel_rect(self, item: pg.TextItem) -> QRectF:
+        """Where ``item`` is drawn, in the widget's pixels."""
+        scene = item.sceneBoundingRect()
+        return QRectF(self.mapFromScene(scene.topLeft()).toPointF(), self.mapFromScene(scene.bottomRight()).toPointF())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "kernel_labels", None):
+            self.place_labels()  # the labels keep their pixel distances from the dots
 
     def mark_ridge(self, x: float, y: float, text: str) -> None:
         """A diamond on a roof's ridge point and a few words beside it (cleared with the decorations)."""

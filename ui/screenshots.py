@@ -43,6 +43,11 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_precision(panel) -> None:
+    panel.editors["sizes"].edit.setText("64, 128, 256")  # the quick sweep: numpy's FP16 stays fast
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -50,6 +55,7 @@ RUNS: dict[str, Callable | None] = {
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
     "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
+    "precision": _run_precision,
 }
 
 

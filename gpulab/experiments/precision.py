@@ -129,7 +129,8 @@ def footprint_bytes(dtype: str, n: int) -> int:
 def _bytes_text(count: float) -> str:
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if count >= scale:
-            return f"{count / scale:.3g} {unit}"
+            value = count / scale
+            return f"{value:.0f} {unit}" if value >= 10 else f"{value:.2g} {unit}"
     return f"{count:.0f} B"
 
 

@@ -16,6 +16,7 @@ from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
+from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
@@ -54,6 +55,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
     PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
+    PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
 )
 
 

@@ -80,7 +80,7 @@ def test_memory_per_format_is_three_matrices_of_its_width_and_tf32_saves_none(re
     assert precision.footprint_bytes("tf32", 100) == precision.footprint_bytes("fp32", 100)
     assert precision.footprint_bytes("fp8", 100) * 8 == precision.footprint_bytes("fp64", 100)
     memory = next(note for note in result.notes if note.startswith("A, B and C at N = 8192"))
-    assert "1.61 GB in FP64" in memory and "201 MB in FP8" in memory
+    assert "1.6 GB in FP64" in memory and "201 MB in FP8" in memory
     for point in by_dtype(result, "error").values():
         assert point.extra["footprint_bytes"] == precision.footprint_bytes(point.extra["dtype"], point.extra["n"])
 

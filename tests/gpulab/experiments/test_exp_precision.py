@@ -163,3 +163,14 @@ def test_on_an_ampere_or_later_gpu_tf32_beats_fp32_and_the_switch_is_put_back(gp
     gpu = by_dtype(gpu_result, "gpu-cublas")
     assert gpu["tf32"].y > 1.5 * gpu["fp32"].y
     assert not math.isnan(gpu["tf32"].extra["percent_of_peak"])
+
+
+def test_fp64s_error_never_needs_a_long_double_product_past_its_cap():
+    from gpulab.precision import extended_reference_available
+
+    if not extended_reference_available():
+        pytest.skip("long double is plain FP64 here")
+    params = precision.Params(sizes=(512,), dtypes=("fp64",), repeats=1)
+    result = drive(precision.run(params, Context()))
+    assert by_dtype(result, "error")["fp64"].extra["n"] == precision.EXTENDED_MAX_N
+    assert by_dtype(result, "cpu-numpy")["fp64"].extra["n"] == 512

@@ -349,8 +349,9 @@ def what_if_copied_note(
 
 # Which spec-sheet peak a GEMM of each dtype can reach through cuBLAS by default: fp32 runs
 # on the CUDA cores (CuPy leaves TF32 off unless asked), fp64 and fp16 on tensor cores where
-# the GPU has them.
-_GEMM_PEAK_KEYS = {"fp32": ("fp32",), "fp64": ("fp64_tensor", "fp64"), "fp16": ("fp16",)}
+# the GPU has them; tf32, bf16 and fp8 exist only on tensor cores.
+_GEMM_PEAK_KEYS = {"fp32": ("fp32",), "fp64": ("fp64_tensor", "fp64"), "fp16": ("fp16",), "tf32": ("tf32",),
+                   "bf16": ("bf16",), "fp8": ("fp8",)}
 
 
 @dataclass(frozen=True)

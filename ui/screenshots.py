@@ -64,6 +64,11 @@ def _run_launch(panel) -> None:
     panel.run_button.click()
 
 
+def _run_precision(panel) -> None:
+    panel.editors["sizes"].edit.setText("64, 128, 256")  # the quick sweep: numpy's FP16 stays fast
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -74,6 +79,7 @@ RUNS: dict[str, Callable | None] = {
     "access-pattern": _run_access_pattern,
     "transfer": _run_transfer,
     "launch": _run_launch,
+    "precision": _run_precision,
 }
 
 

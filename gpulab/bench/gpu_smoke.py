@@ -42,6 +42,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "saxpy": ["sizes=1024,262144", "repeats=3"],
     "roofline": ["elements=1048576", "repeats=3"],
     "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
+    "precision": ["sizes=256,1024", "gpu_size=4096", "repeats=3"],
     "launch": [],  # the default sweep, K = 1 ... 10,000: it must end within the run step's 60 s
 }
 

@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
+    "precision": "gpulab.experiments.precision",
     "roofline": "gpulab.experiments.roofline",
     "transfer": "gpulab.experiments.transfer",
     "launch": "gpulab.experiments.launch",

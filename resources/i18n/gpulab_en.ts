@@ -827,6 +827,10 @@
         <translation>Launch overhead &amp; CUDA Graphs</translation>
     </message>
     <message>
+        <source>Mixed precision</source>
+        <translation>Mixed precision</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>Access patterns</translation>
     </message>
@@ -856,6 +860,69 @@
     <message>
         <source>Full</source>
         <translation>Full</translation>
+    </message>
+</context>
+<context>
+    <name>PrecisionPanel</name>
+    <message>
+        <source>Format</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <source>TFLOP/s</source>
+        <translation>TFLOP/s</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Source</translation>
+    </message>
+    <message>
+        <source>Of peak</source>
+        <translation>Of peak</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Memory</translation>
+    </message>
+    <message>
+        <source>GPU throughput: measured on this GPU where it ran, else modelled</source>
+        <translation>GPU throughput: measured on this GPU where it ran, else modelled</translation>
+    </message>
+    <message>
+        <source>Percent of the spec-sheet peak of this format</source>
+        <translation>Percent of the spec-sheet peak of this format</translation>
+    </message>
+    <message>
+        <source>Relative error of C against FP64, computed on this CPU</source>
+        <translation>Relative error of C against FP64, computed on this CPU</translation>
+    </message>
+    <message>
+        <source>Bytes of A, B and C at the GPU size</source>
+        <translation>Bytes of A, B and C at the GPU size</translation>
+    </message>
+    <message>
+        <source>Run the lab to compare the formats.</source>
+        <translation>Run the lab to compare the formats.</translation>
+    </message>
+    <message>
+        <source>GPU: %1, N = %2</source>
+        <translation>GPU: %1, N = %2</translation>
+    </message>
+    <message>
+        <source>error %1 at N = %2 (unit roundoff %3); worst entry %4</source>
+        <translation>error %1 at N = %2 (unit roundoff %3); worst entry %4</translation>
+    </message>
+    <message>
+        <source>numpy on this CPU: %1 GFLOP/s at N = %2</source>
+        <translation>numpy on this CPU: %1 GFLOP/s at N = %2</translation>
+    </message>
+    <message>
+        <source>modelled: %1 TFLOP/s (peak %2)</source>
+        <translation>modelled: %1 TFLOP/s (peak %2)</translation>
     </message>
 </context>
 <context>

@@ -828,6 +828,10 @@
         <translation>启动开销与 CUDA Graph</translation>
     </message>
     <message>
+        <source>Mixed precision</source>
+        <translation>混合精度</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>访存模式</translation>
     </message>
@@ -857,6 +861,69 @@
     <message>
         <source>Full</source>
         <translation>完整</translation>
+    </message>
+</context>
+<context>
+    <name>PrecisionPanel</name>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>TFLOP/s</source>
+        <translation>TFLOP/s</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Of peak</source>
+        <translation>占峰值</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>GPU throughput: measured on this GPU where it ran, else modelled</source>
+        <translation>GPU 吞吐量：在本机 GPU 上运行过的为实测值，否则为模型估算值</translation>
+    </message>
+    <message>
+        <source>Percent of the spec-sheet peak of this format</source>
+        <translation>占该格式规格表峰值的百分比</translation>
+    </message>
+    <message>
+        <source>Relative error of C against FP64, computed on this CPU</source>
+        <translation>C 相对 FP64 的相对误差，在本机 CPU 上计算</translation>
+    </message>
+    <message>
+        <source>Bytes of A, B and C at the GPU size</source>
+        <translation>GPU 规模下 A、B、C 的字节数</translation>
+    </message>
+    <message>
+        <source>Run the lab to compare the formats.</source>
+        <translation>运行本实验来比较各种格式。</translation>
+    </message>
+    <message>
+        <source>GPU: %1, N = %2</source>
+        <translation>GPU：%1，N = %2</translation>
+    </message>
+    <message>
+        <source>error %1 at N = %2 (unit roundoff %3); worst entry %4</source>
+        <translation>N = %2 时误差 %1（单位舍入误差 %3）；最差元素 %4</translation>
+    </message>
+    <message>
+        <source>numpy on this CPU: %1 GFLOP/s at N = %2</source>
+        <translation>本机 CPU 上的 numpy：N = %2 时 %1 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>modelled: %1 TFLOP/s (peak %2)</source>
+        <translation>模型估算：%1 TFLOP/s（峰值 %2）</translation>
     </message>
 </context>
 <context>

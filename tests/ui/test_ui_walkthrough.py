@@ -93,6 +93,14 @@ def walk_launch(qtbot, window, panel) -> None:
     assert all([p.x for p in s.points] == [1, 10] for s in panel.last_result.series)
 
 
+def walk_precision(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["sizes"].edit, "32, 64")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "precision"
+    assert panel.table.rows()  # one row per format
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -102,6 +110,7 @@ WALKS = {
     "roofline": walk_roofline,
     "transfer": walk_transfer,
     "launch": walk_launch,
+    "precision": walk_precision,
 }
 
 

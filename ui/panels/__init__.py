@@ -18,6 +18,7 @@ from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
 from ui.panels.launch import LaunchPanel
+from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
 from ui.panels.transfer import TransferPanel
 from ui.panels.warp import WarpPanel
@@ -60,6 +61,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
     PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
+    PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
 )
 
 

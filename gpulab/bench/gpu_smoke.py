@@ -6,6 +6,7 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 * ``info.json``                  ``gpulab info --json``
 * ``pytest-gpu.log``, ``.xml``   ``pytest -m gpu`` and its JUnit report
 * ``run-NAME.json``, ``.log``    every experiment at small sizes, ``--json``
+* ``bench-memory.log``           ``gpulab bench memory``: the STREAM triad against the spec bandwidth
 * ``compare.json``               the emulator against the GPU for every catalogue kernel
 * ``summary.txt``                the one-screen summary printed at the end
 
@@ -35,9 +36,11 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
+    "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
+                  "seconds_per_point=0.05"],
 }
 
-STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0}
+STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "bench": 90.0}
 
 
 @dataclass
@@ -166,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             sets = [item for a in assignments for item in ("--set", a)]
             smoke.run(f"run {name}", [*gpulab, "run", name, "--quiet", *sets, "--json",
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
+        smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
+                  STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.services.notifier.message.connect(self.show_message)
         self.services.notifier.dismissed.connect(self.message_bar.hide)
         self.services.devices.report_changed.connect(self._show_device)
+        self.services.navigator.kernel_requested.connect(self.open_kernel)
         if self.services.devices.report is None:
             self.services.devices.refresh()
 
@@ -184,6 +185,14 @@ class MainWindow(QMainWindow):
         """Bring panel ``name`` to the front (unknown names show the first panel)."""
         if not self.sidebar.select(name if name in self.panels else PANELS[0].name):
             self.sidebar.select(PANELS[0].name)
+
+    def open_kernel(self, entry: str, preset: str = "") -> None:
+        """The warp visualizer, showing kernel ``entry`` (a lab asked for it: a roofline point, a case)."""
+        warp = self.panels.get("warp")
+        if warp is None:
+            return
+        self.show_panel("warp")
+        warp.choose_kernel(entry, preset or None)  # type: ignore[attr-defined]
 
     def current_panel(self) -> Panel:
         return list(self.panels.values())[self.stack.currentIndex()]
@@ -241,7 +250,7 @@ class MainWindow(QMainWindow):
         return path
 
     def open_result(self, path: str | None = None) -> Result | None:
-        """File → Open result…: a saved result, marked replayed, in the Run-experiment panel's plot;
+        """File → Open result…: a saved result, marked replayed, in its lab's panel (else Run experiment);
         a file that is not a readable result is one plain error in the window."""
         path = path or self.ask_result_path()
         if not path:
@@ -251,9 +260,11 @@ class MainWindow(QMainWindow):
         except ResultFormatError as exc:
             self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
             return None
-        self.show_panel("experiments")
-        panel = self.panels["experiments"]
-        panel.show_result(result)  # type: ignore[attr-defined]
+        # A lab with its own panel shows its own results there; any other in Run experiment.
+        labs = [name for name, panel in self.panels.items() if getattr(panel, "EXPERIMENT", "") == result.experiment]
+        target = labs[0] if labs else "experiments"
+        self.show_panel(target)
+        self.panels[target].show_result(result)  # type: ignore[attr-defined]
         self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
             "%1", path))  # fmt: skip
         return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
@@ -47,11 +47,23 @@ class DeviceState(QObject):
         return ["cpu", *gpus]
 
 
+class Navigator(QObject):
+    """Lets one panel send the user to another: a roofline point or an access-pattern case
+    opens its kernel in the warp visualizer. The main window listens and switches panels."""
+
+    kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
+
+    def open_kernel(self, entry: str, preset: str = "") -> None:
+        """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
+        self.kernel_requested.emit(entry, preset)
+
+
 @dataclass
 class Services:
     notifier: Notifier
     runner: JobRunner
     devices: DeviceState
+    navigator: Navigator = field(default_factory=Navigator)
 
     @classmethod
     def create(cls, probe: Callable[[], DeviceReport] = device_report) -> Services:

@@ -329,6 +329,29 @@
     </message>
 </context>
 <context>
+    <name>LabPanel</name>
+    <message>
+        <source>up to %1% of peak</source>
+        <translation>up to %1% of peak</translation>
+    </message>
+    <message>
+        <source>This result is from %1, not from this lab.</source>
+        <translation>This result is from %1, not from this lab.</translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run the lab to the end first.</source>
+        <translation>Nothing to save yet: run the lab to the end first.</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>Could not save %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>Saved %1</translation>
+    </message>
+</context>
+<context>
     <name>LaneGrid</name>
     <message>
         <source>active</source>
@@ -1197,6 +1220,10 @@
     <message>
         <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
         <translation>Emulate the code in the editor, your edits included (Ctrl+Return)</translation>
+    </message>
+    <message>
+        <source>The warp visualizer has no kernel %1.</source>
+        <translation>The warp visualizer has no kernel %1.</translation>
     </message>
     <message>
         <source>Click a warp to follow it. Keys: Space play/pause, arrows step, D next divergence, M next memory access.</source>

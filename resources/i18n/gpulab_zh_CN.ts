@@ -330,6 +330,29 @@
     </message>
 </context>
 <context>
+    <name>LabPanel</name>
+    <message>
+        <source>up to %1% of peak</source>
+        <translation>最高达峰值的 %1%</translation>
+    </message>
+    <message>
+        <source>This result is from %1, not from this lab.</source>
+        <translation>这个结果来自 %1，不是本实验的结果。</translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run the lab to the end first.</source>
+        <translation>还没有可保存的内容：请先把实验运行完。</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
     <name>LaneGrid</name>
     <message>
         <source>active</source>
@@ -1198,6 +1221,10 @@
     <message>
         <source>Emulate the code in the editor, your edits included (Ctrl+Return)</source>
         <translation>仿真编辑器里的代码，包括你的修改（Ctrl+回车）</translation>
+    </message>
+    <message>
+        <source>The warp visualizer has no kernel %1.</source>
+        <translation>线程束可视化面板里没有核函数 %1。</translation>
     </message>
     <message>
         <source>Click a warp to follow it. Keys: Space play/pause, arrows step, D next divergence, M next memory access.</source>

@@ -102,20 +102,25 @@ class ExperimentsPanel(Panel):
                        self.device_label, self.device_combo, self.run_controls):  # fmt: skip
             column.addWidget(widget)
         column.addStretch(1)
-        right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.addWidget(self.plot, 1)
-        right_column.addWidget(self.legend)
-        right_column.addWidget(self.notes)
+        self.controls_column = column  # a lab panel adds its export button here
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(controls)
-        self.splitter.addWidget(right)
+        self.splitter.addWidget(self.make_view())
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([300, 600])
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.splitter, 1)
+
+    def make_view(self) -> QWidget:
+        """The right-hand side: the plot, its legend and the notes (a lab panel may show more)."""
+        view = QWidget()
+        column = QVBoxLayout(view)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.plot, 1)
+        column.addWidget(self.legend)
+        column.addWidget(self.notes)
+        return view
 
     @property
     def editors(self) -> dict[str, QWidget]:

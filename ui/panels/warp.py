@@ -182,7 +182,10 @@ class WarpPanel(Panel):
         return self.controls.preset
 
     def choose_kernel(self, entry: str, preset: str | None = None) -> None:
-        """Select a catalogue kernel (and preset); it is emulated at once."""
+        """Select a catalogue kernel (and preset); it is emulated at once. An unknown entry is said, not shown."""
+        if self.kernel_box.findData(entry) < 0:
+            self.services.notifier.warning(self.tr("The warp visualizer has no kernel %1.").replace("%1", entry))
+            return
         self.kernel_box.setCurrentIndex(self.kernel_box.findData(entry))
         if preset is not None:
             self.preset_box.setCurrentIndex(self.preset_box.findData(preset))

@@ -125,6 +125,8 @@ class LivePlot(pg.PlotWidget):
         self.kinds: dict[str, str] = {}
         self.labels: dict[str, Note] = {}  # series name -> the name carrying its label message
         self.markers: list[pg.InfiniteLine] = []
+        self.levels: list[pg.InfiniteLine] = []  # horizontal lines: a ceiling, a peak
+        self.series_notes: dict[str, str] = {}  # series name -> a few words the legend adds ("91% of peak")
         self.size_ticks: list[tuple[float, str]] = []  # every size run, before thinning
         self.log_x = bool(log_x)
         self._dirty = False
@@ -145,6 +147,8 @@ class LivePlot(pg.PlotWidget):
         self.kinds.clear()
         self.labels.clear()
         self.markers.clear()
+        self.levels.clear()
+        self.series_notes.clear()
         self.size_ticks = []
         self.log_x, self.log_y = bool(self.fixed_log_x), bool(self.fixed_log_y)
         self.setLogMode(x=self.log_x, y=self.log_y)
@@ -201,6 +205,7 @@ class LivePlot(pg.PlotWidget):
         if (log_x, log_y) != (self.log_x, self.log_y):  # a new log mode re-lays out the plot: only when needed
             self.log_x, self.log_y = log_x, log_y
             self.setLogMode(x=log_x, y=log_y)
+            self._place_decorations()
         for name, curve in self.curves.items():
             points = self.series[name]
             curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points])
@@ -268,15 +273,47 @@ class LivePlot(pg.PlotWidget):
 
     def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
         """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
-        position = math.log10(x) if self.log_x and x > 0 else x
+        position = _view_value(x, self.log_x)
         # At the top, in the room the view keeps above the curves; the side is chosen by _side_markers.
         options = {"position": 0.98, "anchors": [RIGHT_OF_LINE, RIGHT_OF_LINE]}
         line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
         line.marker_text = text  # the whole label; _side_markers may break it in two
+        line.raw_value = x
         self.addItem(line, ignoreBounds=True)
         self.markers.append(line)
         self._style_markers()
         return line
+
+    def add_level(self, y: float, text: str) -> pg.InfiniteLine:
+        """A horizontal dashed line at ``y`` with a boxed label at its right end (a ceiling, a peak)."""
+        options = {"position": 0.98, "anchors": [(1.0, 1.0), (1.0, 1.0)]}  # above the line, at the right
+        line = pg.InfiniteLine(pos=_view_value(y, self.log_y), angle=0, movable=False, label=text, labelOpts=options)
+        line.raw_value = y
+        self.addItem(line, ignoreBounds=True)
+        self.levels.append(line)
+        self._style_markers()
+        return line
+
+    def clear_decorations(self) -> None:
+        """Remove every marker and level line and the legend's notes (the curves stay)."""
+        for line in [*self.markers, *self.levels]:
+            self.removeItem(line)
+        self.markers.clear()
+        self.levels.clear()
+        self.series_notes.clear()
+        self.legend_changed.emit()
+
+    def set_series_note(self, series: str, text: str) -> None:
+        """A few words the legend shows after the series' name (its percent of peak)."""
+        self.series_notes[series] = text
+        self.legend_changed.emit()
+
+    def _place_decorations(self) -> None:
+        """Markers and levels at their values in the axes' current (log or linear) units."""
+        for line in self.markers:
+            line.setValue(_view_value(line.raw_value, self.log_x))
+        for line in self.levels:
+            line.setValue(_view_value(line.raw_value, self.log_y))
 
     def _style_markers(self) -> None:
         """Markers and their labels in the theme's text colour and type size, on an opaque box."""
@@ -284,6 +321,12 @@ class LivePlot(pg.PlotWidget):
         font = QFont()
         font.setPointSize(theme.font_pt)
         font.setBold(True)
+        for line in self.levels:
+            line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DashLine))
+            line.label.setColor(theme.text)
+            line.label.fill = pg.mkBrush(theme.base)
+            line.label.setFont(font)
+            line.label.update()
         for line in self.markers:
             line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DotLine))
             line.label.setColor(theme.text)
@@ -357,6 +400,10 @@ class LivePlot(pg.PlotWidget):
             for name, curve in self.curves.items()
         ]
 
+    def legend_note(self, series: Any) -> str:
+        """The legend's note for a series (``series`` as legend_entries names it), or ''."""
+        return self.series_notes.get(str(series), "")
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
             QTimer.singleShot(0, self, self.restyle)  # after the theme has restyled the plot itself
@@ -375,7 +422,8 @@ class SeriesLegend(QLabel):
         self.refresh()
 
     def refresh(self) -> None:
-        parts = [_entry_html(name, colour, kind) for name, colour, kind in self.plot.legend_entries()]
+        parts = [_entry_html(name, colour, kind, self.plot.legend_note(name))
+                 for name, colour, kind in self.plot.legend_entries()]  # fmt: skip
         self.setText("&nbsp;&nbsp;&nbsp; ".join(parts))
         self.setVisible(bool(parts))
 
@@ -394,11 +442,16 @@ def series_title(name: str, kind: str = "") -> str:
     return engine_message(name)  # the series' label (a Note) in the interface language; plain names as they are
 
 
-def _entry_html(name: str, colour: str, kind: str) -> str:
+def _entry_html(name: str, colour: str, kind: str, note: str = "") -> str:
     sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
     name = series_title(name, kind)
     label = f"{escape(name)} — <b>{escape(kind_label(kind))}</b>" if kind else escape(name)
-    return f"{sample}&nbsp;{label}"
+    return f"{sample}&nbsp;{label}" + (f" ({escape(note)})" if note else "")
+
+
+def _view_value(value: float, log: bool) -> float:
+    """Where ``value`` sits on an axis in pyqtgraph's units (its log10 on a log axis)."""
+    return math.log10(value) if log and value > 0 else value
 
 
 def two_lines(text: str) -> str:

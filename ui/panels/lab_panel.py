@@ -1,0 +1,109 @@
+"""A lab panel: one experiment's own page in the sidebar (the memory wall, the roofline, ...).
+
+It is the Run-experiment panel with the experiment fixed: the form from the lab's Params, the
+device choice, the run column, the live plot with its legend and notes, and an export button.
+A lab adds what its picture needs in two hooks:
+
+- ``decorate(result)`` draws on the finished plot: ceiling lines (``plot.add_level``), cache or
+  crossover markers (``plot.add_marker``), legend notes (``plot.set_series_note``). It runs when a
+  run finishes, when a saved result is opened and when the language changes. By default each
+  series that carries ``percent_of_peak`` shows its best percentage in the legend.
+- ``make_view()`` replaces the right-hand side when a plot of points is not the whole story
+  (a case table, a roofline chart).
+
+A lab panel is a ``LabPanel`` subclass with ``EXPERIMENT`` set and a line in ``ui.panels.PANELS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpulab.results import Result
+from ui.panels.experiments import ExperimentsPanel, localized
+from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
+
+
+def best_percent_of_peak(points: Any) -> float | None:
+    """The largest ``percent_of_peak`` among ``points``, or None when none carries one."""
+    values = [float(p.extra["percent_of_peak"]) for p in points if p.extra.get("percent_of_peak") is not None]
+    return max(values) if values else None
+
+
+class LabPanel(ExperimentsPanel):
+    """The panel of one registered experiment, ``EXPERIMENT`` (its registry name)."""
+
+    EXPERIMENT = ""
+
+    def _make_widgets(self) -> None:
+        super()._make_widgets()
+        self.export_button = ExportButton()
+        self.export_button.export_requested.connect(self.export)
+        self.export_button.setEnabled(False)  # until a run has finished: nothing to export before
+
+    def _build_layout(self) -> None:
+        super()._build_layout()
+        self.controls_column.insertWidget(self.controls_column.count() - 1, self.export_button)
+        self.experiment_label.hide()  # one experiment: the heading names it
+        self.experiment_combo.hide()
+
+    def _fill_experiments(self) -> None:
+        self.experiment_combo.addItem(self.EXPERIMENT, self.EXPERIMENT)
+        self._experiment_chosen(0)
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        if self.module is not None:
+            self.heading.setText(localized(self.module, "TITLE"))
+        if self.last_result is not None:
+            self._redecorate(self.last_result)
+
+    # ------------------------------------------------------------ hooks
+
+    def decorate(self, result: Result) -> None:
+        """Draw what the lab adds to a finished plot; the default shows each series' best percent of peak."""
+        for series in result.series:
+            best = best_percent_of_peak(series.points)
+            if best is not None and series.name in self.plot.curves:
+                self.plot.set_series_note(series.name, self.tr("up to %1% of peak").replace("%1", f"{best:.0f}"))
+
+    def _redecorate(self, result: Result) -> None:
+        self.plot.clear_decorations()
+        self.decorate(result)
+
+    # ------------------------------------------------------------ the run's life
+
+    def forget_run(self) -> None:
+        super().forget_run()
+        self.export_button.setEnabled(False)
+
+    def _finished(self, result: Result) -> None:
+        super()._finished(result)
+        self.export_button.setEnabled(True)
+        self._redecorate(result)
+
+    def show_result(self, result: Result) -> None:
+        """Show a finished (or opened) result of this lab; another lab's result is refused with a message."""
+        if result.experiment != self.EXPERIMENT:
+            self.services.notifier.warning(
+                self.tr("This result is from %1, not from this lab.").replace("%1", result.experiment)
+            )
+            return
+        super().show_result(result)
+
+    # ------------------------------------------------------------ export
+
+    def export(self, fmt: str, path: str) -> list[str]:
+        """Write the plot (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
+        try:
+            if fmt in ("png", "svg"):
+                written = (export_plot_png if fmt == "png" else export_plot_svg)(self.plot, path)
+            elif self.last_result is None:
+                self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
+                return []
+            else:
+                written = (export_csv if fmt == "csv" else export_json)(self.last_result, path)
+        except OSError as exc:
+            self.services.notifier.error(self.tr("Could not save %1: %2").replace("%1", path).replace("%2", str(exc)))
+            return []
+        self.services.notifier.info(self.tr("Saved %1").replace("%1", str(written)))
+        return [str(written)]

@@ -43,12 +43,22 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_bandwidth(panel) -> None:
+    from gpulab.experiments import bandwidth
+
+    sizes = panel.editors["working_sets"]
+    sizes.combo.setCurrentIndex(sizes.values.index(dict(bandwidth.WORKING_SETS)["quick"]))
+    panel.editors["seconds_per_point"].setText("0.01")
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "bandwidth": _run_bandwidth,
 }
 
 

@@ -20,6 +20,25 @@
     </message>
 </context>
 <context>
+    <name>BandwidthPanel</name>
+    <message>
+        <source>GPU L2</source>
+        <translation>GPU L2</translation>
+    </message>
+    <message>
+        <source>%1% of ceiling</source>
+        <translation>%1% of ceiling</translation>
+    </message>
+    <message>
+        <source>CPU best triad %1 GB/s</source>
+        <translation>CPU best triad %1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 spec %2 GB/s</source>
+        <translation>%1 spec %2 GB/s</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -711,6 +730,10 @@
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
     </message>
+    <message>
+        <source>Memory wall</source>
+        <translation>Memory wall</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -733,6 +756,10 @@
     <message>
         <source>Huge</source>
         <translation>Huge</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>Full</translation>
     </message>
 </context>
 <context>

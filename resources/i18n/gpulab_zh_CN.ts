@@ -21,6 +21,25 @@
     </message>
 </context>
 <context>
+    <name>BandwidthPanel</name>
+    <message>
+        <source>GPU L2</source>
+        <translation>GPU L2 缓存</translation>
+    </message>
+    <message>
+        <source>%1% of ceiling</source>
+        <translation>上限的 %1%</translation>
+    </message>
+    <message>
+        <source>CPU best triad %1 GB/s</source>
+        <translation>CPU 最佳 triad %1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 spec %2 GB/s</source>
+        <translation>%1 规格 %2 GB/s</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -712,6 +731,10 @@
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>
+    <message>
+        <source>Memory wall</source>
+        <translation>内存墙</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -734,6 +757,10 @@
     <message>
         <source>Huge</source>
         <translation>超大</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>完整</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
+from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
@@ -52,6 +53,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
+    PanelSpec("bandwidth", lambda: translate("Panels", "Memory wall"), BandwidthPanel, "memory"),
 )
 
 

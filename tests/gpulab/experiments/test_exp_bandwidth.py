@@ -56,9 +56,15 @@ def test_the_sweep_measures_every_form_of_every_operation_at_every_working_set(r
             assert series.role == "cpu" and series.provenance.kind == "measured"
             assert [p.x for p in series.points] == [4096, 16384]
             assert series.provenance.details["code"] == bandwidth.FORM_WRITTEN[form][op]
-        assert keys[f"model-{op}"].role == "model" and keys[f"model-{op}"].provenance.kind == "modelled"
     if not cuda_status().available:
         assert all(s.role != "gpu" for s in result.series)
+
+
+def test_one_modelled_curve_stands_for_every_operation_triads_when_asked_for(result):
+    models = [s for s in result.series if s.role == "model"]
+    assert [s.key for s in models] == ["model-triad"] and models[0].provenance.kind == "modelled"
+    plan = bandwidth.plan(replace(TINY, operations=("dot", "copy")), Context())
+    assert [line.key for line in plan.lines if line.role == "model"] == ["model-copy"]
 
 
 def test_every_point_credits_its_operations_bytes_and_shows_its_percent_of_a_ceiling(result):

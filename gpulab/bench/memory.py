@@ -25,7 +25,7 @@ import numpy as np
 from gpulab import cuda, hostmem
 from gpulab.experiments import Context
 from gpulab.experiments import bandwidth as lab
-from gpulab.measure import RepeatPolicy, rate_point, time_cpu_calls
+from gpulab.measure import BUSY_FRACTION, RepeatPolicy, rate_point, time_cpu_calls
 
 CPU_TARGET = 0.85
 GPU_TARGET = 0.85
@@ -72,8 +72,9 @@ def _contenders(values: dict[str, np.ndarray]) -> dict[str, Callable[[], Any]]:
     return calls
 
 
-def measure_cpu(rounds: int, seconds: float) -> tuple[int, str, dict[str, list[float]]]:
-    """GB/s of every contender, one median per round; the rounds interleave the contenders."""
+def measure_cpu(rounds: int, seconds: float) -> tuple[int, str, dict[str, list[float]], float | None]:
+    """GB/s of every contender, one median per round (the rounds interleave the contenders), and
+    the largest share of the cores other programs used during any measurement (None: unknown)."""
     size, why = working_set_bytes()
     lab._set_numexpr_threads()
     values = lab.Arrays(size).of("triad")
@@ -81,10 +82,13 @@ def measure_cpu(rounds: int, seconds: float) -> tuple[int, str, dict[str, list[f
     calls = _contenders(values)
     rates: dict[str, list[float]] = {name: [] for name in calls}
     policy = RepeatPolicy(repeats=3, min_seconds=seconds, max_seconds=seconds)
+    busy: list[float] = []
     for _ in range(rounds):
         for name, call in calls.items():
-            rates[name].append(rate_point(size, lab.bytes_moved("triad", n), time_cpu_calls(call, policy)).y)
-    return size, why, rates
+            samples = time_cpu_calls(call, policy)
+            rates[name].append(rate_point(size, lab.bytes_moved("triad", n), samples).y)
+            busy += [samples.busy] if samples.busy is not None else []
+    return size, why, rates, max(busy, default=None)
 
 
 def measure_gpu(seconds: float) -> tuple[str, float, float | None] | None:
@@ -105,13 +109,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of every contender in turn (default 5)")
     parser.add_argument("--seconds", type=float, default=0.3, help="timing budget of one measurement (default 0.3)")
     args = parser.parse_args(argv)
-    size, why, rates = measure_cpu(max(1, args.rounds), args.seconds)
+    size, why, rates, busy = measure_cpu(max(1, args.rounds), args.seconds)
     print(f"CPU triad a = b + s*c, float64, working set {hostmem.bytes_text(size)} ({why}), "
           f"{args.rounds} rounds, numexpr threads {lab.numexpr_threads()}")  # fmt: skip
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, gb_s in medians.items():
         spread = f"{min(rates[name]):.1f}-{max(rates[name]):.1f}"
         print(f"  {name:<18} {gb_s:7.1f} GB/s  (rounds {spread})")
+    if busy is not None and busy > BUSY_FRACTION:
+        print(f"  other programs kept up to {100 * busy:.0f}% of the cores busy meanwhile: "
+              "the figures are noisy, run it again on a quieter machine")  # fmt: skip
     missed = _cpu_verdict(medians, rates)
     missed |= _gpu_report(args.seconds)
     return 1 if missed else 0

@@ -121,7 +121,9 @@ def _emit(result: Result, destination: str | None) -> int:
         kind = f"{series.provenance.kind}, {original} there" if original else series.provenance.kind
         print(f"{series.name} [{kind} on {series.provenance.device}]")
         for p in series.points:
-            print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}")
+            peak = p.extra.get("percent_of_peak")
+            of_peak = f"  ({peak:.0f}% of peak)" if peak is not None else ""  # on screen, not only in the JSON
+            print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}{of_peak}")
     for note in result.notes:
         print(f"note: {note}")
     return 0

@@ -170,3 +170,12 @@ def test_on_a_gpu_every_kernel_is_timed_against_the_spec_bandwidth():
         gpu = result.get_series(f"gpu-{op}")
         assert gpu.provenance.kind == "measured" and [p.x for p in gpu.points] == [1 << 20, 1 << 28]
         assert 0 < gpu.points[-1].extra["percent_of_peak"] <= 110
+
+
+def test_the_command_line_prints_each_points_percent_of_its_ceiling(capsys):
+    from gpulab import cli
+
+    assert cli.main(["run", "bandwidth", "--quiet", "--set", "working_sets=4096,16384", "--set", "operations=triad",
+                     "--set", "forms=numpy-out", "--set", "seconds_per_point=0.001"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "working set=16384  bandwidth=" in out and "% of peak)" in out

@@ -51,6 +51,8 @@ FORMS = ("numpy", "numpy-out", "fused")
 ITEMSIZE = 8  # float64, BabelStream's default
 SCALAR = 0.4  # BabelStream's scalar; any value moves the same bytes
 START = {"a": 0.1, "b": 0.2, "c": 0.0}  # BabelStream's starting values
+USES = {"copy": "ac", "mul": "bc", "add": "abc", "triad": "abc", "dot": "ab"}
+"""The arrays each operation reads or writes (only these are made: memory and time)."""
 BLOCK = 256
 DRAM_FACTOR = 4
 """STREAM's rule: a working set of at least 4x the last-level cache measures DRAM, not a cache."""
@@ -106,16 +108,22 @@ class Arrays:
         if operation not in self._made:
             self._made.clear()  # one operation's arrays at a time: the memory budget counts one set
             n = elements(operation, self.working_set_bytes)
-            self._made[operation] = {name: np.full(n, value) for name, value in START.items()}
+            self._made[operation] = {name: np.full(n, START[name]) for name in USES[operation]}
         return self._made[operation]
 
 
 Call = Callable[[], Any]
+_ABSENT = np.empty(0)  # stands for an array the operation does not touch (and its call never reads)
+
+
+def _abc(v: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return v.get("a", _ABSENT), v.get("b", _ABSENT), v.get("c", _ABSENT)
+
 
 
 def _numpy_call(op: str, v: dict[str, np.ndarray]) -> Call:
     """The operation as people write it: every operator makes a new array."""
-    a, b, c, s = v["a"], v["b"], v["c"], SCALAR
+    (a, b, c), s = _abc(v), SCALAR
     calls: dict[str, Call] = {
         "copy": lambda: a.copy(),
         "mul": lambda: s * c,
@@ -128,7 +136,7 @@ def _numpy_call(op: str, v: dict[str, np.ndarray]) -> Call:
 
 def _numpy_out_call(op: str, v: dict[str, np.ndarray]) -> Call:
     """numpy with ``out=``: no new arrays, but still one pass over memory per operator."""
-    a, b, c, s = v["a"], v["b"], v["c"], SCALAR
+    (a, b, c), s = _abc(v), SCALAR
     scratch = np.empty_like(a) if op == "dot" else a
 
     def triad() -> None:
@@ -232,7 +240,7 @@ def _cpu_provenance(form: str, op: str, extra: dict[str, Any]) -> Provenance:
 def _cpu_line(form: str, op: str, policy: RepeatPolicy, ctx: Context, extra: dict[str, Any]) -> Line:
     def make(working_set: int, arrays: Arrays) -> Point:
         values = arrays.of(op)
-        n = len(values["a"])
+        n = len(next(iter(values.values())))
         samples = time_cpu_calls(FORM_CALLS[form](op, values), policy, ctx.check_cancelled)
         return rate_point(working_set, bytes_moved(op, n), samples, n=n, working_set_bytes=ARRAYS[op] * n * ITEMSIZE)
 
@@ -262,7 +270,8 @@ def _gpu_launch(cupy: Any, op: str, n: int, device: int) -> Call:
     """One launch of the ``stream_<op>`` kernel on fresh device arrays of ``n`` float64."""
     spec = kernels_by_operation()[op]
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
-    a, b, c = (cupy.full(n, START[name], dtype=cupy.float64) for name in ("a", "b", "c"))
+    made = {name: cupy.full(n, START[name], dtype=cupy.float64) for name in USES[op]}
+    a, b, c = made.get("a"), made.get("b"), made.get("c")
     grid, block = kernels.grid_1d(n, BLOCK)
     size, s = np.int32(n), np.float64(SCALAR)
     if op == "dot":

@@ -39,6 +39,7 @@ def test_every_cpu_form_computes_what_babelstream_computes(form):
                 "add": ("c", lambda v: v["a"] + v["b"]), "triad": ("a", lambda v: v["b"] + s * v["c"])}  # fmt: skip
     for op, (target, compute) in expected.items():
         values = bandwidth.Arrays(4096).of(op)
+        assert sorted(values) == sorted(bandwidth.USES[op])  # only the arrays the operation touches
         values["c"][:] = np.arange(len(values["c"]))  # so that every operation has something to show
         want = compute({k: v.copy() for k, v in values.items()})
         returned = bandwidth.FORM_CALLS[form](op, values)()

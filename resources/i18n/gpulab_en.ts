@@ -30,6 +30,10 @@
         <translation>%1% of ceiling</translation>
     </message>
     <message>
+        <source>, %1% of DRAM</source>
+        <translation>, %1% of DRAM</translation>
+    </message>
+    <message>
         <source>CPU best triad %1 GB/s</source>
         <translation>CPU best triad %1 GB/s</translation>
     </message>

@@ -31,6 +31,10 @@
         <translation>上限的 %1%</translation>
     </message>
     <message>
+        <source>, %1% of DRAM</source>
+        <translation>，内存理论速率的 %1%</translation>
+    </message>
+    <message>
         <source>CPU best triad %1 GB/s</source>
         <translation>CPU 最佳 triad %1 GB/s</translation>
     </message>

@@ -68,3 +68,14 @@ def test_a_measured_gpu_gets_its_spec_ceiling_its_l2_marker_and_its_percent(qtbo
     assert [line.label.format for line in panel.plot.levels] == ["H200 spec 4800 GB/s"]
     assert [line.marker_text for line in panel.plot.markers] == ["L1", "GPU L2"]
     assert "92% of ceiling" in panel.legend.text()  # where the curve ends, not its best point
+
+
+def test_a_cpu_curve_also_shows_its_percent_of_the_dram_rate_when_the_firmware_gave_one(qtbot, window):
+    panel = open_panel(qtbot, window, "bandwidth")
+    extra = {"percent_of_peak": 100.0, "percent_of_dram_theoretical": 62.5}
+    points = (Point(1 << 28, 32.0, extra=extra),)
+    cpu = Series("CPU fused triad (numexpr)", Provenance("measured", "CPU", {"ceiling": 32.0}), "working set", "B",
+                 "bandwidth", "GB/s", points, role="cpu", key="cpu-fused-triad")  # fmt: skip
+    panel.show_result(Result("bandwidth", {}, (cpu,)))
+    assert "100% of ceiling, 62% of DRAM" in panel.legend.text()
+    assert [line.label.format for line in panel.plot.levels] == ["CPU best triad 32 GB/s"]

@@ -81,11 +81,18 @@ class BandwidthPanel(LabPanel):
         for series in result.series:
             found = end_percent(series)
             if found is not None and series.name in self.plot.curves:
-                self.plot.set_series_note(series.name, self.tr("%1% of ceiling").replace("%1", f"{found[0]:.0f}"))
+                self.plot.set_series_note(series.name, self._percent_text(series, found[0]))
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
         self.plot.x_text = hostmem.bytes_text  # ticks in KiB/MiB/GiB at the working sets run
+
+    def _percent_text(self, series: Series, percent: float) -> str:
+        """'61% of ceiling', and of the DRAM's theoretical rate when the firmware reported one."""
+        text = self.tr("%1% of ceiling").replace("%1", f"{percent:.0f}")
+        last = max(series.points, key=lambda p: p.x)
+        dram = last.extra.get("percent_of_dram_theoretical")
+        return text if dram is None else text + self.tr(", %1% of DRAM").replace("%1", f"{float(dram):.0f}")
 
     def _ceiling_text(self, role: str, value: float, device: str) -> str:
         if role == "cpu":

@@ -68,9 +68,11 @@ class BandwidthPanel(LabPanel):
         """Ceilings, cache sizes and each curve's percent of its ceiling where it ends."""
         for role, value, device in ceilings(result):
             line = self.plot.add_level(value, self._ceiling_text(role, value, device))
-            if role != "cpu":  # a GPU's ceiling tops the plot: its label goes under the line, inside the view
-                line.label.anchors = [(1.0, 0.0), (1.0, 0.0)]
-                line.label.updatePosition()
+            if role != "cpu":
+                # A GPU's ceiling tops the plot, and its curve meets it at the right: the label goes
+                # under the line at the left, where the curve is still low (launch-bound).
+                line.label.anchors = [(0.0, 0.0), (0.0, 0.0)]
+                line.label.setPosition(0.02)
         # Short labels (L1, L2, L3): three boxes must fit side by side over a small plot; the sizes
         # are in the notes and under the lines on the axis.
         for name, size in cpu_caches(result):

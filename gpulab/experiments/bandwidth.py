@@ -262,7 +262,8 @@ class GpuState:
         if self.free_bytes is None:
             cupy = cuda.require_cupy()
             with cupy.cuda.Device(self.device):
-                self.free_bytes = int(cupy.cuda.Device(self.device).mem_info[0])
+                cupy.get_default_memory_pool().free_all_blocks()  # blocks CuPy keeps cached are free to us
+                self.free_bytes = int(cupy.cuda.runtime.memGetInfo()[0])  # cudaMemGetInfo: (free, total)
         return n <= MAX_INT and working_set <= GPU_MEMORY_SHARE * self.free_bytes
 
 

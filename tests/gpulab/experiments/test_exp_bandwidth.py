@@ -114,6 +114,14 @@ def test_working_sets_beyond_free_memory_are_left_out_with_a_note():
     assert any(note.key == "note.bandwidth.clamped" and "1 GiB" in note.args["sizes"] for note in plan.notes)
 
 
+def test_a_working_set_beyond_the_gpus_free_memory_or_a_c_int_does_not_fit():
+    state = bandwidth.GpuState(0)
+    state.free_bytes = 10 << 30  # known already: no device is asked
+    assert state.fits(1 << 30, 1 << 26)
+    assert not state.fits(9 << 30, 1 << 26)  # over 80% of what is free
+    assert not state.fits(1 << 30, 1 << 31)  # n must fit the kernels' int
+
+
 def test_a_gpu_error_mid_sweep_keeps_the_points_so_far_and_says_what_happened():
     plan = bandwidth.plan(replace(TINY, operations=("triad",), forms=("numpy-out",)), Context())
     calls = []

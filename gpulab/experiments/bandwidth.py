@@ -38,7 +38,7 @@ from gpulab.experiments.base import (
 )
 from gpulab.experiments.sweep import gpu_bandwidth_ceiling_of, gpu_details
 from gpulab.measure import Ceiling, RepeatPolicy, noisy_notes, rate_point, time_cpu_calls, time_gpu_stages, with_ceiling
-from gpulab.results import Point, Provenance, Result, Series, merge_notes
+from gpulab.results import Point, Provenance, Result, Series, host_summary, merge_notes
 
 TITLE = render("experiment.bandwidth.title")
 DESCRIPTION = render("experiment.bandwidth.description")
@@ -460,8 +460,10 @@ def _result(the_plan: Plan, filled: dict[str, Series]) -> Result:
     if found is not None:
         series = [_with_cpu_ceiling(s, found[0], host.dram_theoretical_gb_s) if s.role == "cpu" else s
                   for s in series]  # fmt: skip
-    params = {**params_to_dict(the_plan.params), "host_memory": host.as_dict()}
-    result = Result("bandwidth", params, tuple(series))
+    # The caches and the DRAM rate travel with the machine's description, so a saved result
+    # marks the caches of the machine it was measured on, wherever it is opened.
+    result = Result("bandwidth", params_to_dict(the_plan.params), tuple(series),
+                    host={**host_summary(), "memory": host.as_dict()})  # fmt: skip
     notes = merge_notes(_notes(the_plan, host, found), noisy_notes(result, "W"))  # the lesson first, then the noise
     return replace(result, notes=tuple(notes))
 

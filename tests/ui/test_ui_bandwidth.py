@@ -56,8 +56,8 @@ def _measured_gpu_result() -> Result:
                  "bandwidth", "GB/s", (Point(1 << 20, 900.0, extra={"percent_of_peak": 18.75}),
                                         Point(1 << 30, 4400.0, extra={"percent_of_peak": 91.7})),
                  role="gpu", key="gpu-triad")  # fmt: skip
-    return Result("bandwidth", {"host_memory": {"caches": [{"level": 1, "kind": "Data", "size_bytes": 32768}]}},
-                  (gpu,))  # fmt: skip
+    memory = {"caches": [{"level": 1, "kind": "Data", "size_bytes": 32768}]}
+    return Result("bandwidth", {}, (gpu,), host={"hostname": "lab", "memory": memory})
 
 
 def test_a_measured_gpu_gets_its_spec_ceiling_its_l2_marker_and_its_percent(qtbot, window):

@@ -34,8 +34,8 @@ def ceilings(result: Result) -> Iterator[tuple[str, float, str]]:
 
 def cpu_caches(result: Result) -> list[tuple[str, int]]:
     """(name, bytes) of each CPU cache the result recorded, smallest first."""
-    recorded: Any = result.params.get("host_memory", {}) or {}
-    caches = recorded.get("caches", []) if isinstance(recorded, dict) or hasattr(recorded, "get") else []
+    recorded: Any = result.host.get("memory") or {}
+    caches = recorded.get("caches", []) if hasattr(recorded, "get") else []
     return [(f"L{int(c['level'])}", int(c["size_bytes"])) for c in caches if c.get("size_bytes")]
 
 

@@ -88,7 +88,8 @@ def test_the_notes_name_the_byte_counts_the_caches_and_the_cpu_ceiling(result):
     text = " ".join(result.notes)
     assert "copy, mul and dot 2 arrays, add and triad 3" in text
     assert "CPU ceiling" in text and "no working set reached 4x" in text  # 16 KiB is inside every cache
-    assert result.params["host_memory"]["caches_source"] in ("sysfs", "sysconf", "not available")
+    assert result.host["memory"]["caches_source"] in ("sysfs", "sysconf", "not available")
+    assert result.host["hostname"]  # beside the usual description of the machine
 
 
 def test_the_cpu_ceiling_is_the_best_triad_out_of_cache_when_one_was_measured():
@@ -188,3 +189,13 @@ def test_the_command_line_prints_each_points_percent_of_its_ceiling(capsys):
                      "--set", "forms=numpy-out", "--set", "seconds_per_point=0.001"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "working set=16384  bandwidth=" in out and "% of peak)" in out
+
+
+def test_a_saved_result_keeps_the_caches_of_the_machine_it_was_measured_on(result):
+    import json
+
+    from gpulab import results
+
+    loaded = results.from_json_dict(json.loads(result.to_json()))
+    assert loaded.host["memory"] == json.loads(json.dumps(result.host["memory"]))
+    assert loaded.get_series("cpu-fused-triad").points[-1].extra["percent_of_peak"] > 0

@@ -416,7 +416,9 @@ _LAB_ENTRIES: tuple[KernelSpec, ...] = (
     _lab("loop_data_dependent.cu", _DIVERGENCE, ("divergence",), _divergence_presets(max_rounds=32), _loop_args,
          _loop_ref),
     _lab("load_coalesced.cu", _COALESCING, ("coalescing",), _load_presets(), _coalesced_args, _copy_ref),
-    _lab("load_strided.cu", _COALESCING, ("coalescing",), _load_presets(stride=4), _strided_args, _strided_ref),
+    _lab("load_strided.cu", _COALESCING, ("coalescing",),  # a tiny launch per stride the access-pattern lab opens
+         (*_load_presets(stride=4), *(lab_preset(f"stride={s}", 64, 64, stride=s) for s in (2, 8, 32))),
+         _strided_args, _strided_ref),
     _lab("load_gather.cu", _COALESCING, ("coalescing",), _load_presets(), _gather_args, _gather_ref),
     _lab("load_misaligned.cu", _COALESCING, ("coalescing",), _load_presets(offset=1), _misaligned_args,
          _misaligned_ref),

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.results import Result, ResultFormatError, replay
 from ui import i18n, settings
@@ -261,7 +262,8 @@ class MainWindow(QMainWindow):
             self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
             return None
         # A lab with its own panel shows its own results there; any other in Run experiment.
-        labs = [name for name, panel in self.panels.items() if getattr(panel, "EXPERIMENT", "") == result.experiment]
+        lab = experiments.canonical(result.experiment)  # a result saved under a lab's old name goes there too
+        labs = [name for name, panel in self.panels.items() if getattr(panel, "EXPERIMENT", "") == lab]
         target = labs[0] if labs else "experiments"
         self.show_panel(target)
         self.panels[target].show_result(result)  # type: ignore[attr-defined]

@@ -52,12 +52,28 @@ def _run_bandwidth(panel) -> None:
     panel.run_button.click()
 
 
+def _run_access_pattern(panel) -> None:
+    panel.editors["n"].setText("512")  # the quickest emulation; every case still shows
+    panel.run_button.click()
+
+
+def _run_transfer(panel) -> None:
+    from gpulab.experiments.transfer import SIZE_PRESETS
+
+    editor = panel.editors["sizes"]
+    editor.combo.setCurrentIndex(editor.values.index(dict(SIZE_PRESETS)["quick"]))
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
+    "access-pattern": _run_access_pattern,
+    "transfer": _run_transfer,
     "bandwidth": _run_bandwidth,
 }
 

@@ -7,6 +7,8 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 * ``pytest-gpu.log``, ``.xml``   ``pytest -m gpu`` and its JUnit report
 * ``run-NAME.json``, ``.log``    every experiment at small sizes, ``--json``
 * ``bench-memory.log``           ``gpulab bench memory``: the STREAM triad against the spec bandwidth
+* ``run-transfer-full.json``     the transfer lab's full sweep, 4 KiB ... 1 GiB (its target: < 60 s;
+                                 and pinned host-to-GPU at 256 MiB >= 80% of the link, from run-transfer.json)
 * ``compare.json``               the emulator against the GPU for every catalogue kernel
 * ``summary.txt``                the one-screen summary printed at the end
 
@@ -32,15 +34,23 @@ SMALL_RUNS: dict[str, list[str]] = {
     "vector-add": ["sizes=1024,262144", "repeats=3"],
     "matmul": ["sizes=64,256", "repeats=2"],
     "divergence": ["n=256", "kways=2,4", "gpu_n=65536", "repeats=3"],
-    "coalescing": ["n=1024", "strides=1,32", "gpu_n=65536", "repeats=3"],
+    "access-pattern": ["n=1024", "strides=1,32", "f64_strides=1", "gpu_n=65536", "repeats=3"],
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
+    "roofline": ["elements=1048576", "repeats=3"],
+    "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
     "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
                   "seconds_per_point=0.05"],
 }
 
-STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "bench": 90.0}
+# The transfer lab's targets: pinned host-to-GPU copies of 256 MiB reach this share of the link's
+# theoretical rate, and its full sweep (4 KiB ... 1 GiB, every power of two) ends within the step's timeout.
+TRANSFER_TARGET_PERCENT = 80.0
+TRANSFER_FULL_SWEEP = ["sizes=" + ",".join(str(1 << e) for e in range(12, 31))]
+
+STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "transfer-full": 60.0,
+                  "bench": 90.0}
 
 
 @dataclass
@@ -169,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             sets = [item for a in assignments for item in ("--set", a)]
             smoke.run(f"run {name}", [*gpulab, "run", name, "--quiet", *sets, "--json",
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
+        _transfer_steps(smoke, gpulab)
         smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
                   STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
@@ -177,6 +188,34 @@ def main(argv: list[str] | None = None) -> int:
     (out / "summary.txt").write_text(summary + "\n", encoding="utf-8")
     print(summary)
     return 0 if all(s.status in ("ok", "skipped") for s in smoke.steps) or not available else 1
+
+
+def transfer_target(run_json: Path) -> tuple[str, str]:
+    """(status, detail) of the transfer target from a ``run-transfer.json``: pinned host-to-GPU at
+    256 MiB as a percentage of the link's theoretical rate, against :data:`TRANSFER_TARGET_PERCENT`."""
+    try:
+        document = json.loads(run_json.read_text(encoding="utf-8"))
+        series = next(s for s in document["series"] if s.get("key") == "h2d-pinned")
+        point = next(p for p in series["points"] if p["x"] == 1 << 28)
+    except (OSError, ValueError, KeyError, StopIteration):
+        return "failed", f"no pinned host-to-GPU point at 256 MiB in {run_json.name}"
+    percent = point.get("extra", {}).get("percent_of_peak")
+    link = series.get("provenance", {}).get("details", {}).get("link") or "link unknown"
+    if percent is None:
+        return "skipped", f"{point['y']:.1f} GB/s; no link rate to compare with ({link})"
+    verdict = "met" if percent >= TRANSFER_TARGET_PERCENT else "NOT met"
+    detail = f"{point['y']:.1f} GB/s = {percent:.0f}% of {link} (target >= {TRANSFER_TARGET_PERCENT:.0f}%: {verdict})"
+    return ("ok" if verdict == "met" else "failed"), detail
+
+
+def _transfer_steps(smoke: Smoke, gpulab: list[str]) -> None:
+    """The transfer lab's two targets: 80% of the link at 256 MiB, and a full sweep within 60 s."""
+    status, detail = transfer_target(smoke.out / "run-transfer.json")
+    smoke.steps.append(Step("transfer: pinned H2D 256 MiB", status, 0.0, detail))
+    sets = [item for a in TRANSFER_FULL_SWEEP for item in ("--set", a)]
+    smoke.run("transfer: full sweep < 60 s", [*gpulab, "run", "transfer", "--quiet", *sets, "--json",
+                                               str(smoke.out / "run-transfer-full.json")],
+              STEP_TIMEOUT_S["transfer-full"], "run-transfer-full.log")
 
 
 def _summary(steps: list[Step], available: bool, reason: str, out: Path) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from gpulab import experiments
 from gpulab.experiments.base import Event, ExperimentError, PartialPoint, Progress
-from gpulab.results import Result
+from gpulab.results import Point, Result
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -106,7 +106,8 @@ def _printer(quiet: bool) -> Callable[[Event], None]:
             print(f"[{event.fraction:4.0%}] {event.message}", file=sys.stderr)
         elif isinstance(event, PartialPoint):
             p = event.point
-            print(f"       {event.series}: x={p.x:g} y={p.y:.4g}", file=sys.stderr)
+            label, _ = _point_words(p)
+            print(f"       {event.series}: {label}x={p.x:g} y={p.y:.4g}", file=sys.stderr)
 
     return on_event
 
@@ -121,9 +122,19 @@ def _emit(result: Result, destination: str | None) -> int:
         kind = f"{series.provenance.kind}, {original} there" if original else series.provenance.kind
         print(f"{series.name} [{kind} on {series.provenance.device}]")
         for p in series.points:
-            peak = p.extra.get("percent_of_peak")
-            of_peak = f"  ({peak:.0f}% of peak)" if peak is not None else ""  # on screen, not only in the JSON
-            print(f"  {series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}{of_peak}")
+            label, verdict = _point_words(p)
+            print(f"  {label}{series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}{verdict}")
     for note in result.notes:
         print(f"note: {note}")
     return 0
+
+
+def _point_words(point: Point) -> tuple[str, str]:
+    """A point's name ("vector_add: ") and verdict ("  memory-bound, 92% of roof") when its extra has them."""
+    label = point.extra.get("label")
+    bound, percent = point.extra.get("bound"), point.extra.get("percent_of_roof")
+    verdict = f"  {bound}, {percent:.0f}% of roof" if bound and percent is not None else ""
+    peak = point.extra.get("percent_of_peak")
+    if not verdict and peak is not None:
+        verdict = f"  ({peak:.0f}% of peak)"  # on screen, not only in the JSON
+    return (f"{label}: " if label else ""), verdict

@@ -38,14 +38,19 @@ REGISTRY: dict[str, str] = {
     "vector-add": "gpulab.experiments.vector_add",
     "matmul": "gpulab.experiments.matmul",
     "divergence": "gpulab.experiments.divergence",
-    "coalescing": "gpulab.experiments.coalescing",
+    "access-pattern": "gpulab.experiments.access_pattern",
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
+    "roofline": "gpulab.experiments.roofline",
+    "transfer": "gpulab.experiments.transfer",
     "bandwidth": "gpulab.experiments.bandwidth",
 }
+# Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
+ALIASES: dict[str, str] = {"coalescing": "access-pattern"}
 
 __all__ = [
+    "ALIASES",
     "REGISTRY",
     "Cancelled",
     "Context",
@@ -54,6 +59,7 @@ __all__ = [
     "ParamSpec",
     "PartialPoint",
     "Progress",
+    "canonical",
     "choices",
     "drive",
     "field_spec",
@@ -73,8 +79,14 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
+def canonical(name: str) -> str:
+    """The registry name of ``name``: itself, or the lab an old name (:data:`ALIASES`) now means."""
+    return ALIASES.get(name, name)
+
+
 def get(name: str) -> ModuleType:
-    """The module of experiment ``name``; ExperimentError names the known ones otherwise."""
+    """The module of experiment ``name`` (or of an old name for it); ExperimentError names the known ones otherwise."""
+    name = canonical(name)
     if name not in REGISTRY:
         raise ExperimentError(f"no experiment called {name!r} (known: {', '.join(REGISTRY)})")
     return importlib.import_module(REGISTRY[name])

@@ -69,7 +69,9 @@ class Variant:
 
     @property
     def spec(self) -> KernelSpec:
-        return kernels.get(self.entry)
+        from gpulab.experiments import kernel  # the base catalogue and every lab's own KERNELS
+
+        return kernel(self.entry)
 
     def preset(self, n: int) -> LaunchPreset:
         """The launch of this variant for problem size ``n``."""
@@ -93,17 +95,22 @@ class EmulatedRun:
     metrics: Mapping[str, float]
     matches_reference: bool
     load_sites: tuple[LoadSite, ...] = ()
+    store_sites: tuple[LoadSite, ...] = ()
 
 
 @dataclass(frozen=True)
 class LoadSite:
-    """One global load in the source (line, column, buffer) and its traffic over all warps."""
+    """One global load (or store) in the source (line, column, buffer) and its traffic over all
+    warps: ``bytes_used`` sums the bytes the active lanes asked for; ``first`` is the trace step
+    of the lowest traced warp's first request there (its addresses, for a memory picture)."""
 
     line: int
     column: int
     buffer: str
     requests: int
     sectors: int
+    bytes_used: int = 0
+    first: Any = field(default=None, compare=False, repr=False)
 
     @property
     def sectors_per_request(self) -> float:
@@ -111,7 +118,7 @@ class LoadSite:
 
     def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "column": self.column, "buffer": self.buffer, "requests": self.requests,
-                "sectors_per_request": self.sectors_per_request}
+                "sectors_per_request": self.sectors_per_request, "bytes_used": self.bytes_used}
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,7 @@ class MetricSeries:
     y_label: Message
     y_unit: str
     value: Callable[[EmulatedRun], float]
+    extra: Callable[[EmulatedRun], Mapping[str, Any]] | None = None  # more facts for each point's ``extra``
 
     @property
     def name(self) -> Note:
@@ -177,7 +185,9 @@ def emulate(variant: Variant, n: int, cancel: threading.Event | None = None, see
         raise Cancelled("cancelled") from None
     outputs = {index: np.asarray(args[index]).copy() for index in expected}
     sites = global_load_sites(result.trace) if trace_loads else ()
-    return EmulatedRun(variant, preset, inputs, outputs, dict(result.metrics), spec.matches(args, expected), sites)
+    stores = global_load_sites(result.trace, "store") if trace_loads else ()
+    return EmulatedRun(variant, preset, inputs, outputs, dict(result.metrics), spec.matches(args, expected), sites,
+                       stores)
 
 
 def total_warps(preset: LaunchPreset) -> int:
@@ -187,16 +197,22 @@ def total_warps(preset: LaunchPreset) -> int:
     return gx * gy * gz * -(-(bx * by * bz) // 32)
 
 
-def global_load_sites(trace: Mapping[int, Sequence[Any]]) -> tuple[LoadSite, ...]:
-    """Requests and sectors of each global load site, summed over the traced warps, in order of execution."""
+def global_load_sites(trace: Mapping[int, Sequence[Any]], kind: str = "load") -> tuple[LoadSite, ...]:
+    """Requests, sectors and bytes used of each global load (or ``kind="store"``) site, summed over
+    the traced warps, in order of execution."""
     totals: dict[tuple[int, int, str], list[int]] = {}
-    for steps in trace.values():
-        for step in steps:
-            if step.kind == "load" and step.space == "global":
-                acc = totals.setdefault((step.line, step.col_start, step.buffer), [0, 0])
+    first: dict[tuple[int, int, str], Any] = {}
+    for warp in sorted(trace):
+        for step in trace[warp]:
+            if step.kind == kind and step.space == "global":
+                site = (step.line, step.col_start, step.buffer)
+                acc = totals.setdefault(site, [0, 0, 0])
                 acc[0] += 1
                 acc[1] += len(step.sectors)
-    return tuple(LoadSite(line, col, buffer, req, sec) for (line, col, buffer), (req, sec) in totals.items())
+                acc[2] += step.active_lanes * step.itemsize
+                first.setdefault(site, step)
+    return tuple(LoadSite(line, col, buffer, req, sec, used, first[(line, col, buffer)])
+                 for (line, col, buffer), (req, sec, used) in totals.items())
 
 
 def emulated_series(series: MetricSeries, x_label: Note, variants: Sequence[Variant], n: int) -> Series:
@@ -214,14 +230,14 @@ def variant_axis_label(variants: Sequence[Variant]) -> Note:
     return Note(msg("axis.variant", items=items))
 
 
-def emulated_point(index: int, run: EmulatedRun, value: float) -> Point:
-    """A point at x = variant index, with the variant, its launch and any load sites in ``extra``."""
+def emulated_point(index: int, run: EmulatedRun, value: float, more: Mapping[str, Any] | None = None) -> Point:
+    """A point at x = variant index, with the variant, its launch, any load sites and ``more`` in ``extra``."""
     extra: dict[str, Any] = {
         "variant": run.variant.name, "kernel": run.variant.entry, "grid": list(run.preset.grid),
         "block": list(run.preset.block), "matches_reference": run.matches_reference}
     if run.load_sites:
         extra["load_sites"] = [site.as_dict() for site in run.load_sites]
-    return Point(index, value, extra=extra)
+    return Point(index, value, extra={**extra, **(more or {})})
 
 
 # ------------------------------------------------------------- GPU
@@ -318,7 +334,7 @@ class _LabRun:
         if not run.matches_reference:
             self.reference_mismatches.append(variant.text)
         for s in self.plan.series:
-            yield self.add(s.key, emulated_point(index, run, s.value(run)))
+            yield self.add(s.key, emulated_point(index, run, s.value(run), s.extra(run) if s.extra else None))
         return run
 
     def measure(self, index: int, run: EmulatedRun) -> Generator[Event, None, None]:

@@ -13,7 +13,7 @@ say, one sentence each, what the number rests on; the lab labels these numbers
 
 from gpulab.model.dtypes import BYTES_PER_ELEMENT, DTYPES, UnsupportedDtypeError, peak_for
 from gpulab.model.estimate import BOUNDS, ModelEstimate, merge_assumptions
-from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time, ridge_point
+from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, RooflinePlacement, kernel_time, place, ridge_point, roof_at
 from gpulab.model.transfer import (
     DEFAULT_COPY_LATENCY_S,
     DEFAULT_PAGEABLE_EFFICIENCY,
@@ -34,6 +34,7 @@ __all__ = [
     "DTYPES",
     "ModelEstimate",
     "PcieLink",
+    "RooflinePlacement",
     "UnsupportedDtypeError",
     "add_transfers",
     "kernel_time",
@@ -41,7 +42,9 @@ __all__ = [
     "merge_assumptions",
     "pcie_gb_s_per_direction",
     "peak_for",
+    "place",
     "ridge_point",
+    "roof_at",
     "transfer_time",
     "vector_add_estimate",
 ]

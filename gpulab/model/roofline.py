@@ -1,15 +1,21 @@
-"""Roofline model of one kernel: time = max(FLOP / peak, bytes / bandwidth) + launch overhead."""
+"""Roofline model of one kernel: time = max(FLOP / peak, bytes / bandwidth) + launch overhead.
+
+:func:`place` puts a kernel with a known time on a roofline chart: its arithmetic intensity,
+the FLOP/s it attained, the roof above it, which side of the ridge it is on and how far below
+its roof it sits.
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from gpulab.catalogue import Note, msg
 from gpulab.model.dtypes import peak_for
 from gpulab.model.estimate import ModelEstimate
 from gpulab.specs import GpuSpec
 
-__all__ = ["DEFAULT_LAUNCH_OVERHEAD_S", "kernel_time", "ridge_point"]
+__all__ = ["DEFAULT_LAUNCH_OVERHEAD_S", "RooflinePlacement", "kernel_time", "place", "ridge_point", "roof_at"]
 
 DEFAULT_LAUNCH_OVERHEAD_S = 5e-6
 """Assumed cost of one kernel launch. A commonly quoted range for CUDA launch latency is
@@ -100,4 +106,55 @@ def kernel_time(
         ridge_point_flop_per_byte=ridge_point(flop_rate, byte_rate),
         peak_tflops=peak_tflops,
         bandwidth_gb_s=spec.memory_bandwidth_gb_s,
+    )
+
+
+def roof_at(intensity_flop_per_byte: float, peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """The roof's height at an arithmetic intensity: min(peak, intensity × bandwidth), in FLOP/s."""
+    return min(peak_flop_per_s, intensity_flop_per_byte * bandwidth_bytes_per_s)
+
+
+@dataclass(frozen=True)
+class RooflinePlacement:
+    """Where a kernel sits on a roofline chart.
+
+    ``percent_of_roof`` is the roofline's time for the kernel's work (the slower of its FLOPs at
+    peak and its bytes at full bandwidth) as a percentage of the time it took: for a kernel with
+    FLOPs it equals attained FLOP/s over the roof above it; for a kernel without any it is the
+    bandwidth it reached as a percentage of the memory roof. ``bound`` is the side of the ridge
+    the kernel's intensity falls on ("memory-bound" left of it, "compute-bound" from it on)."""
+
+    intensity_flop_per_byte: float
+    attained_flop_per_s: float
+    roof_flop_per_s: float
+    ridge_flop_per_byte: float
+    bound: str
+    percent_of_roof: float
+
+    @property
+    def times_below_roof(self) -> float:
+        """How many times faster the roof says the kernel could run (1 = on the roof)."""
+        return 100.0 / self.percent_of_roof if self.percent_of_roof > 0 else math.inf
+
+
+def place(flops: float, bytes_moved: float, seconds: float, peak_flop_per_s: float,
+          bandwidth_bytes_per_s: float) -> RooflinePlacement:
+    """Place a kernel that did ``flops`` and moved ``bytes_moved`` in ``seconds`` under a roof of
+    ``peak_flop_per_s`` and ``bandwidth_bytes_per_s``. Raises ``ValueError`` for a bad argument."""
+    _check_non_negative("flops", flops)
+    _check_non_negative("bytes_moved", bytes_moved)
+    if not seconds > 0 or math.isinf(seconds):
+        raise ValueError(f"seconds must be a finite number > 0, got {seconds!r}")
+    if not peak_flop_per_s > 0 or not bandwidth_bytes_per_s > 0:
+        raise ValueError("peak and bandwidth must be > 0")
+    intensity = _intensity(flops, bytes_moved)
+    ridge = ridge_point(peak_flop_per_s, bandwidth_bytes_per_s)
+    roof_seconds = max(flops / peak_flop_per_s, bytes_moved / bandwidth_bytes_per_s)
+    return RooflinePlacement(
+        intensity_flop_per_byte=intensity,
+        attained_flop_per_s=flops / seconds,
+        roof_flop_per_s=roof_at(intensity, peak_flop_per_s, bandwidth_bytes_per_s) if flops else 0.0,
+        ridge_flop_per_byte=ridge,
+        bound="compute-bound" if intensity >= ridge else "memory-bound",
+        percent_of_roof=100.0 * roof_seconds / seconds,
     )

@@ -106,7 +106,10 @@ Shared memory: 32 banks of 4 bytes; ``shared_*_transactions`` are wavefronts = t
 number of distinct 4-byte words any one bank must serve (lanes reading one word
 broadcast). ``atomic_requests`` counts warp-level atomic instructions. Extra keys:
 ``branches``, ``divergent_branches``, ``lane_steps``, ``barriers``,
-``atomic_transactions``, ``local_load_requests``, ``local_store_requests``.
+``atomic_transactions``, ``local_load_requests``, ``local_store_requests``. With
+``launch(..., count_flops=True)`` (a separately compiled variant; see :mod:`.work`) also
+``flop_count_sp``/``flop_count_dp`` (floating-point + - * / per active lane, fma = 2) and
+``unique_global_load_bytes``/``unique_global_store_bytes`` (distinct bytes touched).
 
 Trace
 -----

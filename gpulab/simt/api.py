@@ -21,6 +21,7 @@ from .machine import Counters, Machine
 from .printf import PrintfRecord
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
+from .work import Footprint, work_metrics
 
 DEFAULT_MAX_STEPS = 10**8
 DEFAULT_MAX_LOOP_ITERATIONS = 10**6
@@ -183,7 +184,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            cancel: threading.Event | None = None, filename: str = "kernel.cu",
            max_seconds: float | None = None,
            progress: Callable[[int], None] | None = None,
-           include_dirs: Sequence[str | os.PathLike[str]] = (), shared_mem: int = 0) -> LaunchResult:
+           include_dirs: Sequence[str | os.PathLike[str]] = (), shared_mem: int = 0,
+           count_flops: bool = False) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -200,8 +202,13 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     ``shared_mem`` is the bytes of dynamic shared memory per block (``extern __shared__``
     arrays), as CuPy's ``RawKernel(grid, block, args, shared_mem=...)``. A template kernel
     is launched by its instance name, as CuPy's ``name_expressions``: ``"reduce<256>"``.
+
+    ``count_flops`` runs a variant of the kernel that also counts its work (see
+    :mod:`gpulab.simt.work`): ``metrics`` then has ``flop_count_sp``, ``flop_count_dp``,
+    ``unique_global_load_bytes`` and ``unique_global_store_bytes``.
     """
-    program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel))
+    program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel),
+                             count_flops=count_flops)
     fn = _find_kernel(program, kernel)
     shared_mem = dynshared.check_launch(program, fn.name, shared_mem)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
@@ -209,6 +216,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     if max_seconds is not None:
         mc.max_seconds, mc.deadline = max_seconds, time.monotonic() + max_seconds
     mc.record_registers(program.registers)
+    if count_flops:
+        mc.footprint = Footprint()
     _check_memory_size(program, mc, shared_mem)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
@@ -226,7 +235,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     finally:
         for original, copy in writebacks:
             original[...] = copy.reshape(original.shape)
-    return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics_from(mc.counters),
+    metrics = metrics_from(mc.counters) | (work_metrics(mc) if count_flops else {})
+    return LaunchResult(kernel, mc.grid, mc.block, list(args), metrics,
                         mc.trace or {}, mc.counters.inst, mc.counters.lane_steps,
                         trace_truncated=mc.trace_truncated,
                         registers=mc.registers.result() if mc.registers is not None else {},

@@ -38,6 +38,7 @@ from .registers import RegisterTable, Visible
 from .structmem import memory_struct
 from .structs import StructTable, lower_structs
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
+from .work import FLOP_OPERATORS, FlopCounting
 
 Stmt = Callable[[Frame, Mask], Mask]
 MAX_CALL_DEPTH = 64
@@ -152,7 +153,7 @@ def _is_const(type_node: c_ast.Node) -> bool:
     return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
 
 
-class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
+class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
     """Compiles one preprocessed source; use :func:`compile_source`."""
 
     def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None,
@@ -1001,8 +1002,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         if op in ("&", "|", "^") and common.is_float:
             raise self.error(node, f"operator {op} needs integer operands", f"{op} on float")
         f = self.arith_function(op, common, node)
-        return self.fold(CExpr(common, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure),
-                         [left, right])
+        result = self.fold(CExpr(common, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure), [left, right])
+        return self.flop_counted(result, common) if op in FLOP_OPERATORS else result
 
     def arith_function(self, op: str, common: CType, node: c_ast.Node) -> Callable:
         if op in _ARITH:
@@ -1141,7 +1142,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler):
         if handler is None:
             raise self.error(node, f"the function '{name}' is not supported by the emulator",
                              f"call to {name}")
-        return handler(self, node, [self.scalar(a, scope) for a in args])
+        return self.flop_counted_builtin(name, handler(self, node, [self.scalar(a, scope) for a in args]))
 
     def device_call(self, fn: Function, arg_nodes: list[c_ast.Node], node: c_ast.FuncCall,
                     scope: Scope) -> CExpr:
@@ -1346,12 +1347,13 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
 
 def compile_source(source: str, filename: str = "kernel.cu",
                    include_dirs: Sequence[str | os.PathLike[str]] = (), *,
-                   instantiate: tuple[str, ...] = ()) -> Program:
+                   instantiate: tuple[str, ...] = (), count_flops: bool = False) -> Program:
     """Preprocess, parse and compile ``source``; cached by source text (and by the files
     it includes, found in ``include_dirs``, with their modification times).
 
     ``instantiate`` names template instances to compile besides those the source asks
-    for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`."""
+    for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`.
+    ``count_flops`` compiles the variant that counts floating-point work (:mod:`.work`)."""
     dirs = tuple(os.fspath(d) for d in include_dirs)
     stamp: tuple[tuple[str, int, int], ...] = ()
     if reads_files(source):
@@ -1359,20 +1361,21 @@ def compile_source(source: str, filename: str = "kernel.cu",
             stamp = preprocess(source, filename, dirs).included_files
         except CompileError:
             pass  # the cached call raises it again
-    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate))
+    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate), count_flops)
 
 
 @lru_cache(maxsize=64)
 def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
-                    stamp: tuple[tuple[str, int, int], ...], instantiate: tuple[str, ...]) -> Program:
+                    stamp: tuple[tuple[str, int, int], ...], instantiate: tuple[str, ...],
+                    count_flops: bool = False) -> Program:
     pre = preprocess(source, filename, include_dirs)
     try:
-        return _compile(pre, filename, instantiate)
+        return _compile(pre, filename, instantiate, count_flops)
     except CompileError as exc:
         raise pre.relocate(exc) from None
 
 
-def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...]) -> Program:
+def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], count_flops: bool = False) -> Program:
     from .cxx_compile import CxxCompiler  # builds on this module's Compiler
 
     cxx.reject_unsupported(pre)  # lambdas, new, virtual, ...: named before a pass misreads them
@@ -1381,7 +1384,9 @@ def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...]) -> 
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            return CxxCompiler(pre, filename, structs, instantiate).compile(ast)
+            compiler = CxxCompiler(pre, filename, structs, instantiate)
+            compiler.count_flops = count_flops
+            return compiler.compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from .errors import Cancelled, KernelFault
 from .printf import PrintfLog
 from .registers import RegisterRecorder, RegisterTable
 from .trace import MAX_STEPS_PER_WARP, TraceStep
+
+if TYPE_CHECKING:
+    from .work import Footprint
 
 GLOBAL_BASE = 0x7F00_0000_0000
 SHARED_BASE = 0x0100_0000
@@ -158,6 +162,8 @@ class Counters:
     atomic_requests: int = 0
     atomic_transactions: int = 0
     barriers: int = 0
+    flops_sp: int = 0  # counted only by a launch with count_flops (see work.py)
+    flops_dp: int = 0
 
 
 class Machine:
@@ -193,6 +199,7 @@ class Machine:
         self.loop_line: int | None = None  # the loop that last went round (named by a budget stop)
         self.counters = Counters()
         self.printf = PrintfLog()  # what the lanes' printf calls printed
+        self.footprint: Footprint | None = None  # global bytes touched, with count_flops (work.py)
         self.regions: list[Region] = []
         self._bases = np.zeros(0, dtype=np.int64)
         self._next_global = GLOBAL_BASE
@@ -533,6 +540,8 @@ class Machine:
             rq, tx = mx.global_transactions(la, aa)
             self.counters.atomic_requests += rq
             self.counters.atomic_transactions += tx
+            if self.footprint is not None:
+                self.footprint.touch(region, "atomic", aa, dtype.itemsize)
             self._trace_memory(region, "atomic", la, aa, dtype.itemsize, site)
             groups.append((region, la, self._element_index(region, aa, la, dtype)))
         return groups
@@ -543,6 +552,8 @@ class Machine:
         c = self.counters
         if region.space == "global":
             rq, tx = mx.global_transactions(lanes, a)
+            if self.footprint is not None:
+                self.footprint.touch(region, kind, a, itemsize)
             if kind == "load":
                 c.gld_requests += rq
                 c.gld_transactions += tx

@@ -20,6 +20,21 @@
     </message>
 </context>
 <context>
+    <name>AccessPatternPanel</name>
+    <message>
+        <source>peak %1 GB/s</source>
+        <translation>peak %1 GB/s</translation>
+    </message>
+    <message>
+        <source>One warp's load</source>
+        <translation>One warp's load</translation>
+    </message>
+    <message>
+        <source>GB/s chart</source>
+        <translation>GB/s chart</translation>
+    </message>
+</context>
+<context>
     <name>BandwidthPanel</name>
     <message>
         <source>GPU L2</source>
@@ -40,6 +55,87 @@
     <message>
         <source>%1 spec %2 GB/s</source>
         <translation>%1 spec %2 GB/s</translation>
+    </message>
+</context>
+<context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</translation>
+    </message>
+</context>
+<context>
+    <name>CaseMemoryBox</name>
+    <message>
+        <source>Open in warp visualizer</source>
+        <translation>Open in warp visualizer</translation>
+    </message>
+    <message>
+        <source>Step this kernel lane by lane in the warp visualizer</source>
+        <translation>Step this kernel lane by lane in the warp visualizer</translation>
+    </message>
+    <message>
+        <source>Choose a case in the table to see one warp's load.</source>
+        <translation>Choose a case in the table to see one warp's load.</translation>
+    </message>
+    <message>
+        <source>%1: this result has no warp load stored (saved by an older gpulab).</source>
+        <translation>%1: this result has no warp load stored (saved by an older gpulab).</translation>
+    </message>
+</context>
+<context>
+    <name>CaseTable</name>
+    <message>
+        <source>Case</source>
+        <translation>Case</translation>
+    </message>
+    <message>
+        <source>Sectors</source>
+        <translation>Sectors</translation>
+    </message>
+    <message>
+        <source>Useful</source>
+        <translation>Useful</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Source</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>Bytes fetched / used</translation>
+    </message>
+    <message>
+        <source>The case's number on the chart</source>
+        <translation>The case's number on the chart</translation>
+    </message>
+    <message>
+        <source>The load pattern</source>
+        <translation>The load pattern</translation>
+    </message>
+    <message>
+        <source>32-byte sectors one warp's load of in[] fetches (emulated, exact)</source>
+        <translation>32-byte sectors one warp's load of in[] fetches (emulated, exact)</translation>
+    </message>
+    <message>
+        <source>Bytes used / bytes fetched of that load</source>
+        <translation>Bytes used / bytes fetched of that load</translation>
+    </message>
+    <message>
+        <source>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</source>
+        <translation>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</translation>
+    </message>
+    <message>
+        <source>Where the GB/s come from</source>
+        <translation>Where the GB/s come from</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</translation>
     </message>
 </context>
 <context>
@@ -738,6 +834,18 @@
         <source>Memory wall</source>
         <translation>Memory wall</translation>
     </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe transfers</translation>
+    </message>
+    <message>
+        <source>Access patterns</source>
+        <translation>Access patterns</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -883,6 +991,69 @@
     </message>
 </context>
 <context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Bound</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>Roof</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>Percent of the roof above the kernel it reaches</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>Run the lab to place every kernel.</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>memory</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>compute</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>no roof to compare with</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>memory-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>compute-bound, %1% of roof</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/byte, %2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>no floating-point work; %1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>Click to open it in the warp visualizer.</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>ridge %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>Kernels on %1 (%2):</translation>
+    </message>
+</context>
+<context>
     <name>RunControls</name>
     <message>
         <source>Run</source>
@@ -969,6 +1140,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>Projector (high contrast)</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>Copy sizes</translation>
+    </message>
+    <message>
+        <source>Round trips vs batch</source>
+        <translation>Round trips vs batch</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1: %2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1: pinned, in practice</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>up to %1% of the link</translation>
     </message>
 </context>
 <context>

@@ -21,6 +21,21 @@
     </message>
 </context>
 <context>
+    <name>AccessPatternPanel</name>
+    <message>
+        <source>peak %1 GB/s</source>
+        <translation>峰值 %1 GB/s</translation>
+    </message>
+    <message>
+        <source>One warp&apos;s load</source>
+        <translation>一个线程束的加载</translation>
+    </message>
+    <message>
+        <source>GB/s chart</source>
+        <translation>GB/s 图</translation>
+    </message>
+</context>
+<context>
     <name>BandwidthPanel</name>
     <message>
         <source>GPU L2</source>
@@ -41,6 +56,87 @@
     <message>
         <source>%1 spec %2 GB/s</source>
         <translation>%1 规格 %2 GB/s</translation>
+    </message>
+</context>
+<context>
+    <name>BatchBars</name>
+    <message>
+        <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
+        <translation>&lt;b&gt;让数据留在 GPU 上&lt;/b&gt;（%1）：合批快 %2 倍</translation>
+    </message>
+    <message>
+        <source>The same bytes cross the link either way, but every copy pays a fixed start-up cost: many small copies pay it many times. Batch small pieces, and leave data on the GPU between steps.</source>
+        <translation>两种做法经过链路的字节一样多，但每次拷贝都要付一笔固定的启动开销：许多小拷贝就要付许多次。把小块数据合批传输，步骤之间让数据留在 GPU 上。</translation>
+    </message>
+</context>
+<context>
+    <name>CaseMemoryBox</name>
+    <message>
+        <source>Open in warp visualizer</source>
+        <translation>在线程束可视化中打开</translation>
+    </message>
+    <message>
+        <source>Step this kernel lane by lane in the warp visualizer</source>
+        <translation>在线程束可视化中逐通道单步执行这个核函数</translation>
+    </message>
+    <message>
+        <source>Choose a case in the table to see one warp&apos;s load.</source>
+        <translation>在表中选一种情形，查看一个线程束的加载。</translation>
+    </message>
+    <message>
+        <source>%1: this result has no warp load stored (saved by an older gpulab).</source>
+        <translation>%1：这个结果没有保存线程束的加载（由旧版 gpulab 保存）。</translation>
+    </message>
+</context>
+<context>
+    <name>CaseTable</name>
+    <message>
+        <source>Case</source>
+        <translation>情形</translation>
+    </message>
+    <message>
+        <source>Sectors</source>
+        <translation>扇区</translation>
+    </message>
+    <message>
+        <source>Useful</source>
+        <translation>有用</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Bytes fetched / used</source>
+        <translation>取回 / 用到的字节</translation>
+    </message>
+    <message>
+        <source>The case&apos;s number on the chart</source>
+        <translation>这种情形在图上的编号</translation>
+    </message>
+    <message>
+        <source>The load pattern</source>
+        <translation>加载模式</translation>
+    </message>
+    <message>
+        <source>32-byte sectors one warp&apos;s load of in[] fetches (emulated, exact)</source>
+        <translation>一个线程束加载 in[] 时取回的 32 字节扇区数（仿真，精确）</translation>
+    </message>
+    <message>
+        <source>Bytes used / bytes fetched of that load</source>
+        <translation>这次加载用到的字节 / 取回的字节</translation>
+    </message>
+    <message>
+        <source>Useful bytes per second of the whole kernel: measured on the GPU, else modelled</source>
+        <translation>整个核函数每秒用到的字节数：有 GPU 时为实测，否则为模型估算</translation>
+    </message>
+    <message>
+        <source>Where the GB/s come from</source>
+        <translation>GB/s 的来源</translation>
+    </message>
+    <message>
+        <source>Bytes those sectors hold / bytes the 32 lanes asked for, per warp load (emulated)</source>
+        <translation>每次线程束加载中这些扇区的字节数 / 32 个通道要的字节数（仿真）</translation>
     </message>
 </context>
 <context>
@@ -739,6 +835,18 @@
         <source>Memory wall</source>
         <translation>内存墙</translation>
     </message>
+    <message>
+        <source>Roofline</source>
+        <translation>屋顶线模型</translation>
+    </message>
+    <message>
+        <source>PCIe transfers</source>
+        <translation>PCIe 传输</translation>
+    </message>
+    <message>
+        <source>Access patterns</source>
+        <translation>访存模式</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -884,6 +992,69 @@
     </message>
 </context>
 <context>
+    <name>RooflinePanel</name>
+    <message>
+        <source>Kernel</source>
+        <translation>核函数</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>受限于</translation>
+    </message>
+    <message>
+        <source>Roof</source>
+        <translation>屋顶</translation>
+    </message>
+    <message>
+        <source>Percent of the roof above the kernel it reaches</source>
+        <translation>核函数达到其上方屋顶的百分比</translation>
+    </message>
+    <message>
+        <source>Run the lab to place every kernel.</source>
+        <translation>运行本实验，把每个核函数放到图上。</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>no roof to compare with</source>
+        <translation>没有可比较的屋顶</translation>
+    </message>
+    <message>
+        <source>memory-bound, %1% of roof</source>
+        <translation>受限于内存，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>compute-bound, %1% of roof</source>
+        <translation>受限于计算，达到屋顶的 %1%</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte, %2 GFLOP/s</source>
+        <translation>%1 FLOP/字节，%2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>no floating-point work; %1 GB/s</source>
+        <translation>没有浮点运算；%1 GB/s</translation>
+    </message>
+    <message>
+        <source>Click to open it in the warp visualizer.</source>
+        <translation>点击即可在线程束可视化中打开它。</translation>
+    </message>
+    <message>
+        <source>ridge %1</source>
+        <translation>脊点 %1</translation>
+    </message>
+    <message>
+        <source>Kernels on %1 (%2):</source>
+        <translation>%1 上的核函数（%2）：</translation>
+    </message>
+</context>
+<context>
     <name>RunControls</name>
     <message>
         <source>Run</source>
@@ -970,6 +1141,29 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+<context>
+    <name>TransferPanel</name>
+    <message>
+        <source>Copy sizes</source>
+        <translation>拷贝大小</translation>
+    </message>
+    <message>
+        <source>Round trips vs batch</source>
+        <translation>往返与合批</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s</source>
+        <translation>%1：%2 GB/s</translation>
+    </message>
+    <message>
+        <source>%1: pinned, in practice</source>
+        <translation>%1：锁页内存的实际水平</translation>
+    </message>
+    <message>
+        <source>up to %1% of the link</source>
+        <translation>最高达链路的 %1%</translation>
     </message>
 </context>
 <context>

@@ -233,7 +233,7 @@ def test_a_partial_point_without_provenance_is_still_accepted():
 
 SMALL_LABS = {
     "divergence": {"n": 64, "block": 64, "kways": (2, 3)},
-    "coalescing": {"n": 64, "block": 64, "strides": (1, 2)},
+    "access-pattern": {"n": 64, "block": 64, "strides": (1, 2), "f64_strides": (2,)},
     "bank-conflicts": {"side": 32, "block": 64, "strides": (1, 2)},
     "reduction": {"n": 128, "block": 64},
 }

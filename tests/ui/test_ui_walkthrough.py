@@ -58,11 +58,50 @@ def walk_warp(qtbot, window, panel) -> None:
     assert panel.cursor == before + 1
 
 
+def walk_access_pattern(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["n"], "64")
+    type_into(qtbot, panel.editors["strides"], "1, 8")
+    click(qtbot, panel.run_button)
+    assert panel.job is not None, "Run started no job"
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.table.rowCount() > 0
+    assert panel.case_box.memory.step is not None  # the first case's warp load is shown at once
+
+
+def walk_roofline(qtbot, window, panel) -> None:
+    click(qtbot, panel.run_button)
+    assert panel.job is not None, "Run started no job"
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "roofline"
+    assert panel.verdicts.tree.topLevelItemCount() > 0  # every kernel's verdict is listed
+
+
+def walk_transfer(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["sizes"].edit, "4096,65536")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "transfer"
+    assert panel.plot.curves and panel.plot.levels
+
+
+def walk_bandwidth(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["working_sets"].edit, "4096, 2^20")
+    type_into(qtbot, panel.editors["seconds_per_point"], "0.001")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "bandwidth"
+    assert panel.plot.curves and panel.plot.levels  # the CPU's and the GPU's ceilings
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
+    "access-pattern": walk_access_pattern,
+    "roofline": walk_roofline,
+    "transfer": walk_transfer,
+    "bandwidth": walk_bandwidth,
 }
 
 

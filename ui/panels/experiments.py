@@ -88,7 +88,7 @@ class ExperimentsPanel(Panel):
         # The column's widgets, by the names scripts and tests know them.
         self.run_button, self.cancel_button = self.run_controls.run_button, self.run_controls.cancel_button
         self.progress, self.status = self.run_controls.progress, self.run_controls.status
-        self.plot = LivePlot(log_x=None, log_y=None)  # logarithmic where the values span decades
+        self.plot = self.make_plot()
         self.placeholder = PlotPlaceholder(self.plot)
         self.legend = SeriesLegend(self.plot)
         self.notes = NotesBox(lines=4)  # whole lines only; the rest scrolls a line at a time
@@ -111,6 +111,10 @@ class ExperimentsPanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.splitter, 1)
+
+    def make_plot(self) -> LivePlot:
+        """The live plot (a lab panel may give a subclass that draws its points its own way)."""
+        return LivePlot(log_x=None, log_y=None)  # logarithmic where the values span decades
 
     def make_view(self) -> QWidget:
         """The right-hand side: the plot, its legend and the notes (a lab panel may show more)."""
@@ -207,12 +211,13 @@ class ExperimentsPanel(Panel):
     def show_result(self, result: Result) -> None:
         """Show a finished (or opened) result: its curves, axes, notes and provenance."""
         self.forget_run()
-        index = self.experiment_combo.findData(result.experiment)
+        name = experiments.canonical(result.experiment)  # a result saved under a lab's old name
+        index = self.experiment_combo.findData(name)
         if index >= 0 and index != self.experiment_combo.currentIndex():
             self.experiment_combo.blockSignals(True)
             self.experiment_combo.setCurrentIndex(index)
             self.experiment_combo.blockSignals(False)
-            self.module = experiments.get(result.experiment)
+            self.module = experiments.get(name)
             self._show_module()
         for series in result.series:
             for point in series.points:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpulab import experiments
 from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
@@ -83,7 +84,7 @@ class LabPanel(ExperimentsPanel):
 
     def show_result(self, result: Result) -> None:
         """Show a finished (or opened) result of this lab; another lab's result is refused with a message."""
-        if result.experiment != self.EXPERIMENT:
+        if experiments.canonical(result.experiment) != self.EXPERIMENT:  # also a lab's results under its old name
             self.services.notifier.warning(
                 self.tr("This result is from %1, not from this lab.").replace("%1", result.experiment)
             )

@@ -107,7 +107,8 @@ def test_cancelling_between_points_closes_the_sweep_before_the_next_point():
     ("name", "params"),
     [("matmul", {"sizes": (16,), "repeats": 1}), ("matmul", {"sizes": (16,), "repeats": 1, "dtype": "fp16"}),
      ("vector-add", {"sizes": (1024,), "repeats": 1}),
-     ("divergence", {"n": 64, "block": 64, "kways": (2,)}), ("coalescing", {"n": 64, "block": 64, "strides": (1,)}),
+     ("divergence", {"n": 64, "block": 64, "kways": (2,)}),
+     ("access-pattern", {"n": 64, "block": 64, "strides": (1,), "f64_strides": (1,)}),
      ("bank-conflicts", {"side": 32, "block": 64, "strides": (1,)}), ("reduction", {"n": 128, "block": 64})],
 )
 def test_every_series_of_every_experiment_states_a_role_that_fits_its_provenance(name, params):

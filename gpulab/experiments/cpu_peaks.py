@@ -1,0 +1,86 @@
+"""This CPU's two roofline peaks, measured in this run: BLAS matmul GFLOP/s and triad GB/s.
+
+- Compute: ``numpy.matmul`` of two float32 N×N matrices (N = :data:`GEMM_N`), all BLAS threads,
+  credited 2·N³ FLOP.
+- Memory: the STREAM triad ``a = b + s·c`` on float32 arrays much larger than any cache,
+  credited 3 arrays × 4 bytes per element (two read, one written; like STREAM, the extra read
+  a write-allocate cache makes of ``a`` is not counted). With numexpr it runs as one
+  multi-threaded pass; without it numpy needs two passes (``c·s`` into ``a``, then ``a + b``),
+  which moves 5 arrays' worth for the 3 credited, so the figure is low, and says so.
+
+Both report the best of their repeats, as STREAM does: a peak is what the machine can do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpulab.measure import RepeatPolicy, time_cpu_calls
+
+GEMM_N = 1024
+TRIAD_ELEMENTS = 1 << 23  # 32 MiB per float32 array: far past a laptop's or a server core's cache
+TRIAD_SCALAR = np.float32(3.0)
+
+
+@dataclass(frozen=True)
+class CpuPeaks:
+    """Measured peaks of this CPU and how they were taken."""
+
+    gflop_s: float
+    gb_s: float
+    gemm_n: int
+    triad_elements: int
+    triad_method: str  # "numexpr" (one pass) or "numpy" (two passes, credited one)
+
+    @property
+    def ridge_flop_per_byte(self) -> float:
+        return self.gflop_s / self.gb_s
+
+
+def _policy(repeats: int) -> RepeatPolicy:
+    return RepeatPolicy(repeats=repeats, min_seconds=0.05, max_seconds=1.0)
+
+
+def measure_gemm_gflop_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> float:
+    """Best GFLOP/s of a float32 N×N matmul through numpy's BLAS."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((GEMM_N, GEMM_N), dtype=np.float32)
+    b = rng.standard_normal((GEMM_N, GEMM_N), dtype=np.float32)
+    c = np.empty_like(a)
+    samples = time_cpu_calls(lambda: np.matmul(a, b, out=c), _policy(repeats), check_cancelled)
+    return 2.0 * GEMM_N**3 / min(samples) / 1e9
+
+
+def _triad_call(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[Callable[[], Any], str]:
+    try:
+        import numexpr
+    except ImportError:
+        def two_passes() -> None:
+            np.multiply(c, TRIAD_SCALAR, out=a)
+            np.add(a, b, out=a)
+
+        return two_passes, "numpy"
+    s = TRIAD_SCALAR
+    return lambda: numexpr.evaluate("b + s * c", local_dict={"b": b, "c": c, "s": s}, out=a), "numexpr"
+
+
+def measure_triad_gb_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[float, str]:
+    """Best GB/s of ``a = b + s·c`` (12 bytes credited per element) and the method used."""
+    rng = np.random.default_rng(1)
+    b = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
+    c = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
+    a = np.empty_like(b)
+    call, method = _triad_call(a, b, c)
+    samples = time_cpu_calls(call, _policy(repeats), check_cancelled)
+    return 3 * 4 * TRIAD_ELEMENTS / min(samples) / 1e9, method
+
+
+def measure_cpu_peaks(repeats: int = 5, check_cancelled: Callable[[], None] | None = None) -> CpuPeaks:
+    """Measure both peaks (about a second on a laptop)."""
+    gflop_s = measure_gemm_gflop_s(repeats, check_cancelled)
+    gb_s, method = measure_triad_gb_s(repeats, check_cancelled)
+    return CpuPeaks(gflop_s, gb_s, GEMM_N, TRIAD_ELEMENTS, method)

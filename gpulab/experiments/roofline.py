@@ -1,0 +1,295 @@
+"""Roofline: is each lab kernel bound by memory or by arithmetic, and how far below its roof is it?
+
+Every kernel of the catalogue is counted by the SIMT emulator at two small sizes (FLOPs and
+global-memory bytes, exactly; see :mod:`gpulab.experiments.kernel_work`), its counts are
+scaled by its stated complexity to a teaching size, and the kernel is placed on a log-log
+chart: x = arithmetic intensity (FLOP per byte), y = attained GFLOP/s.
+
+- GPU roof: the chosen GPU's spec sheet (fp32 CUDA-core peak, DRAM bandwidth), provenance
+  ``modelled``; the kernels' points on it are modelled from the roofline formula
+  (:func:`gpulab.model.kernel_time`), so they sit on the roof, below it only by the assumed
+  launch overhead.
+- With a usable GPU each kernel is also timed at the teaching size with CUDA events
+  (``measured``) and placed under that GPU's own roof when the spec table knows it.
+- CPU roof: this machine's BLAS matmul GFLOP/s and triad GB/s measured in this run
+  (:mod:`gpulab.experiments.cpu_peaks`).
+
+Each kernel point's ``extra`` holds its entry, the preset the warp visualizer opens, FLOPs,
+bytes (both counts), seconds, ``bound`` and ``percent_of_roof``. A kernel without
+floating-point work has intensity 0: it has no place on a FLOP chart (x = y = 0 in the
+series) and is listed with the bandwidth it reaches.
+
+    >>> from gpulab.experiments import drive, roofline
+    >>> result = drive(roofline.run(roofline.Params(measure_cpu=False), roofline.Context()))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+
+from gpulab import cuda, kernels
+from gpulab.catalogue import Message, Note, msg, render
+from gpulab.experiments.base import (
+    CheckedParams,
+    Context,
+    Event,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    param,
+    params_to_dict,
+)
+from gpulab.experiments.cpu_peaks import CpuPeaks, measure_cpu_peaks
+from gpulab.experiments.kernel_work import KernelWork, count_work, problem_size, scaled_preset
+from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time, place, roof_at
+from gpulab.results import Point, Provenance, Result, Series
+
+TITLE = render("experiment.roofline.title")
+DESCRIPTION = render("experiment.roofline.description")
+
+X_LABEL, X_UNIT = Note(msg("axis.arithmetic-intensity")), "FLOP/byte"
+Y_LABEL, Y_UNIT = Note(msg("axis.attained-flops")), "GFLOP/s"
+CHART_X_RANGE = (1 / 32, 4096.0)  # FLOP/byte; widened to hold every point and ridge
+MAX_ELEMENTS = 1 << 26
+
+
+@dataclass(frozen=True)
+class Params(CheckedParams):
+    """``elements``: the teaching size every kernel is scaled to (output elements; an N×N kernel
+    gets N = sqrt(elements)). ``traffic``: which byte count places the points (``unique``: each
+    byte once, an ideal cache; ``sectors``: every 32-byte sector each warp fetches, no cache)."""
+
+    model_gpu: str = param("h100-sxm")
+    dtype: Literal["fp32"] = param("fp32")
+    elements: int = param(1 << 24, min=1 << 10, max=MAX_ELEMENTS)
+    traffic: Literal["unique", "sectors"] = param("unique")
+    measure_cpu: bool = param(True)
+    measure_gpu: bool = param(True)
+    repeats: int = param(5, min=1, max=1000)
+
+
+@dataclass(frozen=True)
+class Roof:
+    """A roof: peak FLOP/s and bandwidth in bytes/s."""
+
+    peak_flop_per_s: float
+    bandwidth_bytes_per_s: float
+
+    @property
+    def ridge(self) -> float:
+        return self.peak_flop_per_s / self.bandwidth_bytes_per_s
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One kernel ready to place: its work at the teaching size and what its point shows."""
+
+    work: KernelWork
+    n: int
+    flops: float
+    bytes_moved: float
+
+    @property
+    def entry(self) -> str:
+        return self.work.entry
+
+
+# ------------------------------------------------------------- points and roofs
+
+
+def kernel_point(placed: Placed, seconds: float, roof: Roof | None, traffic: str, **extra: Any) -> Point:
+    """A kernel's point: x = intensity, y = attained GFLOP/s (0, 0 without FLOPs), and in ``extra``
+    its bound and distance below ``roof`` (None for both without a roof)."""
+    spec = kernels_spec(placed.entry)
+    flops, moved = placed.flops, placed.bytes_moved
+    facts: dict[str, Any] = {"bound": None, "percent_of_roof": None, "roof_gflop_s": None}
+    if roof is not None:
+        spot = place(flops, moved, seconds, roof.peak_flop_per_s, roof.bandwidth_bytes_per_s)
+        facts = {"bound": spot.bound, "percent_of_roof": spot.percent_of_roof,
+                 "roof_gflop_s": spot.roof_flop_per_s / 1e9}
+    intensity = flops / moved if moved else 0.0
+    return Point(intensity, flops / seconds / 1e9, extra={
+        "entry": placed.entry, "label": placed.entry, "title": spec.title, "preset": spec.smallest_preset.name,
+        "n": placed.n, "square": placed.work.complexity.square, "flops": flops, "bytes": moved,
+        "traffic": traffic, "unique_bytes": placed.work.bytes(placed.n, "unique"),
+        "sector_bytes": placed.work.bytes(placed.n, "sectors"), "seconds": seconds,
+        "attained_gb_s": moved / seconds / 1e9, **facts,
+        "counted_sizes": list(placed.work.counted_sizes), "complexity_stated": placed.work.complexity.stated,
+        **extra})  # fmt: skip
+
+
+def kernels_spec(entry: str) -> kernels.KernelSpec:
+    from gpulab.experiments import kernel
+
+    return kernel(entry)
+
+
+def roof_points(roof: Roof, x_range: tuple[float, float]) -> tuple[Point, ...]:
+    """The roof as three points: its foot at the left edge, the ridge, and the right edge."""
+    lo, hi = x_range
+    facts = {"peak_gflop_s": roof.peak_flop_per_s / 1e9, "bandwidth_gb_s": roof.bandwidth_bytes_per_s / 1e9,
+             "ridge_flop_per_byte": roof.ridge}
+    return tuple(Point(x, roof_at(x, roof.peak_flop_per_s, roof.bandwidth_bytes_per_s) / 1e9,
+                       extra={**facts, "part": part})
+                 for x, part in ((lo, "memory"), (roof.ridge, "ridge"), (hi, "compute")))  # fmt: skip
+
+
+def chart_range(intensities: list[float]) -> tuple[float, float]:
+    """The x range of the roofs: :data:`CHART_X_RANGE` widened by a factor 2 past every intensity."""
+    shown = [x for x in intensities if x > 0 and math.isfinite(x)]
+    lo = min([CHART_X_RANGE[0], *(x / 2 for x in shown)])
+    hi = max([CHART_X_RANGE[1], *(x * 2 for x in shown)])
+    return 2.0 ** math.floor(math.log2(lo)), 2.0 ** math.ceil(math.log2(hi))
+
+
+def _series(label: Message, key: str, role: str, provenance: Provenance, points: tuple[Point, ...] = ()) -> Series:
+    return Series(render(label), provenance, X_LABEL, X_UNIT, Y_LABEL, Y_UNIT, points, role=role, key=key,
+                  label=label)  # a Note: a str that keeps its message, re-rendered in any language
+
+
+# ------------------------------------------------------------- the run
+
+
+class _Run:
+    """One roofline run: the counted kernels, the series being filled, and the notes."""
+
+    def __init__(self, params: Params, ctx: Context) -> None:
+        from gpulab.experiments.matmul import resolve_model_gpu
+
+        self.params, self.ctx = params, ctx
+        self.spec = resolve_model_gpu(params.model_gpu)
+        self.roof = gpu_roof(self.spec)
+        self.placed: list[Placed] = []
+        self.skipped: list[str] = []
+        self.unstated: list[str] = []
+        self.series: dict[str, Series] = {}
+        self.notes: list[Message] = []
+
+    def count(self) -> Generator[Event, None, None]:
+        from gpulab import simt
+        from gpulab.experiments import kernel_catalogue
+
+        table = kernel_catalogue()
+        for index, (entry, spec) in enumerate(table.items()):
+            yield Progress(0.5 * index / len(table), msg("progress.roofline.counting", name=entry))
+            self.ctx.check_cancelled()
+            try:
+                work = count_work(spec, self.ctx.cancel_event)
+            except (kernels.CatalogueError, simt.SimtError):
+                self.skipped.append(entry)
+                continue
+            if not work.complexity.stated:
+                self.unstated.append(entry)
+            n = problem_size(work.complexity, self.params.elements)
+            self.placed.append(Placed(work, n, work.flops(n), work.bytes(n, self.params.traffic)))
+
+    def modelled(self) -> Generator[Event, None, None]:
+        label = msg("series.roofline.kernels-model")
+        provenance = Provenance("modelled", self.spec.name, {
+            "formula": "time = max(FLOP / fp32 peak, bytes / memory bandwidth) + launch overhead",
+            "spec_key": self.spec.key, "traffic": self.params.traffic})
+        points = []
+        for placed in self.placed:
+            seconds = kernel_time(self.spec, placed.flops, placed.bytes_moved, "fp32", use_tensor_cores=False).seconds
+            points.append(kernel_point(placed, seconds, self.roof, self.params.traffic))
+            yield PartialPoint(Note(label), points[-1], provenance)
+        self.series["kernels-model"] = _series(label, "kernels-model", "model", provenance, tuple(points))
+
+    def result(self, extra_roofs: list[tuple[str, Series]]) -> Result:
+        intensities = [p.x for s in self.series.values() for p in s.points]
+        x_range = chart_range([*intensities, self.roof.ridge])
+        label = msg("series.roofline.gpu-roof", gpu=self.spec.name)
+        provenance = Provenance("modelled", self.spec.name, {"source": "spec sheet (resources/gpus.toml)",
+                                                             "peak": "fp32 CUDA cores", "spec_key": self.spec.key})
+        roofs = {"gpu-roof": _series(label, "gpu-roof", "model", provenance, roof_points(self.roof, x_range))}
+        for key, series in extra_roofs:
+            roofs[key] = replace(series, points=roof_points(_roof_of(series), x_range))
+        everything = (*roofs.values(), *self.series.values())
+        return Result("roofline", params_to_dict(self.params), everything, tuple(self.all_notes()))
+
+    def all_notes(self) -> list[Message]:
+        no_flop = [p.entry for p in self.placed if p.flops == 0]
+        bytes_note = "note.roofline.bytes-unique" if self.params.traffic == "unique" else "note.roofline.bytes-sectors"
+        launch_us = f"{DEFAULT_LAUNCH_OVERHEAD_S * 1e6:g}"
+        notes = [msg("note.roofline.counted", size=self.params.elements, side=math.isqrt(self.params.elements)),
+                 msg(bytes_note), msg("note.roofline.modelled-on-roof", us=launch_us), *self.notes]
+        if no_flop:
+            notes.append(msg("note.roofline.no-flops", names=no_flop))
+        if self.unstated:
+            notes.append(msg("note.roofline.unstated", names=self.unstated))
+        if self.skipped:
+            notes.append(msg("note.roofline.skipped", names=self.skipped))
+        return notes
+
+
+def gpu_roof(spec: Any) -> Roof:
+    """The fp32 CUDA-core roof of a spec-table GPU (the lab kernels are fp32, no tensor cores)."""
+    from gpulab.model import peak_for
+
+    _key, tflops, _note = peak_for(spec, "fp32", use_tensor_cores=False)
+    return Roof(tflops * 1e12, spec.memory_bandwidth_bytes_per_s)
+
+
+def _roof_of(series: Series) -> Roof:
+    facts = series.points[0].extra
+    return Roof(facts["peak_gflop_s"] * 1e9, facts["bandwidth_gb_s"] * 1e9)
+
+
+def cpu_roof_series(peaks: CpuPeaks) -> Series:
+    """The CPU's measured roof (points are filled in once the chart's x range is known)."""
+    from gpulab.experiments.sweep import numpy_cpu_provenance
+
+    base = numpy_cpu_provenance("best of repeats (as STREAM reports a peak)")
+    details = {**base.details, "gemm": f"float32 matmul N={peaks.gemm_n}", "gflop_s": peaks.gflop_s,
+               "triad": f"a = b + s*c, {peaks.triad_elements} float32 elements, {peaks.triad_method}",
+               "gb_s": peaks.gb_s}  # fmt: skip
+    roof = Roof(peaks.gflop_s * 1e9, peaks.gb_s * 1e9)
+    return _series(msg("series.roofline.cpu-roof"), "cpu-roof", "cpu", Provenance("measured", base.device, details),
+                   roof_points(roof, CHART_X_RANGE))
+
+
+def cpu_notes(peaks: CpuPeaks) -> list[Message]:
+    notes = [msg("note.roofline.cpu-roof", gflops=f"{peaks.gflop_s:.0f}", n=peaks.gemm_n, gb_s=f"{peaks.gb_s:.1f}",
+                 mib=peaks.triad_elements * 4 >> 20, ridge=f"{peaks.ridge_flop_per_byte:.1f}")]
+    if peaks.triad_method != "numexpr":
+        notes.append(msg("note.roofline.triad-numpy"))
+    return notes
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Count every kernel, place it under the chosen GPU's roof (and a local GPU's), add the CPU roof."""
+    from gpulab.experiments import roofline_gpu
+
+    lab = _Run(params, ctx)
+    yield from lab.count()
+    yield from lab.modelled()
+    roofs: list[tuple[str, Series]] = []
+    if params.measure_cpu:
+        yield Progress(0.6, msg("progress.roofline.cpu-peaks"))
+        peaks = measure_cpu_peaks(min(params.repeats, 5), ctx.check_cancelled)
+        roofs.append(("cpu-roof", cpu_roof_series(peaks)))
+        lab.notes.extend(cpu_notes(peaks))
+    status = cuda.cuda_status()
+    if not status.available:
+        lab.notes.append(msg("note.no-measured-gpu", reason=status.reason_message or status.reason))
+    elif params.measure_gpu:
+        measured = yield from roofline_gpu.measure(lab.placed, params, ctx)
+        lab.series["kernels-gpu"] = measured.series
+        roofs.extend(measured.roofs)
+        lab.notes.extend(measured.notes)
+    yield Progress(1.0, msg("progress.done"))
+    return lab.result(roofs)
+
+
+def teaching_preset(placed: Placed) -> kernels.LaunchPreset:
+    """The launch of a placed kernel at its teaching size."""
+    return scaled_preset(placed.work.base, placed.n, placed.work.complexity.square)
+
+
+def argument_bytes(args: list[Any]) -> int:
+    return sum(a.nbytes for a in args if isinstance(a, np.ndarray))

@@ -1,0 +1,211 @@
+"""Roofline: every kernel counted by the emulator, scaled by its complexity, placed under its roof."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpulab import kernels
+from gpulab.cuda import cuda_status
+from gpulab.experiments import Context, ExperimentError, drive, kernel, kernel_catalogue, roofline
+from gpulab.experiments.cpu_peaks import CpuPeaks
+from gpulab.experiments.kernel_work import (
+    COMPLEXITY,
+    Complexity,
+    complexity_of,
+    count_work,
+    emulate_counts,
+    scaled_preset,
+)
+from gpulab.results import Result
+from gpulab.specs import load_specs
+
+N = 1 << 20  # a 1-D teaching size for hand counts
+SIDE = 1024  # an N x N one
+
+
+def _work(entry: str):
+    return count_work(kernel(entry))
+
+
+# ------------------------------------------------------------- hand counts
+
+
+@pytest.mark.parametrize(("entry", "flops_per_element", "bytes_per_element"), [
+    ("vector_add", 1, 12), ("saxpy", 2, 12), ("load_coalesced", 0, 8), ("load_strided", 0, 8),
+    ("divergence_even_odd", 0, 8), ("loop_data_dependent", 0, 12),
+])  # fmt: skip
+def test_one_dimensional_kernels_match_their_hand_counts(entry, flops_per_element, bytes_per_element):
+    work = _work(entry)
+    assert work.flops(N) == pytest.approx(flops_per_element * N)
+    assert work.bytes(N) == pytest.approx(bytes_per_element * N)
+
+
+@pytest.mark.parametrize("entry", ["matmul_naive", "matmul_tiled"])
+def test_matmul_is_two_n_cubed_flop_and_reads_two_writes_one_matrix(entry):
+    work = _work(entry)
+    assert work.flops(SIDE) == pytest.approx(2 * SIDE**3)
+    assert work.bytes(SIDE) == pytest.approx(12 * SIDE**2)
+
+
+def test_without_a_cache_naive_matmul_fetches_about_eight_times_what_tiled_does():
+    naive, tiled = _work("matmul_naive"), _work("matmul_tiled")
+    # a warp is 2 rows x 16 columns: per k, 2 sectors of A and 2 of B for its 32 lanes; C: 4 sectors
+    assert naive.bytes(SIDE, "sectors") == pytest.approx(4 * SIDE**3 + 4 * SIDE**2)
+    assert naive.bytes(SIDE, "sectors") / tiled.bytes(SIDE, "sectors") == pytest.approx(8, rel=0.05)
+
+
+def test_strided_loads_fetch_whole_sectors_for_one_float_in_four():
+    work = _work("load_strided")  # stride 4: each 32-byte sector serves 2 of its 8 floats
+    assert work.bytes(N, "sectors") == pytest.approx((16 + 4) * N)
+
+
+def test_a_reduction_reads_every_element_and_writes_one_sum_per_block():
+    work = _work("reduce_sequential")
+    assert work.bytes(N) == pytest.approx(4 * N + 4 * N / 256)
+
+
+def test_the_transposes_read_and_write_each_element_once():
+    assert _work("transpose_shared_padded").bytes(SIDE) == pytest.approx(8 * SIDE**2)
+
+
+# ------------------------------------------------------------- complexity and scaling
+
+
+def test_every_base_catalogue_kernel_states_its_complexity():
+    assert set(kernels.catalogue()) <= set(COMPLEXITY)
+
+
+@pytest.mark.parametrize("entry", sorted(COMPLEXITY))
+def test_the_stated_complexity_predicts_a_third_emulated_size(entry):
+    spec = kernel(entry)
+    work = count_work(spec)
+    assert work.check_error is None or work.check_error < (0.05 if entry == "load_gather" else 1e-9)
+    first = work.counted_sizes[0]
+    n = first * 3 // 2 if work.complexity.square else 4 * first  # square kernels: a side the tiles still divide
+    counted = emulate_counts(spec, scaled_preset(work.base, n, work.complexity.square))
+    tolerance = 0.05 if entry == "load_gather" else 1e-9  # random indices: linear only on average
+    assert work.flops(n) == pytest.approx(counted.flops, rel=tolerance)
+    assert work.bytes(n) == pytest.approx(counted.unique_bytes, rel=tolerance)
+    assert work.bytes(n, "sectors") == pytest.approx(counted.sector_bytes, rel=tolerance)
+
+
+def test_a_kernel_without_a_stated_complexity_is_assumed_linear_and_flagged():
+    spec = dataclasses.replace(kernel("vector_add"), entry="mystery")
+    guess = complexity_of(spec)
+    assert guess == Complexity(stated=False)
+
+
+def test_a_gpu_only_kernel_cannot_be_counted():
+    spec = dataclasses.replace(kernel("vector_add"), gpu_only=True)
+    with pytest.raises(kernels.CatalogueError, match="GPU-only"):
+        count_work(spec)
+
+
+def test_a_scaled_preset_keeps_the_block_and_extra_sizes_and_covers_n():
+    base = kernel("load_strided").preset("small")
+    preset = scaled_preset(base, 10_000, square=False)
+    assert preset.block == base.block and preset.sizes == {**base.sizes, "n": 10_000}
+    assert preset.threads >= 10_000 > preset.threads - base.block[0]
+    square = scaled_preset(kernel("matmul_tiled").preset("small"), 100, square=True)
+    assert square.grid == (7, 7, 1) and square.block == (16, 16, 1)
+
+
+# ------------------------------------------------------------- the experiment
+
+
+@pytest.fixture(scope="module")
+def result() -> Result:
+    return drive(roofline.run(roofline.Params(measure_cpu=False, measure_gpu=False), Context()))
+
+
+def _points(result: Result, key: str = "kernels-model") -> dict:
+    series = result.get_series(key)
+    assert series is not None
+    return {p.extra["entry"]: p for p in series.points}
+
+
+def test_every_catalogue_kernel_gets_one_modelled_point(result):
+    points = _points(result)
+    assert set(points) == set(kernel_catalogue())
+    assert result.get_series("kernels-model").provenance.kind == "modelled"
+
+
+def test_points_carry_intensity_attained_rate_bound_and_distance_below_the_roof(result):
+    spec = load_specs().get("h100-sxm")
+    vector_add = _points(result)["vector_add"]
+    assert vector_add.x == pytest.approx(1 / 12)
+    assert vector_add.extra["bound"] == "memory-bound"
+    assert vector_add.extra["roof_gflop_s"] == pytest.approx(spec.memory_bandwidth_gb_s / 12)
+    assert 80 < vector_add.extra["percent_of_roof"] < 100  # modelled: below only by the launch overhead
+    assert vector_add.y == pytest.approx(vector_add.extra["roof_gflop_s"] * vector_add.extra["percent_of_roof"] / 100)
+    assert vector_add.extra["preset"] == kernel("vector_add").smallest_preset.name
+    matmul = _points(result)["matmul_tiled"]
+    assert matmul.extra["bound"] == "compute-bound" and matmul.x == pytest.approx(4096 / 6)
+
+
+def test_kernels_without_flops_sit_at_zero_and_are_named_in_a_note(result):
+    reduce = _points(result)["reduce_shuffle"]
+    assert (reduce.x, reduce.y) == (0, 0) and reduce.extra["bound"] == "memory-bound"
+    assert reduce.extra["attained_gb_s"] > 0
+    assert any("reduce_shuffle" in note and "floating-point" in note for note in result.notes)
+
+
+def test_the_gpu_roof_is_drawn_from_the_spec_sheet_with_its_ridge(result):
+    spec = load_specs().get("h100-sxm")
+    roof = result.get_series("gpu-roof")
+    assert roof.provenance.kind == "modelled"
+    ridge = next(p for p in roof.points if p.extra["part"] == "ridge")
+    assert ridge.x == pytest.approx(spec.peak_tflops["fp32"] * 1e3 / spec.memory_bandwidth_gb_s)
+    assert ridge.y == pytest.approx(spec.peak_tflops["fp32"] * 1e3)
+    assert roof.points[0].x < min(p.x for p in _points(result).values() if p.x > 0)
+    assert result.get_series("cpu-roof") is None
+
+
+def test_sector_traffic_moves_naive_matmul_left_of_the_ridge():
+    params = roofline.Params(measure_cpu=False, measure_gpu=False, traffic="sectors", elements=1 << 20)
+    points = _points(drive(roofline.run(params, Context())))
+    assert points["matmul_naive"].extra["bound"] == "memory-bound"
+    assert points["matmul_naive"].x == pytest.approx(0.5, rel=0.01)
+    assert points["matmul_tiled"].x == pytest.approx(4, rel=0.01)
+
+
+def test_the_cpu_roof_is_the_measured_peaks_with_provenance_measured(monkeypatch):
+    peaks = CpuPeaks(gflop_s=100.0, gb_s=20.0, gemm_n=1024, triad_elements=1 << 23, triad_method="numexpr")
+    monkeypatch.setattr(roofline, "measure_cpu_peaks", lambda *_args, **_kw: peaks)
+    result = drive(roofline.run(roofline.Params(measure_gpu=False), Context()))
+    cpu = result.get_series("cpu-roof")
+    assert cpu.role == "cpu" and cpu.provenance.kind == "measured"
+    ridge = next(p for p in cpu.points if p.extra["part"] == "ridge")
+    assert (ridge.x, ridge.y) == (pytest.approx(5.0), pytest.approx(100.0))
+    assert cpu.points[0].y == pytest.approx(cpu.points[0].x * 20.0)
+    assert any("100 GFLOP/s" in note for note in result.notes)
+
+
+def test_an_unknown_gpu_is_a_clear_error():
+    with pytest.raises(ExperimentError, match="nope"):
+        drive(roofline.run(roofline.Params(model_gpu="nope", measure_cpu=False), Context()))
+
+
+def test_without_a_gpu_the_result_says_why_there_is_no_measured_series(result):
+    if cuda_status().available:
+        pytest.skip("a GPU is usable here")
+    assert result.get_series("kernels-gpu") is None
+    assert any(cuda_status().reason in note for note in result.notes)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_every_kernel_is_timed_and_placed_under_the_local_roof():
+    params = roofline.Params(measure_cpu=False, elements=1 << 22, repeats=3)
+    result = drive(roofline.run(params, Context()))
+    measured = result.get_series("kernels-gpu")
+    assert measured is not None and measured.provenance.kind == "measured" and measured.role == "gpu"
+    points = _points(result, "kernels-gpu")
+    assert set(points) == set(kernel_catalogue())
+    for point in points.values():
+        assert point.extra["seconds"] > 0
+        if point.extra["bound"] is not None:  # the local GPU is in the spec table
+            assert 0 < point.extra["percent_of_roof"] < 150
+    assert points["vector_add"].extra["attained_gb_s"] > 0
+    assert points["vector_add"].extra["bound"] in ("memory-bound", None)

@@ -1,0 +1,220 @@
+"""The roofline lab: every lab kernel on a log-log chart under a GPU's roof and this CPU's.
+
+The chart (:class:`~ui.widgets.roofline_plot.RooflinePlot`) draws the roofs with their ridge
+points and each kernel as a labelled dot; hovering a dot says whether it is memory- or
+compute-bound and how far below its roof it sits, clicking it opens the kernel in the warp
+visualizer. Beside the chart a list gives every kernel's verdict, those without FLOPs too
+(they have no place on a log chart); clicking a row opens the kernel as well.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from gpulab.results import Point, Result, Series
+from ui.panels.lab_panel import LabPanel
+from ui.widgets.badge import kind_label
+from ui.widgets.live_plot import LivePlot
+from ui.widgets.roofline_plot import RooflinePlot
+
+ENTRY_ROLE = Qt.ItemDataRole.UserRole
+PRESET_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def kernel_series(result: Result) -> Series | None:
+    """The series the verdicts come from: measured on a GPU when there is one, else modelled."""
+    return result.get_series("kernels-gpu") or result.get_series("kernels-model")
+
+
+def rate_text(giga: float, unit: str) -> str:
+    """A rate given in giga-units, in tera-units from 1000 on: 67000 GFLOP/s -> '67 TFLOP/s'."""
+    return f"{giga / 1000:.3g} T{unit}" if giga >= 1000 else f"{giga:.3g} G{unit}"
+
+
+class KernelVerdicts(QWidget):
+    """A caption and a list: kernel, bound, percent of roof; a row click asks to open the kernel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(3)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        column_layout = QVBoxLayout(self)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.addWidget(self.caption)
+        column_layout.addWidget(self.tree, 1)
+
+    def set_headers(self, kernel: str, bound: str, percent: str) -> None:
+        self.tree.setHeaderLabels([kernel, bound, percent])
+
+    def show_points(self, points: list[Point], bound_word: dict[str, str], tooltip: dict[str, str]) -> None:
+        """One row per kernel point (kernel name, short bound word, percent of roof)."""
+        self.tree.clear()
+        for point in points:
+            entry = str(point.extra["entry"])
+            percent = point.extra.get("percent_of_roof")
+            bound = bound_word.get(str(point.extra.get("bound")), "–")
+            item = QTreeWidgetItem([entry, bound, f"{percent:.0f}%" if percent is not None else "–"])
+            item.setData(0, ENTRY_ROLE, entry)
+            item.setData(0, PRESET_ROLE, str(point.extra.get("preset", "")))
+            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            for column in range(3):
+                item.setToolTip(column, tooltip.get(entry, entry))
+            self.tree.addTopLevelItem(item)
+
+    def preferred_width(self) -> int:
+        """Room for the longest kernel name and the two short columns."""
+        chars = self.fontMetrics().averageCharWidth()
+        names = [row[0] for row in self.rows()]
+        longest = max((self.fontMetrics().horizontalAdvance(n) for n in names), default=20 * chars)
+        return longest + self.tree.sizeHintForColumn(1) + self.tree.sizeHintForColumn(2) + 6 * chars
+
+    def rows(self) -> list[list[str]]:
+        """The rows as shown (for tests and scripts)."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [[item.text(c) for c in range(3)] for item in items if item is not None]
+
+
+class RooflinePanel(LabPanel):
+    """Where each lab kernel sits under its roofs, and a way into each one."""
+
+    EXPERIMENT = "roofline"
+
+    def make_plot(self) -> LivePlot:
+        plot = RooflinePlot()
+        plot.describe = self.describe_point
+        plot.kernel_clicked.connect(self.open_kernel)
+        return plot
+
+    def make_view(self) -> QWidget:
+        self.verdicts = KernelVerdicts()
+        self.verdicts.tree.itemClicked.connect(self._row_clicked)
+        chart = QWidget()
+        column = QVBoxLayout(chart)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.plot, 1)
+        column.addWidget(self.legend)
+        column.addWidget(self.notes)
+        view = QSplitter(Qt.Orientation.Horizontal)
+        view.addWidget(chart)
+        view.addWidget(self.verdicts)
+        view.setStretchFactor(0, 3)
+        view.setStretchFactor(1, 1)
+        self.view_splitter = view
+        return view
+
+    def retranslate(self) -> None:
+        self.verdicts.set_headers(self.tr("Kernel"), self.tr("Bound"), self.tr("Roof"))
+        self.verdicts.tree.headerItem().setToolTip(2, self.tr("Percent of the roof above the kernel it reaches"))
+        if self.last_result is None:
+            self.verdicts.caption.setText(self.tr("Run the lab to place every kernel."))
+        super().retranslate()
+
+    def forget_run(self) -> None:
+        super().forget_run()
+        self.verdicts.tree.clear()
+        self.verdicts.caption.setText(self.tr("Run the lab to place every kernel."))
+
+    def _show_module(self) -> None:
+        super()._show_module()
+        if self.module is not None:  # one data type to choose from takes no row
+            fields = [f.name for f in dataclasses.fields(self.module.Params) if f.name != "dtype"]
+            self.form.set_params_type(self.module.Params, fields)
+            self._fit_controls()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.arrange_view()
+
+    def arrange_view(self) -> None:
+        """The list beside the chart where both keep room; under it in a narrow window or large type."""
+        splitter = self.view_splitter
+        chars = max(1, self.fontMetrics().averageCharWidth())
+        narrow = splitter.width() < 110 * chars
+        splitter.setOrientation(Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal)
+        total = splitter.height() if narrow else splitter.width()
+        wanted = int(0.28 * total) if narrow else min(self.verdicts.preferred_width(), int(0.4 * total))
+        splitter.setSizes([max(total - wanted, 1), wanted])
+        if narrow:
+            self.notes.set_lines(2)  # the chart first; the notes scroll
+
+    def _finished(self, result: Result) -> None:
+        # The roofs come with the finished result, not point by point: draw what has not streamed in.
+        for series in result.series:
+            if series.name not in self.plot.curves:
+                for point in series.points:
+                    self.plot.add_point(series.name, point)
+        super()._finished(result)
+
+    # ------------------------------------------------------------ words
+
+    def bound_words(self) -> dict[str, str]:
+        return {"memory-bound": self.tr("memory"), "compute-bound": self.tr("compute")}
+
+    def verdict(self, point: Point) -> str:
+        """'memory-bound, 12% of roof' in the interface language ('' without a roof)."""
+        percent = point.extra.get("percent_of_roof")
+        bound = point.extra.get("bound")
+        if percent is None or bound is None:
+            return self.tr("no roof to compare with")
+        memory = bound == "memory-bound"
+        text = self.tr("memory-bound, %1% of roof") if memory else self.tr("compute-bound, %1% of roof")
+        return text.replace("%1", f"{percent:.0f}")
+
+    def describe_point(self, point: Point, _series: str = "") -> str:
+        """The tooltip of a kernel: its name, verdict, intensity and rate (or bandwidth without FLOPs)."""
+        entry = str(point.extra.get("entry", ""))
+        if point.x > 0:
+            where = self.tr("%1 FLOP/byte, %2 GFLOP/s").replace("%1", f"{point.x:.3g}").replace("%2", f"{point.y:.3g}")
+        else:
+            rate = f"{float(point.extra.get('attained_gb_s', 0.0)):.0f}"
+            where = self.tr("no floating-point work; %1 GB/s").replace("%1", rate)
+        click = self.tr("Click to open it in the warp visualizer.")
+        return f"{entry}: {self.verdict(point)}\n{where}\n{click}"
+
+    # ------------------------------------------------------------ drawing a result
+
+    def decorate(self, result: Result) -> None:
+        super().decorate(result)
+        for series in result.series:
+            ridge = next((p for p in series.points if p.extra.get("part") == "ridge"), None)
+            if ridge is None:
+                continue
+            self.plot.mark_ridge(ridge.x, ridge.y, self.tr("ridge %1").replace("%1", f"{ridge.x:.3g}"))
+            if series.name in self.plot.curves:
+                peak, bandwidth = ridge.extra["peak_gflop_s"], ridge.extra["bandwidth_gb_s"]
+                self.plot.set_series_note(series.name, f"{rate_text(peak, 'FLOP/s')}, {rate_text(bandwidth, 'B/s')}")
+        self._show_verdicts(result)
+
+    def _show_verdicts(self, result: Result) -> None:
+        series = kernel_series(result)
+        if series is None:
+            self.verdicts.tree.clear()
+            return
+        points = list(series.points)
+        tooltips = {str(p.extra["entry"]): self.describe_point(p) for p in points}
+        self.verdicts.show_points(points, self.bound_words(), tooltips)
+        self.arrange_view()
+        self.verdicts.caption.setText(self.tr("Kernels on %1 (%2):").replace("%1", series.provenance.device)
+                                      .replace("%2", kind_label(series.provenance.kind).lower()))  # fmt: skip
+
+    # ------------------------------------------------------------ into the warp visualizer
+
+    def open_kernel(self, entry: str, preset: str = "") -> None:
+        self.services.navigator.open_kernel(entry, preset)
+
+    def _row_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        self.open_kernel(str(item.data(0, ENTRY_ROLE)), str(item.data(0, PRESET_ROLE) or ""))

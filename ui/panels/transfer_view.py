@@ -1,0 +1,217 @@
+"""What the PCIe-transfer panel draws beyond a plain live plot: a GB/s plot that keeps the
+keep-it-on-the-GPU points out of its curves and keeps its link lines in view, and the two bars
+that compare the round trips with one batched copy."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
+
+from gpulab.catalogue import msg
+from gpulab.experiments.transfer import bytes_text
+from gpulab.results import Point, Result, Series
+from ui import i18n
+from ui.theme import current_theme
+from ui.widgets.badge import kind_label
+from ui.widgets.live_plot import LINE_SAMPLES, LivePlot, SeriesLegend, series_title
+
+
+def is_batch_point(point: Point) -> bool:
+    """A keep-it-on-the-GPU point (it says how many copies it took): shown as bars, not as a curve."""
+    return "copies" in point.extra
+
+
+class TransferPlot(LivePlot):
+    """GB/s against bytes per copy, log x with a tick at every size run; the batching points are
+    left to the bars, and :meth:`reach` keeps a line above the points (a link's rate) in view."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, log_x=True, log_y=False, x_text=bytes_text)
+        self.y_reach = 0.0
+        self.point_labels: list[pg.TextItem] = []
+        self.pending_kinds: dict[str, str] = {}  # kinds told before a series' first point
+
+    def add_point(self, series: str, point: Point) -> None:
+        if is_batch_point(point):
+            return
+        new = series not in self.curves
+        super().add_point(series, point)
+        if new and series in self.pending_kinds:
+            super().set_kind(series, self.pending_kinds.pop(series))
+
+    def set_kind(self, series: str, kind: str) -> None:
+        """A series' kind comes before its first point: kept until that point shows it is a curve
+        (a keep-it-on-the-GPU series never becomes one)."""
+        if series not in self.curves:
+            self.pending_kinds[series] = kind
+            return
+        super().set_kind(series, kind)
+
+    def reach(self, y: float) -> None:
+        """Keep ``y`` (and a label's height above it) inside the view from now on."""
+        self.y_reach = y
+        self._fit_to_points()
+
+    def _fit_to_points(self) -> None:
+        super()._fit_to_points()
+        ((x_low, x_high), (y_low, y_high)) = self.getViewBox().viewRange()
+        if not self.series:
+            return
+        self.setXRange(x_low, x_high + 0.1, padding=0)  # room for the last point's percentage
+        if self.y_reach and self.y_reach * 1.15 > y_high:
+            self.setYRange(min(y_low, 0.0), self.y_reach * 1.15, padding=0)
+
+    def label_points(self, points: list[Point], texts: list[str]) -> None:
+        """A small text above each of ``points`` (their percent of the link), in the theme's colours."""
+        self.clear_point_labels()
+        theme = current_theme()
+        font = QFont()
+        font.setPointSize(max(8, theme.font_pt - 2))
+        for point, text in zip(points, texts, strict=True):
+            label = pg.TextItem(text, color=theme.text, anchor=(0.5, 1.15))
+            label.setFont(font)
+            label.setPos(_log10(point.x) if self.log_x else point.x, point.y)
+            self.addItem(label, ignoreBounds=True)
+            self.point_labels.append(label)
+
+    def clear_point_labels(self) -> None:
+        for label in self.point_labels:
+            self.removeItem(label)
+        self.point_labels.clear()
+
+    def clear_series(self) -> None:
+        self.y_reach = 0.0
+        self.point_labels = []  # the plot's clear() has removed them
+        self.pending_kinds = {}
+        super().clear_series()
+
+
+def _log10(x: float) -> float:
+    return math.log10(x) if x > 0 else 0.0
+
+
+def spread_out(points: list[Point], at_most: int) -> list[Point]:
+    """At most ``at_most`` of ``points``, evenly spaced, always with the last (the largest copy)."""
+    if len(points) <= at_most:
+        return points
+    step = -(-len(points) // at_most)
+    return points[::-1][::step][::-1]
+
+
+class GroupedLegend(SeriesLegend):
+    """The legend with each provenance word said once: "MEASURED: ━ a ━ b   MODELLED: ┅ c ┅ d". Six
+    modelled links with "— MODELLED" after each would take the plot's room in projector type."""
+
+    def refresh(self) -> None:
+        groups: dict[str, list[str]] = {}
+        for name, colour, kind in self.plot.legend_entries():
+            sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
+            note = self.plot.legend_note(name)
+            entry = f"{sample}&nbsp;{escape(series_title(name, kind))}" + (f" ({escape(note)})" if note else "")
+            groups.setdefault(kind, []).append(entry)
+        colon = i18n.localized(": ", "：")
+        lines = [(f"<b>{escape(kind_label(kind))}</b>{colon}" if kind else "") + "&nbsp;&nbsp; ".join(entries)
+                 for kind, entries in groups.items()]  # fmt: skip
+        self.setText("<br>".join(lines))
+        self.setVisible(bool(lines))
+
+
+# ------------------------------------------------------------------ the batching bars
+
+
+class Bar(QWidget):
+    """One horizontal bar, ``fraction`` of the widget's width, in the theme's highlight colour."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fraction = 0.0
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_fraction(self, fraction: float) -> None:
+        self.fraction = min(max(fraction, 0.0), 1.0)
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(120, max(12, int(1.2 * self.fontMetrics().height())))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        theme = current_theme()
+        painter.setPen(QColor(theme.muted))
+        painter.drawRect(0, 0, self.width() - 1, self.height() - 1)
+        width = max(3, int(self.fraction * (self.width() - 2))) if self.fraction > 0 else 0
+        painter.fillRect(1, 1, width, self.height() - 2, QColor(theme.highlight))
+        painter.end()
+
+
+class BatchBars(QWidget):
+    """Keep it on the GPU: the total time of N round trips and of one batched copy as two bars,
+    their times in ms, and how many times faster the batch is (measured when there is a measurement)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.names = [QLabel(), QLabel()]
+        self.bars = [Bar(), Bar()]
+        self.times = [QLabel(), QLabel()]
+        self.why = QLabel()
+        self.why.setWordWrap(True)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.title, 0, 0, 1, 2)
+        for row, (name, bar, seconds) in enumerate(zip(self.names, self.bars, self.times, strict=True)):
+            name.setWordWrap(True)  # a long name wraps: the panel must not grow wider than the window
+            grid.addWidget(name, 1 + 2 * row, 0)
+            grid.addWidget(seconds, 1 + 2 * row, 1, Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(bar, 2 + 2 * row, 0, 1, 2)  # the bar under its name, the whole width
+        grid.addWidget(self.why, 5, 0, 1, 2)
+        grid.setColumnStretch(0, 1)
+        self.pair: tuple[Series, Series] | None = None
+        self.hide()
+
+    def show_result(self, result: Result | None) -> None:
+        """The result's measured pair (``batch-*``), else its modelled one; hidden when it has neither."""
+        self.pair = batch_pair(result) if result is not None else None
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        if self.pair is None:
+            self.hide()
+            return
+        many, one = self.pair
+        many_s, one_s = many.points[0].extra["seconds"], one.points[0].extra["seconds"]
+        kind = i18n.engine_message(msg(f"provenance.{many.provenance.kind}"))
+        ratio = f"{many_s / one_s:.0f}" if one_s > 0 else "?"
+        self.title.setText(self.tr("<b>Keep it on the GPU</b> (%1): one batch is %2× faster")
+                           .replace("%1", kind).replace("%2", ratio))  # fmt: skip
+        for name, bar, label, series, seconds in zip(self.names, self.bars, self.times, self.pair, (many_s, one_s),
+                                                     strict=True):  # fmt: skip
+            name.setText(i18n.engine_message(series.label) if series.label is not None else series.name)
+            bar.set_fraction(seconds / max(many_s, one_s) if max(many_s, one_s) > 0 else 0.0)
+            label.setText(f"{seconds * 1e3:.2f} ms")
+        self.why.setText(self.tr("The same bytes cross the link either way, but every copy pays a fixed start-up "
+                                 "cost: many small copies pay it many times. Batch small pieces, and leave data "
+                                 "on the GPU between steps."))  # fmt: skip
+        self.show()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def batch_pair(result: Any) -> tuple[Series, Series] | None:
+    """(round trips, one batch) of ``result``: measured when both were measured, else modelled."""
+    by_key = {s.key: s for s in result.series if s.points}
+    for prefix in ("batch-", "model-batch-"):
+        many, one = by_key.get(f"{prefix}round-trips"), by_key.get(f"{prefix}one-copy")
+        if many is not None and one is not None:
+            return many, one
+    return None

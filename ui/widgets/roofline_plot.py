@@ -1,0 +1,207 @@
+"""A log-log roofline chart: roofs as lines with their ridge points, kernels as labelled dots.
+
+It is a :class:`~ui.widgets.live_plot.LivePlot` (points arrive one by one, provenance styles a
+series, the legend and export work as on every lab plot) that draws its series its own way:
+a series whose points carry ``extra["part"]`` is a roof (a line through its foot, ridge and
+right edge), one whose points carry ``extra["entry"]`` is a set of kernels (dots without a
+line, each with its short name). Points at zero (a kernel without FLOPs) have no place on a
+log chart and are left out. Hovering a kernel shows ``describe(point)`` as a tooltip; clicking
+one emits :attr:`kernel_clicked` with its entry and launch preset.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QCursor, QFont
+from PySide6.QtWidgets import QToolTip, QWidget
+
+from gpulab.results import Point
+from ui.theme import current_theme
+from ui.widgets.live_plot import LivePlot
+
+PICK_RADIUS_PX = 14  # a click or hover this close to a kernel's dot is on it
+SAME_SPOT_PX = 6  # kernels closer than this share one label ("matmul_naive, matmul_tiled")
+
+
+class RooflinePlot(LivePlot):
+    """Roofs and kernel points on log-log axes."""
+
+    kernel_clicked = Signal(str, str)  # kernel entry, launch preset
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, log_x=True, log_y=True)
+        self.kernel_series: set[str] = set()
+        self.roof_series: set[str] = set()
+        self.kernel_labels: list[pg.TextItem] = []
+        self.ridge_items: list[Any] = []
+        self.describe: Callable[[Point, str], str] = lambda point, _series: str(point.extra.get("entry", ""))
+        self.scene().sigMouseMoved.connect(self._hovered)
+        self.scene().sigMouseClicked.connect(self._clicked)
+
+    # ------------------------------------------------------------ series
+
+    def add_point(self, series: str, point: Point) -> None:
+        if "entry" in point.extra:
+            self.kernel_series.add(series)
+        elif "part" in point.extra:
+            self.roof_series.add(series)
+        super().add_point(series, point)
+
+    def clear_series(self) -> None:
+        self._remove_labels()
+        self.kernel_series.clear()
+        self.roof_series.clear()
+        super().clear_series()
+
+    def _style_curve(self, series: str) -> None:
+        super()._style_curve(series)
+        curve = self.curves[series]
+        if series in self.kernel_series:  # dots only: a line between kernels means nothing
+            colour = curve.opts["pen"].color()
+            curve.setPen(None)
+            curve.setSymbolSize(16 if current_theme().name == "projector" else 12)
+            curve.setSymbolPen(pg.mkPen(colour, width=2))
+        elif series in self.roof_series:
+            curve.setSymbol(None)
+
+    def legend_entries(self) -> list[tuple[str, str, str]]:
+        """As on every plot, but a kernel series (no line of its own) takes its dots' colour."""
+        entries = []
+        for name, curve in self.curves.items():
+            pen = curve.opts["symbolPen"] if name in self.kernel_series else curve.opts["pen"]
+            colour = pg.mkPen(pen).color().name()
+            entries.append((self.labels.get(name, name), colour, self.kinds.get(name, "")))
+        return entries
+
+    def placed_points(self, series: str) -> list[Point]:
+        """The points of ``series`` a log chart can show (both coordinates above zero)."""
+        return [p for p in self.series.get(series, ()) if p.x > 0 and p.y > 0 and math.isfinite(p.x)]
+
+    def redraw(self) -> None:
+        if not self._dirty:
+            self._timer.stop()
+            return
+        self._dirty = False
+        for name, curve in self.curves.items():
+            points = self.placed_points(name)
+            curve.setData([p.x for p in points], [p.y for p in points])
+        self._fit_view()
+        self._place_labels()
+        self._side_markers()
+
+    def _fit_view(self) -> None:
+        """The roofs' whole width, and every roof and dot with room above for the labels (they sit
+        above their dots; the ridge's words sit under its diamond)."""
+        roofs = [p for s in self.roof_series for p in self.placed_points(s)]
+        shown = roofs + [p for s in self.kernel_series for p in self.placed_points(s)]
+        if not roofs:
+            return
+        xs = [math.log10(p.x) for p in roofs]
+        ys = [math.log10(p.y) for p in shown]
+        low, high = min(ys), max(ys)
+        self.setRange(xRange=(min(xs), max(xs)), yRange=(low - 0.05 * (high - low), high + 0.22 * (high - low)),
+                      padding=0)  # fmt: skip
+
+    # ------------------------------------------------------------ labels and ridges
+
+    def _remove_labels(self) -> None:
+        for item in self.kernel_labels:
+            self.removeItem(item)
+        self.kernel_labels.clear()
+
+    def _label_font(self) -> QFont:
+        font = QFont()
+        font.setPointSize(max(8, current_theme().font_pt - 2))
+        return font
+
+    def _place_labels(self) -> None:
+        """One label per spot: kernels at (nearly) the same place share it."""
+        self._remove_labels()
+        spots: list[tuple[QPointF, list[str]]] = []
+        for series in self.kernel_series:
+            for point in self.placed_points(series):
+                at = self.view_position(point)
+                near = next((s for s in spots if _distance(self.to_pixels(s[0]), self.to_pixels(at)) < SAME_SPOT_PX),
+                            None)  # fmt: skip
+                name = str(point.extra["label"])
+                if near is None:
+                    spots.append((at, [name]))
+                elif name not in near[1]:
+                    near[1].append(name)
+        theme = current_theme()
+        (x_low, x_high), _ = self.getViewBox().viewRange()
+        for at, names in spots:
+            right_side = at.x() > x_low + 0.7 * (x_high - x_low)  # near the right edge: the label goes left
+            item = pg.TextItem(", ".join(names), color=theme.text, anchor=(1.0 if right_side else 0.0, 1.0))
+            item.setFont(self._label_font())
+            item.setPos(at)
+            self.addItem(item, ignoreBounds=True)
+            self.kernel_labels.append(item)
+
+    def mark_ridge(self, x: float, y: float, text: str) -> None:
+        """A diamond on a roof's ridge point and a few words beside it (cleared with the decorations)."""
+        theme = current_theme()
+        at = QPointF(math.log10(x), math.log10(y))
+        size = 18 if theme.name == "projector" else 13
+        dot = pg.ScatterPlotItem([at.x()], [at.y()], symbol="d", size=size, pen=pg.mkPen(theme.text, width=2),
+                                 brush=pg.mkBrush(theme.base))  # fmt: skip
+        label = pg.TextItem(text, color=theme.text, anchor=(0.5, 0.0))
+        label.setFont(self._label_font())
+        label.setPos(at)
+        for item in (dot, label):
+            self.addItem(item, ignoreBounds=True)
+            self.ridge_items.append(item)
+
+    def clear_decorations(self) -> None:
+        for item in self.ridge_items:
+            self.removeItem(item)
+        self.ridge_items.clear()
+        super().clear_decorations()
+
+    def restyle(self) -> None:
+        super().restyle()
+        self._dirty = True
+        self.redraw()
+
+    # ------------------------------------------------------------ finding a kernel under the mouse
+
+    def view_position(self, point: Point) -> QPointF:
+        return QPointF(math.log10(point.x), math.log10(point.y))
+
+    def to_pixels(self, view: QPointF) -> QPointF:
+        """A position in the view's (log) units as a position in the widget's viewport."""
+        return self.mapFromScene(self.getViewBox().mapViewToScene(view)).toPointF()
+
+    def kernel_at(self, pixel: QPointF) -> tuple[Point, str] | None:
+        """The kernel point nearest ``pixel`` (viewport coordinates) within the pick radius."""
+        best: tuple[float, Point, str] | None = None
+        for series in self.kernel_series:
+            for point in self.placed_points(series):
+                gap = _distance(self.to_pixels(self.view_position(point)), pixel)
+                if gap <= PICK_RADIUS_PX and (best is None or gap < best[0]):
+                    best = (gap, point, series)
+        return None if best is None else (best[1], best[2])
+
+    def _hovered(self, scene_pos: QPointF) -> None:
+        found = self.kernel_at(self.mapFromScene(scene_pos).toPointF())
+        if found is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(QCursor.pos(), self.describe(*found), self)
+
+    def _clicked(self, event: Any) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        found = self.kernel_at(self.mapFromScene(event.scenePos()).toPointF())
+        if found is not None:
+            point = found[0]
+            self.kernel_clicked.emit(str(point.extra["entry"]), str(point.extra.get("preset", "")))
+
+
+def _distance(a: QPointF, b: QPointF) -> float:
+    return math.hypot(a.x() - b.x(), a.y() - b.y())

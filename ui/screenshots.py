@@ -43,6 +43,15 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_bandwidth(panel) -> None:
+    from gpulab.experiments import bandwidth
+
+    sizes = panel.editors["working_sets"]
+    sizes.combo.setCurrentIndex(sizes.values.index(dict(bandwidth.WORKING_SETS)["quick"]))
+    panel.editors["seconds_per_point"].setText("0.01")
+    panel.run_button.click()
+
+
 def _run_access_pattern(panel) -> None:
     panel.editors["n"].setText("512")  # the quickest emulation; every case still shows
     panel.run_button.click()
@@ -80,6 +89,7 @@ RUNS: dict[str, Callable | None] = {
     "transfer": _run_transfer,
     "launch": _run_launch,
     "precision": _run_precision,
+    "bandwidth": _run_bandwidth,
 }
 
 

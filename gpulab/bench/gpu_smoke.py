@@ -6,6 +6,7 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 * ``info.json``                  ``gpulab info --json``
 * ``pytest-gpu.log``, ``.xml``   ``pytest -m gpu`` and its JUnit report
 * ``run-NAME.json``, ``.log``    every experiment at small sizes, ``--json``
+* ``bench-memory.log``           ``gpulab bench memory``: the STREAM triad against the spec bandwidth
 * ``run-transfer-full.json``     the transfer lab's full sweep, 4 KiB ... 1 GiB (its target: < 60 s;
                                  and pinned host-to-GPU at 256 MiB >= 80% of the link, from run-transfer.json)
 * ``run-launch.json``            the launch lab's default sweep, K = 1 ... 10,000 (its target: < 60 s, the run
@@ -44,6 +45,8 @@ SMALL_RUNS: dict[str, list[str]] = {
     "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
     "precision": ["sizes=256,1024", "gpu_size=4096", "repeats=3"],
     "launch": [],  # the default sweep, K = 1 ... 10,000: it must end within the run step's 60 s
+    "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
+                  "seconds_per_point=0.05"],
 }
 
 # The launch lab's targets, read from run-launch.json: at the largest K the per-launch cost of queued launches
@@ -57,7 +60,8 @@ LAUNCH_GRAPH_FROM_K = 100
 TRANSFER_TARGET_PERCENT = 80.0
 TRANSFER_FULL_SWEEP = ["sizes=" + ",".join(str(1 << e) for e in range(12, 31))]
 
-STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "transfer-full": 60.0}
+STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "transfer-full": 60.0,
+                  "bench": 90.0}
 
 
 @dataclass
@@ -188,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
         _transfer_steps(smoke, gpulab)
         _launch_steps(smoke)
+        smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
+                  STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

@@ -25,6 +25,7 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "matmul": {"sizes": "256,1024,2048", "repeats": "2"},
     "vector-add": {},
     "divergence": {},
+    "bandwidth": {"working_sets": "2^12,2^20,2^30", "operations": "copy,mul,add,triad,dot", "seconds_per_point": ".05"},
 }
 
 

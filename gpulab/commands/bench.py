@@ -12,6 +12,7 @@ from gpulab import frontend
 BENCHES = {
     "fuzz": "gpulab.bench.fuzz",
     "gpu-smoke": "gpulab.bench.gpu_smoke",
+    "memory": "gpulab.bench.memory",
     "simt": "gpulab.bench.simt",
     "sweep": "gpulab.bench.sweep",
 }

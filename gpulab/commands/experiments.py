@@ -134,4 +134,7 @@ def _point_words(point: Point) -> tuple[str, str]:
     label = point.extra.get("label")
     bound, percent = point.extra.get("bound"), point.extra.get("percent_of_roof")
     verdict = f"  {bound}, {percent:.0f}% of roof" if bound and percent is not None else ""
+    peak = point.extra.get("percent_of_peak")
+    if not verdict and peak is not None:
+        verdict = f"  ({peak:.0f}% of peak)"  # on screen, not only in the JSON
     return (f"{label}: " if label else ""), verdict

@@ -46,6 +46,7 @@ REGISTRY: dict[str, str] = {
     "roofline": "gpulab.experiments.roofline",
     "transfer": "gpulab.experiments.transfer",
     "launch": "gpulab.experiments.launch",
+    "bandwidth": "gpulab.experiments.bandwidth",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -35,6 +35,29 @@
     </message>
 </context>
 <context>
+    <name>BandwidthPanel</name>
+    <message>
+        <source>GPU L2</source>
+        <translation>GPU L2</translation>
+    </message>
+    <message>
+        <source>%1% of ceiling</source>
+        <translation>%1% of ceiling</translation>
+    </message>
+    <message>
+        <source>, %1% of DRAM</source>
+        <translation>, %1% of DRAM</translation>
+    </message>
+    <message>
+        <source>CPU best triad %1 GB/s</source>
+        <translation>CPU best triad %1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 spec %2 GB/s</source>
+        <translation>%1 spec %2 GB/s</translation>
+    </message>
+</context>
+<context>
     <name>BatchBars</name>
     <message>
         <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
@@ -813,6 +836,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>Warp visualizer</translation>
+    </message>
+    <message>
+        <source>Memory wall</source>
+        <translation>Memory wall</translation>
     </message>
     <message>
         <source>Roofline</source>

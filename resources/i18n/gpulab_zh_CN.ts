@@ -36,6 +36,29 @@
     </message>
 </context>
 <context>
+    <name>BandwidthPanel</name>
+    <message>
+        <source>GPU L2</source>
+        <translation>GPU L2 缓存</translation>
+    </message>
+    <message>
+        <source>%1% of ceiling</source>
+        <translation>上限的 %1%</translation>
+    </message>
+    <message>
+        <source>, %1% of DRAM</source>
+        <translation>，内存理论速率的 %1%</translation>
+    </message>
+    <message>
+        <source>CPU best triad %1 GB/s</source>
+        <translation>CPU 最佳 triad %1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 spec %2 GB/s</source>
+        <translation>%1 规格 %2 GB/s</translation>
+    </message>
+</context>
+<context>
     <name>BatchBars</name>
     <message>
         <source>&lt;b&gt;Keep it on the GPU&lt;/b&gt; (%1): one batch is %2× faster</source>
@@ -814,6 +837,10 @@
     <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
+    </message>
+    <message>
+        <source>Memory wall</source>
+        <translation>内存墙</translation>
     </message>
     <message>
         <source>Roofline</source>

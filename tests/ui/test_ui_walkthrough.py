@@ -99,6 +99,13 @@ def walk_precision(qtbot, window, panel) -> None:
     wait_idle(qtbot, window)
     assert panel.last_result is not None and panel.last_result.experiment == "precision"
     assert panel.table.rows()  # one row per format
+def walk_bandwidth(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["working_sets"].edit, "4096, 2^20")
+    type_into(qtbot, panel.editors["seconds_per_point"], "0.001")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "bandwidth"
+    assert panel.plot.curves and panel.plot.levels  # the CPU's and the GPU's ceilings
 
 
 WALKS = {
@@ -111,6 +118,7 @@ WALKS = {
     "transfer": walk_transfer,
     "launch": walk_launch,
     "precision": walk_precision,
+    "bandwidth": walk_bandwidth,
 }
 
 

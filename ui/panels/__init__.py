@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 
 from ui.panels.access_pattern import AccessPatternPanel
+from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
@@ -57,6 +58,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
+    PanelSpec("bandwidth", lambda: translate("Panels", "Memory wall"), BandwidthPanel, "memory"),
     PanelSpec("access-pattern", lambda: translate("Panels", "Access patterns"), AccessPatternPanel, "memory"),
     PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
     PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),

@@ -118,7 +118,7 @@ def field_editor(params_type: type, field: dataclasses.Field[Any], default: Any)
         box.setChecked(bool(default))
         return box
     choices = experiments.choices(params_type, field.name)
-    if choices:
+    if choices and typing.get_origin(hint) is not tuple:  # several of them: typed
         return _choice_combo([(str(c), str(c)) for c in choices], default)
     gpus = _spec_table_items() if field.name in SPEC_TABLE_FIELDS else []
     if gpus:

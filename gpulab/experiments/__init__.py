@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
+    "streams": "gpulab.experiments.streams",
 }
 
 __all__ = [

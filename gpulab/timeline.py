@@ -29,6 +29,7 @@ __all__ = [
     "op_from_json",
     "op_to_json",
     "ops_from_json",
+    "ops_of",
     "ops_to_json",
     "overlap_seconds",
     "row_keys",

@@ -336,35 +336,32 @@ def stage_seconds(ops: Sequence[TimelineOp]) -> dict[str, float]:
 
 
 def ideal_seconds(ops: Sequence[TimelineOp]) -> float:
-    """The shortest a pipeline of these ops could take: its busiest engine's busy time, plus filling and
-    draining the pipeline (one chunk's stages other than its longest)."""
-    busiest = max((busy_seconds(ops, engine) for engine in {op.engine for op in ops}), default=0.0)
-    stages = list(stage_seconds(ops).values())
-    return busiest + sum(stages) - max(stages, default=0.0)
+    """The shortest a pipeline of these ops could take: for the busiest engine, its busy time plus
+    one chunk's stages on the other engines (filling and draining the pipeline)."""
+    stages = stage_seconds(ops)
+    engine_of_kind = {op.kind: op.engine for op in ops}
+    return max((busy_seconds(ops, engine) + sum(t for kind, t in stages.items() if engine_of_kind[kind] != engine)
+                for engine in {op.engine for op in ops}), default=0.0)  # fmt: skip
 
 
 def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None = None) -> list[Message]:
-    """Why a timeline overlaps (one message) or what stops it (one message per cause found); and,
-    either way, whether the kernels set the pace. ``baseline_s`` is the one-stream time, for the speedup."""
+    """Whether a timeline overlaps (one message) or what stops it (one message per cause found),
+    then what limits it whether or not it overlaps: chunks so small that fixed per-call costs rule,
+    the SMs filled by every kernel, one copy engine for both directions.
+    ``baseline_s``: the one-stream time, for the speedup."""
     span = span_seconds(ops)
     if span <= 0:
         return []
-    messages: list[Message] = []
+    limits = _limits(setup, ops, span)
     if span <= OVERLAP_SLACK * ideal_seconds(ops):
         speedup = f"{baseline_s / span:.1f}" if baseline_s else "?"
-        messages.append(msg("streams.diagnosis.overlapping", percent=f"{overlap_seconds(ops) / span:.0%}",
-                            speedup=speedup))
+        found = [msg("streams.diagnosis.overlapping", percent=f"{overlap_seconds(ops) / span:.0%}", speedup=speedup)]
     else:
-        messages += _causes(setup, ops) or [msg("streams.diagnosis.unexplained")]
-    if setup.streams > 1 and setup.kernel_sm_share >= 1 and busy_seconds(ops, "compute") >= PACE_SHARE * span:
-        messages.append(msg("streams.diagnosis.kernel-fills-gpu"))
-    return messages
+        found = _causes(setup) or ([] if limits else [msg("streams.diagnosis.unexplained")])
+    return found + limits
 
 
-def _causes(setup: Setup, ops: Sequence[TimelineOp]) -> list[Message]:
-    kinds = {op.kind for op in ops}
-    stages = stage_seconds(ops)
-    longest = max(stages.values(), default=0.0)
+def _causes(setup: Setup) -> list[Message]:
     causes = []
     if setup.streams <= 1:
         causes.append(msg("streams.diagnosis.one-stream"))
@@ -372,8 +369,19 @@ def _causes(setup: Setup, ops: Sequence[TimelineOp]) -> list[Message]:
         causes.append(msg("streams.diagnosis.pageable"))
     if setup.kernels_on_default:
         causes.append(msg("streams.diagnosis.default-stream"))
-    if setup.copy_engines == 1 and {"h2d", "d2h"} <= kinds:
-        causes.append(msg("streams.diagnosis.one-copy-engine"))
-    if longest < max(SMALL_STAGE_S, 3 * setup.issue_s):
-        causes.append(msg("streams.diagnosis.small-chunks", number=f"{longest * 1e6:.0f}"))
     return causes
+
+
+def _limits(setup: Setup, ops: Sequence[TimelineOp], span: float) -> list[Message]:
+    found = []
+    longest = max(stage_seconds(ops).values(), default=0.0)
+    if longest < max(SMALL_STAGE_S, 3 * setup.issue_s):
+        found.append(msg("streams.diagnosis.small-chunks", number=f"{longest * 1e6:.0f}"))
+    if setup.streams <= 1:
+        return found
+    if setup.kernel_sm_share >= 1 and busy_seconds(ops, "compute") >= PACE_SHARE * span:
+        found.append(msg("streams.diagnosis.kernel-fills-gpu"))
+    if setup.copy_engines == 1 and {"h2d", "d2h"} <= {op.kind for op in ops} \
+            and busy_seconds(ops, "copy") >= PACE_SHARE * span:  # fmt: skip
+        found.append(msg("streams.diagnosis.one-copy-engine"))
+    return found

@@ -35,7 +35,10 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
+    "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1", "repeats=3"],  # the balanced size
 }
+
+STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel
 
 STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0}
 
@@ -126,6 +129,19 @@ def compare_kernels(out_file: Path) -> int:
     return 1 if bad else 0
 
 
+def streams_overlap_step(path: Path) -> Step:
+    """The streams lab's target, read from its run: measured 4-stream pinned speedup over 1 stream."""
+    name = f"streams overlap >= {STREAMS_TARGET_SPEEDUP}x"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pinned = next(s for s in data["series"] if s["key"] == "pinned" and s["provenance"]["kind"] == "measured")
+        speedup = float(pinned["points"][0]["extra"]["speedup"])
+    except (OSError, ValueError, KeyError, IndexError, StopIteration) as exc:
+        return Step(name, "failed", 0.0, f"no measured speedup in {path.name} ({type(exc).__name__})")
+    status = "ok" if speedup >= STREAMS_TARGET_SPEEDUP else "failed"
+    return Step(name, status, 0.0, f"4 streams, pinned: {speedup:.2f}x faster than 1 stream")
+
+
 def gpu_status() -> tuple[bool, str]:
     from gpulab import cuda
 
@@ -166,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             sets = [item for a in assignments for item in ("--set", a)]
             smoke.run(f"run {name}", [*gpulab, "run", name, "--quiet", *sets, "--json",
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
+        smoke.steps.append(streams_overlap_step(out / "run-streams.json"))
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

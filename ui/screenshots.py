@@ -49,6 +49,7 @@ RUNS: dict[str, Callable | None] = {
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
 }
 
 

@@ -35,7 +35,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
-    "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1", "repeats=3"],  # the balanced size
+    "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel

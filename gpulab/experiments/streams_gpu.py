@@ -28,7 +28,7 @@ import numpy as np
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
 from gpulab.experiments.base import Context
-from gpulab.experiments.streams import CONFIGURATIONS, KERNEL, Configuration, Params, Timeline
+from gpulab.experiments.streams import CONFIGURATIONS, KERNEL, REPEATS, Configuration, Params, Timeline
 from gpulab.model import streams as model
 from gpulab.results import Provenance
 from gpulab.timeline import TimelineOp
@@ -204,7 +204,7 @@ def _chunks_that_fit(cupy: Any, params: Params, notes: list[Message | Note]) -> 
 
 def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
                        ) -> Iterator[tuple[Configuration, Timeline]]:  # fmt: skip
-    """Each configuration measured on the context's GPU: the run with the median total of ``repeats``."""
+    """Each configuration measured on the context's GPU: the run with the median total of :data:`REPEATS`."""
     cupy = cuda.require_cupy()
     device = ctx.device_index or 0
     with cupy.cuda.Device(device):
@@ -229,6 +229,6 @@ def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
         for config in CONFIGURATIONS:
             ctx.check_cancelled()
             steps = _program(config, params, buffers, launch, streams, cupy.cuda.Stream.null)
-            runs = [_run_once(cupy, steps, engines) for _ in range(WARMUP_RUNS + params.repeats)][WARMUP_RUNS:]
+            runs = [_run_once(cupy, steps, engines) for _ in range(WARMUP_RUNS + REPEATS)][WARMUP_RUNS:]
             ops, host_s = _median_run(runs)
             yield config, Timeline(ops, config.setup(params, share, host_s, engines), {**facts, "host_call_s": host_s})

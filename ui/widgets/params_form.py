@@ -31,6 +31,9 @@ def preset_title(key: str) -> str:
         "standard": translate("ParamsForm", "Standard"),
         "large": translate("ParamsForm", "Large"),
         "huge": translate("ParamsForm", "Huge"),
+        "balanced": translate("ParamsForm", "Balanced"),
+        "copy-heavy": translate("ParamsForm", "Copies longer"),
+        "kernel-heavy": translate("ParamsForm", "Kernel longer"),
     }
     return titles.get(key, key)
 

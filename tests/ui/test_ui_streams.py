@@ -4,6 +4,8 @@ Chinese; and the timeline widget on its own, from synthetic ops."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QToolTip
 
@@ -49,7 +51,7 @@ def test_clicking_the_pageable_row_shows_its_serial_timeline_and_says_why(qtbot,
     assert panel.chosen().point.extra["configuration"] == "pageable"
     assert "Pageable memory" in panel.diagnosis.text()
     bars = sorted(panel.chart.bar_rects(), key=lambda item: item[0].left())
-    assert all(a[0].right() <= b[0].left() + 1 for a, b in zip(bars, bars[1:], strict=False))  # one after another
+    assert all(a[0].right() <= b[0].left() + 1 for a, b in pairwise(bars))  # one after another
     assert max(rect.right() for rect, _op in bars) > pinned_right  # the same time scale: it ends later
     _click_row(qtbot, panel, 3)
     assert "default stream" in panel.diagnosis.text()

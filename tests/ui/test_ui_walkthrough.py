@@ -58,11 +58,20 @@ def walk_warp(qtbot, window, panel) -> None:
     assert panel.cursor == before + 1
 
 
+def walk_streams(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["chunks"], "4")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "streams"
+    assert panel.chart.bar_rects() and panel.diagnosis.text()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
+    "streams": walk_streams,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -152,6 +152,11 @@ class StreamsPanel(LabPanel):
         self.table.setHeaderLabels([self.tr("Configuration"), self.tr("Total"), self.tr("Speedup")])
         self.chart.set_empty_text(self.tr("Press Run: each configuration's timeline appears here."))
         self._fill_table()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange) and hasattr(self, "chart"):
+            self.show_chosen()  # the diagnosis box takes the new theme's colours
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

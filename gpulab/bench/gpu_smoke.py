@@ -47,7 +47,10 @@ SMALL_RUNS: dict[str, list[str]] = {
     "launch": [],  # the default sweep, K = 1 ... 10,000: it must end within the run step's 60 s
     "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
                   "seconds_per_point=0.05"],
+    "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
 }
+
+STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel
 
 # The launch lab's targets, read from run-launch.json: at the largest K the per-launch cost of queued launches
 # from CUDA events and from the wall clock agree within this fraction; a graph replay costs less per kernel
@@ -150,6 +153,19 @@ def compare_kernels(out_file: Path) -> int:
     return 1 if bad else 0
 
 
+def streams_overlap_step(path: Path) -> Step:
+    """The streams lab's target, read from its run: measured 4-stream pinned speedup over 1 stream."""
+    name = f"streams overlap >= {STREAMS_TARGET_SPEEDUP}x"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pinned = next(s for s in data["series"] if s["key"] == "pinned" and s["provenance"]["kind"] == "measured")
+        speedup = float(pinned["points"][0]["extra"]["speedup"])
+    except (OSError, ValueError, KeyError, IndexError, StopIteration) as exc:
+        return Step(name, "failed", 0.0, f"no measured speedup in {path.name} ({type(exc).__name__})")
+    status = "ok" if speedup >= STREAMS_TARGET_SPEEDUP else "failed"
+    return Step(name, status, 0.0, f"4 streams, pinned: {speedup:.2f}x faster than 1 stream")
+
+
 def gpu_status() -> tuple[bool, str]:
     from gpulab import cuda
 
@@ -194,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         _launch_steps(smoke)
         smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
                   STEP_TIMEOUT_S["bench"], "bench-memory.log")
+        smoke.steps.append(streams_overlap_step(out / "run-streams.json"))
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

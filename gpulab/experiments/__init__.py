@@ -47,6 +47,7 @@ REGISTRY: dict[str, str] = {
     "transfer": "gpulab.experiments.transfer",
     "launch": "gpulab.experiments.launch",
     "bandwidth": "gpulab.experiments.bandwidth",
+    "streams": "gpulab.experiments.streams",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

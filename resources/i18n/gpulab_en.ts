@@ -850,6 +850,10 @@
         <translation>PCIe transfers</translation>
     </message>
     <message>
+        <source>Stream overlap</source>
+        <translation>Stream overlap</translation>
+    </message>
+    <message>
         <source>Launch overhead &amp; CUDA Graphs</source>
         <translation>Launch overhead &amp; CUDA Graphs</translation>
     </message>
@@ -887,6 +891,18 @@
     <message>
         <source>Full</source>
         <translation>Full</translation>
+    </message>
+    <message>
+        <source>Balanced</source>
+        <translation>Balanced</translation>
+    </message>
+    <message>
+        <source>Copies longer</source>
+        <translation>Copies longer</translation>
+    </message>
+    <message>
+        <source>Kernel longer</source>
+        <translation>Kernel longer</translation>
     </message>
 </context>
 <context>
@@ -1163,6 +1179,57 @@
     </message>
 </context>
 <context>
+    <name>StreamsPanel</name>
+    <message>
+        <source>Rows:</source>
+        <translation>Rows:</translation>
+    </message>
+    <message>
+        <source>one per stream</source>
+        <translation>one per stream</translation>
+    </message>
+    <message>
+        <source>one per engine</source>
+        <translation>one per engine</translation>
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation>Configuration</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>Total</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Speedup</translation>
+    </message>
+    <message>
+        <source>Press Run: each configuration's timeline appears here.</source>
+        <translation>Press Run: each configuration's timeline appears here.</translation>
+    </message>
+    <message>
+        <source>Modelled: %1</source>
+        <translation>Modelled: %1</translation>
+    </message>
+    <message>
+        <source>Measured: %1</source>
+        <translation>Measured: %1</translation>
+    </message>
+    <message>
+        <source>this GPU</source>
+        <translation>this GPU</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>Could not save %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>Saved %1</translation>
+    </message>
+</context>
+<context>
     <name>SweepControls</name>
     <message>
         <source>Experiment:</source>
@@ -1218,6 +1285,77 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>Projector (high contrast)</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineChart</name>
+    <message>
+        <source>copy in (H2D)</source>
+        <translation>copy in (H2D)</translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation>kernel</translation>
+    </message>
+    <message>
+        <source>copy out (D2H)</source>
+        <translation>copy out (D2H)</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>communication</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>host</translation>
+    </message>
+    <message>
+        <source>H2D copy engine</source>
+        <translation>H2D copy engine</translation>
+    </message>
+    <message>
+        <source>D2H copy engine</source>
+        <translation>D2H copy engine</translation>
+    </message>
+    <message>
+        <source>copy engine</source>
+        <translation>copy engine</translation>
+    </message>
+    <message>
+        <source>SMs (kernels)</source>
+        <translation>SMs (kernels)</translation>
+    </message>
+    <message>
+        <source>default stream</source>
+        <translation>default stream</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>stream %1</translation>
+    </message>
+    <message>
+        <source>stream</source>
+        <translation>stream</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>start: %1</source>
+        <translation>start: %1</translation>
+    </message>
+    <message>
+        <source>duration: %1</source>
+        <translation>duration: %1</translation>
+    </message>
+    <message>
+        <source>bytes: %1</source>
+        <translation>bytes: %1</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>time</translation>
     </message>
 </context>
 <context>

@@ -851,6 +851,10 @@
         <translation>PCIe 传输</translation>
     </message>
     <message>
+        <source>Stream overlap</source>
+        <translation>流重叠</translation>
+    </message>
+    <message>
         <source>Launch overhead &amp; CUDA Graphs</source>
         <translation>启动开销与 CUDA Graph</translation>
     </message>
@@ -888,6 +892,18 @@
     <message>
         <source>Full</source>
         <translation>完整</translation>
+    </message>
+    <message>
+        <source>Balanced</source>
+        <translation>均衡</translation>
+    </message>
+    <message>
+        <source>Copies longer</source>
+        <translation>拷贝更长</translation>
+    </message>
+    <message>
+        <source>Kernel longer</source>
+        <translation>核函数更长</translation>
     </message>
 </context>
 <context>
@@ -1164,6 +1180,57 @@
     </message>
 </context>
 <context>
+    <name>StreamsPanel</name>
+    <message>
+        <source>Rows:</source>
+        <translation>行：</translation>
+    </message>
+    <message>
+        <source>one per stream</source>
+        <translation>每个流一行</translation>
+    </message>
+    <message>
+        <source>one per engine</source>
+        <translation>每个引擎一行</translation>
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>总时间</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <source>Press Run: each configuration&apos;s timeline appears here.</source>
+        <translation>按“运行”：每种配置的时间线会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Modelled: %1</source>
+        <translation>模型估算：%1</translation>
+    </message>
+    <message>
+        <source>Measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <source>this GPU</source>
+        <translation>本机 GPU</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
     <name>SweepControls</name>
     <message>
         <source>Experiment:</source>
@@ -1219,6 +1286,77 @@
     <message>
         <source>Projector (high contrast)</source>
         <translation>投影仪（高对比度）</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineChart</name>
+    <message>
+        <source>copy in (H2D)</source>
+        <translation>拷入（H2D）</translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation>核函数</translation>
+    </message>
+    <message>
+        <source>copy out (D2H)</source>
+        <translation>拷出（D2H）</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>H2D copy engine</source>
+        <translation>H2D 拷贝引擎</translation>
+    </message>
+    <message>
+        <source>D2H copy engine</source>
+        <translation>D2H 拷贝引擎</translation>
+    </message>
+    <message>
+        <source>copy engine</source>
+        <translation>拷贝引擎</translation>
+    </message>
+    <message>
+        <source>SMs (kernels)</source>
+        <translation>SM（核函数）</translation>
+    </message>
+    <message>
+        <source>default stream</source>
+        <translation>默认流</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>start: %1</source>
+        <translation>开始：%1</translation>
+    </message>
+    <message>
+        <source>duration: %1</source>
+        <translation>时长：%1</translation>
+    </message>
+    <message>
+        <source>bytes: %1</source>
+        <translation>字节：%1</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
     </message>
 </context>
 <context>

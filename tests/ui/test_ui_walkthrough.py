@@ -99,6 +99,8 @@ def walk_precision(qtbot, window, panel) -> None:
     wait_idle(qtbot, window)
     assert panel.last_result is not None and panel.last_result.experiment == "precision"
     assert panel.table.rows()  # one row per format
+
+
 def walk_bandwidth(qtbot, window, panel) -> None:
     type_into(qtbot, panel.editors["working_sets"].edit, "4096, 2^20")
     type_into(qtbot, panel.editors["seconds_per_point"], "0.001")
@@ -106,6 +108,14 @@ def walk_bandwidth(qtbot, window, panel) -> None:
     wait_idle(qtbot, window)
     assert panel.last_result is not None and panel.last_result.experiment == "bandwidth"
     assert panel.plot.curves and panel.plot.levels  # the CPU's and the GPU's ceilings
+
+
+def walk_streams(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["chunks"], "4")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "streams"
+    assert panel.chart.bar_rects() and panel.diagnosis.text()
 
 
 WALKS = {
@@ -119,6 +129,7 @@ WALKS = {
     "launch": walk_launch,
     "precision": walk_precision,
     "bandwidth": walk_bandwidth,
+    "streams": walk_streams,
 }
 
 

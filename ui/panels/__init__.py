@@ -21,6 +21,7 @@ from ui.panels.experiments import ExperimentsPanel
 from ui.panels.launch import LaunchPanel
 from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
+from ui.panels.streams import StreamsPanel
 from ui.panels.transfer import TransferPanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
@@ -62,6 +63,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("access-pattern", lambda: translate("Panels", "Access patterns"), AccessPatternPanel, "memory"),
     PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
     PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),
+    PanelSpec("streams", lambda: translate("Panels", "Stream overlap"), StreamsPanel, "execution"),
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
 )

@@ -32,6 +32,9 @@ def preset_title(key: str) -> str:
         "large": translate("ParamsForm", "Large"),
         "huge": translate("ParamsForm", "Huge"),
         "full": translate("ParamsForm", "Full"),
+        "balanced": translate("ParamsForm", "Balanced"),
+        "copy-heavy": translate("ParamsForm", "Copies longer"),
+        "kernel-heavy": translate("ParamsForm", "Kernel longer"),
     }
     return titles.get(key, key)
 

@@ -47,3 +47,16 @@ def test_a_step_past_its_timeout_is_stopped_and_reported(tmp_path):
     assert step.status == "timeout" and step.seconds < 10
     summary = gpu_smoke._summary(smoke.steps, True, "", tmp_path)
     assert "timeout" in summary and "1 step(s) failed or timed out" in summary
+
+
+def test_the_streams_step_checks_the_measured_four_stream_speedup(tmp_path):
+    def run_file(speedup: float) -> Path:
+        series = {"key": "pinned", "provenance": {"kind": "measured"}, "points": [{"extra": {"speedup": speedup}}]}
+        path = tmp_path / f"run-streams-{speedup}.json"
+        path.write_text(json.dumps({"series": [series]}), encoding="utf-8")
+        return path
+
+    assert gpu_smoke.streams_overlap_step(run_file(2.2)).status == "ok"
+    assert "1.20x" in gpu_smoke.streams_overlap_step(run_file(1.2)).detail
+    assert gpu_smoke.streams_overlap_step(run_file(1.2)).status == "failed"
+    assert gpu_smoke.streams_overlap_step(tmp_path / "missing.json").status == "failed"

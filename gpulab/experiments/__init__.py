@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "bank-conflicts": "gpulab.experiments.bank_conflicts",
     "reduction": "gpulab.experiments.reduction",
     "saxpy": "gpulab.experiments.saxpy",
+    "fusion": "gpulab.experiments.fusion",
 }
 
 __all__ = [

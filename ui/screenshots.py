@@ -43,12 +43,19 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
+def _run_fusion(panel) -> None:
+    sizes = panel.editors["sizes"]
+    sizes.combo.setCurrentIndex(next((i for i, v in enumerate(sizes.values) if max(v) <= 1 << 20), 0))  # quick
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "fusion": _run_fusion,
 }
 
 

@@ -328,11 +328,14 @@ def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeri
 # ------------------------------------------------------------- emulated
 
 
-def _emulated_series(counts: EmulatedCounts) -> Series:
+def _emulated_series(counts: EmulatedCounts, chain: Chain) -> Series:
+    """One version's exact counts as a one-point series (y: global bytes per element); its point
+    also carries the hand count, so a table can set the two side by side."""
+    hand = chain.bytes_fused(1) if counts.version == "fused" else chain.bytes_unfused(1)
     details = {"n": counts.n, "block": BLOCK, "bytes": "32-byte sectors loaded and stored x 32",
                "instructions": "warp instructions as the emulator counts them, all launches"}  # fmt: skip
     label = msg(EMULATED_LABELS[counts.version])
-    point = Point(counts.n, counts.bytes_per_element, None, counts.as_extra())
+    point = Point(counts.n, counts.bytes_per_element, None, {**counts.as_extra(), "bytes_hand_count": hand})
     return Series(render(label), Provenance("emulated", EMULATOR_DEVICE, details), X_LABEL, "",
                   Note(msg("axis.fusion.global-bytes-per-element")), "B", (point,), role="emulated",
                   key=f"emulated-{counts.version}", label=label)  # fmt: skip
@@ -482,7 +485,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     filled = _Filled(declared)
     yield from _points(filled, chain, sizes, np.random.default_rng(0), gpu_run)
     yield Progress(1.0, msg("progress.done"))
-    emulated = tuple(_emulated_series(c) for c in counts)
+    emulated = tuple(_emulated_series(c, chain) for c in counts)
     result = Result("fusion", params_to_dict(params), (*filled.series.values(), *emulated))
     notes = merge_notes(_setup_notes(chain, cuda.cuda_status(), gpu_run, dropped), gain_notes(result),
                         [_emulated_note(c) for c in counts], _gpu_notes(gpu_run), noisy_notes(result, "n"),

@@ -16,6 +16,7 @@ from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
+from ui.panels.fusion import FusionPanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
 
@@ -52,6 +53,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
     PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
+    PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
 )
 
 

@@ -141,6 +141,7 @@ def test_the_emulated_counts_are_labelled_emulated_and_never_streamed_as_timed_p
     assert all(s.provenance.kind == "emulated" for s in emulated)
     assert [s.points[0].y for s in emulated] == [24.0, 16.0]
     assert [s.points[0].extra["launches"] for s in emulated] == [2, 1]
+    assert [s.points[0].extra["bytes_hand_count"] for s in emulated] == [24, 16]  # the emulator agrees
     streamed = {str(e.series) for e in events if isinstance(e, PartialPoint)}
     assert not streamed & {s.name for s in emulated}
     assert sum("exact at n=4096" in note for note in result.notes) == 2

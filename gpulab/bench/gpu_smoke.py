@@ -35,6 +35,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
     "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
     "saxpy": ["sizes=1024,262144", "repeats=3"],
+    "fusion": ["sizes=1024,1048576", "chain=((a+b)*c-d)*0.5", "repeats=3"],
 }
 
 STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0}

@@ -277,7 +277,8 @@ def _gpu_series(key: str, run: gpu.GpuRun, params: Params, ctx: Context) -> Fusi
         if run.error is not None:
             return None
         if not run.fits(ops.chain, n):
-            run.skipped.append(n) if n not in run.skipped else None
+            if n not in run.skipped:
+                run.skipped.append(n)
             return None
         try:
             return with_ceiling(_gpu_point(key, run, n, ops, params, ctx), ceiling)

@@ -58,11 +58,22 @@ def walk_warp(qtbot, window, panel) -> None:
     assert panel.cursor == before + 1
 
 
+def walk_fusion(qtbot, window, panel) -> None:
+    choose(qtbot, panel.editors["chain"], "((a+b)*c-d)*0.5")
+    type_into(qtbot, panel.editors["sizes"].edit, "1024,4096")
+    type_into(qtbot, panel.editors["repeats"], "1")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "fusion"
+    assert panel.plot.curves and panel.savings.rows()[0][1:] == ["4", "1"]  # launches, unfused vs fused
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,
     "warp": walk_warp,
+    "fusion": walk_fusion,
 }
 
 

@@ -136,6 +136,7 @@ class FusionPanel(LabPanel):
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         self._opened: Result | None = None  # the whole result while show_result plots its timed part
+        self._top: float | None = None  # the highest level line, kept in view above the curves
         super().__init__(services, parent)
 
     def make_view(self) -> QWidget:
@@ -205,6 +206,12 @@ class FusionPanel(LabPanel):
             self._place_parts(tabbed)
         if not tabbed:
             self.view_splitter.setSizes([room - table, table])
+        if self._top is not None:  # the chart's new height needs another headroom for the level's label
+            QTimer.singleShot(0, self, self._keep_top_in_view)
+
+    def _keep_top_in_view(self) -> None:
+        if self._top is not None:
+            self._show_up_to(self._top)
 
     def retranslate(self) -> None:
         self.kernel_button.setText(self.tr("Step through the fused kernel"))  # made in make_view
@@ -219,6 +226,7 @@ class FusionPanel(LabPanel):
     # ------------------------------------------------------------ results
 
     def forget_run(self) -> None:
+        self._top = None
         super().forget_run()
         self._fill_table()
 
@@ -243,6 +251,7 @@ class FusionPanel(LabPanel):
             return
         gb_s, _device = ceiling
         self.plot.add_level(gb_s, self.tr("bandwidth %1 GB/s").replace("%1", f"{gb_s:.0f}"))
+        self._top = gb_s
         self._show_up_to(gb_s)
         if {"emulated-unfused", "emulated-fused"} <= set(emulated):
             share = emulated["emulated-fused"]["bytes_hand_count"] / emulated["emulated-unfused"]["bytes_hand_count"]

@@ -78,6 +78,12 @@ def _run_precision(panel) -> None:
     panel.run_button.click()
 
 
+def _run_fusion(panel) -> None:
+    sizes = panel.editors["sizes"]
+    sizes.combo.setCurrentIndex(next((i for i, v in enumerate(sizes.values) if max(v) <= 1 << 20), 0))  # quick
+    panel.run_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -91,6 +97,7 @@ RUNS: dict[str, Callable | None] = {
     "precision": _run_precision,
     "bandwidth": _run_bandwidth,
     "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
+    "fusion": _run_fusion,
 }
 
 

@@ -430,6 +430,97 @@
     </message>
 </context>
 <context>
+    <name>FusionPanel</name>
+    <message>
+        <source>Chart</source>
+        <translation>Chart</translation>
+    </message>
+    <message>
+        <source>Unfused vs fused</source>
+        <translation>Unfused vs fused</translation>
+    </message>
+    <message>
+        <source>Step through the fused kernel</source>
+        <translation>Step through the fused kernel</translation>
+    </message>
+    <message>
+        <source>Open the fused .cu kernel in the warp visualizer</source>
+        <translation>Open the fused .cu kernel in the warp visualizer</translation>
+    </message>
+    <message>
+        <source>Per element</source>
+        <translation>Per element</translation>
+    </message>
+    <message>
+        <source>Unfused</source>
+        <translation>Unfused</translation>
+    </message>
+    <message>
+        <source>Fused</source>
+        <translation>Fused</translation>
+    </message>
+    <message>
+        <source>bandwidth %1 GB/s</source>
+        <translation>bandwidth %1 GB/s</translation>
+    </message>
+    <message>
+        <source>unfused ≤ %1</source>
+        <translation>unfused ≤ %1</translation>
+    </message>
+    <message>
+        <source>Run the lab to compare the unfused and the fused version.</source>
+        <translation>Run the lab to compare the unfused and the fused version.</translation>
+    </message>
+    <message>
+        <source>What fusion saves for y = %1</source>
+        <translation>What fusion saves for y = %1</translation>
+    </message>
+    <message>
+        <source>Counted by the SIMT emulator at n=%1, exactly; it claims no time.</source>
+        <translation>Counted by the SIMT emulator at n=%1, exactly; it claims no time.</translation>
+    </message>
+    <message>
+        <source>Kernel launches</source>
+        <translation>Kernel launches</translation>
+    </message>
+    <message>
+        <source>On a CPU: passes over the arrays.</source>
+        <translation>On a CPU: passes over the arrays.</translation>
+    </message>
+    <message>
+        <source>Bytes moved (hand count)</source>
+        <translation>Bytes moved (hand count)</translation>
+    </message>
+    <message>
+        <source>4 bytes per float32 array read or written; each intermediate is written and read back.</source>
+        <translation>4 bytes per float32 array read or written; each intermediate is written and read back.</translation>
+    </message>
+    <message>
+        <source>Bytes moved (emulated)</source>
+        <translation>Bytes moved (emulated)</translation>
+    </message>
+    <message>
+        <source>Instructions per thread (emulated)</source>
+        <translation>Instructions per thread (emulated)</translation>
+    </message>
+    <message>
+        <source>Whole-array time per call at n=%1 (median of repeats).</source>
+        <translation>Whole-array time per call at n=%1 (median of repeats).</translation>
+    </message>
+    <message>
+        <source>Time, CPU one thread, measured, n=%1</source>
+        <translation>Time, CPU one thread, measured, n=%1</translation>
+    </message>
+    <message>
+        <source>Time, GPU .cu kernels, measured, n=%1</source>
+        <translation>Time, GPU .cu kernels, measured, n=%1</translation>
+    </message>
+    <message>
+        <source>Time, %2, modelled, n=%1</source>
+        <translation>Time, %2, modelled, n=%1</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>it ended without a result</source>
@@ -856,6 +947,10 @@
     <message>
         <source>Launch overhead &amp; CUDA Graphs</source>
         <translation>Launch overhead &amp; CUDA Graphs</translation>
+    </message>
+    <message>
+        <source>Operator fusion</source>
+        <translation>Operator fusion</translation>
     </message>
     <message>
         <source>Mixed precision</source>

@@ -431,6 +431,97 @@
     </message>
 </context>
 <context>
+    <name>FusionPanel</name>
+    <message>
+        <source>Chart</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Unfused vs fused</source>
+        <translation>未融合与融合</translation>
+    </message>
+    <message>
+        <source>Step through the fused kernel</source>
+        <translation>单步查看融合核函数</translation>
+    </message>
+    <message>
+        <source>Open the fused .cu kernel in the warp visualizer</source>
+        <translation>在线程束可视化中打开融合后的 .cu 核函数</translation>
+    </message>
+    <message>
+        <source>Per element</source>
+        <translation>每个元素</translation>
+    </message>
+    <message>
+        <source>Unfused</source>
+        <translation>未融合</translation>
+    </message>
+    <message>
+        <source>Fused</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <source>bandwidth %1 GB/s</source>
+        <translation>内存带宽 %1 GB/s</translation>
+    </message>
+    <message>
+        <source>unfused ≤ %1</source>
+        <translation>未融合 ≤ %1</translation>
+    </message>
+    <message>
+        <source>Run the lab to compare the unfused and the fused version.</source>
+        <translation>运行实验，比较未融合与融合两种版本。</translation>
+    </message>
+    <message>
+        <source>What fusion saves for y = %1</source>
+        <translation>融合为 y = %1 省下了什么</translation>
+    </message>
+    <message>
+        <source>Counted by the SIMT emulator at n=%1, exactly; it claims no time.</source>
+        <translation>由 SIMT 仿真器在 n=%1 时精确计数；仿真器不给出任何时间。</translation>
+    </message>
+    <message>
+        <source>Kernel launches</source>
+        <translation>核函数启动次数</translation>
+    </message>
+    <message>
+        <source>On a CPU: passes over the arrays.</source>
+        <translation>在 CPU 上：扫描数组的遍数。</translation>
+    </message>
+    <message>
+        <source>Bytes moved (hand count)</source>
+        <translation>搬运字节数（手工计数）</translation>
+    </message>
+    <message>
+        <source>4 bytes per float32 array read or written; each intermediate is written and read back.</source>
+        <translation>每读或写一个 float32 数组计 4 字节；每个中间结果都要写出去再读回来。</translation>
+    </message>
+    <message>
+        <source>Bytes moved (emulated)</source>
+        <translation>搬运字节数（仿真）</translation>
+    </message>
+    <message>
+        <source>Instructions per thread (emulated)</source>
+        <translation>每个线程的指令数（仿真）</translation>
+    </message>
+    <message>
+        <source>Whole-array time per call at n=%1 (median of repeats).</source>
+        <translation>n=%1 时处理整个数组一次调用的时间（多次重复的中位数）。</translation>
+    </message>
+    <message>
+        <source>Time, CPU one thread, measured, n=%1</source>
+        <translation>时间，CPU 单线程，实测，n=%1</translation>
+    </message>
+    <message>
+        <source>Time, GPU .cu kernels, measured, n=%1</source>
+        <translation>时间，GPU .cu 核函数，实测，n=%1</translation>
+    </message>
+    <message>
+        <source>Time, %2, modelled, n=%1</source>
+        <translation>时间，%2，模型估算，n=%1</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>it ended without a result</source>
@@ -857,6 +948,10 @@
     <message>
         <source>Launch overhead &amp; CUDA Graphs</source>
         <translation>启动开销与 CUDA Graph</translation>
+    </message>
+    <message>
+        <source>Operator fusion</source>
+        <translation>算子融合</translation>
     </message>
     <message>
         <source>Mixed precision</source>

@@ -118,6 +118,16 @@ def walk_streams(qtbot, window, panel) -> None:
     assert panel.chart.bar_rects() and panel.diagnosis.text()
 
 
+def walk_fusion(qtbot, window, panel) -> None:
+    choose(qtbot, panel.editors["chain"], "((a+b)*c-d)*0.5")
+    type_into(qtbot, panel.editors["sizes"].edit, "1024,4096")
+    type_into(qtbot, panel.editors["repeats"], "1")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "fusion"
+    assert panel.plot.curves and panel.savings.rows()[0][1:] == ["4", "1"]  # launches, unfused vs fused
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -130,6 +140,7 @@ WALKS = {
     "precision": walk_precision,
     "bandwidth": walk_bandwidth,
     "streams": walk_streams,
+    "fusion": walk_fusion,
 }
 
 
@@ -138,6 +149,8 @@ def test_every_registered_panel_has_a_walk():
 
 
 @pytest.mark.parametrize("name", panel_names())
+
+
 def test_a_user_can_run_each_panel_then_switch_to_chinese_and_run_it_again(qtbot, window, name):
     panel = open_panel(qtbot, window, name)
     WALKS[name](qtbot, window, panel)

@@ -18,6 +18,7 @@ from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
+from ui.panels.fusion import FusionPanel
 from ui.panels.launch import LaunchPanel
 from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
@@ -65,6 +66,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),
     PanelSpec("streams", lambda: translate("Panels", "Stream overlap"), StreamsPanel, "execution"),
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
+    PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
 )
 

@@ -71,4 +71,4 @@ def test_each_step_is_described_in_words():
     tree = ar.steps("tree", data)
     assert "ranks 1, 2 send their whole vector (12 B each)" in render(lab.describe(tree[1], "tree", 2))
     assert "进程 1，2" in render(lab.describe(tree[1], "tree", 2), "zh")
-    assert "the busiest rank has sent 8 B of its 16 B" in render(lab.bytes_text(ring, 2))
+    assert "the busiest rank has sent 8 of its 16 B" in render(lab.bytes_text(ring, 2))

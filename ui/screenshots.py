@@ -84,6 +84,16 @@ def _run_fusion(panel) -> None:
     panel.run_button.click()
 
 
+def _run_allreduce(panel) -> None:
+    """Run (4 ranks, a fraction of a second on numpy), then three steps into the ring: messages and partial sums."""
+    from PySide6.QtWidgets import QApplication
+
+    panel.run_button.click()
+    _wait(QApplication.instance(), lambda: panel.job is None and panel.last_result is not None)
+    for _ in range(3):
+        panel.transport.forward_button.click()
+
+
 # panel name -> what a user does before the picture is taken (None: just open it)
 RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -98,6 +108,7 @@ RUNS: dict[str, Callable | None] = {
     "bandwidth": _run_bandwidth,
     "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
     "fusion": _run_fusion,
+    "allreduce-steps": _run_allreduce,
 }
 
 

@@ -49,6 +49,7 @@ SMALL_RUNS: dict[str, list[str]] = {
                   "seconds_per_point=0.05"],
     "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
     "fusion": ["sizes=1024,1048576", "chain=((a+b)*c-d)*0.5", "repeats=3"],
+    "allreduce-steps": ["ranks=4", "chunk_elements=2"],  # no GPU: executed on numpy, times modelled
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel

@@ -49,6 +49,7 @@ REGISTRY: dict[str, str] = {
     "bandwidth": "gpulab.experiments.bandwidth",
     "streams": "gpulab.experiments.streams",
     "fusion": "gpulab.experiments.fusion",
+    "allreduce-steps": "gpulab.experiments.allreduce_steps",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -35,6 +35,49 @@
     </message>
 </context>
 <context>
+    <name>AllReducePanel</name>
+    <message>
+        <source>Step by step</source>
+        <translation>Step by step</translation>
+    </message>
+    <message>
+        <source>algbw vs busbw</source>
+        <translation>algbw vs busbw</translation>
+    </message>
+    <message>
+        <source>Ring</source>
+        <translation>Ring</translation>
+    </message>
+    <message>
+        <source>Tree</source>
+        <translation>Tree</translation>
+    </message>
+    <message>
+        <source>Press Run: the ranks and their chunks appear here, ready to step through.</source>
+        <translation>Press Run: the ranks and their chunks appear here, ready to step through.</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>all</translation>
+    </message>
+    <message>
+        <source>A cell is a chunk; its number and colour: how many ranks' data it sums (green: all). Outlined: being sent; arrows carry the chunk index.</source>
+        <translation>A cell is a chunk; its number and colour: how many ranks' data it sums (green: all). Outlined: being sent; arrows carry the chunk index.</translation>
+    </message>
+    <message>
+        <source>n = %1</source>
+        <translation>n = %1</translation>
+    </message>
+    <message>
+        <source>The check against the plain sum comes after the last step.</source>
+        <translation>The check against the plain sum comes after the last step.</translation>
+    </message>
+</context>
+<context>
     <name>BandwidthPanel</name>
     <message>
         <source>GPU L2</source>
@@ -955,6 +998,10 @@
     <message>
         <source>Mixed precision</source>
         <translation>Mixed precision</translation>
+    </message>
+    <message>
+        <source>Ring &amp; tree AllReduce</source>
+        <translation>Ring &amp; tree AllReduce</translation>
     </message>
     <message>
         <source>Access patterns</source>

@@ -36,6 +36,49 @@
     </message>
 </context>
 <context>
+    <name>AllReducePanel</name>
+    <message>
+        <source>Step by step</source>
+        <translation>逐步演示</translation>
+    </message>
+    <message>
+        <source>algbw vs busbw</source>
+        <translation>算法带宽（algbw）与总线带宽（busbw）</translation>
+    </message>
+    <message>
+        <source>Ring</source>
+        <translation>环形</translation>
+    </message>
+    <message>
+        <source>Tree</source>
+        <translation>树形</translation>
+    </message>
+    <message>
+        <source>Press Run: the ranks and their chunks appear here, ready to step through.</source>
+        <translation>按“运行”：各进程及其数据块会显示在这里，可以一步一步查看。</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>进程 %1</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>A cell is a chunk; its number and colour: how many ranks&apos; data it sums (green: all). Outlined: being sent; arrows carry the chunk index.</source>
+        <translation>每个格子是一个数据块；数字和颜色表示它已累加了几个进程的数据（绿色：全部）。粗边框：正在发送；箭头上标的是数据块编号。</translation>
+    </message>
+    <message>
+        <source>n = %1</source>
+        <translation>n = %1</translation>
+    </message>
+    <message>
+        <source>The check against the plain sum comes after the last step.</source>
+        <translation>与直接求和结果的比对在最后一步之后进行。</translation>
+    </message>
+</context>
+<context>
     <name>BandwidthPanel</name>
     <message>
         <source>GPU L2</source>
@@ -956,6 +999,10 @@
     <message>
         <source>Mixed precision</source>
         <translation>混合精度</translation>
+    </message>
+    <message>
+        <source>Ring &amp; tree AllReduce</source>
+        <translation>环形与树形 AllReduce</translation>
     </message>
     <message>
         <source>Access patterns</source>

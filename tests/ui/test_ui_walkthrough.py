@@ -128,6 +128,17 @@ def walk_fusion(qtbot, window, panel) -> None:
     assert panel.plot.curves and panel.savings.rows()[0][1:] == ["4", "1"]  # launches, unfused vs fused
 
 
+def walk_allreduce_steps(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["ranks"], "4")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "allreduce-steps"
+    click(qtbot, panel.transport.forward_button)
+    assert panel.cursor == 1 and "1" in panel.step_text.text()
+    click(qtbot, panel.transport.end_button)
+    assert panel.cursor == 6 and "float64" in panel.check_text.text()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -141,6 +152,7 @@ WALKS = {
     "bandwidth": walk_bandwidth,
     "streams": walk_streams,
     "fusion": walk_fusion,
+    "allreduce-steps": walk_allreduce_steps,
 }
 
 

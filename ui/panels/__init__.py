@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 
 from ui.panels.access_pattern import AccessPatternPanel
+from ui.panels.allreduce_steps import AllReducePanel
 from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
@@ -68,6 +69,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
     PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
+    PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
 )
 
 

@@ -48,6 +48,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
                   "seconds_per_point=0.05"],
     "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
+    "collectives": ["sizes=8,65536,2^24", "seconds_per_point=0.02"],  # NCCL with 2+ GPUs, else MPI CPU ranks
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel
@@ -173,6 +174,12 @@ def gpu_status() -> tuple[bool, str]:
     return status.available, status.reason
 
 
+def _gpu_count() -> int:
+    from gpulab import cuda
+
+    return len(cuda.cuda_status().devices)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gpulab bench gpu-smoke", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -211,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
                   STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.steps.append(streams_overlap_step(out / "run-streams.json"))
+        if _gpu_count() >= 2:  # NCCL busbw against nccl-tests' all_reduce_perf (when it is on PATH)
+            smoke.run("bench collectives (NCCL vs nccl-tests)", [*gpulab, "bench", "collectives", "--nccl-only"],
+                      STEP_TIMEOUT_S["bench"], "bench-collectives.log")
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

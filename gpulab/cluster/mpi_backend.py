@@ -162,11 +162,13 @@ def stream_events(command: Sequence[str], env: dict[str, str] | None, silence_s:
                                    env=env, stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     lines: queue.Queue[str | None] = queue.Queue()
     assert process.stdout is not None
-    threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
+    reader = threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True)
+    reader.start()
     try:
         yield from _events(process, lines, silence_s, check_cancelled, folder)
     finally:
         _stop(process)
+        reader.join(timeout=5.0)  # the pipe ends with the job; then it is safe to close
         process.stdout.close()
 
 

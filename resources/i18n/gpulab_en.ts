@@ -139,6 +139,25 @@
     </message>
 </context>
 <context>
+    <name>CollectivesPanel</name>
+    <message>
+        <source>Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)</source>
+        <translation>Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)</translation>
+    </message>
+    <message>
+        <source>Algorithm bandwidth (algbw) (GB/s)</source>
+        <translation>Algorithm bandwidth (algbw) (GB/s)</translation>
+    </message>
+    <message>
+        <source>%1 wrong</source>
+        <translation>%1 wrong</translation>
+    </message>
+    <message>
+        <source>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</source>
+        <translation>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -860,6 +879,10 @@
     <message>
         <source>Mixed precision</source>
         <translation>Mixed precision</translation>
+    </message>
+    <message>
+        <source>Collectives</source>
+        <translation>Collectives</translation>
     </message>
     <message>
         <source>Access patterns</source>

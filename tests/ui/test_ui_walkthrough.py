@@ -118,6 +118,20 @@ def walk_streams(qtbot, window, panel) -> None:
     assert panel.chart.bar_rects() and panel.diagnosis.text()
 
 
+def walk_collectives(qtbot, window, panel) -> None:
+    from gpulab.cluster.mpi_backend import mpi_status
+
+    status = mpi_status()
+    if not status.available:
+        pytest.skip(f"the collectives lab needs MPI: {status.reason and status.reason.text}")
+    type_into(qtbot, panel.editors["sizes"].edit, "8, 4096")
+    type_into(qtbot, panel.editors["seconds_per_point"], "0.002")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "collectives"
+    assert len(panel.plot.curves) == 6 and panel.wrong_label.isHidden()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -130,6 +144,7 @@ WALKS = {
     "precision": walk_precision,
     "bandwidth": walk_bandwidth,
     "streams": walk_streams,
+    "collectives": walk_collectives,
 }
 
 

@@ -141,8 +141,8 @@
 <context>
     <name>CollectivesPanel</name>
     <message>
-        <source>Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)</source>
-        <translation>Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)</translation>
+        <source>Show algbw (S / time)</source>
+        <translation>Show algbw (S / time)</translation>
     </message>
     <message>
         <source>Algorithm bandwidth (algbw) (GB/s)</source>

@@ -142,8 +142,8 @@
 <context>
     <name>CollectivesPanel</name>
     <message>
-        <source>Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)</source>
-        <translation>显示算法带宽 (algbw)，而不是总线带宽 (busbw)</translation>
+        <source>Show algbw (S / time)</source>
+        <translation>显示算法带宽 (algbw)</translation>
     </message>
     <message>
         <source>Algorithm bandwidth (algbw) (GB/s)</source>

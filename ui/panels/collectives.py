@@ -57,7 +57,7 @@ class CollectivesPanel(LabPanel):
         return view
 
     def retranslate(self) -> None:
-        self.algbw_box.setText(self.tr("Show algorithm bandwidth (algbw) instead of bus bandwidth (busbw)"))
+        self.algbw_box.setText(self.tr("Show algbw (S / time)"))
         super().retranslate()
 
     def forget_run(self) -> None:

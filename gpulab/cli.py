@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "gpulab.commands.info",
     "gpulab.commands.experiments",
     "gpulab.commands.bench",
+    "gpulab.commands.collectives",
     "gpulab.simt.cli",
 )
 

@@ -65,6 +65,15 @@ def _run_transfer(panel) -> None:
     panel.run_button.click()
 
 
+def _run_collectives(panel) -> None:
+    from gpulab.experiments.collectives import SIZE_PRESETS
+
+    sizes = panel.editors["sizes"]
+    sizes.combo.setCurrentIndex(sizes.values.index(dict(SIZE_PRESETS)["quick"]))  # 2 CPU ranks, 8 B ... 2 MiB
+    panel.editors["seconds_per_point"].setText("0.005")
+    panel.run_button.click()
+
+
 def _run_launch(panel) -> None:
     from gpulab.experiments.launch import K_PRESETS
 
@@ -109,6 +118,7 @@ RUNS: dict[str, Callable | None] = {
     "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
     "fusion": _run_fusion,
     "allreduce-steps": _run_allreduce,
+    "collectives": _run_collectives,
 }
 
 

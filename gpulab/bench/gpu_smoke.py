@@ -50,6 +50,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
     "fusion": ["sizes=1024,1048576", "chain=((a+b)*c-d)*0.5", "repeats=3"],
     "allreduce-steps": ["ranks=4", "chunk_elements=2"],  # no GPU: executed on numpy, times modelled
+    "collectives": ["sizes=8,65536,2^24", "seconds_per_point=0.02"],  # NCCL with 2+ GPUs, else MPI CPU ranks
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel
@@ -175,6 +176,12 @@ def gpu_status() -> tuple[bool, str]:
     return status.available, status.reason
 
 
+def _gpu_count() -> int:
+    from gpulab import cuda
+
+    return len(cuda.cuda_status().devices)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gpulab bench gpu-smoke", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
                   STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.steps.append(streams_overlap_step(out / "run-streams.json"))
+        if _gpu_count() >= 2:  # NCCL busbw against nccl-tests' all_reduce_perf (when it is on PATH)
+            smoke.run("bench collectives (NCCL vs nccl-tests)", [*gpulab, "bench", "collectives", "--nccl-only"],
+                      STEP_TIMEOUT_S["bench"], "bench-collectives.log")
         smoke.run("emulator vs GPU", [python, "-m", "gpulab.bench.gpu_smoke", "--compare-into",
                                       str(out / "compare.json")], STEP_TIMEOUT_S["compare"], "compare.log")
     summary = _summary(smoke.steps, available, reason, out)

@@ -10,6 +10,7 @@ from gpulab import frontend
 # The engine's own benches: name -> module with main(argv) -> int. The front end adds its
 # benches (``ui``) through the ``gpulab.bench`` entry point group.
 BENCHES = {
+    "collectives": "gpulab.bench.collectives",
     "fuzz": "gpulab.bench.fuzz",
     "gpu-smoke": "gpulab.bench.gpu_smoke",
     "memory": "gpulab.bench.memory",

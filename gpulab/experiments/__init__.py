@@ -50,6 +50,7 @@ REGISTRY: dict[str, str] = {
     "streams": "gpulab.experiments.streams",
     "fusion": "gpulab.experiments.fusion",
     "allreduce-steps": "gpulab.experiments.allreduce_steps",
+    "collectives": "gpulab.experiments.collectives",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -182,6 +182,25 @@
     </message>
 </context>
 <context>
+    <name>CollectivesPanel</name>
+    <message>
+        <source>Show algbw (S / time)</source>
+        <translation>Show algbw (S / time)</translation>
+    </message>
+    <message>
+        <source>Algorithm bandwidth (algbw) (GB/s)</source>
+        <translation>Algorithm bandwidth (algbw) (GB/s)</translation>
+    </message>
+    <message>
+        <source>%1 wrong</source>
+        <translation>%1 wrong</translation>
+    </message>
+    <message>
+        <source>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</source>
+        <translation>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -1002,6 +1021,10 @@
     <message>
         <source>Ring &amp; tree AllReduce</source>
         <translation>Ring &amp; tree AllReduce</translation>
+    </message>
+    <message>
+        <source>Collectives</source>
+        <translation>Collectives</translation>
     </message>
     <message>
         <source>Access patterns</source>

@@ -183,6 +183,25 @@
     </message>
 </context>
 <context>
+    <name>CollectivesPanel</name>
+    <message>
+        <source>Show algbw (S / time)</source>
+        <translation>显示算法带宽 (algbw)</translation>
+    </message>
+    <message>
+        <source>Algorithm bandwidth (algbw) (GB/s)</source>
+        <translation>算法带宽 (algbw)（GB/s）</translation>
+    </message>
+    <message>
+        <source>%1 wrong</source>
+        <translation>%1 个错误</translation>
+    </message>
+    <message>
+        <source>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</source>
+        <translation>#wrong：结果中有 %1 个元素不是集合通信应给出的值。这些带宽不可信。</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -1003,6 +1022,10 @@
     <message>
         <source>Ring &amp; tree AllReduce</source>
         <translation>环形与树形 AllReduce</translation>
+    </message>
+    <message>
+        <source>Collectives</source>
+        <translation>集合通信</translation>
     </message>
     <message>
         <source>Access patterns</source>

@@ -72,7 +72,7 @@ def test_chinese_texts_are_chinese_except_pure_punctuation_and_symbols():
 
 # One Chinese term per concept: the catalogue's glossary, for its own texts and the Qt translations.
 GLOSSARY = {entry["en"]: entry["zh"] for key, entry in RAW.items() if key.startswith("glossary.")}
-CODE_SPANS = re.compile(r"lane % k|__\w+|\w+\(.*?\)|\w+\[.*?\]|\w*_\w+")  # quoted code keeps its names
+CODE_SPANS = re.compile(r"\{\w+\}|lane % k|__\w+|\w+\(.*?\)|\w+\[.*?\]|\w*_\w+")  # quoted code keeps its names
 
 
 def _qt_chinese_texts() -> dict[str, str]:

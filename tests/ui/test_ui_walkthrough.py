@@ -139,6 +139,20 @@ def walk_allreduce_steps(qtbot, window, panel) -> None:
     assert panel.cursor == 6 and "float64" in panel.check_text.text()
 
 
+def walk_collectives(qtbot, window, panel) -> None:
+    from gpulab.cluster.mpi_backend import mpi_status
+
+    status = mpi_status()
+    if not status.available:
+        pytest.skip(f"the collectives lab needs MPI: {status.reason and status.reason.text}")
+    type_into(qtbot, panel.editors["sizes"].edit, "8, 4096")
+    type_into(qtbot, panel.editors["seconds_per_point"], "0.002")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "collectives"
+    assert len(panel.plot.curves) == 6 and panel.wrong_label.isHidden()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -153,6 +167,7 @@ WALKS = {
     "streams": walk_streams,
     "fusion": walk_fusion,
     "allreduce-steps": walk_allreduce_steps,
+    "collectives": walk_collectives,
 }
 
 

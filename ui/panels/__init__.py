@@ -16,6 +16,7 @@ from ui.panels.access_pattern import AccessPatternPanel
 from ui.panels.allreduce_steps import AllReducePanel
 from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
+from ui.panels.collectives import CollectivesPanel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
@@ -70,6 +71,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
     PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
+    PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
 )
 
 

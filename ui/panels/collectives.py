@@ -1,0 +1,92 @@
+"""The collectives lab: bus bandwidth against message size, one curve per collective and backend.
+
+The plot is the collectives lab's result (``gpulab.experiments.collectives``): busbw (nccl-tests'
+bus bandwidth) against the message size S on a log axis, growing live as rank 0 reports its points.
+A check box shows the algorithm bandwidth (algbw = S / t) instead. Every point carries ``wrong``,
+the elements of the results that were not what the collective must give: when any is non-zero the
+panel says so in red above the plot and beside the curve in the legend.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+
+from gpulab import hostmem
+from gpulab.results import Point, Result
+from ui.panels.lab_panel import LabPanel
+from ui.widgets.live_plot import LivePlot
+
+WRONG_STYLE = "color: #d32f2f; font-weight: bold;"
+
+
+def wrong_total(points: list[Point] | tuple[Point, ...]) -> int:
+    return sum(int(p.extra.get("wrong", 0) or 0) for p in points)
+
+
+class CollectivesPanel(LabPanel):
+    """AllReduce, AllGather, ReduceScatter, Broadcast, Reduce and AlltoAll: busbw against S."""
+
+    EXPERIMENT = "collectives"
+    show_algbw = False  # read by the plot's y_of from the start
+
+    def make_plot(self) -> LivePlot:
+        return LivePlot(y_of=self._y_of, log_x=True, log_y=None, x_text=hostmem.bytes_text)
+
+    def _y_of(self, point: Point) -> float:
+        return float(point.extra.get("algbw_gb_s", point.y)) if self.show_algbw else float(point.y)
+
+    def _make_widgets(self) -> None:
+        super()._make_widgets()
+        self.algbw_box = QCheckBox()
+        self.algbw_box.toggled.connect(self._show_algbw)
+        self.wrong_label = QLabel()
+        self.wrong_label.setObjectName("wrongResults")
+        self.wrong_label.setStyleSheet(WRONG_STYLE)
+        self.wrong_label.setWordWrap(True)
+        self.wrong_label.hide()
+
+    def make_view(self) -> QWidget:
+        view = QWidget()
+        column = QVBoxLayout(view)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.algbw_box)
+        column.addWidget(self.wrong_label)
+        column.addWidget(self.plot, 1)
+        column.addWidget(self.legend)
+        column.addWidget(self.notes)
+        return view
+
+    def retranslate(self) -> None:
+        self.algbw_box.setText(self.tr("Show algbw (S / time)"))
+        super().retranslate()
+
+    def forget_run(self) -> None:
+        super().forget_run()
+        self.wrong_label.hide()
+
+    # ------------------------------------------------------------ what is drawn
+
+    def _show_algbw(self, checked: bool) -> None:
+        self.show_algbw = checked
+        self.plot._dirty = True  # the same points, another y: redraw them all now
+        self.plot.redraw()
+        self._label_y_axis()
+
+    def _label_y_axis(self) -> None:
+        if self.show_algbw:
+            self.plot.setLabel("left", self.tr("Algorithm bandwidth (algbw) (GB/s)"))
+        elif self.last_result is not None:
+            self.plot.label_series(self.last_result)
+
+    def decorate(self, result: Result) -> None:
+        """Wrong elements, in red above the plot and beside each curve that has them."""
+        wrong = {s.name: wrong_total(s.points) for s in result.series}
+        for name, count in wrong.items():
+            if count and name in self.plot.curves:
+                self.plot.set_series_note(name, self.tr("%1 wrong").replace("%1", str(count)))
+        total = sum(wrong.values())
+        self.wrong_label.setText(
+            self.tr("#wrong: %1 elements of the results were not what the collective must give. "
+                    "Do not trust these bandwidths.").replace("%1", str(total)))  # fmt: skip
+        self.wrong_label.setVisible(total > 0)
+        self._label_y_axis()

@@ -48,6 +48,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
                   "seconds_per_point=0.05"],
     "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
+    "p2p": ["copy_bytes=2^24", "repeats=3"],  # every ordered GPU pair; modelled on one GPU
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel

@@ -48,6 +48,7 @@ REGISTRY: dict[str, str] = {
     "launch": "gpulab.experiments.launch",
     "bandwidth": "gpulab.experiments.bandwidth",
     "streams": "gpulab.experiments.streams",
+    "p2p": "gpulab.experiments.p2p",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -91,6 +91,7 @@ RUNS: dict[str, Callable | None] = {
     "precision": _run_precision,
     "bandwidth": _run_bandwidth,
     "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
+    "topology": lambda panel: panel.run_button.click(),  # reads NVML; models the node without two GPUs
 }
 
 

@@ -118,6 +118,14 @@ def walk_streams(qtbot, window, panel) -> None:
     assert panel.chart.bar_rects() and panel.diagnosis.text()
 
 
+def walk_topology(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["nodes"], "2")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "p2p"
+    assert panel.matrix.rowCount() >= 2 and panel.network_view.box_rects()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -130,6 +138,7 @@ WALKS = {
     "precision": walk_precision,
     "bandwidth": walk_bandwidth,
     "streams": walk_streams,
+    "topology": walk_topology,
 }
 
 

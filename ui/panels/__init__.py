@@ -22,6 +22,7 @@ from ui.panels.launch import LaunchPanel
 from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
 from ui.panels.streams import StreamsPanel
+from ui.panels.topology import TopologyPanel
 from ui.panels.transfer import TransferPanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
@@ -66,6 +67,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("streams", lambda: translate("Panels", "Stream overlap"), StreamsPanel, "execution"),
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
+    PanelSpec("topology", lambda: translate("Panels", "Topology"), TopologyPanel, "cluster"),
 )
 
 

@@ -119,6 +119,7 @@ RUNS: dict[str, Callable | None] = {
     "fusion": _run_fusion,
     "allreduce-steps": _run_allreduce,
     "collectives": _run_collectives,
+    "topology": lambda panel: panel.run_button.click(),  # reads NVML; models the node without two GPUs
 }
 
 

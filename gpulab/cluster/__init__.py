@@ -7,3 +7,4 @@
 - :mod:`gpulab.cluster.mpi_backend`: starts ``mpiexec`` and reads rank 0's points as they come;
 - :mod:`gpulab.cluster.nccl_backend`: NCCL communicators over local GPUs (CuPy), timed by CUDA events.
 """
+"""The cluster labs' engine: what connects GPUs to each other, and how they work together."""

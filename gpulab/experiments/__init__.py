@@ -51,6 +51,7 @@ REGISTRY: dict[str, str] = {
     "fusion": "gpulab.experiments.fusion",
     "allreduce-steps": "gpulab.experiments.allreduce_steps",
     "collectives": "gpulab.experiments.collectives",
+    "p2p": "gpulab.experiments.p2p",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -201,6 +201,65 @@
     </message>
 </context>
 <context>
+    <name>CopyMatrix</name>
+    <message>
+        <source>NVLink, direct</source>
+        <translation>NVLink, direct</translation>
+    </message>
+    <message>
+        <source>NVLink through NVSwitch</source>
+        <translation>NVLink through NVSwitch</translation>
+    </message>
+    <message>
+        <source>on one board</source>
+        <translation>on one board</translation>
+    </message>
+    <message>
+        <source>PCIe switch</source>
+        <translation>PCIe switch</translation>
+    </message>
+    <message>
+        <source>PCIe host bridge</source>
+        <translation>PCIe host bridge</translation>
+    </message>
+    <message>
+        <source>through one CPU socket</source>
+        <translation>through one CPU socket</translation>
+    </message>
+    <message>
+        <source>across CPU sockets</source>
+        <translation>across CPU sockets</translation>
+    </message>
+    <message>
+        <source>path not known</source>
+        <translation>path not known</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>A GPU does not copy to itself here.</source>
+        <translation>A GPU does not copy to itself here.</translation>
+    </message>
+    <message>
+        <source>GPU %1 → GPU %2: %3 GB/s</source>
+        <translation>GPU %1 → GPU %2: %3 GB/s</translation>
+    </message>
+    <message>
+        <source>NVLink links: %1</source>
+        <translation>NVLink links: %1</translation>
+    </message>
+    <message>
+        <source>nominal: %1 GB/s</source>
+        <translation>nominal: %1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1% of nominal</source>
+        <translation>%1% of nominal</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -1027,6 +1086,10 @@
         <translation>Collectives</translation>
     </message>
     <message>
+        <source>Topology</source>
+        <translation>Topology</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>Access patterns</translation>
     </message>
@@ -1521,6 +1584,120 @@
     <message>
         <source>time</source>
         <translation>time</translation>
+    </message>
+</context>
+<context>
+    <name>TopologyPanel</name>
+    <message>
+        <source>Node</source>
+        <translation>Node</translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation>Network</translation>
+    </message>
+    <message>
+        <source>Copy matrix (GB/s)</source>
+        <translation>Copy matrix (GB/s)</translation>
+    </message>
+    <message>
+        <source>Press Run: the GPUs and their links appear here.</source>
+        <translation>Press Run: the GPUs and their links appear here.</translation>
+    </message>
+    <message>
+        <source>Press Run: the modelled network of nodes appears here.</source>
+        <translation>Press Run: the modelled network of nodes appears here.</translation>
+    </message>
+    <message>
+        <source>Rows: the GPU copying; columns: the GPU receiving. GB/s per direction.</source>
+        <translation>Rows: the GPU copying; columns: the GPU receiving. GB/s per direction.</translation>
+    </message>
+    <message>
+        <source>NVML did not describe this machine's links; see the matrix.</source>
+        <translation>NVML did not describe this machine's links; see the matrix.</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>Could not save %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>Saved %1</translation>
+    </message>
+</context>
+<context>
+    <name>TopologyView</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>NVSwitch %1</source>
+        <translation>NVSwitch %1</translation>
+    </message>
+    <message>
+        <source>PCIe switch %1</source>
+        <translation>PCIe switch %1</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>NIC %1</source>
+        <translation>NIC %1</translation>
+    </message>
+    <message>
+        <source>Node %1</source>
+        <translation>Node %1</translation>
+    </message>
+    <message>
+        <source>Leaf %1</source>
+        <translation>Leaf %1</translation>
+    </message>
+    <message>
+        <source>Spine %1</source>
+        <translation>Spine %1</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>link between CPU sockets</source>
+        <translation>link between CPU sockets</translation>
+    </message>
+    <message>
+        <source>InfiniBand (network)</source>
+        <translation>InfiniBand (network)</translation>
+    </message>
+    <message>
+        <source>rate not known</source>
+        <translation>rate not known</translation>
+    </message>
+    <message>
+        <source>%1 GB/s per direction</source>
+        <translation>%1 GB/s per direction</translation>
+    </message>
+    <message>
+        <source>× %1 links</source>
+        <translation>× %1 links</translation>
+    </message>
+    <message>
+        <source>bus %1</source>
+        <translation>bus %1</translation>
+    </message>
+    <message>
+        <source>NVLink links: %1</source>
+        <translation>NVLink links: %1</translation>
+    </message>
+    <message>
+        <source>PCIe: %1</source>
+        <translation>PCIe: %1</translation>
     </message>
 </context>
 <context>

@@ -202,6 +202,65 @@
     </message>
 </context>
 <context>
+    <name>CopyMatrix</name>
+    <message>
+        <source>NVLink, direct</source>
+        <translation>NVLink，直连</translation>
+    </message>
+    <message>
+        <source>NVLink through NVSwitch</source>
+        <translation>经 NVSwitch 的 NVLink</translation>
+    </message>
+    <message>
+        <source>on one board</source>
+        <translation>同一块板卡上</translation>
+    </message>
+    <message>
+        <source>PCIe switch</source>
+        <translation>PCIe 交换机</translation>
+    </message>
+    <message>
+        <source>PCIe host bridge</source>
+        <translation>PCIe 主桥</translation>
+    </message>
+    <message>
+        <source>through one CPU socket</source>
+        <translation>经同一个 CPU 插槽</translation>
+    </message>
+    <message>
+        <source>across CPU sockets</source>
+        <translation>跨 CPU 插槽</translation>
+    </message>
+    <message>
+        <source>path not known</source>
+        <translation>路径未知</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>A GPU does not copy to itself here.</source>
+        <translation>这里不测 GPU 拷贝给自己。</translation>
+    </message>
+    <message>
+        <source>GPU %1 → GPU %2: %3 GB/s</source>
+        <translation>GPU %1 → GPU %2：%3 GB/s</translation>
+    </message>
+    <message>
+        <source>NVLink links: %1</source>
+        <translation>NVLink 链路数：%1</translation>
+    </message>
+    <message>
+        <source>nominal: %1 GB/s</source>
+        <translation>标称：%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1% of nominal</source>
+        <translation>达到标称的 %1%</translation>
+    </message>
+</context>
+<context>
     <name>CpuVsGpuPanel</name>
     <message>
         <source>CPU vs GPU: where does the GPU start to win?</source>
@@ -1028,6 +1087,10 @@
         <translation>集合通信</translation>
     </message>
     <message>
+        <source>Topology</source>
+        <translation>拓扑</translation>
+    </message>
+    <message>
         <source>Access patterns</source>
         <translation>访存模式</translation>
     </message>
@@ -1522,6 +1585,120 @@
     <message>
         <source>time</source>
         <translation>时间</translation>
+    </message>
+</context>
+<context>
+    <name>TopologyPanel</name>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Copy matrix (GB/s)</source>
+        <translation>拷贝矩阵（GB/s）</translation>
+    </message>
+    <message>
+        <source>Press Run: the GPUs and their links appear here.</source>
+        <translation>按“运行”：GPU 及其链路会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Press Run: the modelled network of nodes appears here.</source>
+        <translation>按“运行”：模型估算的节点网络会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Rows: the GPU copying; columns: the GPU receiving. GB/s per direction.</source>
+        <translation>行：发出拷贝的 GPU；列：接收的 GPU。单位为每个方向的 GB/s。</translation>
+    </message>
+    <message>
+        <source>NVML did not describe this machine&apos;s links; see the matrix.</source>
+        <translation>NVML 没有给出本机的链路；请看拷贝矩阵。</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
+    <name>TopologyView</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>NVSwitch %1</source>
+        <translation>NVSwitch %1</translation>
+    </message>
+    <message>
+        <source>PCIe switch %1</source>
+        <translation>PCIe 交换机 %1</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>NIC %1</source>
+        <translation>网卡 %1</translation>
+    </message>
+    <message>
+        <source>Node %1</source>
+        <translation>节点 %1</translation>
+    </message>
+    <message>
+        <source>Leaf %1</source>
+        <translation>叶 %1</translation>
+    </message>
+    <message>
+        <source>Spine %1</source>
+        <translation>脊 %1</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source>link between CPU sockets</source>
+        <translation>CPU 插槽之间的链路</translation>
+    </message>
+    <message>
+        <source>InfiniBand (network)</source>
+        <translation>InfiniBand（网络）</translation>
+    </message>
+    <message>
+        <source>rate not known</source>
+        <translation>速率未知</translation>
+    </message>
+    <message>
+        <source>%1 GB/s per direction</source>
+        <translation>每个方向 %1 GB/s</translation>
+    </message>
+    <message>
+        <source>× %1 links</source>
+        <translation>× %1 条链路</translation>
+    </message>
+    <message>
+        <source>bus %1</source>
+        <translation>总线 %1</translation>
+    </message>
+    <message>
+        <source>NVLink links: %1</source>
+        <translation>NVLink 链路数：%1</translation>
+    </message>
+    <message>
+        <source>PCIe: %1</source>
+        <translation>PCIe：%1</translation>
     </message>
 </context>
 <context>

@@ -153,6 +153,14 @@ def walk_collectives(qtbot, window, panel) -> None:
     assert len(panel.plot.curves) == 6 and panel.wrong_label.isHidden()
 
 
+def walk_topology(qtbot, window, panel) -> None:
+    type_into(qtbot, panel.editors["nodes"], "2")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "p2p"
+    assert panel.matrix.rowCount() >= 2 and panel.network_view.box_rects()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -168,6 +176,7 @@ WALKS = {
     "fusion": walk_fusion,
     "allreduce-steps": walk_allreduce_steps,
     "collectives": walk_collectives,
+    "topology": walk_topology,
 }
 
 

@@ -25,6 +25,7 @@ from ui.panels.launch import LaunchPanel
 from ui.panels.precision import PrecisionPanel
 from ui.panels.roofline import RooflinePanel
 from ui.panels.streams import StreamsPanel
+from ui.panels.topology import TopologyPanel
 from ui.panels.transfer import TransferPanel
 from ui.panels.warp import WarpPanel
 from ui.services import Services
@@ -72,6 +73,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
     PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
     PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
+    PanelSpec("topology", lambda: translate("Panels", "Topology"), TopologyPanel, "cluster"),
 )
 
 

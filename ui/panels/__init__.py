@@ -71,9 +71,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
     PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
-    PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
-    PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
     PanelSpec("topology", lambda: translate("Panels", "Topology"), TopologyPanel, "cluster"),
+    PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
+    PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
 )
 
 

@@ -15,6 +15,17 @@ def click(qtbot, button) -> None:
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
+def tick(qtbot, box) -> None:
+    """A left click on a check box's square, where a person aims (a wide box's middle may be empty)."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    assert box.isVisible() and box.isEnabled(), f"{box.text()!r} cannot be clicked"
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    square = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=square.center())
+
+
 def choose(qtbot, combo: QComboBox, data) -> None:
     """Pick the entry whose data is ``data`` with the arrow keys, as on a closed combo box."""
     target = combo.findData(data)

@@ -48,6 +48,7 @@ REGISTRY: dict[str, str] = {
     "launch": "gpulab.experiments.launch",
     "bandwidth": "gpulab.experiments.bandwidth",
     "streams": "gpulab.experiments.streams",
+    "cluster-scaling": "gpulab.experiments.cluster_scaling",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

@@ -48,6 +48,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
                   "seconds_per_point=0.05"],
     "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
+    "cluster-scaling": ["gpu_counts=8,1024,16384"],  # modelled only: no GPU work, milliseconds
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel

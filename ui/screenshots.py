@@ -91,6 +91,7 @@ RUNS: dict[str, Callable | None] = {
     "precision": _run_precision,
     "bandwidth": _run_bandwidth,
     "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
+    "cluster-scaling": lambda panel: panel.run_button.click(),  # modelled in milliseconds
 }
 
 

@@ -118,6 +118,21 @@ def walk_streams(qtbot, window, panel) -> None:
     assert panel.chart.bar_rects() and panel.diagnosis.text()
 
 
+def walk_cluster_scaling(qtbot, window, panel) -> None:
+    from PySide6.QtCore import Qt
+
+    before = panel.explorer.numbers()
+    slider = panel.explorer.sliders.gpus.qslider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_Left)  # half the GPUs: the table and figures follow at once
+    after, gpus = panel.explorer.numbers(), panel.explorer.sliders.gpus.value()
+    assert after["figures"] != before["figures"] and after["row"] != before["row"]
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "cluster-scaling"
+    assert panel.last_result.params["gpus"] == gpus and panel.explorer.table.flagged_rows()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -130,6 +145,7 @@ WALKS = {
     "precision": walk_precision,
     "bandwidth": walk_bandwidth,
     "streams": walk_streams,
+    "cluster-scaling": walk_cluster_scaling,
 }
 
 

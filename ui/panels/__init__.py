@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication
 from ui.panels.access_pattern import AccessPatternPanel
 from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
+from ui.panels.cluster_scaling import ClusterScalingPanel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
 from ui.panels.experiments import ExperimentsPanel
@@ -66,6 +67,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("streams", lambda: translate("Panels", "Stream overlap"), StreamsPanel, "execution"),
     PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
     PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
+    PanelSpec("cluster-scaling", lambda: translate("Panels", "Scaling to 16,384 GPUs"), ClusterScalingPanel, "cluster"),
 )
 
 

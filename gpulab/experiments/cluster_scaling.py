@@ -143,6 +143,10 @@ def plan_extra(plan: parallelism.Plan, spec: Any) -> dict[str, Any]:
             "dp_comm_seconds": plan.dp_comm_s, "efficiency": plan.efficiency, "mfu": plan.mfu}  # fmt: skip
 
 
+ALLREDUCE_LABELS = {"ring": "series.cluster-scaling.allreduce-ring", "tree": "series.cluster-scaling.allreduce-tree",
+                    "hierarchical": "series.cluster-scaling.allreduce-hierarchical"}  # fmt: skip
+
+
 def _series(key: str, label: Message, y_axis: str, y_unit: str, provenance: Provenance,
             points: list[Point], x_axis: str = "axis.cluster.gpus") -> Series:  # fmt: skip
     return Series(render(label), provenance, Note(msg(x_axis)), "", Note(msg(y_axis)), y_unit, tuple(points),
@@ -157,7 +161,7 @@ def build_series(figs: Figures, params: Params, provenance: Provenance) -> list[
                                                  "busbw_gb_s": cluster.bus_bandwidth_gb_s(n, params.message_bytes,
                                                                                           seconds)})
                   for n, seconds in rows]  # fmt: skip
-        label = msg(f"series.cluster-scaling.allreduce-{algorithm}")
+        label = msg(ALLREDUCE_LABELS[algorithm])
         series.append(_series(f"allreduce-{algorithm}", label, "axis.cluster.allreduce-time", "ms", provenance,
                               points))  # fmt: skip
     efficiency = [Point(n, plan.efficiency * 100, extra=plan_extra(plan, figs.spec))

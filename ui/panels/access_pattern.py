@@ -9,7 +9,7 @@ view (with "Open in warp visualizer") beside the GB/s chart; the notes under eve
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QSplitter, QVBoxLayout, QWidget
 
 from gpulab.experiments.access_cases import MODEL_KEY, Case, cases, preset_for
 from gpulab.results import Result
@@ -56,18 +56,6 @@ class AccessPatternPanel(LabPanel):
         column.addWidget(self.upper, 1)
         column.addWidget(self.notes)
         return view
-
-    def _build_layout(self) -> None:
-        super()._build_layout()
-        # Nine parameters, the run column and the export button are taller than a 1024x768 window
-        # in projector type: the controls scroll instead of being squeezed on top of each other.
-        controls = self.splitter.widget(0)
-        self.controls_scroll = QScrollArea()
-        self.controls_scroll.setWidgetResizable(True)
-        self.controls_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.splitter.replaceWidget(0, self.controls_scroll)
-        self.controls_scroll.setWidget(controls)
 
     def _fit_controls(self) -> None:
         """Narrower fields than the generic panel's (the case table needs the width); the column

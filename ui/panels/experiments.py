@@ -152,15 +152,19 @@ class ExperimentsPanel(Panel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.notes.set_lines(lines_for(self))  # more of the notes on a tall screen
+        self.notes.set_lines(lines_for(self, self.LEAST_NOTE_LINES))  # more of the notes on a tall screen
         if event.oldSize().width() != event.size().width():
             self._fit_controls()  # a wider window holds the whole sizes field
+
+    LEAST_NOTE_LINES = 4  # the notes box shows at least this many lines (the rest scrolls)
+    FORM_SHARE = 0.45  # of the panel's width, at most, for the widest field (whole sizes where there is room)
+    CONTROLS_SHARE = 0.55  # of the splitter's width, at most, for the controls column
 
     def _fit_controls(self) -> None:
         """The controls column as wide as its widest field needs, the plot taking the rest."""
         total = sum(self.splitter.sizes()) or 900
-        self.form.fit(max_px=max(200, int(0.45 * max(total, self.width()))))  # whole sizes where there is room
-        controls = min(self.splitter.widget(0).minimumSizeHint().width(), int(0.55 * total))
+        self.form.fit(max_px=max(200, int(self.FORM_SHARE * max(total, self.width()))))
+        controls = min(self.splitter.widget(0).minimumSizeHint().width(), int(self.CONTROLS_SHARE * total))
         self.splitter.setSizes([controls, max(total - controls, 1)])
 
     def _retranslate_experiment(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from gpulab import experiments
 from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
+from ui.widgets.controls_scroll import ControlsScroll
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
 
 
@@ -34,6 +35,10 @@ class LabPanel(ExperimentsPanel):
     """The panel of one registered experiment, ``EXPERIMENT`` (its registry name)."""
 
     EXPERIMENT = ""
+    # A lab's picture is the point of its page: the form gets less of the width than in Run experiment.
+    FORM_SHARE = 0.3
+    CONTROLS_SHARE = 0.4
+    LEAST_NOTE_LINES = 2  # on a short screen the plot keeps the height; the notes scroll
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
@@ -46,6 +51,8 @@ class LabPanel(ExperimentsPanel):
         self.controls_column.insertWidget(self.controls_column.count() - 1, self.export_button)
         self.experiment_label.hide()  # one experiment: the heading names it
         self.experiment_combo.hide()
+        self.controls_scroll = ControlsScroll()  # the column scrolls on a short screen instead of squeezing
+        self.controls_scroll.setWidget(self.splitter.replaceWidget(0, self.controls_scroll))
 
     def _fill_experiments(self) -> None:
         self.experiment_combo.addItem(self.EXPERIMENT, self.EXPERIMENT)

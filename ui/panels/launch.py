@@ -6,9 +6,6 @@ the queued-launch curve, which runs along it)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QScrollArea
-
 from gpulab.results import Point, Result, Series
 from ui.panels.lab_panel import LabPanel
 
@@ -33,30 +30,6 @@ class LaunchPanel(LabPanel):
     """Launch overhead & CUDA Graphs: µs per step against K, the cost at the largest K in the legend."""
 
     EXPERIMENT = "launch"
-
-    def _build_layout(self) -> None:
-        super()._build_layout()
-        # Five parameters (one a preset list over a field), the run column and the export button
-        # are taller than a 1024x768 window in Chinese projector type: the column scrolls there
-        # instead of squeezing the K preset list to a sliver.
-        controls = self.splitter.widget(0)
-        self.controls_scroll = QScrollArea()
-        self.controls_scroll.setWidgetResizable(True)
-        self.controls_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.splitter.replaceWidget(0, self.controls_scroll)
-        self.controls_scroll.setWidget(controls)
-
-    def _fit_controls(self) -> None:
-        """The generic fit, then the column as wide as its content plus room for its scroll bar."""
-        super()._fit_controls()
-        scroll = getattr(self, "controls_scroll", None)
-        if scroll is None:  # the first fit comes before the scroll area exists
-            return
-        total = sum(self.splitter.sizes()) or 900
-        width = min(scroll.widget().minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width(),
-                    int(0.55 * total))  # fmt: skip
-        self.splitter.setSizes([width, max(total - width, 1)])
 
     def decorate(self, result: Result) -> None:
         k = largest_k(result)

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -64,21 +62,6 @@ class Entry:
 
     def diagnosis(self) -> list[Message]:
         return [from_json(line) for line in self.point.extra.get("diagnosis", ())]
-
-
-class ControlsScroll(QScrollArea):
-    """The form column, scrolling when the window is too short for it; as wide as the column needs."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-
-    def minimumSizeHint(self) -> QSize:
-        inner = self.widget()
-        width = inner.minimumSizeHint().width() if inner is not None else 0
-        return QSize(width + self.verticalScrollBar().sizeHint().width(), super().minimumSizeHint().height())
 
 
 def _drawn_kind(series_kind: str, details: Any) -> str:
@@ -140,8 +123,6 @@ class StreamsPanel(LabPanel):
     def _build_layout(self) -> None:
         super()._build_layout()
         self.description.hide()  # the heading says it (its tooltip too): the form needs the room in projector type
-        self.controls_scroll = ControlsScroll()  # six fields in projector type outgrow a 768-pixel screen
-        self.controls_scroll.setWidget(self.splitter.replaceWidget(0, self.controls_scroll))
 
     def retranslate(self) -> None:
         super().retranslate()

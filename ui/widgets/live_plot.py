@@ -321,11 +321,14 @@ class LivePlot(pg.PlotWidget):
         font = QFont()
         font.setPointSize(theme.font_pt)
         font.setBold(True)
+        level_font = QFont(font)  # a ceiling's words are smaller than a marker's: they run along the curves
+        level_font.setBold(False)
+        level_font.setPointSize(max(8, theme.font_pt - 2))
         for line in self.levels:
             line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DashLine))
             line.label.setColor(theme.text)
             line.label.fill = pg.mkBrush(theme.base)
-            line.label.setFont(font)
+            line.label.setFont(level_font)
             line.label.update()
         for line in self.markers:
             line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DotLine))

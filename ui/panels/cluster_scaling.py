@@ -20,7 +20,6 @@ from gpulab.results import Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import ScalingExplorer
 from ui.panels.lab_panel import LabPanel
-from ui.panels.streams import ControlsScroll
 
 FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "tp", "pp")
 
@@ -63,8 +62,6 @@ class ClusterScalingPanel(LabPanel):
         super()._build_layout()
         for widget in (self.description, self.device_label, self.device_combo):
             widget.hide()  # nothing runs on a device: every figure is modelled
-        self.controls_scroll = ControlsScroll()
-        self.controls_scroll.setWidget(self.splitter.replaceWidget(0, self.controls_scroll))
         self.set_provenance("modelled")
 
     def _show_module(self) -> None:

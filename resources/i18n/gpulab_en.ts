@@ -1263,12 +1263,12 @@
         <translation>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</translation>
     </message>
     <message>
-        <source>Llama 3 on 16,384 H100s — model: %1 interruptions/day; Meta's paper: %2 (%3 unexpected)</source>
-        <translation>Llama 3 on 16,384 H100s — model: %1 interruptions/day; Meta's paper: %2 (%3 unexpected)</translation>
+        <source>Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 (%3 unexpected)</source>
+        <translation>Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 (%3 unexpected)</translation>
     </message>
     <message>
-        <source>Efficiency &amp; goodput</source>
-        <translation>Efficiency &amp; goodput</translation>
+        <source>Efficiency, goodput</source>
+        <translation>Efficiency, goodput</translation>
     </message>
     <message>
         <source>Planner</source>

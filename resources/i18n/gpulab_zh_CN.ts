@@ -1264,11 +1264,11 @@
         <translation>%1 块 GPU：每天中断 %2 次（MTBF %3 小时）· 每 %4 分钟存一次检查点（Young）· 有效产出 (goodput) %5%</translation>
     </message>
     <message>
-        <source>Llama 3 on 16,384 H100s — model: %1 interruptions/day; Meta&apos;s paper: %2 (%3 unexpected)</source>
-        <translation>Llama 3，16,384 块 H100 —— 模型估算：每天中断 %1 次；Meta 论文：%2 次（其中意外 %3 次）</translation>
+        <source>Llama 3, 16,384 H100s — model: %1/day; Meta&apos;s paper: %2 (%3 unexpected)</source>
+        <translation>Llama 3，16,384 块 H100 —— 模型估算：每天 %1 次；Meta 论文：%2 次（其中意外 %3 次）</translation>
     </message>
     <message>
-        <source>Efficiency &amp; goodput</source>
+        <source>Efficiency, goodput</source>
         <translation>效率 / 有效产出</translation>
     </message>
     <message>

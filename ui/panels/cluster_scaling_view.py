@@ -56,7 +56,7 @@ class ScalingExplorer(QWidget):
         self.legends = [SeriesLegend(self.allreduce_plot), SeriesLegend(self.scaling_plot)]
         self.badge = ProvenanceBadge("modelled")
         self.figures_line = WrapLabel(min_lines=1, max_lines=4)
-        self.llama_line = WrapLabel(min_lines=1, max_lines=3)
+        self.llama_line = WrapLabel(min_lines=1, max_lines=4)
         self.llama_line.setObjectName("llamaLine")
         self.table_title = WrapLabel(min_lines=1, max_lines=2)
         self.table = PlanTable()
@@ -193,15 +193,15 @@ class ScalingExplorer(QWidget):
     def llama_text(self) -> str:
         """"Llama 3: model 7.6 interruptions/day; Meta's paper 8.6 (7.8 unexpected)"."""
         paper = reliability.LLAMA3
-        return (translate("ScalingExplorer", "Llama 3 on 16,384 H100s — model: %1 interruptions/day; "
-                                             "Meta's paper: %2 (%3 unexpected)")
+        return (translate("ScalingExplorer", "Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 "
+                                             "(%3 unexpected)")
                 .replace("%1", f"{self.figs.llama3_model_per_day:.1f}")
                 .replace("%2", f"{paper.interruptions_per_day:.1f}")
                 .replace("%3", f"{paper.unexpected_per_day:.1f}"))  # fmt: skip
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, "AllReduce")
-        self.tabs.setTabText(1, translate("ScalingExplorer", "Efficiency & goodput"))
+        self.tabs.setTabText(1, translate("ScalingExplorer", "Efficiency, goodput"))
         self.tabs.setTabText(2, translate("ScalingExplorer", "Planner"))
         self.sliders.retranslate()
         self.table.retranslate()

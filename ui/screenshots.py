@@ -120,6 +120,7 @@ RUNS: dict[str, Callable | None] = {
     "allreduce-steps": _run_allreduce,
     "collectives": _run_collectives,
     "topology": lambda panel: panel.run_button.click(),  # reads NVML; models the node without two GPUs
+    "cluster-scaling": lambda panel: panel.run_button.click(),  # modelled in milliseconds
 }
 
 

@@ -52,6 +52,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "allreduce-steps": ["ranks=4", "chunk_elements=2"],  # no GPU: executed on numpy, times modelled
     "collectives": ["sizes=8,65536,2^24", "seconds_per_point=0.02"],  # NCCL with 2+ GPUs, else MPI CPU ranks
     "p2p": ["copy_bytes=2^24", "repeats=3"],  # every ordered GPU pair; modelled on one GPU
+    "cluster-scaling": ["gpu_counts=8,1024,16384"],  # modelled only: no GPU work, milliseconds
 }
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel

@@ -52,6 +52,7 @@ REGISTRY: dict[str, str] = {
     "allreduce-steps": "gpulab.experiments.allreduce_steps",
     "collectives": "gpulab.experiments.collectives",
     "p2p": "gpulab.experiments.p2p",
+    "cluster-scaling": "gpulab.experiments.cluster_scaling",
 }
 # Old names that still run (and open results of) a renamed lab; not listed, so no lab runs twice.
 ALIASES: dict[str, str] = {"coalescing": "access-pattern"}

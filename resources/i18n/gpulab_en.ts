@@ -182,6 +182,13 @@
     </message>
 </context>
 <context>
+    <name>ClusterScalingPanel</name>
+    <message>
+        <source>Check the parameters: %1</source>
+        <translation>Check the parameters: %1</translation>
+    </message>
+</context>
+<context>
     <name>CollectivesPanel</name>
     <message>
         <source>Show algbw (S / time)</source>
@@ -1082,6 +1089,10 @@
         <translation>Ring &amp; tree AllReduce</translation>
     </message>
     <message>
+        <source>Scaling to 16,384 GPUs</source>
+        <translation>Scaling to 16,384 GPUs</translation>
+    </message>
+    <message>
         <source>Collectives</source>
         <translation>Collectives</translation>
     </message>
@@ -1131,6 +1142,41 @@
     <message>
         <source>Kernel longer</source>
         <translation>Kernel longer</translation>
+    </message>
+</context>
+<context>
+    <name>PlanTable</name>
+    <message>
+        <source>GB / GPU</source>
+        <translation>GB / GPU</translation>
+    </message>
+    <message>
+        <source>Fits?</source>
+        <translation>Fits?</translation>
+    </message>
+    <message>
+        <source>Bubble</source>
+        <translation>Bubble</translation>
+    </message>
+    <message>
+        <source>Step (s)</source>
+        <translation>Step (s)</translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation>Efficiency</translation>
+    </message>
+    <message>
+        <source>Why not</source>
+        <translation>Why not</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>yes</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>no</translation>
     </message>
 </context>
 <context>
@@ -1404,6 +1450,76 @@
     <message>
         <source>Cancel</source>
         <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>ScalingExplorer</name>
+    <message>
+        <source>ring</source>
+        <translation>ring</translation>
+    </message>
+    <message>
+        <source>tree</source>
+        <translation>tree</translation>
+    </message>
+    <message>
+        <source>hierarchical</source>
+        <translation>hierarchical</translation>
+    </message>
+    <message>
+        <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
+        <translation>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>AllReduce of %1</source>
+        <translation>AllReduce of %1</translation>
+    </message>
+    <message>
+        <source>scaling efficiency</source>
+        <translation>scaling efficiency</translation>
+    </message>
+    <message>
+        <source>goodput</source>
+        <translation>goodput</translation>
+    </message>
+    <message>
+        <source>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</source>
+        <translation>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</translation>
+    </message>
+    <message>
+        <source>Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 (%3 unexpected)</source>
+        <translation>Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 (%3 unexpected)</translation>
+    </message>
+    <message>
+        <source>Efficiency, goodput</source>
+        <translation>Efficiency, goodput</translation>
+    </message>
+    <message>
+        <source>Planner</source>
+        <translation>Planner</translation>
+    </message>
+</context>
+<context>
+    <name>ScalingSliders</name>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>AllReduce message</source>
+        <translation>AllReduce message</translation>
+    </message>
+    <message>
+        <source>Failures per GPU-year</source>
+        <translation>Failures per GPU-year</translation>
+    </message>
+    <message>
+        <source>Checkpoint write</source>
+        <translation>Checkpoint write</translation>
     </message>
 </context>
 <context>

@@ -183,6 +183,13 @@
     </message>
 </context>
 <context>
+    <name>ClusterScalingPanel</name>
+    <message>
+        <source>Check the parameters: %1</source>
+        <translation>请检查参数：%1</translation>
+    </message>
+</context>
+<context>
     <name>CollectivesPanel</name>
     <message>
         <source>Show algbw (S / time)</source>
@@ -1083,6 +1090,10 @@
         <translation>环形与树形 AllReduce</translation>
     </message>
     <message>
+        <source>Scaling to 16,384 GPUs</source>
+        <translation>扩展到 16,384 块 GPU</translation>
+    </message>
+    <message>
         <source>Collectives</source>
         <translation>集合通信</translation>
     </message>
@@ -1132,6 +1143,41 @@
     <message>
         <source>Kernel longer</source>
         <translation>核函数更长</translation>
+    </message>
+</context>
+<context>
+    <name>PlanTable</name>
+    <message>
+        <source>GB / GPU</source>
+        <translation>GB / GPU</translation>
+    </message>
+    <message>
+        <source>Fits?</source>
+        <translation>放得下？</translation>
+    </message>
+    <message>
+        <source>Bubble</source>
+        <translation>流水线气泡</translation>
+    </message>
+    <message>
+        <source>Step (s)</source>
+        <translation>每步（秒）</translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>Why not</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
     </message>
 </context>
 <context>
@@ -1405,6 +1451,76 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>ScalingExplorer</name>
+    <message>
+        <source>ring</source>
+        <translation>环</translation>
+    </message>
+    <message>
+        <source>tree</source>
+        <translation>树</translation>
+    </message>
+    <message>
+        <source>hierarchical</source>
+        <translation>分层</translation>
+    </message>
+    <message>
+        <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
+        <translation>%1 块 GPU 的方案（★ 放得下的最佳方案；底色标出的无法运行）</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>AllReduce of %1</source>
+        <translation>%1 的 AllReduce</translation>
+    </message>
+    <message>
+        <source>scaling efficiency</source>
+        <translation>扩展效率</translation>
+    </message>
+    <message>
+        <source>goodput</source>
+        <translation>有效产出 (goodput)</translation>
+    </message>
+    <message>
+        <source>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</source>
+        <translation>%1 块 GPU：每天中断 %2 次（MTBF %3 小时）· 每 %4 分钟存一次检查点（Young）· 有效产出 (goodput) %5%</translation>
+    </message>
+    <message>
+        <source>Llama 3, 16,384 H100s — model: %1/day; Meta&apos;s paper: %2 (%3 unexpected)</source>
+        <translation>Llama 3，16,384 块 H100 —— 模型估算：每天 %1 次；Meta 论文：%2 次（其中意外 %3 次）</translation>
+    </message>
+    <message>
+        <source>Efficiency, goodput</source>
+        <translation>效率 / 有效产出</translation>
+    </message>
+    <message>
+        <source>Planner</source>
+        <translation>规划器</translation>
+    </message>
+</context>
+<context>
+    <name>ScalingSliders</name>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>AllReduce message</source>
+        <translation>AllReduce 消息</translation>
+    </message>
+    <message>
+        <source>Failures per GPU-year</source>
+        <translation>每 GPU 每年故障次数</translation>
+    </message>
+    <message>
+        <source>Checkpoint write</source>
+        <translation>检查点写入</translation>
     </message>
 </context>
 <context>

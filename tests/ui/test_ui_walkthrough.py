@@ -161,6 +161,21 @@ def walk_topology(qtbot, window, panel) -> None:
     assert panel.matrix.rowCount() >= 2 and panel.network_view.box_rects()
 
 
+def walk_cluster_scaling(qtbot, window, panel) -> None:
+    from PySide6.QtCore import Qt
+
+    before = panel.explorer.numbers()
+    slider = panel.explorer.sliders.gpus.qslider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_Left)  # half the GPUs: the table and figures follow at once
+    after, gpus = panel.explorer.numbers(), panel.explorer.sliders.gpus.value()
+    assert after["figures"] != before["figures"] and after["row"] != before["row"]
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == "cluster-scaling"
+    assert panel.last_result.params["gpus"] == gpus and panel.explorer.table.flagged_rows()
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -177,6 +192,7 @@ WALKS = {
     "allreduce-steps": walk_allreduce_steps,
     "collectives": walk_collectives,
     "topology": walk_topology,
+    "cluster-scaling": walk_cluster_scaling,
 }
 
 

@@ -16,6 +16,7 @@ from ui.panels.access_pattern import AccessPatternPanel
 from ui.panels.allreduce_steps import AllReducePanel
 from ui.panels.bandwidth import BandwidthPanel
 from ui.panels.base import Panel
+from ui.panels.cluster_scaling import ClusterScalingPanel
 from ui.panels.collectives import CollectivesPanel
 from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
 from ui.panels.devices import DevicesPanel
@@ -74,6 +75,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("topology", lambda: translate("Panels", "Topology"), TopologyPanel, "cluster"),
     PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
     PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
+    PanelSpec("cluster-scaling", lambda: translate("Panels", "Scaling to 16,384 GPUs"), ClusterScalingPanel, "cluster"),
 )
 
 

@@ -1,0 +1,84 @@
+"""The planner's table: one row per DP × TP × PP layout, the ones that cannot run flagged with the reason.
+
+Columns: DP, TP, PP, memory per GPU, fits?, bubble, step time, scaling efficiency, and why a plan
+cannot run (memory beyond the usable share, TP not dividing the heads, PP beyond the layers, a
+batch that does not split). The best usable plan's row is marked with a star.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from gpulab.experiments import cluster_scaling
+from gpulab.model import parallelism
+from ui import i18n
+
+translate = QCoreApplication.translate
+FITS_COLUMN, REASON_COLUMN = 4, 8
+FLAGGED = QColor(220, 60, 60, 70)  # a translucent red: readable on the light and the projector theme
+
+
+def headers() -> list[str]:
+    return ["DP", "TP", "PP", translate("PlanTable", "GB / GPU"), translate("PlanTable", "Fits?"),
+            translate("PlanTable", "Bubble"), translate("PlanTable", "Step (s)"),
+            translate("PlanTable", "Efficiency"), translate("PlanTable", "Why not")]  # fmt: skip
+
+
+def row_texts(plan: parallelism.Plan, spec: object, best: bool) -> list[str]:
+    """The cells of one plan, in the current language."""
+    layout = plan.layout
+    reasons = cluster_scaling.plan_reasons(plan, spec)
+    fits = translate("PlanTable", "yes") if plan.fits else translate("PlanTable", "no")
+    return [("★ " if best else "") + str(layout.dp), str(layout.tp), str(layout.pp), f"{plan.memory.total / 1e9:.1f}",
+            fits, f"{plan.bubble * 100:.0f}%", f"{plan.step_s:.1f}", f"{plan.efficiency * 100:.0f}%",
+            "; ".join(i18n.engine_message(r) for r in reasons)]  # fmt: skip
+
+
+class PlanTable(QTableWidget):
+    """The plans for the chosen GPU count; rows that cannot run are tinted and say why."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(headers()), parent)
+        self.plans: list[parallelism.Plan] = []
+        self.spec: object = None
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().hide()
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(REASON_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.retranslate()
+
+    def show_plans(self, plans: Sequence[parallelism.Plan], spec: object) -> None:
+        self.plans, self.spec = list(plans), spec
+        best = parallelism.best_plan(self.plans)
+        self.setRowCount(len(self.plans))
+        for row, plan in enumerate(self.plans):
+            for column, text in enumerate(row_texts(plan, spec, plan is best)):
+                item = QTableWidgetItem(text)
+                if column < REASON_COLUMN:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if not plan.usable:
+                    item.setBackground(QBrush(FLAGGED))
+                if column == REASON_COLUMN:
+                    item.setToolTip(text)
+                self.setItem(row, column, item)
+        if best is not None:
+            self.scrollToItem(self.item(self.plans.index(best), 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def flagged_rows(self) -> list[int]:
+        """Rows of plans that cannot run (tinted, with a reason)."""
+        return [row for row, plan in enumerate(self.plans) if not plan.usable]
+
+    def cell(self, row: int, column: int) -> str:
+        item = self.item(row, column)
+        return item.text() if item is not None else ""
+
+    def retranslate(self) -> None:
+        self.setHorizontalHeaderLabels(headers())
+        if self.plans:
+            self.show_plans(self.plans, self.spec)

@@ -1,0 +1,214 @@
+"""The scaling explorer: sliders over the model, two live charts, the Llama 3 check and the planner table.
+
+Every number is recomputed from the engine's pure model functions on the GUI thread as a slider
+moves: a slider redoes only what depends on it (the GPU count: the table and the markers; the
+message size: the AllReduce curves; failures and checkpoints: goodput), a few milliseconds each.
+The scaling-efficiency curve, which prices every layout at every GPU count, is redone only when
+the form's Params change (a Run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
+
+from gpulab.catalogue import Message
+from gpulab.experiments import ParamError, cluster_scaling
+from gpulab.model import cluster, parallelism, reliability
+from gpulab.results import Point
+from ui import i18n
+from ui.panels.cluster_scaling_controls import ScalingSliders
+from ui.panels.cluster_scaling_table import PlanTable
+from ui.widgets.badge import ProvenanceBadge
+from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.live_plot import LivePlot, SeriesLegend
+
+translate = QCoreApplication.translate
+ALGORITHM_NAMES = {"ring": lambda: translate("ScalingExplorer", "ring"),
+                   "tree": lambda: translate("ScalingExplorer", "tree"),
+                   "hierarchical": lambda: translate("ScalingExplorer", "hierarchical")}  # fmt: skip
+
+
+def _plot(y_unit_text: str) -> LivePlot:
+    plot = LivePlot(log_x=True, log_y=None)
+    plot.setMinimumHeight(140)
+    plot.y_unit_text = y_unit_text  # type: ignore[attr-defined]
+    return plot
+
+
+class ScalingExplorer(QWidget):
+    """Sliders, charts, lines of figures and the plan table for one base Params."""
+
+    params_changed = Signal(object)  # the Params the view now shows (base with the sliders' values)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.base = cluster_scaling.Params()
+        self.params = self.base
+        self.figs = cluster_scaling.figures(self.base)
+        self.problem: Message | None = None
+        self.sliders = ScalingSliders()
+        self.sliders.changed.connect(self._slider_moved)
+        self.allreduce_plot, self.scaling_plot = _plot("ms"), _plot("%")
+        self.legends = [SeriesLegend(self.allreduce_plot), SeriesLegend(self.scaling_plot)]
+        self.badge = ProvenanceBadge("modelled")
+        self.figures_line = WrapLabel(min_lines=1, max_lines=4)
+        self.llama_line = WrapLabel(min_lines=1, max_lines=4)
+        self.llama_line.setObjectName("llamaLine")
+        self.table_title = WrapLabel(min_lines=1, max_lines=2)
+        self.table = PlanTable()
+        self.tabs = QTabWidget()
+        self._build()
+        self.set_base(self.base)
+        self.retranslate()
+
+    def _build(self) -> None:
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.sliders)
+        lines = QHBoxLayout()
+        lines.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        text = QVBoxLayout()
+        text.addWidget(self.figures_line)
+        text.addWidget(self.llama_line)
+        lines.addLayout(text, 1)
+        column.addLayout(lines)
+        # The charts and the table take turns: on a 768-pixel projector screen each needs the whole height.
+        for plot, legend in zip((self.allreduce_plot, self.scaling_plot), self.legends, strict=True):
+            chart = QWidget()
+            chart_column = QVBoxLayout(chart)
+            chart_column.setContentsMargins(0, 0, 0, 0)
+            chart_column.addWidget(plot, 1)
+            chart_column.addWidget(legend)
+            self.tabs.addTab(chart, "")
+        planner = QWidget()
+        planner_column = QVBoxLayout(planner)
+        planner_column.setContentsMargins(0, 0, 0, 0)
+        planner_column.addWidget(self.table_title)
+        planner_column.addWidget(self.table, 1)
+        self.tabs.addTab(planner, "")
+        column.addWidget(self.tabs, 1)
+
+    # ------------------------------------------------------------ computing
+
+    def set_base(self, base: cluster_scaling.Params) -> None:
+        """Show ``base`` (the form's Params): sliders moved to its values, everything recomputed."""
+        self.base = base
+        self.sliders.set_values({name: getattr(base, name) for name in self.sliders.by_name()})
+        self.params = base
+        self.problem = None
+        self.figs = cluster_scaling.figures(base)
+        self.redraw()
+
+    def _slider_moved(self, name: str) -> None:
+        try:
+            params = dataclasses.replace(self.base, **self.sliders.values())
+        except ParamError as exc:  # a fixed DP × TP × PP that no longer multiplies to the GPU count
+            self.problem = exc.message
+            self._show_figures()
+            return
+        self.problem = None
+        self.params = params
+        self.figs = self._recompute(name, params)
+        self.redraw()
+        self.params_changed.emit(params)
+
+    def _recompute(self, name: str, params: cluster_scaling.Params) -> cluster_scaling.Figures:
+        """Redo only what the moved slider changes; the efficiency curve stays as it was."""
+        figs, spec, fabric = self.figs, self.figs.spec, self.figs.fabric
+        counts = [n for n, _s in next(iter(figs.allreduce.values()), [])] or list(params.gpu_counts)
+        if name == "message_bytes":
+            allreduce = {a: [(n, cluster.allreduce_seconds(a, n, params.message_bytes, fabric)) for n in counts]
+                         for a in params.algorithms}  # fmt: skip
+            return dataclasses.replace(figs, allreduce=allreduce)
+        failures = (params.failures_per_gpu_year, params.checkpoint_seconds, params.restart_seconds)
+        llama3 = reliability.interruptions_per_day(reliability.LLAMA3.gpus, params.failures_per_gpu_year)
+        figs = dataclasses.replace(
+            figs, failures=[reliability.reliability(n, *failures) for n, _plan in figs.scaling] or figs.failures,
+            here=reliability.reliability(params.gpus, *failures), llama3_model_per_day=llama3)
+        if name == "gpus":
+            plans = parallelism.plan_all(params.shape, params.gpus, spec, fabric, params.training,
+                                         params.dp, params.tp, params.pp)  # fmt: skip
+            figs = dataclasses.replace(figs, plans=plans)
+        return figs
+
+    # ------------------------------------------------------------ drawing
+
+    def redraw(self) -> None:
+        self._draw_allreduce()
+        self._draw_scaling()
+        self._show_figures()
+        self.table.show_plans(self.figs.plans, self.figs.spec)
+        title = translate("ScalingExplorer", "Plans for %1 GPUs (★ best that fits; tinted: cannot run)")
+        self.table_title.setText(title.replace("%1", f"{self.params.gpus:,}"))
+
+    def _curve(self, plot: LivePlot, name: str, points: list[Point]) -> None:
+        for point in points:
+            plot.add_point(name, point)
+        plot.set_kind(name, "modelled")
+
+    def _draw_allreduce(self) -> None:
+        plot = self.allreduce_plot
+        plot.clear_series()
+        for algorithm, rows in self.figs.allreduce.items():
+            self._curve(plot, ALGORITHM_NAMES[algorithm](), [Point(n, s * 1e3) for n, s in rows])
+        plot.redraw()
+        plot.setLabel("left", "ms")
+        plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))
+        message = self.sliders.message.value_label.text()
+        plot.setTitle(translate("ScalingExplorer", "AllReduce of %1").replace("%1", message))
+        self.legends[0].refresh()
+        plot.add_marker(self.params.gpus, f"{self.params.gpus:,}")
+
+    def _draw_scaling(self) -> None:
+        plot = self.scaling_plot
+        plot.clear_series()
+        efficiency = [Point(n, plan.efficiency * 100) for n, plan in self.figs.scaling if plan is not None]
+        goodput = [Point(r.gpus, r.goodput * 100) for r in self.figs.failures]
+        self._curve(plot, translate("ScalingExplorer", "scaling efficiency"), efficiency)
+        self._curve(plot, translate("ScalingExplorer", "goodput"), goodput)
+        plot.redraw()
+        plot.setYRange(0, 100)
+        plot.setLabel("left", "%")
+        plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))
+        self.legends[1].refresh()
+        plot.add_marker(self.params.gpus, f"{self.params.gpus:,}")
+
+    def _show_figures(self) -> None:
+        if self.problem is not None:
+            self.figures_line.setText(i18n.engine_message(self.problem))
+            return
+        here = self.figs.here
+        self.figures_line.setText(
+            translate("ScalingExplorer", "%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min "
+                                         "(Young) · goodput %5%")
+            .replace("%1", f"{self.params.gpus:,}").replace("%2", f"{here.interruptions_per_day:.1f}")
+            .replace("%3", f"{here.mtbf_s / 3600:.1f}").replace("%4", f"{here.interval_s / 60:.0f}")
+            .replace("%5", f"{here.goodput * 100:.0f}"))  # fmt: skip
+        self.llama_line.setText(self.llama_text())
+
+    def llama_text(self) -> str:
+        """"Llama 3: model 7.6 interruptions/day; Meta's paper 8.6 (7.8 unexpected)"."""
+        paper = reliability.LLAMA3
+        return (translate("ScalingExplorer", "Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 "
+                                             "(%3 unexpected)")
+                .replace("%1", f"{self.figs.llama3_model_per_day:.1f}")
+                .replace("%2", f"{paper.interruptions_per_day:.1f}")
+                .replace("%3", f"{paper.unexpected_per_day:.1f}"))  # fmt: skip
+
+    def retranslate(self) -> None:
+        self.tabs.setTabText(0, "AllReduce")
+        self.tabs.setTabText(1, translate("ScalingExplorer", "Efficiency, goodput"))
+        self.tabs.setTabText(2, translate("ScalingExplorer", "Planner"))
+        self.sliders.retranslate()
+        self.table.retranslate()
+        self.redraw()
+
+    def numbers(self) -> dict[str, Any]:
+        """What a test reads: the figures line, the first plan row and the AllReduce points."""
+        curves = {name: [p.y for p in points] for name, points in self.allreduce_plot.series.items()}
+        return {"figures": self.figures_line.text(), "row": [self.table.cell(0, c) for c in range(9)],
+                "allreduce": curves}

@@ -17,12 +17,12 @@ and every assumption is a note of the result. Series (all ``modelled``, role ``m
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
 from gpulab.catalogue import Message, Note, msg, render, to_json
 from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, ParamError, PartialPoint, Progress, param
+from gpulab.experiments.cluster_fit import LocalFit, fit_to_saved
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -51,6 +51,7 @@ class Params(CheckedParams):
     failures_per_gpu_year: float = param(reliability.LLAMA3_FAILURES_PER_GPU_YEAR, min=0.0, max=100.0)
     checkpoint_seconds: float = param(60.0, unit="s", min=0.1, max=86400.0)
     restart_seconds: float = param(300.0, unit="s", min=0.0, max=86400.0)
+    fit_from: str = param("")  # a saved collectives result: alpha and beta fitted to its AllReduce
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -212,26 +213,41 @@ def planner_notes(figs: Figures, params: Params) -> list[Message]:
     return notes
 
 
-def measurement_note() -> Message:
-    """Whether alpha and beta were fitted to a local measurement: this lab never reads one (yet)."""
-    present = importlib.util.find_spec("gpulab.cluster") is not None
-    return msg("cluster-scaling.note.no-fit-present" if present else "cluster-scaling.note.no-fit")
+def measurement_note(local: LocalFit | None) -> Message:
+    """Whether alpha and beta were fitted to a local measurement, and to which."""
+    return local.note() if local is not None else msg("cluster-scaling.note.no-fit")
 
 
-def all_notes(figs: Figures, params: Params) -> tuple[Note, ...]:
+def fitted_series(local: LocalFit, params: Params) -> Series:
+    """A ring over the GPU counts on the link fitted to this machine's AllReduce (modelled from a measurement)."""
+    rows = [(n, cluster.ring_allreduce_seconds(n, params.message_bytes, local.fit.link))
+            for n in sorted(set(params.gpu_counts)) if n >= 2]  # fmt: skip
+    size = params.message_bytes
+    points = [Point(n, seconds * 1e3, extra={"seconds": seconds, "algorithm": "ring-fitted",
+                                             "busbw_gb_s": cluster.bus_bandwidth_gb_s(n, size, seconds)})
+              for n, seconds in rows]  # fmt: skip
+    provenance = Provenance("modelled", local.device, {"fitted_to": local.path, "alpha_s": local.fit.alpha_s,
+                                                       "beta_s_per_byte": local.fit.beta_s_per_byte,
+                                                       "r_squared": local.fit.r_squared})  # fmt: skip
+    return _series("allreduce-ring-fitted", msg("series.cluster-scaling.ring-fitted", device=local.device),
+                   "axis.cluster.allreduce-time", "ms", provenance, points)  # fmt: skip
+
+
+def all_notes(figs: Figures, params: Params, local: LocalFit | None = None) -> tuple[Note, ...]:
     assumptions = (*cluster.fabric_assumptions(figs.fabric, figs.spec.name),
                    *parallelism.planner_assumptions(params.shape, figs.spec, params.training))  # fmt: skip
-    return merge_notes(planner_notes(figs, params), reliability_notes(figs, params), [measurement_note()],
+    return merge_notes(planner_notes(figs, params), reliability_notes(figs, params), [measurement_note(local)],
                        assumptions, [msg("cluster-scaling.note.sources")])  # fmt: skip
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Model every figure (a few milliseconds) and yield each series' points so curves appear as usual."""
     yield Progress(0.0, msg("progress.cluster-scaling.modelling"))
+    local = fit_to_saved(params.fit_from) if params.fit_from else None  # a bad file: ParamError naming it
     figs = figures(params)
     provenance = Provenance("modelled", figs.spec.name, {"model": "alpha-beta, 3D-parallelism planner, Young/Daly",
                                                          "spec_key": figs.spec.key})  # fmt: skip
-    series = build_series(figs, params, provenance)
+    series = build_series(figs, params, provenance) + ([fitted_series(local, params)] if local else [])
     for s in series:
         ctx.check_cancelled()
         for point in s.points:
@@ -239,4 +255,4 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     from gpulab.experiments.base import params_to_dict
 
-    return Result("cluster-scaling", params_to_dict(params), tuple(series), all_notes(figs, params))
+    return Result("cluster-scaling", params_to_dict(params), tuple(series), all_notes(figs, params, local))

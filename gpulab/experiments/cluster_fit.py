@@ -1,0 +1,59 @@
+"""Alpha and beta fitted to a local AllReduce measurement: a saved ``collectives`` result.
+
+The scaling lab's AllReduce curves stand on assumed link figures. When a learner has measured
+AllReduce on this machine (the collectives lab, on CPU ranks or GPUs) and saved the result, the
+lab fits ``t = 2(n-1)·alpha + 2(n-1)/n·S·beta`` (a ring over the measured ranks) to its points and
+draws a ring of that link beside the assumed ones, saying what it was fitted to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpulab.catalogue import Message, msg
+from gpulab.experiments.base import ParamError
+from gpulab.model import cluster
+from gpulab.results import ResultFormatError, load
+
+
+@dataclass(frozen=True)
+class LocalFit:
+    """The fitted link and what it was fitted to."""
+
+    fit: cluster.AlphaBetaFit
+    ranks: int
+    points: int
+    device: str
+    path: str
+
+    def note(self) -> Message:
+        return msg("cluster-scaling.note.fitted", alpha=f"{self.fit.alpha_s * 1e6:.3g}", gb_s=f"{self.fit.gb_s:.3g}",
+                   r2=f"{self.fit.r_squared:.3f}", points=self.points, ranks=self.ranks, device=self.device,
+                   path=Path(self.path).name)  # fmt: skip
+
+
+def _bad(path: str, why: str) -> ParamError:
+    return ParamError(msg("cluster-scaling.error.fit-from", path=path, why=why))
+
+
+def fit_to_saved(path: str) -> LocalFit:
+    """Fit alpha and beta to the AllReduce points of the collectives result saved at ``path``.
+    ParamError names the file and what is wrong with it (unreadable, another lab, no AllReduce)."""
+    try:
+        result = load(path)
+    except (OSError, ResultFormatError) as exc:
+        raise _bad(path, str(exc)) from exc
+    if result.experiment != "collectives":
+        raise _bad(path, f"it is a result of {result.experiment!r}, not of the collectives lab")
+    series = next((s for s in result.series if s.key.endswith("-allreduce") and len(s.points) >= 2), None)
+    if series is None:
+        raise _bad(path, "it has no AllReduce series with two or more sizes")
+    ranks = int(result.params.get("ranks", 0))
+    try:
+        fit = cluster.fit_alpha_beta([p.x for p in series.points], [p.extra["seconds"] for p in series.points], ranks)
+    except (KeyError, ValueError) as exc:
+        raise _bad(path, str(exc)) from exc
+    if fit.alpha_s < 0 or fit.beta_s_per_byte <= 0:  # a line that says sending costs nothing explains nothing
+        raise _bad(path, "its times do not grow with the message size, so no link fits them")
+    return LocalFit(fit, ranks, len(series.points), series.provenance.device, path)

@@ -1457,11 +1457,11 @@
     <name>ScalingExplorer</name>
     <message>
         <source>ring</source>
-        <translation>环</translation>
+        <translation>环形</translation>
     </message>
     <message>
         <source>tree</source>
-        <translation>树</translation>
+        <translation>树形</translation>
     </message>
     <message>
         <source>hierarchical</source>

@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gpulab bench collectives", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of both in turn (default 7)")
     parser.add_argument("--seconds-per-point", type=float, default=0.5, help="budget of each side, each round")
     parser.add_argument("--skip-sweep", action="store_true", help="only the side-by-side comparisons")
     parser.add_argument("--nccl-only", action="store_true", help="only the NCCL comparison (GPU smoke test)")

@@ -190,7 +190,8 @@ def fit_alpha_beta(message_bytes: Sequence[float], seconds: Sequence[float], n: 
                    algorithm: str = "ring") -> AlphaBetaFit:  # fmt: skip
     """Fit ``t = a·alpha + b·S·beta`` (a, b from the algorithm and n) to measured (size, time) pairs.
 
-    A straight line ``t = c0 + c1·S`` through the points gives ``alpha = c0 / a``, ``beta = c1 / b``.
+    A straight line ``t = c0 + c1·S`` through the points (least relative error) gives ``alpha = c0 / a``,
+    ``beta = c1 / b``.
     ValueError when there are fewer than two distinct sizes or fewer than two GPUs."""
     sizes, times = np.asarray(message_bytes, float), np.asarray(seconds, float)
     if sizes.shape != times.shape or len(np.unique(sizes)) < 2:
@@ -198,7 +199,11 @@ def fit_alpha_beta(message_bytes: Sequence[float], seconds: Sequence[float], n: 
     if n < 2:
         raise ValueError("fitting alpha and beta needs at least two GPUs")
     a, b = _coefficients(algorithm, n)
-    slope, intercept = np.polyfit(sizes, times, 1)
+    if np.any(times <= 0):
+        raise ValueError("fitting alpha and beta needs positive times")
+    # Weighted by 1/t, the line fits every size to the same relative error: unweighted, the largest
+    # messages (milliseconds) decide alone and the microsecond latency of small ones comes out negative.
+    slope, intercept = np.polyfit(sizes, times, 1, w=1.0 / times)
     predicted = intercept + slope * sizes
     spread = float(np.sum((times - times.mean()) ** 2))
     r_squared = 1.0 - float(np.sum((times - predicted) ** 2)) / spread if spread > 0 else 1.0

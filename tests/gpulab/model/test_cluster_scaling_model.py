@@ -65,6 +65,16 @@ def test_fitting_alpha_and_beta_to_synthetic_times_recovers_them(algorithm):
     assert fit.gb_s == pytest.approx(40, rel=0.03) and fit.r_squared > 0.99
 
 
+def test_a_fit_weighs_every_size_alike_so_the_latency_of_small_messages_survives():
+    # 2 ranks: t = 2·alpha + S·beta. Small messages pay 2 µs; past 1 MiB each byte costs a third more
+    # (out of cache), which drags an unweighted line's intercept below zero.
+    sizes = np.array([2.0**k for k in range(3, 27, 2)])
+    times = np.where(sizes <= 2**20, 2e-6 + sizes / 4e9, 2e-6 + sizes / 3e9)
+    assert np.polyfit(sizes, times, 1)[1] < 0  # what the plain least-squares line says
+    fit = cluster.fit_alpha_beta(sizes, times, 2)
+    assert fit.alpha_s == pytest.approx(1e-6, rel=0.1) and 3 <= fit.gb_s <= 4
+
+
 def test_fitting_needs_two_sizes():
     with pytest.raises(ValueError, match="two or more different message sizes"):
         cluster.fit_alpha_beta([1024, 1024], [1e-5, 1e-5], 8)

@@ -37,11 +37,7 @@ class AccessPatternPanel(LabPanel):
         self.notes.set_lines(2)  # the table and the warp's load need the height
 
     def make_view(self) -> QWidget:
-        chart = QWidget()
-        chart_column = QVBoxLayout(chart)
-        chart_column.setContentsMargins(0, 0, 0, 0)
-        chart_column.addWidget(self.plot, 1)
-        chart_column.addWidget(self.legend)
+        chart = self.plot_column()
         # Below the table the chosen case's warp load and the GB/s chart: side by side on a wide
         # screen, as two tabs in a narrow window (at 1024x768 each needs the whole width).
         self.lower = TwoPages(self.case_box, chart)

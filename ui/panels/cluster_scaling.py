@@ -38,6 +38,7 @@ class ClusterScalingPanel(LabPanel):
     """The scaling explorer beside the lab's form."""
 
     EXPERIMENT = "cluster-scaling"
+    FORM_FIELDS = FORM_FIELDS  # the sliders set the rest
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
@@ -50,10 +51,7 @@ class ClusterScalingPanel(LabPanel):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.explorer, 1)
         column.addWidget(self.notes)
-        hidden = QWidget()  # the result's points are drawn by the explorer's own charts
-        keep = QVBoxLayout(hidden)
-        keep.addWidget(self.plot)
-        keep.addWidget(self.legend)
+        hidden = self.plot_column()  # the result's points are drawn by the explorer's own charts
         hidden.hide()
         column.addWidget(hidden)
         return view
@@ -63,12 +61,6 @@ class ClusterScalingPanel(LabPanel):
         for widget in (self.description, self.device_label, self.device_combo):
             widget.hide()  # nothing runs on a device: every figure is modelled
         self.set_provenance("modelled")
-
-    def _show_module(self) -> None:
-        super()._show_module()
-        if self.module is not None:
-            self.form.set_params_type(self.module.Params, FORM_FIELDS)  # the sliders set the rest
-            self._fit_controls()
 
     def retranslate(self) -> None:
         super().retranslate()

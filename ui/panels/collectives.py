@@ -9,7 +9,7 @@ panel says so in red above the plot and beside the curve in the legend.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from gpulab import hostmem
 from gpulab.results import Point, Result
@@ -46,15 +46,7 @@ class CollectivesPanel(LabPanel):
         self.wrong_label.hide()
 
     def make_view(self) -> QWidget:
-        view = QWidget()
-        column = QVBoxLayout(view)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.algbw_box)
-        column.addWidget(self.wrong_label)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
-        column.addWidget(self.notes)
-        return view
+        return self.plot_column(self.algbw_box, self.wrong_label, notes=True)
 
     def retranslate(self) -> None:
         self.algbw_box.setText(self.tr("Show algbw (S / time)"))

@@ -118,13 +118,25 @@ class ExperimentsPanel(Panel):
 
     def make_view(self) -> QWidget:
         """The right-hand side: the plot, its legend and the notes (a lab panel may show more)."""
-        view = QWidget()
-        column = QVBoxLayout(view)
+        return self.plot_column(notes=True)
+
+    def form_fields(self, params_type: type) -> list[str] | None:
+        """The Params fields the form shows, in order (None: every field)."""
+        return None
+
+    def plot_column(self, *above: QWidget, notes: bool = False) -> QWidget:
+        """The plot (taking the height) with its legend under it; ``above`` it, a lab's own widgets
+        (a switch, a warning); under it the notes when ``notes``. A lab's view is built around it."""
+        column_widget = QWidget()
+        column = QVBoxLayout(column_widget)
         column.setContentsMargins(0, 0, 0, 0)
+        for widget in above:
+            column.addWidget(widget)
         column.addWidget(self.plot, 1)
         column.addWidget(self.legend)
-        column.addWidget(self.notes)
-        return view
+        if notes:
+            column.addWidget(self.notes)
+        return column_widget
 
     @property
     def editors(self) -> dict[str, QWidget]:
@@ -233,7 +245,8 @@ class ExperimentsPanel(Panel):
 
     def _show_module(self) -> None:
         self.run_button.setEnabled(self.module is not None and self.job is None)
-        self.form.set_params_type(self.module.Params if self.module is not None else None)
+        params_type = self.module.Params if self.module is not None else None
+        self.form.set_params_type(params_type, self.form_fields(params_type) if params_type is not None else None)
         self._retranslate_experiment()
         self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
         self._fit_controls()

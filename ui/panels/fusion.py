@@ -145,11 +145,7 @@ class FusionPanel(LabPanel):
         self.savings = SavingsTable()
         self.kernel_button = self.savings.kernel_button
         self.kernel_button.clicked.connect(self.open_fused_kernel)
-        self.chart = QWidget()
-        column = QVBoxLayout(self.chart)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
+        self.chart = self.plot_column()
         self.view_splitter = QSplitter(Qt.Orientation.Vertical)
         self.view_splitter.setChildrenCollapsible(False)
         self.tabs = QTabWidget()

@@ -16,6 +16,7 @@ A lab panel is a ``LabPanel`` subclass with ``EXPERIMENT`` set and a line in ``u
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from gpulab import experiments
@@ -39,6 +40,8 @@ class LabPanel(ExperimentsPanel):
     FORM_SHARE = 0.3
     CONTROLS_SHARE = 0.4
     LEAST_NOTE_LINES = 2  # on a short screen the plot keeps the height; the notes scroll
+    FORM_FIELDS: tuple[str, ...] | None = None  # the fields the form shows (None: all but LEFT_OUT_FIELDS)
+    LEFT_OUT_FIELDS: tuple[str, ...] = ()  # kept at their defaults on this page; the command line still sets them
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
@@ -64,6 +67,13 @@ class LabPanel(ExperimentsPanel):
             self.heading.setText(localized(self.module, "TITLE"))
         if self.last_result is not None:
             self._redecorate(self.last_result)
+
+    def form_fields(self, params_type: type) -> list[str] | None:
+        if self.FORM_FIELDS is not None:
+            return list(self.FORM_FIELDS)
+        if not self.LEFT_OUT_FIELDS:
+            return None
+        return [f.name for f in dataclasses.fields(params_type) if f.name not in self.LEFT_OUT_FIELDS]
 
     # ------------------------------------------------------------ hooks
 

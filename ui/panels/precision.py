@@ -10,8 +10,6 @@ FP64 and the memory A, B and C take.
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
@@ -158,18 +156,14 @@ class PrecisionPanel(LabPanel):
     """How fast and how accurate each number format is, side by side."""
 
     EXPERIMENT = "precision"
+    LEFT_OUT_FIELDS = ("repeats",)  # they keep their default: one row less in projector type
 
     def make_plot(self) -> LivePlot:
         return PrecisionPlot()
 
     def make_view(self) -> QWidget:
         self.table = FormatTable()
-        chart = QWidget()
-        column = QVBoxLayout(chart)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
-        column.addWidget(self.notes)
+        chart = self.plot_column(notes=True)
         view = QSplitter(Qt.Orientation.Horizontal)
         view.addWidget(chart)
         view.addWidget(self.table)
@@ -194,13 +188,6 @@ class PrecisionPanel(LabPanel):
         super().forget_run()
         self.table.tree.clear()
         self.table.caption.setText(self.tr("Run the lab to compare the formats."))
-
-    def _show_module(self) -> None:
-        super()._show_module()
-        if self.module is not None:  # the repeats keep their default: one row less in projector type
-            fields = [f.name for f in dataclasses.fields(self.module.Params) if f.name != "repeats"]
-            self.form.set_params_type(self.module.Params, fields)
-            self._fit_controls()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -9,8 +9,6 @@ visualizer. Beside the chart a list gives every kernel's verdict, those without 
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
@@ -92,6 +90,7 @@ class RooflinePanel(LabPanel):
     """Where each lab kernel sits under its roofs, and a way into each one."""
 
     EXPERIMENT = "roofline"
+    LEFT_OUT_FIELDS = ("dtype",)  # one data type to choose from takes no row
 
     def make_plot(self) -> LivePlot:
         plot = RooflinePlot()
@@ -102,12 +101,7 @@ class RooflinePanel(LabPanel):
     def make_view(self) -> QWidget:
         self.verdicts = KernelVerdicts()
         self.verdicts.tree.itemClicked.connect(self._row_clicked)
-        chart = QWidget()
-        column = QVBoxLayout(chart)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
-        column.addWidget(self.notes)
+        chart = self.plot_column(notes=True)
         view = QSplitter(Qt.Orientation.Horizontal)
         view.addWidget(chart)
         view.addWidget(self.verdicts)
@@ -127,13 +121,6 @@ class RooflinePanel(LabPanel):
         super().forget_run()
         self.verdicts.tree.clear()
         self.verdicts.caption.setText(self.tr("Run the lab to place every kernel."))
-
-    def _show_module(self) -> None:
-        super()._show_module()
-        if self.module is not None:  # one data type to choose from takes no row
-            fields = [f.name for f in dataclasses.fields(self.module.Params) if f.name != "dtype"]
-            self.form.set_params_type(self.module.Params, fields)
-            self._fit_controls()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

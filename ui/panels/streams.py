@@ -112,10 +112,7 @@ class StreamsPanel(LabPanel):
         column.addWidget(self.chart, 1)
         column.addWidget(self.diagnosis)
         column.addWidget(self.notes)
-        hidden = QWidget()  # the points are drawn as the table and the timeline instead of a plot
-        keep = QVBoxLayout(hidden)
-        keep.addWidget(self.plot)
-        keep.addWidget(self.legend)
+        hidden = self.plot_column()  # the points are drawn as the table and the timeline instead of a plot
         hidden.hide()
         column.addWidget(hidden)
         return view

@@ -65,10 +65,7 @@ class TopologyPanel(LabPanel):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.tabs, 1)
         column.addWidget(self.notes)
-        hidden = QWidget()  # the points are the matrix's cells; the plot stays for the shared run logic
-        keep = QVBoxLayout(hidden)
-        keep.addWidget(self.plot)
-        keep.addWidget(self.legend)
+        hidden = self.plot_column()  # the points are the matrix's cells; the plot stays for the shared run logic
         hidden.hide()
         column.addWidget(hidden)
         return view

@@ -62,11 +62,7 @@ class TransferPanel(LabPanel):
     def make_view(self) -> QWidget:
         """Two tabs over the notes: the copy-size sweep (plot and legend), and the round trips
         against one batch (bars). Side by side they would leave the plot no room in projector type."""
-        sweep = QWidget()
-        column = QVBoxLayout(sweep)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
+        sweep = self.plot_column()
         batch = QWidget()
         column = QVBoxLayout(batch)
         column.addWidget(self.bars)

@@ -6,9 +6,12 @@ does: 2 arrays for copy, mul and dot, 3 for add and triad. The x axis is the wor
 the bytes of all the arrays one operation touches, so the curve falls as the arrays leave
 each cache (marked on the axis where the OS says their sizes) and land on DRAM: the memory wall.
 
-CPU series are measured with ``perf_counter`` in up to three forms: ``numpy`` as people write
+CPU series are measured with ``perf_counter``, each point the fastest of its repeats (STREAM's
+rule: other work only slows a call), in up to four forms: ``numpy`` as people write
 it (``b + s*c`` makes temporaries), ``numpy-out`` (``out=`` passes, no temporaries, still one
-pass per operator) and ``fused`` (numexpr: one blocked, threaded pass; ``np.dot`` for dot).
+pass per operator), ``fused`` (numexpr: one blocked, threaded pass; ``np.dot`` for dot) and
+``compiled`` (a loop compiled by Numba, :mod:`gpulab.compiled`: one pass through registers, as a
+GPU kernel runs; the CPU's real DRAM rate, which block passes miss by 10-30% on many CPUs).
 With a GPU the kernels of ``kernels/stream.cu`` are timed with CUDA events; a modelled GPU
 from the spec table is always drawn, labelled modelled. Each point carries
 ``percent_of_peak``: of the spec bandwidth for a GPU, and for the CPU of the best triad this
@@ -37,7 +40,16 @@ from gpulab.experiments.base import (
     powers_of_two,
 )
 from gpulab.experiments.sweep import gpu_bandwidth_ceiling_of, gpu_details
-from gpulab.measure import Ceiling, RepeatPolicy, noisy_notes, rate_point, time_cpu_calls, time_gpu_stages, with_ceiling
+from gpulab.measure import (
+    Ceiling,
+    RepeatPolicy,
+    best_rate_point,
+    noisy_notes,
+    rate_point,
+    time_cpu_calls,
+    time_gpu_stages,
+    with_ceiling,
+)
 from gpulab.results import Point, Provenance, Result, Series, host_summary, merge_notes
 
 TITLE = render("experiment.bandwidth.title")
@@ -47,7 +59,7 @@ OPERATIONS = ("copy", "mul", "add", "triad", "dot")
 ARRAYS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2}
 """Arrays each operation reads or writes once (BabelStream's byte counts)."""
 FLOPS = {"copy": 0, "mul": 1, "add": 1, "triad": 2, "dot": 2}
-FORMS = ("numpy", "numpy-out", "fused")
+FORMS = ("numpy", "numpy-out", "fused", "compiled")
 ITEMSIZE = 8  # float64, BabelStream's default
 SCALAR = 0.4  # BabelStream's scalar; any value moves the same bytes
 START = {"a": 0.1, "b": 0.2, "c": 0.0}  # BabelStream's starting values
@@ -74,8 +86,10 @@ class Params(CheckedParams):
     working_sets: tuple[int, ...] = param(powers_of_two(12, 30), unit="B", min=1 << 12, max=1 << 36,
                                           power_of_two=True, presets=WORKING_SETS)  # fmt: skip
     # Several names each, typed in one line (a form row each: the lab's form must fit a projector).
-    operations: tuple[str, ...] = param(("copy", "triad"), choices=OPERATIONS)
-    forms: tuple[str, ...] = param(("numpy", "fused"), choices=FORMS)
+    # Triad alone by default (STREAM's headline): its three CPU forms and the model already fill
+    # a legend on a projector; the other operations are one word away.
+    operations: tuple[str, ...] = param(("triad",), choices=OPERATIONS)
+    forms: tuple[str, ...] = param(("numpy", "fused", "compiled"), choices=FORMS)
     seconds_per_point: float = param(0.1, unit="s", min=0.001, max=10.0)
     model_gpu: str = param("h100-sxm")
 
@@ -175,9 +189,18 @@ def _fused_call(op: str, v: dict[str, np.ndarray]) -> Call:
     return lambda: numexpr.re_evaluate(local_dict=names)
 
 
+def _compiled_call(op: str, v: dict[str, np.ndarray]) -> Call:
+    """One pass compiled to machine code (Numba), on the project's thread count; set here
+    because Numba keeps the count per calling thread, and this runs on the timing thread."""
+    from gpulab import compiled
+
+    compiled.set_threads(numexpr_threads())
+    return compiled.call(op, v, SCALAR)
+
+
 FORM_LABELS = {"numpy": "series.bandwidth.cpu-numpy", "numpy-out": "series.bandwidth.cpu-numpy-out",
-               "fused": "series.bandwidth.cpu-fused"}  # fmt: skip
-FORM_CALLS = {"numpy": _numpy_call, "numpy-out": _numpy_out_call, "fused": _fused_call}
+               "fused": "series.bandwidth.cpu-fused", "compiled": "series.bandwidth.cpu-compiled"}  # fmt: skip
+FORM_CALLS = {"numpy": _numpy_call, "numpy-out": _numpy_out_call, "fused": _fused_call, "compiled": _compiled_call}
 FORM_WRITTEN = {
     "numpy": {"copy": "a.copy()", "mul": "s * c", "add": "a + b", "triad": "b + s * c", "dot": "(a * b).sum()"},
     "numpy-out": {"copy": "np.copyto(c, a)", "mul": "np.multiply(c, s, out=b)", "add": "np.add(a, b, out=c)",
@@ -185,6 +208,9 @@ FORM_WRITTEN = {
                   "dot": "np.multiply(a, b, out=t).sum()"},
     "fused": {"copy": "numexpr 'a' -> c", "mul": "numexpr 's * c' -> b", "add": "numexpr 'a + b' -> c",
               "triad": "numexpr 'b + s * c' -> a", "dot": "np.dot(a, b) (BLAS)"},
+    "compiled": {"copy": "for i in prange(n): c[i] = a[i]", "mul": "for i in prange(n): b[i] = s * c[i]",
+                 "add": "for i in prange(n): c[i] = a[i] + b[i]", "triad": "for i in prange(n): a[i] = b[i] + s * c[i]",
+                 "dot": "for i in prange(n): total += a[i] * b[i]"},
 }  # fmt: skip
 
 
@@ -233,7 +259,7 @@ def _cpu_provenance(form: str, op: str, extra: dict[str, Any]) -> Provenance:
     cpu = describe_cpu()
     details = {"form": form, "operation": op, "code": FORM_WRITTEN[form][op], "numpy": np.__version__,
                "blas": cpu.blas[0].vendor if cpu.blas else "unknown",
-               "timing": "perf_counter around one call, median of repeats", **extra}  # fmt: skip
+               "timing": "perf_counter around one call, best of repeats (STREAM's rule)", **extra}  # fmt: skip
     return Provenance("measured", cpu.model, details)
 
 
@@ -242,7 +268,8 @@ def _cpu_line(form: str, op: str, policy: RepeatPolicy, ctx: Context, extra: dic
         values = arrays.of(op)
         n = len(next(iter(values.values())))
         samples = time_cpu_calls(FORM_CALLS[form](op, values), policy, ctx.check_cancelled)
-        return rate_point(working_set, bytes_moved(op, n), samples, n=n, working_set_bytes=ARRAYS[op] * n * ITEMSIZE)
+        return best_rate_point(working_set, bytes_moved(op, n), samples, n=n,
+                               working_set_bytes=ARRAYS[op] * n * ITEMSIZE)  # fmt: skip
 
     label = msg(FORM_LABELS[form], op=op)
     return Line(f"cpu-{form}-{op}", label, "cpu", _cpu_provenance(form, op, extra), make, op)
@@ -364,9 +391,10 @@ def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Pl
         result.notes.append(msg("note.bandwidth.clamped", sizes=[hostmem.bytes_text(w) for w in dropped],
                                 available=hostmem.bytes_text(available or 0)))  # fmt: skip
     policy = RepeatPolicy(repeats=3, min_seconds=params.seconds_per_point, max_seconds=params.seconds_per_point)
-    extra = _set_numexpr_threads() if "fused" in params.forms else {}
     ops = [op for op in OPERATIONS if op in params.operations]
-    result.lines += [_cpu_line(form, op, policy, ctx, extra) for op in ops for form in FORMS if form in params.forms]
+    for form in _forms_here(params.forms, result.notes):
+        extra = _form_facts(form)
+        result.lines += [_cpu_line(form, op, policy, ctx, extra) for op in ops]
     status = cuda.cuda_status()
     if status.available:
         result.gpu = GpuState(ctx.device_index or 0)
@@ -377,6 +405,30 @@ def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Pl
     # would only crowd the legend. Triad's, STREAM's headline, when it was asked for.
     result.lines.append(_model_line("triad" if "triad" in ops else ops[0], spec))
     return result
+
+
+def _forms_here(forms: Sequence[str], notes: list[Message]) -> list[str]:
+    """The asked-for forms this machine can run, in the order of :data:`FORMS`; a form left
+    out (Numba missing) gets a note instead of failing the run."""
+    from gpulab import compiled
+
+    kept = [form for form in FORMS if form in forms]
+    error = compiled.import_error() if "compiled" in kept else None
+    if error is not None:
+        kept.remove("compiled")
+        notes.append(msg("note.bandwidth.no-compiled", error=error))
+    return kept
+
+
+def _form_facts(form: str) -> dict[str, Any]:
+    """What a form's provenance records beyond the code: its library and thread count."""
+    if form == "fused":
+        return _set_numexpr_threads()
+    if form == "compiled":
+        from gpulab import compiled
+
+        return {"numba": compiled.version(), "threads": numexpr_threads()}
+    return {}
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
@@ -477,8 +529,13 @@ def _notes(the_plan: Plan, host: hostmem.HostMemory, found: tuple[Ceiling, bool]
         sizes = sorted({hostmem.bytes_text(w) for w in gpu.skipped})
         notes.append(msg("note.bandwidth.gpu-clamped", sizes=sizes))
     notes.append(msg("note.bandwidth.bytes"))
+    if the_plan.params.forms:
+        notes.append(msg("note.bandwidth.best"))
     if "numpy" in the_plan.params.forms or "fused" in the_plan.params.forms:
         notes.append(msg("note.bandwidth.forms"))
+    forms_run = {line.provenance.details["form"] for line in the_plan.lines if line.role == "cpu"}
+    if {"compiled", "fused"} <= forms_run:
+        notes.append(msg("note.bandwidth.compiled"))
     if the_plan.working_sets and the_plan.working_sets[0] < 1 << 16 and the_plan.params.forms:
         notes.append(msg("note.bandwidth.overhead"))
     notes.append(_cache_note(host))

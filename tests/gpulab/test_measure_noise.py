@@ -4,7 +4,7 @@ import pytest
 
 from gpulab.catalogue import render
 from gpulab.experiments import Context, drive, matmul
-from gpulab.measure import RepeatPolicy, Samples, rate_point, size_text, time_cpu_calls
+from gpulab.measure import RepeatPolicy, Samples, best_rate_point, rate_point, size_text, time_cpu_calls
 from gpulab.results import Point
 
 
@@ -27,6 +27,13 @@ def test_a_point_timed_while_other_programs_kept_the_machine_busy_is_flagged_bus
     samples.busy = 0.8
     point = rate_point(128, 1e9, samples)
     assert point.extra["noisy"] is True and point.extra["noise"] == ["busy"]
+
+
+def test_a_best_of_repeats_point_takes_the_fastest_sample_and_keeps_the_medians_noise_flag():
+    point = best_rate_point(128, 1e9, [0.01, 0.01, 0.02, 0.04, 0.05])
+    assert point.y == pytest.approx(100.0)  # 1 GB in the fastest 10 ms
+    assert point.extra["median"] == pytest.approx(50.0) and point.extra["best_seconds"] == 0.01
+    assert point.extra["seconds"] == 0.02 and point.extra["noisy"] is True  # still says its repeats disagree
 
 
 def test_cpu_timing_says_how_busy_the_rest_of_the_machine_was():

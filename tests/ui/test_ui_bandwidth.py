@@ -13,7 +13,7 @@ from ui.panels.bandwidth import BandwidthPanel, ceilings, cpu_caches, end_percen
 def _run_tiny(qtbot, panel: BandwidthPanel) -> Result:
     type_into(qtbot, panel.editors["working_sets"].edit, "4096, 2^16")
     type_into(qtbot, panel.editors["operations"], "copy, triad")
-    type_into(qtbot, panel.editors["forms"], "numpy-out, fused")
+    type_into(qtbot, panel.editors["forms"], "numpy-out, fused, compiled")
     type_into(qtbot, panel.editors["seconds_per_point"], "0.001")
     click(qtbot, panel.run_button)
     qtbot.waitUntil(lambda: panel.job is None and panel.last_result is not None, timeout=JOB_TIMEOUT_MS)
@@ -31,6 +31,7 @@ def test_a_run_draws_the_cpu_and_model_ceilings_the_caches_and_each_curves_perce
     assert any(text.startswith("H100 SXM5 spec 3350") for text in levels)  # the modelled GPU's spec sheet
     assert [line.marker_text for line in panel.plot.markers] == [name for name, _size in cpu_caches(result)]
     legend = panel.legend.text()
+    assert "CPU compiled triad (Numba loop)" in legend and "CPU fused triad (numexpr)" in legend
     for series in result.series:
         percent, _where = end_percent(series)
         assert f"{percent:.0f}% of ceiling" in legend

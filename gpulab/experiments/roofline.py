@@ -256,7 +256,9 @@ def cpu_roof_series(peaks: CpuPeaks) -> Series:
 def cpu_notes(peaks: CpuPeaks) -> list[Message]:
     notes = [msg("note.roofline.cpu-roof", gflops=f"{peaks.gflop_s:.0f}", n=peaks.gemm_n, gb_s=f"{peaks.gb_s:.1f}",
                  mib=peaks.triad_elements * 4 >> 20, ridge=f"{peaks.ridge_flop_per_byte:.1f}")]
-    if peaks.triad_method != "numexpr":
+    if peaks.triad_method == "numexpr":
+        notes.append(msg("note.roofline.triad-numexpr"))
+    elif peaks.triad_method == "numpy":
         notes.append(msg("note.roofline.triad-numpy"))
     return notes
 

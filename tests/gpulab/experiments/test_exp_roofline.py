@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from gpulab import kernels
@@ -181,6 +182,26 @@ def test_the_cpu_roof_is_the_measured_peaks_with_provenance_measured(monkeypatch
     assert (ridge.x, ridge.y) == (pytest.approx(5.0), pytest.approx(100.0))
     assert cpu.points[0].y == pytest.approx(cpu.points[0].x * 20.0)
     assert any("100 GFLOP/s" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(("method", "says"), [("compiled", None), ("numexpr", "ran through numexpr"),
+                                             ("numpy", "two numpy passes")])  # fmt: skip
+def test_a_cpu_memory_roof_taken_without_the_compiled_loop_says_it_may_be_low(monkeypatch, method, says):
+    peaks = CpuPeaks(gflop_s=100.0, gb_s=20.0, gemm_n=1024, triad_elements=1 << 23, triad_method=method)
+    monkeypatch.setattr(roofline, "measure_cpu_peaks", lambda *_args, **_kw: peaks)
+    notes = " ".join(drive(roofline.run(roofline.Params(measure_gpu=False), Context())).notes)
+    assert (says is None and "drawn low" not in notes) or (says in notes and "drawn low" in notes)
+
+
+def test_the_cpu_triad_peak_runs_the_compiled_loop_and_computes_the_triad():
+    from gpulab import compiled
+    from gpulab.experiments import cpu_peaks
+
+    a, b, c = np.zeros(1000, np.float32), np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
+    call, method = cpu_peaks._triad_call(a, b, c)
+    call()
+    assert method == ("compiled" if compiled.import_error() is None else "numexpr")
+    assert np.array_equal(a, b + cpu_peaks.TRIAD_SCALAR)
 
 
 def test_an_unknown_gpu_is_a_clear_error():

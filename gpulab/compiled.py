@@ -38,38 +38,34 @@ def version() -> str:
     return str(numba.__version__)
 
 
-@cache
-def _loops() -> dict[str, Callable[..., Any]]:
-    """The five loops, written as a C programmer would (``prange`` splits the index range
-    between the threads, one contiguous piece each)."""
-    from numba import njit, prange
+PARALLEL_FROM_PER_THREAD = 8192
+"""Elements per thread below which a loop runs on the calling thread alone: waking the other
+threads costs a few microseconds, more than a small loop takes (on a 2-core machine the parallel
+loop overtakes the serial one at about 16,384 doubles per array), and every call would wait for
+the slowest thread to be scheduled. OpenMP's ``if`` clause and numexpr make the same choice."""
 
-    jit = njit(parallel=True, cache=True)
-    # The sum may be reassociated: otherwise every add waits for the one before, and in cache
-    # the dot would be bound by that chain instead of by the bytes (BLAS's ddot reorders too).
-    jit_sum = njit(parallel=True, cache=True, fastmath={"reassoc", "nsz"})
 
-    @jit
+def _sources() -> dict[str, Callable[..., Any]]:
+    """The five loops as plain Python, written as a C programmer would (``prange`` splits the
+    index range between the threads, one contiguous piece each; compiled serially it is ``range``)."""
+    from numba import prange
+
     def copy(a: np.ndarray, c: np.ndarray) -> None:  # pragma: no cover - compiled
         for i in prange(a.shape[0]):
             c[i] = a[i]
 
-    @jit
     def mul(b: np.ndarray, c: np.ndarray, s: float) -> None:  # pragma: no cover - compiled
         for i in prange(c.shape[0]):
             b[i] = s * c[i]
 
-    @jit
     def add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:  # pragma: no cover - compiled
         for i in prange(a.shape[0]):
             c[i] = a[i] + b[i]
 
-    @jit
     def triad(a: np.ndarray, b: np.ndarray, c: np.ndarray, s: float) -> None:  # pragma: no cover - compiled
         for i in prange(a.shape[0]):
             a[i] = b[i] + s * c[i]
 
-    @jit_sum
     def dot(a: np.ndarray, b: np.ndarray) -> float:  # pragma: no cover - compiled
         total = 0.0
         for i in prange(a.shape[0]):
@@ -77,6 +73,18 @@ def _loops() -> dict[str, Callable[..., Any]]:
         return total
 
     return {"copy": copy, "mul": mul, "add": add, "triad": triad, "dot": dot}
+
+
+@cache
+def _loop(operation: str, parallel: bool) -> Callable[..., Any]:
+    """One loop, compiled when first called. The parallel ones are cached on disk; the serial
+    ones are not (Numba's cache would key both by the same source, and they compile in a blink)."""
+    from numba import njit
+
+    # The dot's sum may be reassociated: otherwise every add waits for the one before, and in
+    # cache the dot would be bound by that chain instead of by the bytes (BLAS's ddot reorders too).
+    fastmath = {"reassoc", "nsz"} if operation == "dot" else False
+    return njit(parallel=parallel, cache=parallel, fastmath=fastmath)(_sources()[operation])
 
 
 def set_threads(threads: int) -> int:
@@ -92,8 +100,13 @@ def set_threads(threads: int) -> int:
 
 def call(operation: str, arrays: dict[str, np.ndarray], scalar: float) -> Callable[[], Any]:
     """A no-argument call of ``operation`` on BabelStream's arrays ``a``, ``b``, ``c`` (those
-    it uses), compiled and run once here so the timed calls time the loop alone."""
-    loop = _loops()[operation]
+    it uses), compiled and run once here so the timed calls time the loop alone. It runs on the
+    threads :func:`set_threads` gave this thread, or on this thread alone for a small array
+    (:data:`PARALLEL_FROM_PER_THREAD`)."""
+    import numba
+
+    n = len(next(iter(arrays.values())))
+    loop = _loop(operation, parallel=n >= PARALLEL_FROM_PER_THREAD * numba.get_num_threads())
     s = float(scalar)
     a, b, c = arrays.get("a"), arrays.get("b"), arrays.get("c")
     calls: dict[str, Callable[[], Any]] = {

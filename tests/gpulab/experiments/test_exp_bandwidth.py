@@ -94,16 +94,6 @@ def test_the_compiled_form_records_numbas_version_and_its_thread_count(result):
     assert any("reads each element into a register once" in note for note in result.notes)  # beside numexpr
 
 
-def test_the_compiled_loops_use_at_most_numbas_threads_and_at_least_one():
-    import numba
-
-    from gpulab import compiled
-
-    assert compiled.set_threads(10**6) == numba.config.NUMBA_NUM_THREADS
-    assert compiled.set_threads(0) == 1
-    compiled.set_threads(bandwidth.numexpr_threads())
-
-
 def test_without_numba_the_compiled_form_is_left_out_with_a_note_and_the_others_run(monkeypatch):
     from gpulab import compiled
 

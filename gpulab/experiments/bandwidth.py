@@ -392,9 +392,8 @@ def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Pl
                                 available=hostmem.bytes_text(available or 0)))  # fmt: skip
     policy = RepeatPolicy(repeats=3, min_seconds=params.seconds_per_point, max_seconds=params.seconds_per_point)
     ops = [op for op in OPERATIONS if op in params.operations]
-    for form in _forms_here(params.forms, result.notes):
-        extra = _form_facts(form)
-        result.lines += [_cpu_line(form, op, policy, ctx, extra) for op in ops]
+    facts = {form: _form_facts(form) for form in _forms_here(params.forms, result.notes)}
+    result.lines += [_cpu_line(form, op, policy, ctx, extra) for op in ops for form, extra in facts.items()]
     status = cuda.cuda_status()
     if status.available:
         result.gpu = GpuState(ctx.device_index or 0)
@@ -427,7 +426,8 @@ def _form_facts(form: str) -> dict[str, Any]:
     if form == "compiled":
         from gpulab import compiled
 
-        return {"numba": compiled.version(), "threads": numexpr_threads()}
+        return {"numba": compiled.version(), "threads": numexpr_threads(),
+                "one_thread_below_elements_per_thread": compiled.PARALLEL_FROM_PER_THREAD}  # fmt: skip
     return {}
 
 

@@ -367,6 +367,8 @@ class Plan:
     notes: list[Message] = field(default_factory=list)
     gpu: GpuState | None = None
     host: hostmem.HostMemory | None = None
+    cpu_errors: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """CPU line key -> (working set, error) of a CPU line that failed and stopped there."""
 
 
 def clamp_to_memory(working_sets: Sequence[int], available_bytes: int | None) -> tuple[tuple[int, ...], list[int]]:
@@ -454,14 +456,28 @@ def _points(the_plan: Plan, filled: dict[str, Series]) -> Iterator[Progress | Pa
         for j, line in enumerate(lines):
             yield Progress((i * len(lines) + j) / steps, msg("progress.bandwidth", series=line.label,
                                                             size=hostmem.bytes_text(working_set)))  # fmt: skip
-            point = _guarded(line, working_set, arrays, the_plan.gpu)
+            point = _guarded(line, working_set, arrays, the_plan)
             if point is not None:
                 filled[line.key] = filled[line.key].with_point(point)
                 yield PartialPoint(Note(line.label), point, line.provenance)
 
 
-def _guarded(line: Line, working_set: int, arrays: Arrays, gpu: GpuState | None) -> Point | None:
-    """The line's point; a GPU line that fails stops every GPU line and keeps what they measured."""
+def _guarded(line: Line, working_set: int, arrays: Arrays, the_plan: Plan) -> Point | None:
+    """The line's point; a GPU line that fails stops every GPU line, a CPU line that fails (a
+    compiler or library error) stops that line; both keep what they measured."""
+    gpu = the_plan.gpu
+    if line.role == "cpu":
+        if line.key in the_plan.cpu_errors:
+            return None
+        try:
+            return line.make(working_set, arrays)
+        except Cancelled:
+            raise
+        except MemoryError:
+            raise  # not one form's fault: the run stops and says so
+        except Exception as exc:  # Numba failing to compile, numexpr refusing: recorded, not fatal
+            the_plan.cpu_errors[line.key] = (working_set, f"{type(exc).__name__}: {exc}")
+            return None
     if line.role != "gpu" or gpu is None:
         return line.make(working_set, arrays)
     if gpu.error is not None:
@@ -528,6 +544,9 @@ def _notes(the_plan: Plan, host: hostmem.HostMemory, found: tuple[Ceiling, bool]
     if gpu is not None and gpu.skipped:
         sizes = sorted({hostmem.bytes_text(w) for w in gpu.skipped})
         notes.append(msg("note.bandwidth.gpu-clamped", sizes=sizes))
+    for key, (size, error) in the_plan.cpu_errors.items():
+        label = next(line.label for line in the_plan.lines if line.key == key)
+        notes.append(msg("note.bandwidth.cpu-error", series=label, size=hostmem.bytes_text(size), error=error))
     notes.append(msg("note.bandwidth.bytes"))
     if the_plan.params.forms:
         notes.append(msg("note.bandwidth.best"))

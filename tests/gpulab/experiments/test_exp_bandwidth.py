@@ -105,6 +105,25 @@ def test_without_numba_the_compiled_form_is_left_out_with_a_note_and_the_others_
     assert not any("reads each element into a register once" in note for note in result.notes)
 
 
+def test_a_form_that_fails_mid_sweep_stops_alone_and_the_note_says_where_and_why(monkeypatch):
+    from gpulab import compiled
+
+    real = compiled.call
+
+    def fails_from_16_kib(operation, arrays, scalar):
+        if len(next(iter(arrays.values()))) > 200:
+            raise RuntimeError("LoweringError: Numba could not compile the loop")
+        return real(operation, arrays, scalar)
+
+    monkeypatch.setattr(compiled, "call", fails_from_16_kib)
+    params = replace(TINY, working_sets=(4096, 16384, 65536), operations=("triad",), forms=("fused", "compiled"))
+    result = drive(bandwidth.run(params, Context()))
+    assert [p.x for p in result.get_series("cpu-compiled-triad").points] == [4096]
+    assert len(result.get_series("cpu-fused-triad").points) == 3  # the other form went on
+    assert any("CPU compiled triad (Numba loop) failed at working set 16 KiB" in note and "LoweringError" in note
+               for note in result.notes)  # fmt: skip
+
+
 def test_the_notes_name_the_byte_counts_the_caches_and_the_cpu_ceiling(result):
     text = " ".join(result.notes)
     assert "copy, mul and dot 2 arrays, add and triad 3" in text

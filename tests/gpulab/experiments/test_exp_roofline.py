@@ -204,6 +204,20 @@ def test_the_cpu_triad_peak_runs_the_compiled_loop_and_computes_the_triad():
     assert np.array_equal(a, b + cpu_peaks.TRIAD_SCALAR)
 
 
+def test_a_compiled_loop_that_cannot_compile_leaves_the_triad_peak_to_numexpr(monkeypatch):
+    from gpulab import compiled
+    from gpulab.experiments import cpu_peaks
+
+    def broken(*_args):
+        raise RuntimeError("LoweringError")
+
+    monkeypatch.setattr(compiled, "call", broken)
+    a, b, c = np.zeros(10, np.float32), np.ones(10, np.float32), np.ones(10, np.float32)
+    call, method = cpu_peaks._triad_call(a, b, c)
+    call()
+    assert method == "numexpr" and np.array_equal(a, b + cpu_peaks.TRIAD_SCALAR)
+
+
 def test_an_unknown_gpu_is_a_clear_error():
     with pytest.raises(ExperimentError, match="nope"):
         drive(roofline.run(roofline.Params(model_gpu="nope", measure_cpu=False), Context()))

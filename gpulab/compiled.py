@@ -84,7 +84,11 @@ def _loop(operation: str, parallel: bool) -> Callable[..., Any]:
     # The dot's sum may be reassociated: otherwise every add waits for the one before, and in
     # cache the dot would be bound by that chain instead of by the bytes (BLAS's ddot reorders too).
     fastmath = {"reassoc", "nsz"} if operation == "dot" else False
-    return njit(parallel=parallel, cache=parallel, fastmath=fastmath)(_sources()[operation])
+    source = _sources()[operation]
+    try:
+        return njit(parallel=parallel, cache=parallel, fastmath=fastmath)(source)
+    except RuntimeError:  # "cannot cache function ...: no locator available": nowhere writable to cache
+        return njit(parallel=parallel, fastmath=fastmath)(source)
 
 
 def set_threads(threads: int) -> int:

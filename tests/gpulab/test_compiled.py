@@ -50,3 +50,20 @@ def test_the_thread_count_is_at_least_one_and_at_most_numbas_pool():
 
 def test_numba_importable_here_is_reported_as_no_error():
     assert compiled.import_error() is None and compiled.version()
+
+
+def test_with_nowhere_writable_to_cache_the_loops_compile_without_a_cache(monkeypatch):
+    import numba
+
+    real = numba.njit
+
+    def no_locator(*args, **options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function 'triad': no locator available for file 'compiled.py'")
+        return real(*args, **options)
+
+    monkeypatch.setattr(numba, "njit", no_locator)
+    loop = compiled._loop.__wrapped__("triad", True)  # around the in-process cache of compiled loops
+    a, b, c = np.zeros(100), np.arange(100.0), np.ones(100)
+    loop(a, b, c, 2.0)
+    assert np.array_equal(a, b + 2.0)

@@ -289,6 +289,9 @@ class LivePlot(pg.PlotWidget):
         options = {"position": 0.98, "anchors": [(1.0, 1.0), (1.0, 1.0)]}  # above the line, at the right
         line = pg.InfiniteLine(pos=_view_value(y, self.log_y), angle=0, movable=False, label=text, labelOpts=options)
         line.raw_value = y
+        # Under the curves: a ceiling's label sits where the curves reach the ceiling, and must not
+        # hide the points it is about (its box still masks the grid behind the words).
+        line.setZValue(-10)
         self.addItem(line, ignoreBounds=True)
         self.levels.append(line)
         self._style_markers()

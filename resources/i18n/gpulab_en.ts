@@ -184,8 +184,32 @@
 <context>
     <name>ClusterScalingPanel</name>
     <message>
+        <source>Fit to a Collectives run…</source>
+        <translation>Fit to a Collectives run…</translation>
+    </message>
+    <message>
+        <source>No fit</source>
+        <translation>No fit</translation>
+    </message>
+    <message>
         <source>Check the parameters: %1</source>
         <translation>Check the parameters: %1</translation>
+    </message>
+    <message>
+        <source>A saved Collectives result</source>
+        <translation>A saved Collectives result</translation>
+    </message>
+    <message>
+        <source>gpulab results (*.json)</source>
+        <translation>gpulab results (*.json)</translation>
+    </message>
+    <message>
+        <source>Links from the spec sheet only.</source>
+        <translation>Links from the spec sheet only.</translation>
+    </message>
+    <message>
+        <source>Ring also on the link fitted to %1: %2 GB/s, alpha %3 µs.</source>
+        <translation>Ring also on the link fitted to %1: %2 GB/s, alpha %3 µs.</translation>
     </message>
 </context>
 <context>
@@ -1469,6 +1493,10 @@
     <message>
         <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
         <translation>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</translation>
+    </message>
+    <message>
+        <source>ring on the fitted link</source>
+        <translation>ring on the fitted link</translation>
     </message>
     <message>
         <source>GPUs</source>

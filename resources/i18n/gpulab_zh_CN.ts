@@ -185,8 +185,32 @@
 <context>
     <name>ClusterScalingPanel</name>
     <message>
+        <source>Fit to a Collectives run…</source>
+        <translation>按集合通信实测拟合…</translation>
+    </message>
+    <message>
+        <source>No fit</source>
+        <translation>不拟合</translation>
+    </message>
+    <message>
         <source>Check the parameters: %1</source>
         <translation>请检查参数：%1</translation>
+    </message>
+    <message>
+        <source>A saved Collectives result</source>
+        <translation>已保存的集合通信结果</translation>
+    </message>
+    <message>
+        <source>gpulab results (*.json)</source>
+        <translation>gpulab 结果 (*.json)</translation>
+    </message>
+    <message>
+        <source>Links from the spec sheet only.</source>
+        <translation>只用规格表中的链路。</translation>
+    </message>
+    <message>
+        <source>Ring also on the link fitted to %1: %2 GB/s, alpha %3 µs.</source>
+        <translation>另按 %1 拟合的链路画环形：%2 GB/s，alpha %3 µs。</translation>
     </message>
 </context>
 <context>
@@ -1470,6 +1494,10 @@
     <message>
         <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
         <translation>%1 块 GPU 的方案（★ 放得下的最佳方案；底色标出的无法运行）</translation>
+    </message>
+    <message>
+        <source>ring on the fitted link</source>
+        <translation>拟合链路上的环形</translation>
     </message>
     <message>
         <source>GPUs</source>

@@ -41,3 +41,43 @@ def test_the_planner_table_flags_plans_that_do_not_fit_and_says_why(qtbot, windo
     assert flagged and all(table.cell(row, 4) == "no" for row in flagged)
     assert all("usable" in table.cell(row, 8) for row in flagged)
     assert {table.cell(row, 1) for row in range(table.rowCount())} == {"8"}
+
+
+def test_fitting_to_a_saved_collectives_run_draws_the_ring_on_that_link_and_a_run_keeps_it(
+        qtbot, window, tmp_path, monkeypatch):  # fmt: skip
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.gpulab.experiments.test_exp_cluster_scaling import _saved_collectives
+
+    path = _saved_collectives(tmp_path, alpha_s=20e-6, gb_s=4.0, ranks=4)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_args: (str(path), "*.json"))
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    assert not panel.no_fit_button.isEnabled() and "spec sheet only" in panel.fit_label.text()
+    click(qtbot, panel.fit_button)
+    fitted = [name for name in panel.explorer.numbers()["allreduce"] if "fitted" in name]
+    assert len(fitted) == 1 and "allreduce.json: 4 GB/s, alpha 20 µs" in panel.fit_label.text()
+    ring = panel.explorer.numbers()["allreduce"]["ring"]
+    assert panel.explorer.numbers()["allreduce"][fitted[0]][-1] > ring[-1]  # 4 GB/s is slower than NVLink
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result.params["fit_from"] == str(path)
+    assert panel.last_result.get_series("allreduce-ring-fitted") is not None
+    assert any("Fitted to allreduce.json" in note for note in panel.last_result.notes)
+    click(qtbot, panel.no_fit_button)
+    assert not any("fitted" in name for name in panel.explorer.numbers()["allreduce"])
+
+
+def test_a_file_that_is_not_a_collectives_result_is_refused_with_the_reason(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from gpulab.results import Result
+
+    other = tmp_path / "matmul.json"
+    Result("matmul", {}, ()).save(other)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_args: (str(other), "*.json"))
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    seen = []
+    panel.services.notifier.message.connect(lambda *args: seen.append(args))
+    click(qtbot, panel.fit_button)
+    assert any("not of the collectives lab" in str(args) for args in seen)
+    assert panel.explorer.local is None and not panel.no_fit_button.isEnabled()

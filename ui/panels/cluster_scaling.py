@@ -11,15 +11,17 @@ is modelled, and the badge says so from the start.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from gpulab.experiments import ParamError, cluster_scaling
+from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
 from gpulab.results import Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import ScalingExplorer
 from ui.panels.lab_panel import LabPanel
+from ui.widgets.flow_layout import WrapLabel
 
 FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "tp", "pp")
 
@@ -44,6 +46,12 @@ class ClusterScalingPanel(LabPanel):
         super()._make_widgets()
         self.explorer = ScalingExplorer()
         self.notes.set_lines(2)
+        # The bridge from the Collectives lab: a saved AllReduce gives this machine's link, and the
+        # ring is drawn on it at every GPU count beside the spec sheet's.
+        self.fit_button, self.no_fit_button = QPushButton(), QPushButton()
+        self.fit_label = WrapLabel(min_lines=1, max_lines=3)
+        self.fit_button.clicked.connect(self._choose_fit)
+        self.no_fit_button.clicked.connect(lambda: self._use_fit(""))
 
     def make_view(self) -> QWidget:
         view = QWidget()
@@ -60,6 +68,12 @@ class ClusterScalingPanel(LabPanel):
         super()._build_layout()
         for widget in (self.description, self.device_label, self.device_combo):
             widget.hide()  # nothing runs on a device: every figure is modelled
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fit_button)
+        buttons.addWidget(self.no_fit_button)
+        at = self.controls_column.indexOf(self.form) + 1
+        self.controls_column.insertLayout(at, buttons)
+        self.controls_column.insertWidget(at + 1, self.fit_label)
         self.set_provenance("modelled")
 
     def retranslate(self) -> None:
@@ -67,6 +81,9 @@ class ClusterScalingPanel(LabPanel):
         self.heading.setToolTip(self.description.text())
         if hasattr(self, "explorer"):
             self.explorer.retranslate()
+            self.fit_button.setText(self.tr("Fit to a Collectives run…"))
+            self.no_fit_button.setText(self.tr("No fit"))
+            self._show_fit()
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -82,7 +99,7 @@ class ClusterScalingPanel(LabPanel):
         if params is None:
             return None
         try:
-            return dataclasses.replace(params, **self.explorer.sliders.values())
+            return dataclasses.replace(params, **self.explorer.sliders.values(), fit_from=self.explorer.base.fit_from)
         except ParamError as exc:
             reason = i18n.engine_message(exc.message)
             self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", reason))
@@ -93,3 +110,34 @@ class ClusterScalingPanel(LabPanel):
         params = params_of(result)
         if params is not None:
             self.explorer.set_base(params)
+            self._show_fit()
+
+    # ------------------------------------------------------------ the fitted link
+
+    def _choose_fit(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("A saved Collectives result"), "",
+                                                    self.tr("gpulab results (*.json)"))  # fmt: skip
+        if path:
+            self._use_fit(path)
+
+    def _use_fit(self, path: str) -> None:
+        """Draw the ring on the link fitted to the result at ``path`` ("" for none); a file that
+        cannot be fitted is refused with the reason and changes nothing."""
+        if path:
+            try:
+                cluster_fit.fit_to_saved(path)
+            except ParamError as exc:
+                self.services.notifier.warning(i18n.engine_message(exc.message))
+                return
+        self.explorer.set_base(dataclasses.replace(self.explorer.params, fit_from=path))
+        self._show_fit()
+
+    def _show_fit(self) -> None:
+        local = self.explorer.local
+        self.no_fit_button.setEnabled(local is not None)
+        if local is None:
+            self.fit_label.setText(self.tr("Links from the spec sheet only."))
+            return
+        self.fit_label.setText(self.tr("Ring also on the link fitted to %1: %2 GB/s, alpha %3 µs.")
+                               .replace("%1", Path(local.path).name).replace("%2", f"{local.fit.gb_s:.3g}")
+                               .replace("%3", f"{local.fit.alpha_s * 1e6:.3g}"))  # fmt: skip

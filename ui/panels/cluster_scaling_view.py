@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.catalogue import Message
-from gpulab.experiments import ParamError, cluster_scaling
+from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point
 from ui import i18n
@@ -39,6 +39,17 @@ def _plot(y_unit_text: str) -> LivePlot:
     return plot
 
 
+def _fitted(path: str) -> cluster_fit.LocalFit | None:
+    """The link fitted to the collectives result at ``path``; None without one, or where the file
+    is gone or unusable (a result opened elsewhere: the ring on it is simply not drawn)."""
+    if not path:
+        return None
+    try:
+        return cluster_fit.fit_to_saved(path)
+    except ParamError:
+        return None
+
+
 class ScalingExplorer(QWidget):
     """Sliders, charts, lines of figures and the plan table for one base Params."""
 
@@ -49,6 +60,7 @@ class ScalingExplorer(QWidget):
         self.base = cluster_scaling.Params()
         self.params = self.base
         self.figs = cluster_scaling.figures(self.base)
+        self.local: cluster_fit.LocalFit | None = None  # the link fitted to a saved AllReduce, if any
         self.problem: Message | None = None
         self.sliders = ScalingSliders()
         self.sliders.changed.connect(self._slider_moved)
@@ -69,18 +81,23 @@ class ScalingExplorer(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.sliders)
+        # The charts and the table take turns: on a 768-pixel projector screen each needs the whole
+        # height. The failure figures and the Llama 3 check sit with the goodput they explain, which
+        # leaves the AllReduce chart, the lab's first picture, the room.
         lines = QHBoxLayout()
         lines.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         text = QVBoxLayout()
         text.addWidget(self.figures_line)
         text.addWidget(self.llama_line)
         lines.addLayout(text, 1)
-        column.addLayout(lines)
-        # The charts and the table take turns: on a 768-pixel projector screen each needs the whole height.
-        for plot, legend in zip((self.allreduce_plot, self.scaling_plot), self.legends, strict=True):
+        self.scaling_plot.setMinimumHeight(100)  # under four lines of figures on a projector
+        for plot, legend, above in ((self.allreduce_plot, self.legends[0], None),
+                                    (self.scaling_plot, self.legends[1], lines)):  # fmt: skip
             chart = QWidget()
             chart_column = QVBoxLayout(chart)
             chart_column.setContentsMargins(0, 0, 0, 0)
+            if above is not None:
+                chart_column.addLayout(above)
             chart_column.addWidget(plot, 1)
             chart_column.addWidget(legend)
             self.tabs.addTab(chart, "")
@@ -97,6 +114,7 @@ class ScalingExplorer(QWidget):
     def set_base(self, base: cluster_scaling.Params) -> None:
         """Show ``base`` (the form's Params): sliders moved to its values, everything recomputed."""
         self.base = base
+        self.local = _fitted(base.fit_from)
         self.sliders.set_values({name: getattr(base, name) for name in self.sliders.by_name()})
         self.params = base
         self.problem = None
@@ -155,6 +173,11 @@ class ScalingExplorer(QWidget):
         plot.clear_series()
         for algorithm, rows in self.figs.allreduce.items():
             self._curve(plot, ALGORITHM_NAMES[algorithm](), [Point(n, s * 1e3) for n, s in rows])
+        if self.local is not None:  # the same ring on the link this machine's AllReduce was fitted to
+            counts = [n for n, _s in next(iter(self.figs.allreduce.values()), [])]
+            link, size = self.local.fit.link, self.params.message_bytes
+            name = translate("ScalingExplorer", "ring on the fitted link")  # the label under the form says which
+            self._curve(plot, name, [Point(n, cluster.ring_allreduce_seconds(n, size, link) * 1e3) for n in counts])
         plot.redraw()
         plot.setLabel("left", "ms")
         plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))

@@ -90,7 +90,7 @@ class ExperimentsPanel(Panel):
         self.progress, self.status = self.run_controls.progress, self.run_controls.status
         self.plot = self.make_plot()
         self.placeholder = PlotPlaceholder(self.plot)
-        self.legend = SeriesLegend(self.plot)
+        self.legend = self.LEGEND(self.plot)
         self.notes = NotesBox(lines=4)  # whole lines only; the rest scrolls a line at a time
         self.notes.hide()
 
@@ -169,6 +169,7 @@ class ExperimentsPanel(Panel):
             self._fit_controls()  # a wider window holds the whole sizes field
 
     LEAST_NOTE_LINES = 4  # the notes box shows at least this many lines (the rest scrolls)
+    LEGEND: type[SeriesLegend] = SeriesLegend  # GroupedLegend says each provenance word once, for many series
     FORM_SHARE = 0.45  # of the panel's width, at most, for the widest field (whole sizes where there is room)
     CONTROLS_SHARE = 0.55  # of the splitter's width, at most, for the controls column
 

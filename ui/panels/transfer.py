@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
 from gpulab.results import Result, Series
 from ui.panels.lab_panel import LabPanel, best_percent_of_peak
-from ui.panels.transfer_view import BatchBars, GroupedLegend, TransferPlot, batch_pair, is_batch_point, spread_out
+from ui.panels.transfer_view import BatchBars, TransferPlot, batch_pair, is_batch_point, spread_out
+from ui.widgets.live_plot import GroupedLegend
 
 PERCENT_LABELS = 4  # at most this many percentages on the main curve: more would hide it
 SHORT_PANEL_LINES = 34  # a panel fewer text lines tall than this keeps two lines of notes (they scroll)
@@ -49,11 +50,10 @@ class TransferPanel(LabPanel):
     """PCIe transfers: pinned and pageable copies each way, modelled links, round trips vs one batch."""
 
     EXPERIMENT = "transfer"
+    LEGEND = GroupedLegend  # six modelled links: each provenance word once
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
-        self.legend.deleteLater()  # the grouped legend says each provenance word once
-        self.legend = GroupedLegend(self.plot)
         self.bars = BatchBars()
 
     def make_plot(self) -> TransferPlot:

@@ -5,7 +5,6 @@ that compare the round trips with one batched copy."""
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Any
 
 import pyqtgraph as pg
@@ -18,8 +17,7 @@ from gpulab.experiments.transfer import bytes_text
 from gpulab.results import Point, Result, Series
 from ui import i18n
 from ui.theme import current_theme
-from ui.widgets.badge import kind_label
-from ui.widgets.live_plot import LINE_SAMPLES, LivePlot, SeriesLegend, series_title
+from ui.widgets.live_plot import LivePlot
 
 
 def is_batch_point(point: Point) -> bool:
@@ -102,24 +100,6 @@ def spread_out(points: list[Point], at_most: int) -> list[Point]:
         return points
     step = -(-len(points) // at_most)
     return points[::-1][::step][::-1]
-
-
-class GroupedLegend(SeriesLegend):
-    """The legend with each provenance word said once: "MEASURED: ━ a ━ b   MODELLED: ┅ c ┅ d". Six
-    modelled links with "— MODELLED" after each would take the plot's room in projector type."""
-
-    def refresh(self) -> None:
-        groups: dict[str, list[str]] = {}
-        for name, colour, kind in self.plot.legend_entries():
-            sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
-            note = self.plot.legend_note(name)
-            entry = f"{sample}&nbsp;{escape(series_title(name, kind))}" + (f" ({escape(note)})" if note else "")
-            groups.setdefault(kind, []).append(entry)
-        colon = i18n.localized(": ", "：")
-        lines = [(f"<b>{escape(kind_label(kind))}</b>{colon}" if kind else "") + "&nbsp;&nbsp; ".join(entries)
-                 for kind, entries in groups.items()]  # fmt: skip
-        self.setText("<br>".join(lines))
-        self.setVisible(bool(lines))
 
 
 # ------------------------------------------------------------------ the batching bars

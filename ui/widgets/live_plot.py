@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.catalogue import Note
 from gpulab.results import Point, Result
-from ui.i18n import engine_message
+from ui.i18n import engine_message, localized
 from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
 
@@ -437,6 +437,24 @@ class SeriesLegend(QLabel):
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
             QTimer.singleShot(0, self, self.refresh)  # after the theme restyled the curves
         super().changeEvent(event)
+
+
+class GroupedLegend(SeriesLegend):
+    """The legend with each provenance word said once: "MEASURED: ━ a ━ b   MODELLED: ┅ c ┅ d". Six
+    modelled links with "— MODELLED" after each would take the plot's room in projector type."""
+
+    def refresh(self) -> None:
+        groups: dict[str, list[str]] = {}
+        for name, colour, kind in self.plot.legend_entries():
+            sample = f'<span style="color:{colour}; font-weight:bold">{LINE_SAMPLES.get(kind, "━━━")}</span>'
+            note = self.plot.legend_note(name)
+            entry = f"{sample}&nbsp;{escape(series_title(name, kind))}" + (f" ({escape(note)})" if note else "")
+            groups.setdefault(kind, []).append(entry)
+        colon = localized(": ", "：")
+        lines = [(f"<b>{escape(kind_label(kind))}</b>{colon}" if kind else "") + "&nbsp;&nbsp; ".join(entries)
+                 for kind, entries in groups.items()]  # fmt: skip
+        self.setText("<br>".join(lines))
+        self.setVisible(bool(lines))
 
 
 def series_title(name: str, kind: str = "") -> str:

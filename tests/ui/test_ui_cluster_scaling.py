@@ -59,8 +59,9 @@ def test_fitting_to_a_saved_collectives_run_draws_the_ring_on_that_link_and_a_ru
     ring = panel.explorer.numbers()["allreduce"]["ring"]
     assert panel.explorer.numbers()["allreduce"][fitted[0]][-1] > ring[-1]  # 4 GB/s is slower than NVLink
     click(qtbot, panel.run_button)
+    assert not panel.fit_button.isEnabled() and not panel.no_fit_button.isEnabled()  # while it runs
     wait_idle(qtbot, window)
-    assert panel.last_result.params["fit_from"] == str(path)
+    assert panel.last_result.params["fit_from"] == str(path) and panel.no_fit_button.isEnabled()
     assert panel.last_result.get_series("allreduce-ring-fitted") is not None
     assert any("Fitted to allreduce.json" in note for note in panel.last_result.notes)
     click(qtbot, panel.no_fit_button)

@@ -74,6 +74,13 @@ class ClusterScalingPanel(LabPanel):
         at = self.controls_column.indexOf(self.form) + 1
         self.controls_column.insertLayout(at, buttons)
         self.controls_column.insertWidget(at + 1, self.fit_label)
+        # Grey while a run goes on (its result would bring back its own fit); "No fit" only with a fit.
+        controls, usable = self.run_controls, self.run_controls.usable_when_idle
+
+        def usable_here(widget: QWidget) -> bool:
+            return usable(widget) and (widget is not self.no_fit_button or self.explorer.local is not None)
+
+        controls.lock_while_running([*controls.inputs, self.fit_button, self.no_fit_button], usable_here)
         self.set_provenance("modelled")
 
     def retranslate(self) -> None:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
 
 from gpulab.timeline import TimelineOp, layout
-from ui.theme import Theme, current_theme
+from ui.theme import Theme
+from ui.widgets.hover_chart import HoverChart
 
 translate = QCoreApplication.translate
 
@@ -81,25 +82,18 @@ def nice_step(span: float, max_ticks: int) -> float:
     return next((m * power for m in (1, 2, 5, 10) if m * power >= raw), 10 * power)
 
 
-class TimelineChart(QWidget):
+class TimelineChart(HoverChart):
     """The chart. ``set_ops(ops, kind)`` shows a timeline; ``set_grouping("lane" | "engine")`` picks the rows;
     ``span_s`` fixes the time axis (several timelines on one scale). Emits ``hovered(text)``."""
 
-    hovered = Signal(str)
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, min_height=140)
         self.ops: tuple[TimelineOp, ...] = ()
         self.kind = "measured"
         self.by = "lane"
         self.span_s: float | None = None
         self.row_titles: Callable[[str], str] = row_title  # a lab may name its rows its own way
         self.lane_noun: Callable[[], str] = lambda: translate("TimelineChart", "stream")  # "rank" in a cluster lab
-        self.empty_text = ""
-        self.hover_text = ""
-        self.setMouseTracking(True)
-        self.setMinimumHeight(140)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     # ------------------------------------------------------------ state
 
@@ -176,17 +170,9 @@ class TimelineChart(QWidget):
 
     # ------------------------------------------------------------ mouse
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        op = self.op_at(event.position())
-        text = self.describe(op) if op is not None else ""
-        if text != self.hover_text:
-            self.hover_text = text
-            self.hovered.emit(text)
-        if text:
-            QToolTip.showText(event.globalPosition().toPoint(), text, self)
-        else:
-            QToolTip.hideText()
-        super().mouseMoveEvent(event)
+    def text_at(self, pos: QPointF) -> str:
+        op = self.op_at(pos)
+        return self.describe(op) if op is not None else ""
 
     def leaveEvent(self, event: QEvent) -> None:
         self.hover_text = ""
@@ -200,15 +186,10 @@ class TimelineChart(QWidget):
         return QColor(theme.curve_colors[index % len(theme.curve_colors)])
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        theme = current_theme()
-        painter.fillRect(self.rect(), QColor(theme.base))
-        if not self.ops:
-            painter.setPen(QColor(theme.muted))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.empty_text)
-            painter.end()
+        started = self.begin_paint(bool(self.ops))
+        if started is None:
             return
+        painter, theme = started
         self._paint_legend(painter, theme)
         self._paint_rows(painter, theme)
         for rect, op in self.bar_rects():

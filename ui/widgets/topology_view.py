@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
 
 from gpulab.cluster.topology import Topology, Wire
-from ui.theme import Theme, current_theme
+from ui.theme import Theme
 from ui.widgets.badge import BADGE_COLOURS, kind_label
+from ui.widgets.hover_chart import HoverChart
 
 translate = QCoreApplication.translate
 
@@ -66,21 +67,14 @@ def pen_width(gb_s: float | None, theme: Theme) -> float:
     return base * (1.0 + 2.5 * share)
 
 
-class TopologyView(QWidget):
+class TopologyView(HoverChart):
     """``set_topology(topology, kind)`` shows a topology (``kind``: its provenance, drawn dashed when
     modelled); ``set_empty_text`` what shows before. Emits ``hovered(text)``."""
 
-    hovered = Signal(str)
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, min_height=160)
         self.topology: Topology | None = None
         self.kind = "measured"
-        self.empty_text = ""
-        self.hover_text = ""
-        self.setMouseTracking(True)
-        self.setMinimumHeight(160)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def set_topology(self, topology: Topology | None, kind: str = "measured") -> None:
         self.topology, self.kind, self.hover_text = topology, kind, ""
@@ -208,17 +202,6 @@ class TopologyView(QWidget):
                 best, best_d = wire, d
         return self.describe_wire(best) if best is not None else ""
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        text = self.text_at(event.position())
-        if text != self.hover_text:
-            self.hover_text = text
-            self.hovered.emit(text)
-        if text:
-            QToolTip.showText(event.globalPosition().toPoint(), text, self)
-        else:
-            QToolTip.hideText()
-        super().mouseMoveEvent(event)
-
     # ------------------------------------------------------------ painting
 
     def wire_colour(self, kind: str, theme: Theme) -> QColor:
@@ -234,15 +217,10 @@ class TopologyView(QWidget):
         return pen
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        theme = current_theme()
-        painter.fillRect(self.rect(), QColor(theme.base))
-        if self.topology is None or not self.items():
-            painter.setPen(QColor(theme.muted))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.empty_text)
-            painter.end()
+        started = self.begin_paint(self.topology is not None and bool(self.items()))
+        if started is None:
             return
+        painter, theme = started
         self._paint_legend(painter, theme)
         for line, wire in self.wire_lines():
             painter.setPen(self._pen(wire.kind, wire.gb_s, theme))

@@ -130,13 +130,14 @@ class ClusterScalingPanel(LabPanel):
     def _use_fit(self, path: str) -> None:
         """Draw the ring on the link fitted to the result at ``path`` ("" for none); a file that
         cannot be fitted is refused with the reason and changes nothing."""
+        local = None
         if path:
             try:
-                cluster_fit.fit_to_saved(path)
+                local = cluster_fit.fit_to_saved(path)
             except ParamError as exc:
                 self.services.notifier.warning(i18n.engine_message(exc.message))
                 return
-        self.explorer.set_base(dataclasses.replace(self.explorer.params, fit_from=path))
+        self.explorer.set_base(dataclasses.replace(self.explorer.params, fit_from=path), local)
         self._show_fit()
 
     def _show_fit(self) -> None:

@@ -111,10 +111,11 @@ class ScalingExplorer(QWidget):
 
     # ------------------------------------------------------------ computing
 
-    def set_base(self, base: cluster_scaling.Params) -> None:
-        """Show ``base`` (the form's Params): sliders moved to its values, everything recomputed."""
+    def set_base(self, base: cluster_scaling.Params, local: cluster_fit.LocalFit | None = None) -> None:
+        """Show ``base`` (the form's Params): sliders moved to its values, everything recomputed.
+        ``local``: the fit to ``base.fit_from`` when the caller has it already (else it is read)."""
         self.base = base
-        self.local = _fitted(base.fit_from)
+        self.local = local if local is not None and local.path == base.fit_from else _fitted(base.fit_from)
         self.sliders.set_values({name: getattr(base, name) for name in self.sliders.by_name()})
         self.params = base
         self.problem = None

@@ -87,10 +87,13 @@ def _threads() -> int:
 
 def measure_triad_gb_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[float, str]:
     """Best GB/s of ``a = b + s·c`` (12 bytes credited per element) and the method used."""
+    from gpulab.experiments.bandwidth import page_aligned_full
+
     rng = np.random.default_rng(1)
-    b = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
-    c = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
-    a = np.empty_like(b)
+    # On page boundaries, so the roof does not depend on where the allocator put the arrays.
+    a, b, c = (page_aligned_full(TRIAD_ELEMENTS, 0.0, np.float32) for _ in range(3))
+    b[:] = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
+    c[:] = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
     call, method = _triad_call(a, b, c)
     samples = time_cpu_calls(call, _policy(repeats), check_cancelled)
     return 3 * 4 * TRIAD_ELEMENTS / min(samples) / 1e9, method

@@ -32,6 +32,24 @@ def test_a_working_set_is_the_bytes_of_every_array_the_operation_touches():
     assert bandwidth.elements("add", 8) == 1  # never an empty array
 
 
+@pytest.mark.parametrize("n", [1, 7, 512, 100_003])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_array_of_a_working_set_starts_on_a_page_and_holds_its_value(n, dtype):
+    array = bandwidth.page_aligned_full(n, 0.25, dtype)
+    assert array.ctypes.data % bandwidth.PAGE_BYTES == 0
+    assert array.shape == (n,) and array.dtype == dtype and array.flags.writeable
+    assert np.all(array == np.array(0.25, dtype))
+
+
+def test_the_arrays_an_operation_shares_between_forms_all_start_on_pages():
+    for operation in bandwidth.OPERATIONS:
+        arrays = bandwidth.Arrays(256 << 10).of(operation)
+        assert sorted(arrays) == sorted(bandwidth.USES[operation])
+        for name, array in arrays.items():
+            assert array.ctypes.data % bandwidth.PAGE_BYTES == 0, (operation, name)
+            assert np.all(array == bandwidth.START[name])
+
+
 @pytest.mark.parametrize("form", bandwidth.FORMS)
 def test_every_cpu_form_computes_what_babelstream_computes(form):
     s = bandwidth.SCALAR

@@ -136,30 +136,48 @@ class RooflinePlot(LivePlot):
                     spots.append((at, [name]))
                 elif name not in near[1]:
                     near[1].append(name)
-        theme = current_theme()
-        taken = [self._pixel_rect(item) for item in self.ridge_items if isinstance(item, pg.TextItem)]
-        for at, names in sorted(spots, key=lambda spot: spot[0].x()):
-            text = ", ".join(names)
-            box = self._free_box(self.to_pixels(at), metrics.horizontalAdvance(text) + 6, metrics.height(), taken)
-            taken.append(box)
-            item = pg.TextItem(text, color=theme.text, anchor=(0.0, 0.0))
-            item.setFont(font)
+        spots.sort(key=lambda spot: spot[0].x())
+        ridges = [self._pixel_rect(item) for item in self.ridge_items if isinstance(item, pg.TextItem)]
+        # Left to right, or right to left (the few compute-bound dots first, where the room is):
+        # whichever names more spots.
+        placed = max((self._placements(order, font, ridges) for order in (spots, spots[::-1])), key=len)
+        for item, box in placed:
             item.setPos(self.getViewBox().mapSceneToView(self.mapToScene(box.topLeft().toPoint())))
             self.addItem(item, ignoreBounds=True)
             self.kernel_labels.append(item)
 
-    def _free_box(self, dot: QPointF, width: float, height: float, taken: list[QRectF]) -> QRectF:
+    def _placements(self, spots: list[tuple[QPointF, list[str]]], font: QFont,
+                    taken: list[QRectF]) -> list[tuple[pg.TextItem, QRectF]]:  # fmt: skip
+        """A label and its place for each spot in turn that finds room: the whole list if it fits,
+        else its first name and how many more; with no free place inside the plot, none (the dot's
+        tooltip and the verdict table still name it)."""
+        theme, taken, placed = current_theme(), list(taken), []
+        for at, names in spots:
+            texts = [", ".join(names)] + ([f"{names[0]} +{len(names) - 1}"] if len(names) > 1 else [])
+            for text in texts:
+                item = pg.TextItem(text, color=theme.text, anchor=(0.0, 0.0))
+                item.setFont(font)
+                size = item.textItem.boundingRect().size()  # in pixels, with the text item's margins
+                box = self._free_box(self.to_pixels(at), size.width(), size.height(), taken)
+                if box is not None:
+                    taken.append(box)
+                    placed.append((item, box))
+                    break
+        return placed
+
+    def _free_box(self, dot: QPointF, width: float, height: float, taken: list[QRectF]) -> QRectF | None:
         """Where a label of ``width`` x ``height`` pixels goes beside the dot at ``dot``: above it to the
         right, else to the left, else below, each a line further out in turn; the first place that covers
-        no other label and stays inside the plot (crowded dots at low intensity otherwise print over each other)."""
+        no other label and stays inside the plot (crowded dots at low intensity otherwise print over each
+        other). None when there is no such place."""
         room = self.getViewBox().sceneBoundingRect()
         inside = QRectF(self.mapFromScene(room.topLeft()).toPointF(), self.mapFromScene(room.bottomRight()).toPointF())
         candidates = []
         for level in range(2):  # further out, a label no longer reads as its dot's
             for top in (dot.y() - height * (level + 1) - 2, dot.y() + height * level + 2):  # above, then below
                 candidates += [QRectF(dot.x() + 4, top, width, height), QRectF(dot.x() - width - 4, top, width, height)]
-        fits = [box for box in candidates if inside.contains(box)] or candidates
-        return next((box for box in fits if not any(box.intersects(other) for other in taken)), fits[0])
+        fits = [box for box in candidates if inside.contains(box)]
+        return next((box for box in fits if not any(box.intersects(other) for other in taken)), None)
 
     def _pixel_rect(self, item: pg.TextItem) -> QRectF:
         """Where ``item`` is drawn, in the widget's pixels."""

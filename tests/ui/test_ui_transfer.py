@@ -39,6 +39,16 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
     top = panel.plot.getViewBox().viewRange()[1][1]
     assert top > 63.0  # the fastest link's line is in view, above every point
     assert [label.toPlainText() for label in panel.plot.point_labels] == ["1%", "68%", "85%"]  # Gen4, pinned
+    gen4 = next(name for name in panel.plot.curves if name.startswith("Gen4") and "pinned" in name)
+    colour = panel.plot.curves[gen4].opts["pen"].color()  # the percentages read as that curve's
+    assert all(label.color == colour for label in panel.plot.point_labels)
+    window.set_theme("dark")  # a new theme recolours the curve, and its percentages with it
+    try:
+        qtbot.waitUntil(lambda: panel.plot.curves[gen4].opts["pen"].color() != colour)
+        new = panel.plot.curves[gen4].opts["pen"].color()
+        qtbot.waitUntil(lambda: all(label.color == new for label in panel.plot.point_labels))
+    finally:
+        window.set_theme("light")
     assert panel.legend.text().count("MODELLED") == 1  # said once for the six links
     click_tab(qtbot, panel, 1)
     assert panel.bars.isVisible()
@@ -86,6 +96,13 @@ def test_in_chinese_the_tabs_lines_and_bars_speak_chinese(qtbot, window):
     assert "让数据留在 GPU 上" in panel.bars.title.text() and "模型估算" in panel.bars.title.text()
     assert "锁页内存" in panel.legend.text()
     assert panel.bars.names[0].text() == "1024 次往返 × 4 KiB（模型）"
+    directions, memory = panel.editors["directions"], panel.editors["memory"]
+    # The choices are words in the interface language; what a script types stays each item's data.
+    assert [directions.itemText(i) for i in range(3)] == ["两个方向", "主机 → GPU", "GPU → 主机"]
+    assert [memory.itemText(i) for i in range(3)] == ["锁页与可分页", "锁页内存", "可分页内存"]
+    assert [memory.itemData(i) for i in range(3)] == ["both", "pinned", "pageable"]
+    switch_language(window, "en")
+    assert directions.itemText(1) == "host → GPU" and memory.currentText() == "pinned and pageable"
 
 
 def _measured_result() -> Result:

@@ -123,7 +123,7 @@ class TransferPanel(LabPanel):
             self.plot.clear_point_labels()
             return
         points = spread_out([p for p in main.points if p.extra.get("percent_of_peak") is not None], PERCENT_LABELS)
-        self.plot.label_points(points, [f"{p.extra['percent_of_peak']:.0f}%" for p in points])
+        self.plot.label_points(points, [f"{p.extra['percent_of_peak']:.0f}%" for p in points], main.name)
 
     def show_result(self, result: Result) -> None:
         super().show_result(result)

@@ -33,6 +33,7 @@ class TransferPlot(LivePlot):
         super().__init__(parent, log_x=True, log_y=False, x_text=bytes_text)
         self.y_reach = 0.0
         self.point_labels: list[pg.TextItem] = []
+        self.labelled_series: str | None = None  # the curve whose colour the labels take
         self.pending_kinds: dict[str, str] = {}  # kinds told before a series' first point
 
     def add_point(self, series: str, point: Point) -> None:
@@ -65,18 +66,32 @@ class TransferPlot(LivePlot):
         if self.y_reach and self.y_reach * 1.15 > y_high:
             self.setYRange(min(y_low, 0.0), self.y_reach * 1.15, padding=0)
 
-    def label_points(self, points: list[Point], texts: list[str]) -> None:
-        """A small text above each of ``points`` (their percent of the link), in the theme's colours."""
+    def label_points(self, points: list[Point], texts: list[str], series: str | None = None) -> None:
+        """A small text above each of ``points`` (their percent of the link), in the colour of the
+        curve ``series`` they belong to (six curves cross here: a neutral "68%" reads as the nearest
+        one's), else in the theme's text colour."""
         self.clear_point_labels()
+        self.labelled_series = series
         theme = current_theme()
+        colour = self._label_colour()
         font = QFont()
         font.setPointSize(max(8, theme.font_pt - 2))
+        font.setBold(True)
         for point, text in zip(points, texts, strict=True):
-            label = pg.TextItem(text, color=theme.text, anchor=(0.5, 1.15))
+            label = pg.TextItem(text, color=colour, anchor=(0.5, 1.15))
             label.setFont(font)
             label.setPos(_log10(point.x) if self.log_x else point.x, point.y)
             self.addItem(label, ignoreBounds=True)
             self.point_labels.append(label)
+
+    def _label_colour(self) -> Any:
+        curve = self.curves.get(self.labelled_series) if self.labelled_series is not None else None
+        return pg.mkPen(curve.opts["pen"]).color() if curve is not None else current_theme().text
+
+    def restyle(self) -> None:
+        super().restyle()
+        for label in getattr(self, "point_labels", ()):  # the theme's curve colours, not the last theme's
+            label.setColor(self._label_colour())
 
     def clear_point_labels(self) -> None:
         for label in self.point_labels:

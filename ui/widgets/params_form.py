@@ -94,6 +94,14 @@ class PresetEditor(QWidget):
         return self.edit.text()
 
 
+def choice_title(params_type: type, name: str, value: Any) -> str:
+    """A choice as the form shows it: its words from the text catalogue
+    (``experiment.<lab>.param.<name>.choice.<value>``) in the interface language, else the value
+    itself (a data type such as fp32, a model's or a node's own name, which read the same in
+    every language). The combo keeps the value as its data: that is what a script types."""
+    return i18n.field_text(params_type, name, f"choice.{value}") or str(value)
+
+
 def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:
     """A list of (shown text, value typed into the Params) with ``default`` selected."""
     combo = QComboBox()
@@ -122,7 +130,7 @@ def field_editor(params_type: type, field: dataclasses.Field[Any], default: Any)
         return box
     choices = experiments.choices(params_type, field.name)
     if choices and typing.get_origin(hint) is not tuple:  # several of them: typed
-        return _choice_combo([(str(c), str(c)) for c in choices], default)
+        return _choice_combo([(choice_title(params_type, field.name, c), str(c)) for c in choices], default)
     gpus = _spec_table_items() if field.name in SPEC_TABLE_FIELDS else []
     if gpus:
         return _choice_combo(gpus, default)
@@ -211,6 +219,10 @@ class ParamsForm(QWidget):
         for field in self.fields:
             self.labels[field.name].setText(field_label(self.params_type, field))
             self.labels[field.name].setToolTip(field_help(self.params_type, field))
+            editor = self.editors[field.name]
+            if isinstance(editor, QComboBox) and field.name not in SPEC_TABLE_FIELDS:  # a choice's words
+                for index in range(editor.count()):
+                    editor.setItemText(index, choice_title(self.params_type, field.name, editor.itemData(index)))
 
     def fit(self, max_px: int | None = None) -> None:
         """Room for about 16 characters in each free-text field, and for the whole of the longest

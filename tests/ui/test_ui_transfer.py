@@ -101,8 +101,10 @@ def test_in_chinese_the_tabs_lines_and_bars_speak_chinese(qtbot, window):
     assert [directions.itemText(i) for i in range(3)] == ["两个方向", "主机 → GPU", "GPU → 主机"]
     assert [memory.itemText(i) for i in range(3)] == ["锁页与可分页", "锁页内存", "可分页内存"]
     assert [memory.itemData(i) for i in range(3)] == ["both", "pinned", "pageable"]
+    assert panel.editors["sizes"].combo.currentText().startswith("标准：")  # the preset, named in Chinese
     switch_language(window, "en")
     assert directions.itemText(1) == "host → GPU" and memory.currentText() == "pinned and pageable"
+    assert panel.editors["sizes"].combo.currentText().startswith("Standard: ")
 
 
 def _measured_result() -> Result:

@@ -73,9 +73,11 @@ class PresetEditor(QWidget):
         self.edit = QLineEdit()
         if all(values != default for _name, values in named):  # the dataclass default is a sweep of its own
             named = (("default", default), *named)
+        self.names = [name for name, _values in named]
         self.values = [values for _name, values in named]
-        for name, values in named:
-            self.combo.addItem(f"{preset_title(name)}{i18n.localized(': ', '：')}{preset_span(values)}")
+        for _name in named:
+            self.combo.addItem("")
+        self.retranslate()
         self.combo.setCurrentIndex(self.values.index(default))
         self.combo.currentIndexChanged.connect(self._preset_chosen)
         self._preset_chosen()
@@ -83,6 +85,11 @@ class PresetEditor(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.combo)
         column.addWidget(self.edit)
+
+    def retranslate(self) -> None:
+        """Each preset's name and span in the interface language (a language switch calls it again)."""
+        for index, (name, values) in enumerate(zip(self.names, self.values, strict=True)):
+            self.combo.setItemText(index, f"{preset_title(name)}{i18n.localized(': ', '：')}{preset_span(values)}")
 
     def _preset_chosen(self, _index: int = 0) -> None:
         values = self.values[self.combo.currentIndex()]
@@ -220,7 +227,9 @@ class ParamsForm(QWidget):
             self.labels[field.name].setText(field_label(self.params_type, field))
             self.labels[field.name].setToolTip(field_help(self.params_type, field))
             editor = self.editors[field.name]
-            if isinstance(editor, QComboBox) and field.name not in SPEC_TABLE_FIELDS:  # a choice's words
+            if isinstance(editor, PresetEditor):
+                editor.retranslate()
+            elif isinstance(editor, QComboBox) and field.name not in SPEC_TABLE_FIELDS:  # a choice's words
                 for index in range(editor.count()):
                     editor.setItemText(index, choice_title(self.params_type, field.name, editor.itemData(index)))
 

@@ -300,11 +300,19 @@ def scaling(shape: ModelShape, gpu_counts: Sequence[int], spec: GpuSpec, fabric:
     return [(n, best_plan(plan_all(shape, n, spec, fabric, training))) for n in gpu_counts]
 
 
+def _recompute_words(recompute: str) -> Message | str:
+    """The recomputation as the lab's form names it ("full recomputation"), else its value."""
+    from gpulab import catalogue
+
+    key = f"experiment.cluster-scaling.param.recompute.choice.{recompute}"
+    return msg(key) if catalogue.has(key) else recompute
+
+
 def planner_assumptions(shape: ModelShape, spec: GpuSpec, training: Training) -> tuple[Note, ...]:
     """The planner's assumptions, as notes."""
     return (
         Note(msg("cluster-scaling.assumption.zero")),
-        Note(msg("cluster-scaling.assumption.activations", recompute=training.recompute)),
+        Note(msg("cluster-scaling.assumption.activations", recompute=_recompute_words(training.recompute))),
         Note(msg("cluster-scaling.assumption.bubble", interleave=training.interleave)),
         Note(msg("cluster-scaling.assumption.compute", share=f"{MATMUL_SHARE:.0%}", gpu=spec.name,
                  memory=f"{USABLE_MEMORY_SHARE:.0%}")),

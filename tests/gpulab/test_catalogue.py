@@ -66,8 +66,9 @@ def test_every_key_is_a_dotted_lowercase_id():
 def test_chinese_texts_are_chinese_except_pure_punctuation_and_symbols():
     latin_only = [key for key, entry in RAW.items() if not CJK.search(entry["zh"]) and entry["zh"] == entry["en"]]
     # Texts with no words to translate ("CPU n={size}", "{index} = {name}"), glossary terms Chinese
-    # texts keep in English (bank) and the names of libraries (MPI, NCCL) are the only ones left equal.
-    names = {"experiment.collectives.param.backend.choice.mpi", "experiment.collectives.param.backend.choice.nccl"}
+    # texts keep in English (bank) and choices that are names (MPI, Llama 3 405B) are the only ones
+    # left equal.
+    names = {key for key in latin_only if ".choice." in key and not re.search(r"\b[a-z]{3,}\b", RAW[key]["en"])}
     allowed = {"progress.cpu-n", "progress.gpu-n", "axis.variant-item", "glossary.bank", *names}
     assert set(latin_only) <= allowed, latin_only
 
@@ -274,3 +275,26 @@ def test_the_engine_imports_without_the_retired_texts_shim():
     probe = "import sys, gpulab.devices, gpulab.experiments.matmul; print('gpulab.texts' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_every_choice_that_is_a_word_has_words_in_both_languages():
+    """A form offers a field's choices as a list: a value that is an English word ("pinned",
+    "auto") needs its words in the catalogue, or a Chinese form would show it in English. Data
+    types (fp32), expressions and numbers read the same in every language."""
+    import dataclasses
+    import typing
+
+    from gpulab import experiments
+    from gpulab.experiments.base import param_key
+
+    missing = []
+    for name in experiments.names():
+        params_type = experiments.get(name).Params
+        for field in dataclasses.fields(params_type):
+            if typing.get_origin(typing.get_type_hints(params_type)[field.name]) is tuple:
+                continue  # several typed into one line, as a script would: no list to show
+            for value in experiments.choices(params_type, field.name) or ():
+                key = f"{param_key(params_type, field.name)}.choice.{str(value).replace('.', '_')}"
+                if re.search(r"[a-z]{3,}", str(value)) and key not in RAW:
+                    missing.append(key)
+    assert missing == []

@@ -331,3 +331,21 @@ def test_every_parameter_label_of_every_experiment_starts_with_a_capital(qtbot, 
         for label in panel.form.labels.values():
             first = label.text()[:1]
             assert first and first == first.upper(), label.text()
+
+
+def test_a_choice_with_words_in_the_catalogue_shows_them_and_runs_with_its_value(qtbot, device_reports):
+    from gpulab.experiments import cluster_scaling
+
+    panel = _panel(qtbot, ExperimentsPanel, lambda: device_reports.no_gpu)
+    _choose(qtbot, panel.experiment_combo, cluster_scaling.TITLE)
+    model, recompute = panel.editors["model"], panel.editors["recompute"]
+    assert [model.itemText(i) for i in range(model.count())] == ["Llama 3 405B", "GPT 1.3B"]
+    assert [recompute.itemText(i) for i in range(recompute.count())] == ["full recomputation",
+                                                                          "selective recomputation"]
+    _choose(qtbot, model, "GPT 1.3B")  # a dot in the value ("gpt-1.3b"): its words are found all the same
+    _choose(qtbot, recompute, "selective recomputation")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.last_result is not None, timeout=20_000)
+    assert (panel.last_result.params["model"], panel.last_result.params["recompute"]) == ("gpt-1.3b", "selective")
+    assert any("selective recomputation" in str(note) for note in panel.last_result.notes)
+    assert panel.services.notifier.history == []

@@ -103,10 +103,11 @@ class PresetEditor(QWidget):
 
 def choice_title(params_type: type, name: str, value: Any) -> str:
     """A choice as the form shows it: its words from the text catalogue
-    (``experiment.<lab>.param.<name>.choice.<value>``) in the interface language, else the value
-    itself (a data type such as fp32, a model's or a node's own name, which read the same in
-    every language). The combo keeps the value as its data: that is what a script types."""
-    return i18n.field_text(params_type, name, f"choice.{value}") or str(value)
+    (``experiment.<lab>.param.<name>.choice.<value>``, a dot in the value written ``_``: a key's
+    parts are split at dots) in the interface language, else the value itself (a data type such
+    as fp32, which reads the same in every language). The combo keeps the value as its data:
+    that is what a script types."""
+    return i18n.field_text(params_type, name, f"choice.{str(value).replace('.', '_')}") or str(value)
 
 
 def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:

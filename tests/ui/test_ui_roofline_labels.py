@@ -43,10 +43,23 @@ def _inside(plot: RooflinePlot) -> QRectF:
     return QRectF(plot.mapFromScene(room.topLeft()).toPointF(), plot.mapFromScene(room.bottomRight()).toPointF())
 
 
+def _dots(plot: RooflinePlot) -> list[tuple[str, QRectF]]:
+    """Each kernel's name and the pixels of its dot's centre (a 4-pixel square)."""
+    found = []
+    for series in plot.kernel_series:
+        for point in plot.placed_points(series):
+            centre = plot.to_pixels(plot.view_position(point))
+            found.append((point.extra["label"], QRectF(centre.x() - 2, centre.y() - 2, 4, 4)))
+    return found
+
+
 def _assert_tidy(plot: RooflinePlot) -> None:
     boxes, inside = _boxes(plot), _inside(plot).adjusted(-1, -1, 1, 1)
     assert all(inside.contains(box) for box in boxes), (inside, boxes)
     assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    for item, box in zip(plot.kernel_labels, boxes, strict=True):  # a name never hides another kernel's dot
+        covered = {name for name, dot in _dots(plot) if box.intersects(dot)}
+        assert covered <= set(item.kernel_names), (item.toPlainText(), covered)
 
 
 def test_kernels_with_room_around_them_are_each_named_in_full(qtbot):
@@ -91,3 +104,16 @@ def test_the_labels_move_with_the_plot_when_it_is_resized(qtbot):
     qtbot.waitUntil(lambda: _inside(plot).width() < 480)
     _assert_tidy(plot)
     assert sorted(item.toPlainText() for item in plot.kernel_labels) == ["matmul_naive", "saxpy"]
+
+
+def test_closing_a_chart_with_labels_raises_nothing(qtbot):
+    plot = RooflinePlot()
+    _roof(plot)
+    _kernel(plot, "saxpy", 0.5)
+    plot.resize(600, 400)
+    plot.show()  # not given to qtbot: it would close the plot a second time, which pyqtgraph cannot do
+    qtbot.waitExposed(plot)
+    plot.redraw()
+    assert plot.kernel_labels
+    plot.close()  # pyqtgraph drops its plot item, reparents and resizes the view: nothing to place or restyle
+    qtbot.wait(20)

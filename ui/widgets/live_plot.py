@@ -412,8 +412,12 @@ class LivePlot(pg.PlotWidget):
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
-            QTimer.singleShot(0, self, self.restyle)  # after the theme has restyled the plot itself
+            QTimer.singleShot(0, self, self._restyle_if_open)  # after the theme has restyled the plot itself
         super().changeEvent(event)
+
+    def _restyle_if_open(self) -> None:
+        if getattr(self, "plotItem", None) is not None:  # pyqtgraph's close() drops it (and reparents: a style change)
+            self.restyle()
 
 
 class SeriesLegend(QLabel):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyqtgraph as pg
@@ -26,6 +27,15 @@ from ui.widgets.live_plot import LivePlot
 
 PICK_RADIUS_PX = 14  # a click or hover this close to a kernel's dot is on it
 SAME_SPOT_PX = 6  # kernels closer than this share one label ("matmul_naive, matmul_tiled")
+
+
+@dataclass
+class Spot:
+    """Kernels at nearly one place on the chart: where (view units), their names, their dots (pixels)."""
+
+    at: QPointF
+    names: list[str]
+    dots: list[QRectF] = field(default_factory=list)
 
 
 class RooflinePlot(LivePlot):
@@ -126,17 +136,19 @@ class RooflinePlot(LivePlot):
         font = self._label_font()
         metrics = QFontMetrics(font)
         share_px = max(SAME_SPOT_PX, 1.5 * metrics.height())
-        spots: list[tuple[QPointF, list[str]]] = []
+        spots: list[Spot] = []
         for series in self.kernel_series:
             for point in sorted(self.placed_points(series), key=lambda p: p.x):
                 at = self.view_position(point)
-                near = next((s for s in spots if _distance(self.to_pixels(s[0]), self.to_pixels(at)) < share_px), None)
+                near = next((s for s in spots if _distance(self.to_pixels(s.at), self.to_pixels(at)) < share_px), None)
                 name = str(point.extra["label"])
                 if near is None:
-                    spots.append((at, [name]))
-                elif name not in near[1]:
-                    near[1].append(name)
-        spots.sort(key=lambda spot: spot[0].x())
+                    near = Spot(at, [])
+                    spots.append(near)
+                if name not in near.names:
+                    near.names.append(name)
+                near.dots.append(self._dot_box(self.to_pixels(at)))
+        spots.sort(key=lambda spot: spot.at.x())
         ridges = [self._pixel_rect(item) for item in self.ridge_items if isinstance(item, pg.TextItem)]
         # Left to right, or right to left (the few compute-bound dots first, where the room is):
         # whichever names more spots.
@@ -146,19 +158,27 @@ class RooflinePlot(LivePlot):
             self.addItem(item, ignoreBounds=True)
             self.kernel_labels.append(item)
 
-    def _placements(self, spots: list[tuple[QPointF, list[str]]], font: QFont,
-                    taken: list[QRectF]) -> list[tuple[pg.TextItem, QRectF]]:  # fmt: skip
+    def _dot_box(self, pixel: QPointF) -> QRectF:
+        """The pixels a kernel's dot covers (its symbol's square, a little inside the outline)."""
+        half = 0.4 * float(self.curves[next(iter(self.kernel_series))].opts["symbolSize"])
+        return QRectF(pixel.x() - half, pixel.y() - half, 2 * half, 2 * half)
+
+    def _placements(self, spots: list[Spot], font: QFont, taken: list[QRectF]) -> list[tuple[pg.TextItem, QRectF]]:
         """A label and its place for each spot in turn that finds room: the whole list if it fits,
         else its first name and how many more; with no free place inside the plot, none (the dot's
-        tooltip and the verdict table still name it)."""
+        tooltip and the verdict table still name it). A label may touch its own dots, never another
+        spot's: a name printed over a dot hides the very thing it names."""
         theme, taken, placed = current_theme(), list(taken), []
-        for at, names in spots:
+        for spot in spots:
+            names = spot.names
+            others = [box for other in spots if other is not spot for box in other.dots]
             texts = [", ".join(names)] + ([f"{names[0]} +{len(names) - 1}"] if len(names) > 1 else [])
             for text in texts:
                 item = pg.TextItem(text, color=theme.text, anchor=(0.0, 0.0))
                 item.setFont(font)
+                item.kernel_names = tuple(names)  # every kernel it stands for, "+N" ones too
                 size = item.textItem.boundingRect().size()  # in pixels, with the text item's margins
-                box = self._free_box(self.to_pixels(at), size.width(), size.height(), taken)
+                box = self._free_box(self.to_pixels(spot.at), size.width(), size.height(), taken + others)
                 if box is not None:
                     taken.append(box)
                     placed.append((item, box))
@@ -186,7 +206,8 @@ class RooflinePlot(LivePlot):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if getattr(self, "kernel_labels", None):
+        plot_item = getattr(self, "plotItem", None)  # None once closed: closing resizes the view too
+        if getattr(self, "kernel_labels", None) and plot_item is not None and plot_item.vb is not None:
             self.place_labels()  # the labels keep their pixel distances from the dots
 
     def mark_ridge(self, x: float, y: float, text: str) -> None:

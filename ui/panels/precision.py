@@ -11,13 +11,14 @@ FP64 and the memory A, B and C take.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QPen, QResizeEvent
-from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QTreeWidgetItem, QWidget
 
 from gpulab.experiments.precision import FORMAT_ORDER, format_name, position
 from gpulab.results import Point, Result
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import BADGE_COLOURS, kind_label
+from ui.widgets.captioned_tree import CaptionedTree, ChartAndTable
 from ui.widgets.live_plot import LivePlot
 
 COLUMNS = 6  # format, TFLOP/s, source, percent of peak, error, memory
@@ -97,24 +98,11 @@ class PrecisionPlot(LivePlot):
         curve.setSymbolSize(14 if self.kinds.get(series) == "modelled" else 12)
 
 
-class FormatTable(QWidget):
+class FormatTable(CaptionedTree):
     """A caption and one row per format: TFLOP/s, where it comes from, percent of peak, error, memory."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
-        self.tree = QTreeWidget()
-        self.tree.setColumnCount(COLUMNS)
-        self.tree.setRootIsDecorated(False)
-        self.tree.setUniformRowHeights(True)
-        header = self.tree.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(False)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.caption)
-        column.addWidget(self.tree, 1)
+        super().__init__(COLUMNS, parent)
 
     def set_rows(self, rows: list[tuple[list[str], str, str]]) -> None:
         """Rows of (six cell texts, provenance kind of the rate, tooltip)."""
@@ -131,11 +119,6 @@ class FormatTable(QWidget):
                 item.setForeground(2, QBrush(QColor(text)))
                 item.setTextAlignment(2, Qt.AlignmentFlag.AlignCenter)
             self.tree.addTopLevelItem(item)
-
-    def rows(self) -> list[list[str]]:
-        """The rows as shown (for tests and scripts)."""
-        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
-        return [[item.text(c) for c in range(COLUMNS)] for item in items if item is not None]
 
     def preferred_height(self) -> int:
         """Room for the caption, the header and six rows (a row is as tall as the type makes it)."""
@@ -163,14 +146,12 @@ class PrecisionPanel(LabPanel):
 
     def make_view(self) -> QWidget:
         self.table = FormatTable()
-        chart = self.plot_column(notes=True)
-        view = QSplitter(Qt.Orientation.Horizontal)
-        view.addWidget(chart)
-        view.addWidget(self.table)
-        view.setStretchFactor(0, 3)
-        view.setStretchFactor(1, 2)
-        self.view_splitter = view
-        return view
+        self.view_splitter = ChartAndTable(
+            self.plot_column(notes=True), self.table, least_chars=120,
+            table_width=lambda total: min(self.table.preferred_width(), int(0.5 * total)),
+            table_height=lambda total: min(self.table.preferred_height(), int(0.5 * total)),
+            on_narrow=lambda: self.notes.set_lines(2))  # the chart and the table first; the notes scroll  # fmt: skip
+        return self.view_splitter
 
     def retranslate(self) -> None:
         self.table.tree.setHeaderLabels([self.tr("Format"), self.tr("TFLOP/s"), self.tr("Source"),
@@ -189,23 +170,6 @@ class PrecisionPanel(LabPanel):
         self.table.tree.clear()
         self.table.caption.setText(self.tr("Run the lab to compare the formats."))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.arrange_view()
-
-    def arrange_view(self) -> None:
-        """The table beside the chart where both keep room; under it in a narrow window or large type."""
-        splitter = self.view_splitter
-        chars = max(1, self.fontMetrics().averageCharWidth())
-        narrow = splitter.width() < 120 * chars
-        splitter.setOrientation(Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal)
-        total = splitter.height() if narrow else splitter.width()
-        wanted = self.table.preferred_height() if narrow else self.table.preferred_width()
-        wanted = min(wanted, int(0.5 * total))
-        splitter.setSizes([max(total - wanted, 1), wanted])
-        if narrow:
-            self.notes.set_lines(2)  # the chart and the table first; the notes scroll
-
     # ------------------------------------------------------------ drawing a result
 
     def decorate(self, result: Result) -> None:
@@ -214,7 +178,7 @@ class PrecisionPanel(LabPanel):
         rows = [self._row(dtype, rates) for dtype in FORMAT_ORDER if any(dtype in r for r in rates.values())]
         self.table.set_rows(rows)
         self.table.caption.setText(self._caption(result))
-        self.arrange_view()
+        self.view_splitter.arrange()  # the new rows may want another width
 
     def _caption(self, result: Result) -> str:
         gpu = result.get_series("gpu-cublas") or result.get_series("model")

@@ -10,12 +10,12 @@ visualizer. Beside the chart a list gives every kernel's verdict, those without 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QTreeWidgetItem, QWidget
 
 from gpulab.results import Point, Result, Series
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import kind_label
+from ui.widgets.captioned_tree import CaptionedTree, ChartAndTable
 from ui.widgets.live_plot import LivePlot
 from ui.widgets.roofline_plot import RooflinePlot
 
@@ -33,27 +33,13 @@ def rate_text(giga: float, unit: str) -> str:
     return f"{giga / 1000:.3g} T{unit}" if giga >= 1000 else f"{giga:.3g} G{unit}"
 
 
-class KernelVerdicts(QWidget):
+class KernelVerdicts(CaptionedTree):
     """A caption and a list: kernel, bound, percent of roof; a row click asks to open the kernel."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
-        self.tree = QTreeWidget()
-        self.tree.setColumnCount(3)
-        self.tree.setRootIsDecorated(False)
-        self.tree.setUniformRowHeights(True)
+        super().__init__(3, parent)
         self.tree.setAlternatingRowColors(True)
-        header = self.tree.header()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(False)
-        column_layout = QVBoxLayout(self)
-        column_layout.setContentsMargins(0, 0, 0, 0)
-        column_layout.addWidget(self.caption)
-        column_layout.addWidget(self.tree, 1)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the names take the room
 
     def set_headers(self, kernel: str, bound: str, percent: str) -> None:
         self.tree.setHeaderLabels([kernel, bound, percent])
@@ -80,11 +66,6 @@ class KernelVerdicts(QWidget):
         longest = max((self.fontMetrics().horizontalAdvance(n) for n in names), default=20 * chars)
         return longest + self.tree.sizeHintForColumn(1) + self.tree.sizeHintForColumn(2) + 6 * chars
 
-    def rows(self) -> list[list[str]]:
-        """The rows as shown (for tests and scripts)."""
-        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
-        return [[item.text(c) for c in range(3)] for item in items if item is not None]
-
 
 class RooflinePanel(LabPanel):
     """Where each lab kernel sits under its roofs, and a way into each one."""
@@ -101,14 +82,12 @@ class RooflinePanel(LabPanel):
     def make_view(self) -> QWidget:
         self.verdicts = KernelVerdicts()
         self.verdicts.tree.itemClicked.connect(self._row_clicked)
-        chart = self.plot_column(notes=True)
-        view = QSplitter(Qt.Orientation.Horizontal)
-        view.addWidget(chart)
-        view.addWidget(self.verdicts)
-        view.setStretchFactor(0, 3)
-        view.setStretchFactor(1, 1)
-        self.view_splitter = view
-        return view
+        self.view_splitter = ChartAndTable(
+            self.plot_column(notes=True), self.verdicts, least_chars=110,
+            table_width=lambda total: min(self.verdicts.preferred_width(), int(0.4 * total)),
+            table_height=lambda total: int(0.28 * total),
+            on_narrow=lambda: self.notes.set_lines(2))  # the chart first; the notes scroll  # fmt: skip
+        return self.view_splitter
 
     def retranslate(self) -> None:
         self.verdicts.set_headers(self.tr("Kernel"), self.tr("Bound"), self.tr("Roof"))
@@ -121,22 +100,6 @@ class RooflinePanel(LabPanel):
         super().forget_run()
         self.verdicts.tree.clear()
         self.verdicts.caption.setText(self.tr("Run the lab to place every kernel."))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.arrange_view()
-
-    def arrange_view(self) -> None:
-        """The list beside the chart where both keep room; under it in a narrow window or large type."""
-        splitter = self.view_splitter
-        chars = max(1, self.fontMetrics().averageCharWidth())
-        narrow = splitter.width() < 110 * chars
-        splitter.setOrientation(Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal)
-        total = splitter.height() if narrow else splitter.width()
-        wanted = int(0.28 * total) if narrow else min(self.verdicts.preferred_width(), int(0.4 * total))
-        splitter.setSizes([max(total - wanted, 1), wanted])
-        if narrow:
-            self.notes.set_lines(2)  # the chart first; the notes scroll
 
     def _finished(self, result: Result) -> None:
         # The roofs come with the finished result, not point by point: draw what has not streamed in.
@@ -195,7 +158,7 @@ class RooflinePanel(LabPanel):
         points = list(series.points)
         tooltips = {str(p.extra["entry"]): self.describe_point(p) for p in points}
         self.verdicts.show_points(points, self.bound_words(), tooltips)
-        self.arrange_view()
+        self.view_splitter.arrange()  # the new rows may want another width
         self.verdicts.caption.setText(self.tr("Kernels on %1 (%2):").replace("%1", series.provenance.device)
                                       .replace("%2", kind_label(series.provenance.kind).lower()))  # fmt: skip
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from gpulab.results import Point
 from ui.theme import apply_theme
@@ -199,3 +200,37 @@ def test_a_marker_label_moves_to_the_bottom_when_a_curve_runs_where_it_would_sit
         assert label.bottom() > view.center().y(), (label, view)  # below the middle: out of the curve's way
     else:
         assert label.top() < view.center().y(), (label, view)  # the top is free: it stays there
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_a_short_log_axis_labels_only_as_many_decades_as_have_room(qtbot, theme):
+    from PySide6.QtGui import QImage, QPainter
+
+    apply_theme(theme)
+    try:
+        plot = LivePlot(log_y=True)
+        qtbot.addWidget(plot)
+        for x, y in ((1, 1.0), (2, 1e3), (3, 1e6)):  # seven decades
+            plot.add_point("rates", Point(x, y))
+        plot.resize(500, 170)  # the chart under its table on a projector
+        plot.show()
+        qtbot.waitExposed(plot)
+        plot.redraw()
+        axis = plot.getPlotItem().getAxis("left")
+
+        def drawn() -> list[QRectF]:
+            image = QImage(10, 10, QImage.Format.Format_ARGB32)
+            painter = QPainter(image)
+            try:
+                return [rect for rect, _flags, _text in axis.generateDrawSpecs(painter)[2]]
+            finally:
+                painter.end()
+
+        qtbot.waitUntil(lambda: len(drawn()) >= 2)
+        rects = sorted(drawn(), key=lambda r: r.top())
+        gap = 0.2 * rects[0].height()  # labels that touch read as one number ("10⁶10⁵10⁴")
+        assert all(a.bottom() + gap <= b.top() for a, b in itertools.pairwise(rects)), rects
+        plot.resize(500, 900)  # tall: every decade has its label again
+        qtbot.waitUntil(lambda: len(drawn()) == 7)
+    finally:
+        apply_theme("light")

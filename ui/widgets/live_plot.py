@@ -88,9 +88,25 @@ class DecadeAxis(pg.AxisItem):
 
     def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> list[Any]:
         first, last = math.floor(minVal), math.ceil(maxVal)
-        decades = [float(v) for v in range(first, last + 1) if minVal <= v <= maxVal]
+        decades = [v for v in range(first, last + 1) if minVal <= v <= maxVal]
+        # A short axis over many decades (a chart under its table in projector type) has less
+        # room per decade than a label takes: label every 2nd, 3rd ... decade, the rest stay lines.
+        per_decade_px = size / max(maxVal - minVal, 1e-9)
+        step = max(1, math.ceil(self._label_extent_px() / max(per_decade_px, 1e-9)))
+        labelled = [float(v) for v in decades if v % step == 0]
+        unlabelled = [float(v) for v in decades if v % step != 0]
         between = [v + math.log10(k) for v in range(first, last) for k in range(2, 10)]
-        return [(1.0, decades), (None, [v for v in between if minVal < v < maxVal])]
+        if per_decade_px < 3 * len(range(2, 10)):  # under 3 px apart the lines between make a grey band
+            between = []
+        return [(float(step), labelled), (None, unlabelled + [v for v in between if minVal < v < maxVal])]
+
+    def _label_extent_px(self) -> float:
+        """Pixels a decade's label needs along this axis, with a gap: its line height upright, the
+        width of "10⁻⁸" across."""
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        if self.orientation in ("left", "right"):
+            return 1.3 * metrics.height()
+        return metrics.horizontalAdvance("10⁻⁸") + metrics.averageCharWidth()
 
 
 class LivePlot(pg.PlotWidget):

@@ -142,6 +142,43 @@ def test_a_form_that_fails_mid_sweep_stops_alone_and_the_note_says_where_and_why
                for note in result.notes)  # fmt: skip
 
 
+def _stalled_at_64_kib(monkeypatch, stalls: int) -> None:
+    """The numpy form as it is, except that its first ``stalls`` measurements at 64 KiB wait 5 ms
+    in every call: a core taken by something else, thousands of times the real time."""
+    import time
+
+    real, left = bandwidth.FORM_CALLS["numpy"], [stalls]
+
+    def numpy_call(op, values):
+        call = real(op, values)
+        if len(values["a"]) != bandwidth.elements(op, 65536) or left[0] == 0:
+            return call
+        left[0] -= 1
+        return lambda: (time.sleep(0.005), call())
+
+    monkeypatch.setitem(bandwidth.FORM_CALLS, "numpy", numpy_call)
+
+
+STALL_SWEEP = replace(TINY, working_sets=(16384, 65536), operations=("triad",), forms=("numpy",))
+
+
+def test_a_rate_that_collapses_from_one_working_set_to_the_next_is_measured_again(monkeypatch):
+    _stalled_at_64_kib(monkeypatch, stalls=1)
+    first, second = drive(bandwidth.run(STALL_SWEEP, Context())).get_series("cpu-numpy-triad").points
+    assert second.extra["remeasured"] == 1 and not second.extra.get("noisy")
+    assert second.y * bandwidth.IMPLAUSIBLE_DROP > first.y  # the second measurement is the one shown
+
+
+def test_a_rate_that_stays_collapsed_is_kept_and_flagged_implausible_with_a_note(monkeypatch):
+    _stalled_at_64_kib(monkeypatch, stalls=1 + bandwidth.REMEASURES)
+    result = drive(bandwidth.run(STALL_SWEEP, Context()))
+    first, second = result.get_series("cpu-numpy-triad").points
+    assert second.extra["remeasured"] == bandwidth.REMEASURES
+    assert second.extra["noisy"] and "implausible" in second.extra["noise"]
+    assert second.y * bandwidth.IMPLAUSIBLE_DROP < first.y  # shown as measured, not hidden
+    assert any("CPU numpy triad" in note and "implausible" in note for note in result.notes)
+
+
 def test_the_notes_name_the_byte_counts_the_caches_and_the_cpu_ceiling(result):
     text = " ".join(result.notes)
     assert "copy, mul and dot 2 arrays, add and triad 3" in text

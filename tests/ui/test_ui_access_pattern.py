@@ -142,3 +142,19 @@ def test_the_generic_run_experiment_panel_still_runs_the_lab(qtbot, window):
     wait_idle(qtbot, window)
     assert panel.last_result is not None and panel.last_result.experiment == "access-pattern"
     assert panel.last_result.get_series("model-gb-s") is not None
+
+
+@pytest.mark.parametrize("width", [1920, 1024])
+def test_the_table_fills_its_width_or_scrolls_and_never_cuts_a_case_name(qtbot, window, panel, width):
+    window.resize(width, 900)
+    table = panel.table
+    header = table.horizontalHeader()
+    metrics = table.fontMetrics()
+    widest = max(metrics.horizontalAdvance(table.item(r, 1).text()) for r in range(table.rowCount()))
+
+    def fitted() -> bool:
+        used = sum(header.sectionSize(c) for c in range(table.columnCount()))
+        return used >= table.viewport().width() - 1 or table.horizontalScrollBar().maximum() > 0
+
+    qtbot.waitUntil(fitted)  # no blank beside the table: it fills its width, or needs more and scrolls
+    assert header.sectionSize(1) >= widest  # every case name whole

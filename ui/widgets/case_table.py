@@ -10,7 +10,7 @@ row (click or arrow keys) emits ``case_chosen``; a double-click emits ``case_ope
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from gpulab.experiments.access_cases import Case
@@ -110,6 +110,21 @@ class CaseTable(QTableWidget):
             self.selectRow(keep if 0 <= keep < len(self.cases) else 0)
         else:
             self.case_chosen.emit(-1)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Every column as wide as its contents; where that leaves room, the case names take it
+        (a wide window otherwise shows the table beside a blank half), and where it does not, the
+        table scrolls sideways rather than cut a name."""
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(CASE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        natural = sum(header.sectionSize(column) for column in range(self.columnCount()))
+        if natural < self.viewport().width():
+            header.setSectionResizeMode(CASE_COLUMN, QHeaderView.ResizeMode.Stretch)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def _fill_row(self, row: int, case: Case) -> None:
         for column, text in enumerate(row_texts(case)):
@@ -152,4 +167,5 @@ class CaseTable(QTableWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self.fit_columns()  # the headers and names changed width
         super().changeEvent(event)

@@ -1515,8 +1515,8 @@
         <translation>goodput</translation>
     </message>
     <message>
-        <source>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</source>
-        <translation>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</translation>
+        <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>
+        <translation>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</translation>
     </message>
     <message>
         <source>Llama 3, 16,384 H100s — model: %1/day; Meta's paper: %2 (%3 unexpected)</source>

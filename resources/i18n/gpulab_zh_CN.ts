@@ -1516,12 +1516,12 @@
         <translation>有效产出 (goodput)</translation>
     </message>
     <message>
-        <source>%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min (Young) · goodput %5%</source>
-        <translation>%1 块 GPU：每天中断 %2 次（MTBF %3 小时）· 每 %4 分钟存一次检查点（Young）· 有效产出 (goodput) %5%</translation>
+        <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>
+        <translation>%1 块 GPU 的有效产出 (goodput) %5%：每天中断 %2 次（MTBF %3 小时），每 %4 分钟存一次检查点（Young）</translation>
     </message>
     <message>
         <source>Llama 3, 16,384 H100s — model: %1/day; Meta&apos;s paper: %2 (%3 unexpected)</source>
-        <translation>Llama 3，16,384 块 H100 —— 模型估算：每天 %1 次；Meta 论文：%2 次（其中意外 %3 次）</translation>
+        <translation>Llama 3，16,384 块 H100：模型估算每天 %1 次，Meta 论文 %2 次（意外 %3 次）</translation>
     </message>
     <message>
         <source>Efficiency, goodput</source>

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.catalogue import Message
@@ -67,8 +67,10 @@ class ScalingExplorer(QWidget):
         self.allreduce_plot, self.scaling_plot = _plot("ms"), _plot("%")
         self.legends = [SeriesLegend(self.allreduce_plot), SeriesLegend(self.scaling_plot)]
         self.badge = ProvenanceBadge("modelled")
-        self.figures_line = WrapLabel(min_lines=1, max_lines=4)
-        self.llama_line = WrapLabel(min_lines=1, max_lines=4)
+        # At most three and two lines (the rest in the tooltip): the chart under them keeps the room
+        # it needs for its ticks on a projector. The goodput comes first, so a cut never hides it.
+        self.figures_line = WrapLabel(min_lines=1, max_lines=3)
+        self.llama_line = WrapLabel(min_lines=1, max_lines=2)
         self.llama_line.setObjectName("llamaLine")
         self.table_title = WrapLabel(min_lines=1, max_lines=2)
         self.table = PlanTable()
@@ -90,7 +92,7 @@ class ScalingExplorer(QWidget):
         text.addWidget(self.figures_line)
         text.addWidget(self.llama_line)
         lines.addLayout(text, 1)
-        self.scaling_plot.setMinimumHeight(100)  # under four lines of figures on a projector
+        self.fit_to_type()
         for plot, legend, above in ((self.allreduce_plot, self.legends[0], None),
                                     (self.scaling_plot, self.legends[1], lines)):  # fmt: skip
             chart = QWidget()
@@ -207,8 +209,8 @@ class ScalingExplorer(QWidget):
             return
         here = self.figs.here
         self.figures_line.setText(
-            translate("ScalingExplorer", "%1 GPUs: %2 interruptions/day (MTBF %3 h) · checkpoint every %4 min "
-                                         "(Young) · goodput %5%")
+            translate("ScalingExplorer", "Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint "
+                                         "every %4 min (Young)")
             .replace("%1", f"{self.params.gpus:,}").replace("%2", f"{here.interruptions_per_day:.1f}")
             .replace("%3", f"{here.mtbf_s / 3600:.1f}").replace("%4", f"{here.interval_s / 60:.0f}")
             .replace("%5", f"{here.goodput * 100:.0f}"))  # fmt: skip
@@ -222,6 +224,15 @@ class ScalingExplorer(QWidget):
                 .replace("%1", f"{self.figs.llama3_model_per_day:.1f}")
                 .replace("%2", f"{paper.interruptions_per_day:.1f}")
                 .replace("%3", f"{paper.unexpected_per_day:.1f}"))  # fmt: skip
+
+    def fit_to_type(self) -> None:
+        """The goodput chart tall enough for its y ticks (0-100 %) and its axis in this type."""
+        self.scaling_plot.setMinimumHeight(6 * self.fontMetrics().height())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self.fit_to_type()
+        super().changeEvent(event)
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, "AllReduce")

@@ -14,14 +14,14 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QPushButton, QVBoxLayout, QWidget
 
 from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
 from gpulab.results import Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import ScalingExplorer
 from ui.panels.lab_panel import LabPanel
-from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.flow_layout import FlowLayout, WrapLabel
 
 FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "tp", "pp")
 
@@ -68,7 +68,7 @@ class ClusterScalingPanel(LabPanel):
         super()._build_layout()
         for widget in (self.description, self.device_label, self.device_combo):
             widget.hide()  # nothing runs on a device: every figure is modelled
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()  # side by side, or one under the other where the column is narrow
         buttons.addWidget(self.fit_button)
         buttons.addWidget(self.no_fit_button)
         at = self.controls_column.indexOf(self.form) + 1

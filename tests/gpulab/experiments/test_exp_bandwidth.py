@@ -165,7 +165,8 @@ STALL_SWEEP = replace(TINY, working_sets=(16384, 65536), operations=("triad",), 
 def test_a_rate_that_collapses_from_one_working_set_to_the_next_is_measured_again(monkeypatch):
     _stalled_at_64_kib(monkeypatch, stalls=1)
     first, second = drive(bandwidth.run(STALL_SWEEP, Context())).get_series("cpu-numpy-triad").points
-    assert second.extra["remeasured"] == 1 and not second.extra.get("noisy")
+    assert second.extra["remeasured"] == 1
+    assert "implausible" not in second.extra.get("noise", ())  # (a busy CI machine may flag it busy)
     assert second.y * bandwidth.IMPLAUSIBLE_DROP > first.y  # the second measurement is the one shown
 
 

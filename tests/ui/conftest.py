@@ -100,8 +100,8 @@ def services(qapp):
     return Services.create(probe=no_gpu_report)
 
 
-@pytest.fixture
-def window(qtbot, services):
+def _shown_window(qtbot, services):
+    """The main window at 1024 x 768, shown, once the device probe has answered."""
     from ui.main_window import MainWindow
 
     win = MainWindow(services)
@@ -110,6 +110,23 @@ def window(qtbot, services):
     win.show()
     qtbot.waitUntil(lambda: services.devices.report is not None)
     return win
+
+
+@pytest.fixture
+def window(qtbot, services):
+    return _shown_window(qtbot, services)
+
+
+@pytest.fixture
+def projector_window(qtbot, services, request):
+    """The main window at 1024 x 768 in the projector theme, in the language the test asks for
+    (``indirect`` parametrisation; English by default). The theme and language are restored after."""
+    from ui import i18n
+    from ui.theme import apply_theme
+
+    apply_theme("projector")
+    i18n.set_language(getattr(request, "param", "en"))
+    return _shown_window(qtbot, services)
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:

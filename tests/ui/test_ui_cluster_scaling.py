@@ -87,32 +87,18 @@ def test_a_file_that_is_not_a_collectives_result_is_refused_with_the_reason(qtbo
     assert panel.explorer.local is None and not panel.no_fit_button.isEnabled()
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_on_a_projector_the_goodput_tab_keeps_a_readable_chart_and_says_the_goodput_first(
-        qtbot, services, language):  # fmt: skip
-    from ui import i18n
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
-
-    apply_theme("projector")
-    i18n.set_language(language)
-    try:
-        window = MainWindow(services)
-        qtbot.addWidget(window)
-        window.resize(1024, 768)
-        window.show()
-        panel = open_panel(qtbot, window, "cluster-scaling")
-        click(qtbot, panel.run_button)  # a run's notes take their lines under the tabs
-        wait_idle(qtbot, window)
-        explorer = panel.explorer
-        explorer.tabs.tabBar().setCurrentIndex(1)  # what a click on the tab does
-        plot = explorer.scaling_plot
-        qtbot.waitUntil(plot.isVisible)
-        qtbot.wait(100)  # the tab's layout (its plot is as tall as it likes until then)
-        assert plot.height() >= 6 * explorer.fontMetrics().height()  # four tick labels and the GPU axis
-        shown = explorer.figures_line.text()  # cut short if it must be, never before the goodput
-        assert re.search(r"(Goodput|有效产出 \(goodput\)) 8\d%", shown), shown
-        assert explorer.figures_line.toolTip() == explorer.figures_line.full_text or "…" not in shown
-    finally:
-        apply_theme("light")
-        i18n.set_language("en")
+@pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
+def test_on_a_projector_the_goodput_tab_keeps_a_readable_chart_and_says_the_goodput_first(qtbot, projector_window):
+    window = projector_window
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    click(qtbot, panel.run_button)  # a run's notes take their lines under the tabs
+    wait_idle(qtbot, window)
+    explorer = panel.explorer
+    explorer.tabs.tabBar().setCurrentIndex(1)  # what a click on the tab does
+    plot = explorer.scaling_plot
+    qtbot.waitUntil(plot.isVisible)
+    qtbot.wait(100)  # the tab's layout (its plot is as tall as it likes until then)
+    assert plot.height() >= 6 * explorer.fontMetrics().height()  # four tick labels and the GPU axis
+    shown = explorer.figures_line.text()  # cut short if it must be, never before the goodput
+    assert re.search(r"(Goodput|有效产出 \(goodput\)) 8\d%", shown), shown
+    assert explorer.figures_line.toolTip() == explorer.figures_line.full_text or "…" not in shown

@@ -13,23 +13,6 @@ LONG_ZH = "有噪声：CPU（numpy）在 n=1024、n=4096：测量期间其他程
 LONG_EN = "Crossover: NVIDIA H100 SXM5 80 GB (modelled) is faster than CPU (numpy) from n=2^16 up. " * 4
 
 
-@pytest.fixture
-def projector_window(qtbot, services, request):
-    """The main window at 1024 x 768 in the projector theme, in the language the test asks for."""
-    from ui import i18n
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
-
-    apply_theme("projector")
-    i18n.set_language(getattr(request, "param", "en"))
-    window = MainWindow(services)
-    qtbot.addWidget(window)
-    window.resize(1024, 768)
-    window.show()
-    qtbot.waitUntil(lambda: services.devices.report is not None)
-    return window
-
-
 def run_quick_sweep(qtbot, window):
     """Open the panel from the sidebar, choose a quick vector-add sweep and press Run sweep."""
     panel = open_panel(qtbot, window, "cpu-vs-gpu")

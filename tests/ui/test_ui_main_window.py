@@ -301,30 +301,18 @@ def test_cancelling_the_open_dialog_opens_nothing(window):
     assert window.current_panel() is before and window.message_bar.isHidden()
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_on_a_1024_by_768_projector_no_panel_page_scrolls_sideways(qtbot, services, language):
+@pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
+def test_on_a_1024_by_768_projector_no_panel_page_scrolls_sideways(qtbot, projector_window):
     """A page wider than the screen hides its right edge behind a scroll bar a teacher must drag."""
     from tests.ui.walk import open_panel
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme
 
-    apply_theme("projector")
-    i18n.set_language(language)
-    try:
-        window = MainWindow(services)
-        qtbot.addWidget(window)
-        window.resize(1024, 768)
-        window.show()
-        wide = {}
-        for name, page in window.pages.items():
-            open_panel(qtbot, window, name)  # from the sidebar, as a person does
-            qtbot.waitUntil(page.widget().isVisible)
-            # The range is 0 until the page is laid out (a slow machine can only miss an overflow
-            # here, never invent one): give the layout its moment, then read it.
-            qtbot.wait(100)
-            if page.horizontalScrollBar().maximum() > 0:
-                wide[name] = page.widget().minimumSizeHint().width() - page.viewport().width()
-        assert wide == {}, wide  # panel -> pixels too wide
-    finally:
-        apply_theme("light")
-        i18n.set_language("en")
+    wide = {}
+    for name, page in projector_window.pages.items():
+        open_panel(qtbot, projector_window, name)  # from the sidebar, as a person does
+        qtbot.waitUntil(page.widget().isVisible)
+        # The range is 0 until the page is laid out (a slow machine can only miss an overflow
+        # here, never invent one): give the layout its moment, then read it.
+        qtbot.wait(100)
+        if page.horizontalScrollBar().maximum() > 0:
+            wide[name] = page.widget().minimumSizeHint().width() - page.viewport().width()
+    assert wide == {}, wide  # panel -> pixels too wide

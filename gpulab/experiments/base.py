@@ -168,6 +168,13 @@ def param_text(params_type: type, name: str, what: str = "label") -> Message | N
     return msg(key) if key and catalogue.has(key) else None
 
 
+def choice_text(params_type: type, name: str, value: Any) -> Message | None:
+    """The words for one choice of field ``name`` (``...param.<name>.choice.<value>``), or None
+    where the value is its own word (fp32). A dot in the value is written ``_`` in the key: a
+    key's parts are split at dots ("gpt-1.3b" -> ``choice.gpt-1_3b``)."""
+    return param_text(params_type, name, f"choice.{str(value).replace('.', '_')}")
+
+
 _HINTS: dict[type, dict[str, Any]] = {}
 
 

@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gpulab.catalogue import Message, Note, msg
+from gpulab.catalogue import Message, Note, has, msg
 from gpulab.model.cluster import Fabric, allreduce_seconds
 from gpulab.specs import GpuSpec
 
@@ -301,11 +301,10 @@ def scaling(shape: ModelShape, gpu_counts: Sequence[int], spec: GpuSpec, fabric:
 
 
 def _recompute_words(recompute: str) -> Message | str:
-    """The recomputation as the lab's form names it ("full recomputation"), else its value."""
-    from gpulab import catalogue
-
+    """The recomputation as the lab's form names it ("full recomputation"), else its value (the
+    model does not see the lab's Params, so it names the form's key itself)."""
     key = f"experiment.cluster-scaling.param.recompute.choice.{recompute}"
-    return msg(key) if catalogue.has(key) else recompute
+    return msg(key) if has(key) else recompute
 
 
 def planner_assumptions(shape: ModelShape, spec: GpuSpec, training: Training) -> tuple[Note, ...]:

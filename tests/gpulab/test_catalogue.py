@@ -285,7 +285,7 @@ def test_every_choice_that_is_a_word_has_words_in_both_languages():
     import typing
 
     from gpulab import experiments
-    from gpulab.experiments.base import param_key
+    from gpulab.experiments.base import choice_text, param_key
 
     missing = []
     for name in experiments.names():
@@ -294,7 +294,6 @@ def test_every_choice_that_is_a_word_has_words_in_both_languages():
             if typing.get_origin(typing.get_type_hints(params_type)[field.name]) is tuple:
                 continue  # several typed into one line, as a script would: no list to show
             for value in experiments.choices(params_type, field.name) or ():
-                key = f"{param_key(params_type, field.name)}.choice.{str(value).replace('.', '_')}"
-                if re.search(r"[a-z]{3,}", str(value)) and key not in RAW:
-                    missing.append(key)
+                if re.search(r"[a-z]{3,}", str(value)) and choice_text(params_type, field.name, value) is None:
+                    missing.append(f"{param_key(params_type, field.name)}.choice.{value}")
     assert missing == []

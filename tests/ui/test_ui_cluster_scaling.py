@@ -7,7 +7,7 @@ import re
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from tests.ui.walk import choose, click, open_panel, type_into, wait_idle
+from tests.ui.walk import choose, click, click_tab, open_panel, type_into, wait_idle
 
 
 def test_pressing_the_arrow_key_on_the_message_slider_redraws_the_allreduce_curves(qtbot, window):
@@ -94,7 +94,7 @@ def test_on_a_projector_the_goodput_tab_keeps_a_readable_chart_and_says_the_good
     click(qtbot, panel.run_button)  # a run's notes take their lines under the tabs
     wait_idle(qtbot, window)
     explorer = panel.explorer
-    explorer.tabs.tabBar().setCurrentIndex(1)  # what a click on the tab does
+    click_tab(qtbot, explorer.tabs, 1)
     plot = explorer.scaling_plot
     qtbot.waitUntil(plot.isVisible)
     qtbot.wait(100)  # the tab's layout (its plot is as tall as it likes until then)

@@ -4,13 +4,12 @@ the plot's link lines and percentages, the grouped legend, the round-trip bars, 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 
 from gpulab import cuda
 from gpulab.devices import CudaStatus
 from gpulab.experiments import Context, drive, transfer
 from gpulab.results import Point, Provenance, Result, Series
-from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, open_panel, switch_language, type_into, wait_idle
+from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, click_tab, open_panel, switch_language, type_into, wait_idle
 from ui.panels.transfer import TransferPanel, link_rates, main_series
 
 
@@ -50,18 +49,12 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
     finally:
         window.set_theme("light")
     assert panel.legend.text().count("MODELLED") == 1  # said once for the six links
-    click_tab(qtbot, panel, 1)
+    click_tab(qtbot, panel.tabs, 1)
     assert panel.bars.isVisible()
     assert "one batch is 62× faster" in panel.bars.title.text()
     assert [label.text() for label in panel.bars.times] == ["20.79 ms", "0.33 ms"]
     assert panel.bars.bars[0].fraction == 1.0 and panel.bars.bars[1].fraction < 0.05
     assert result.get_series("model-batch-round-trips") is not None
-
-
-def click_tab(qtbot, panel, index: int) -> None:
-    bar = panel.tabs.tabBar()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
-    assert panel.tabs.currentIndex() == index
 
 
 def test_choosing_one_direction_and_pinned_memory_models_only_those(qtbot, window):

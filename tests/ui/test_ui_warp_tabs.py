@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from tests.ui.walk import click_tab
 from ui.panels.warp_tabs import OPEN_TAB_PX, TabArea
 
 
@@ -45,11 +45,6 @@ def line(host: Host) -> int:
     return host.fontMetrics().height()
 
 
-def click_tab(qtbot, host: Host, index: int) -> None:
-    bar = host.tabs.tabBar()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
-
-
 def test_the_tabs_get_about_a_third_of_the_height_and_the_columns_share_the_width(make_host, qtbot):
     host = make_host(600)
     host.area.share_height(compact=False)
@@ -72,14 +67,14 @@ def test_a_click_on_a_squeezed_tab_opens_it_in_place_and_a_second_click_closes_i
     host.area.share_height(compact=True)
     told = []
     host.area.tab_opened = told.append
-    click_tab(qtbot, host, 1)
+    click_tab(qtbot, host.tabs, 1)
     tabs = host.area.splitter.sizes()[1]
     assert tabs >= max(OPEN_TAB_PX, 8 * line(host)) and host.tabs.currentIndex() == 1
     assert host.area.opened and told == [True]
     qtbot.waitUntil(host.area.pages.isVisible)
     host.area.share_height(compact=True)  # a later resize keeps the open tab's room
     assert host.area.splitter.sizes()[1] == tabs
-    click_tab(qtbot, host, 1)
+    click_tab(qtbot, host.tabs, 1)
     assert not host.area.opened and told == [True, False]
     qtbot.waitUntil(lambda: not host.area.pages.isVisible())
     assert host.area.splitter.sizes()[1] < 4 * line(host) + host.tabs.tabBar().height()

@@ -47,6 +47,14 @@ def type_into(qtbot, field: QLineEdit, text: str) -> None:
     assert field.text() == text
 
 
+def click_tab(qtbot, tabs, index: int) -> None:
+    """A left click on tab ``index`` of the QTabWidget ``tabs``."""
+    bar = tabs.tabBar()
+    assert bar.isVisible() and bar.isTabEnabled(index), f"tab {index} cannot be clicked"
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    assert tabs.currentIndex() == index
+
+
 def open_panel(qtbot, window, name: str):
     """Click the panel's entry in the sidebar and return the panel."""
     sidebar = window.sidebar

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from gpulab import experiments, measure
+from gpulab.experiments.base import choice_text
 from ui import i18n
 
 translate = QCoreApplication.translate
@@ -103,11 +104,11 @@ class PresetEditor(QWidget):
 
 def choice_title(params_type: type, name: str, value: Any) -> str:
     """A choice as the form shows it: its words from the text catalogue
-    (``experiment.<lab>.param.<name>.choice.<value>``, a dot in the value written ``_``: a key's
-    parts are split at dots) in the interface language, else the value itself (a data type such
-    as fp32, which reads the same in every language). The combo keeps the value as its data:
-    that is what a script types."""
-    return i18n.field_text(params_type, name, f"choice.{str(value).replace('.', '_')}") or str(value)
+    (:func:`gpulab.experiments.base.choice_text`) in the interface language, else the value itself
+    (a data type such as fp32, which reads the same in every language). The combo keeps the value
+    as its data: that is what a script types."""
+    message = choice_text(params_type, name, value)
+    return i18n.engine_message(message) if message is not None else str(value)
 
 
 def _choice_combo(items: list[tuple[str, Any]], default: Any) -> QComboBox:

@@ -27,12 +27,13 @@ COMMAND_MODULES = (
     "gpulab.commands.experiments",
     "gpulab.commands.bench",
     "gpulab.commands.collectives",
+    "gpulab.commands.validate",
     "gpulab.simt.cli",
 )
 
 HEADLESS_HINT = (
     "headless commands: 'gpulab info', 'gpulab list', 'gpulab run NAME --json -', "
-    "'gpulab emulate ...', 'gpulab bench ...'"
+    "'gpulab emulate ...', 'gpulab bench ...', 'gpulab validate'"
 )
 
 

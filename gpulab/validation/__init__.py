@@ -1,0 +1,362 @@
+"""How good is each model? Every modelled figure set against a published measurement.
+
+A *row* (one ``[[row]]`` table of a file in ``resources/validation/``) names a configuration, the
+model that prices it (an evaluator of :data:`gpulab.validation.evaluators.EVALUATORS`), the
+published figure (a value, a range, or a bound such as ``">= 90"``), its source, and the relative
+tolerance the project claims. :func:`check` runs the model on the row's configuration and says
+whether it lands within tolerance of the published figure. A row with no ``published`` figure
+says the model is *unvalidated* there, and why (its catalogue text).
+
+Rows are data: a lab shows its own rows ("How good is this model?"), ``gpulab validate``
+prints them all and exits non-zero when one is outside its tolerance, and the tests run every
+row. The texts of a row live in the text catalogue: ``validation.row.<id>`` says what is
+compared, in both languages, and ``validation.gap.<id>`` (optional) says where the model
+departs from the published setting and which assumption causes the gap.
+
+File format::
+
+    [sources.llama3-paper]
+    title = "Llama Team, AI @ Meta, The Llama 3 Herd of Models (arXiv:2407.21783, 2024)"
+    url = "https://arxiv.org/abs/2407.21783"
+
+    [[row]]
+    id = "llama3-405b-tflops-16k"
+    labs = ["cluster-scaling"]            # experiment ids whose page shows the row
+    model = "plan-tflops-per-gpu"         # an evaluator
+    config = { gpus = 16384, dp = 128, tp = 8, pp = 16 }
+    unit = "TFLOPS"
+    published = 400                       # or [380, 430], ">= 90", "<= 80"
+    tolerance = 0.15                      # |model - nearest published| / published
+    source = "llama3-paper"
+    locator = "Table 4"                   # where in the source (a table, a comment, a section)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
+
+from gpulab.catalogue import Message, has, msg
+from gpulab.paths import resource_path
+
+__all__ = [
+    "Check",
+    "Published",
+    "Row",
+    "Source",
+    "Status",
+    "ValidationFormatError",
+    "check",
+    "check_all",
+    "labs",
+    "load_rows",
+    "rows_for",
+]
+
+VALIDATION_DIR = ("validation",)
+Status = Literal["pass", "fail", "unvalidated", "error"]
+ROW_FIELDS = frozenset({"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator"})
+
+
+class ValidationFormatError(ValueError):
+    """A validation file is malformed; the message names the file and the row."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A publication a row cites: its key in ``[sources]``, title and address."""
+
+    key: str
+    title: str
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Published:
+    """A published figure: a value (``low == high``), a range, or a bound (one side ``None``)."""
+
+    low: float | None
+    high: float | None
+
+    def error(self, value: float) -> float:
+        """Relative distance of ``value`` from the published figure: 0 inside the range, else
+        ``(value - nearest end) / nearest end``."""
+        if self.low is not None and value < self.low:
+            return (value - self.low) / abs(self.low) if self.low else -math.inf
+        if self.high is not None and value > self.high:
+            return (value - self.high) / abs(self.high) if self.high else math.inf
+        return 0.0
+
+    def text(self, digits: int = 3) -> str:
+        """``400``, ``360–370``, ``≥ 90``, ``≤ 80``."""
+        if self.low is not None and self.high is not None:
+            if self.low == self.high:
+                return _number(self.low, digits)
+            return f"{_number(self.low, digits)}–{_number(self.high, digits)}"
+        if self.low is not None:
+            return f"≥ {_number(self.low, digits)}"
+        return f"≤ {_number(self.high or 0.0, digits)}"
+
+
+def _number(value: float, digits: int = 3) -> str:
+    """A figure as a table shows it: three significant digits, no exponent for everyday sizes."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    if 1e-3 <= abs(value) < 1e6:
+        decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+        return f"{round(value, decimals):.{decimals}f}"
+    return f"{value:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One comparison of a model with a published figure (see the module docstring)."""
+
+    id: str
+    labs: tuple[str, ...]
+    model: str
+    config: Mapping[str, Any] = field(hash=False)
+    unit: str
+    published: Published | None
+    tolerance: float
+    source: Source | None
+    locator: str = ""
+    file: str = ""
+
+    @property
+    def what(self) -> Message:
+        """What is compared, as the catalogue words it."""
+        return msg(f"validation.row.{self.id}")
+
+    @property
+    def gap(self) -> Message | None:
+        """Where the model departs from the published setting, when the catalogue says so."""
+        key = f"validation.gap.{self.id}"
+        return msg(key) if has(key) else None
+
+
+@dataclass(frozen=True)
+class Check:
+    """A row run against its model: the model's figure, its relative error and the verdict."""
+
+    row: Row
+    model_value: float | None
+    error: float | None
+    status: Status
+    problem: str = ""  # why the evaluator could not give a figure (status "error")
+
+    @property
+    def within(self) -> bool:
+        return self.status in ("pass", "unvalidated")
+
+    def to_json(self) -> dict[str, Any]:
+        row = self.row
+        published = row.published
+        return {"id": row.id, "labs": list(row.labs), "model": row.model, "config": dict(row.config),
+                "what": row.what.text, "unit": row.unit, "model_value": self.model_value,
+                "published_low": published.low if published else None,
+                "published_high": published.high if published else None,
+                "published": published.text() if published else None, "error": self.error,
+                "tolerance": row.tolerance, "status": self.status, "problem": self.problem,
+                "source": row.source.title if row.source else None, "url": row.source.url if row.source else None,
+                "locator": row.locator, "gap": row.gap.text if row.gap else None}  # fmt: skip
+
+
+# ------------------------------------------------------------------ reading the files
+
+
+def _fail(where: str, problem: str) -> ValidationFormatError:
+    return ValidationFormatError(f"{where}: {problem}")
+
+
+def parse_published(value: Any, where: str) -> Published | None:
+    """A row's ``published``: a number, ``[low, high]``, ``">= x"`` / ``"<= x"``, or absent (None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise _fail(where, f"published must be a number, [low, high] or '>= x' / '<= x', got {value!r}")
+    if isinstance(value, (int, float)):
+        return Published(float(value), float(value))
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        low, high = sorted(float(v) for v in value)
+        return Published(low, high)
+    if isinstance(value, str):
+        text = value.replace(" ", "")
+        for prefix, side in ((">=", "low"), ("<=", "high"), ("≥", "low"), ("≤", "high")):
+            if text.startswith(prefix):
+                try:
+                    bound = float(text[len(prefix):])
+                except ValueError:
+                    break
+                return Published(bound, None) if side == "low" else Published(None, bound)
+    raise _fail(where, f"published must be a number, [low, high] or '>= x' / '<= x', got {value!r}")
+
+
+def _sources(table: Any, where: str) -> dict[str, Source]:
+    if table is None:
+        return {}
+    if not isinstance(table, Mapping):
+        raise _fail(where, "[sources] must be a table of sources")
+    found = {}
+    for key, entry in table.items():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("title"), str) or not entry["title"]:
+            raise _fail(where, f"source {key!r} needs a title")
+        found[key] = Source(key, entry["title"], str(entry.get("url", "")))
+    return found
+
+
+def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
+    if not isinstance(data, Mapping):
+        raise _fail(where, "a [[row]] must be a table")
+    unknown = set(data) - ROW_FIELDS
+    if unknown:
+        raise _fail(where, f"unknown field(s) {', '.join(sorted(unknown))}; a row has {', '.join(sorted(ROW_FIELDS))}")
+    row_id = data.get("id")
+    if not isinstance(row_id, str) or not row_id or not all(c.isalnum() or c == "-" for c in row_id):
+        raise _fail(where, f"id must be words joined by '-', got {row_id!r}")
+    where = f"{where} ({row_id})"
+    labs = data.get("labs")
+    if not isinstance(labs, list) or not labs or not all(isinstance(lab, str) for lab in labs):
+        raise _fail(where, "labs must be a list of experiment ids")
+    for name in ("model", "unit"):
+        if not isinstance(data.get(name), str) or not data[name]:
+            raise _fail(where, f"{name} must be a text")
+    config = data.get("config", {})
+    if not isinstance(config, Mapping):
+        raise _fail(where, "config must be a table")
+    published = parse_published(data.get("published"), where)
+    tolerance = data.get("tolerance", 0.0 if published is None else None)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 10:
+        raise _fail(where, f"tolerance must be a relative error from 0 to 10 (0.15 = 15%), got {tolerance!r}")
+    source_key = data.get("source")
+    if published is not None and source_key is None:
+        raise _fail(where, "a published figure needs its source")
+    if source_key is not None and source_key not in sources:
+        raise _fail(where, f"source {source_key!r} is not in this file's [sources]")
+    return Row(row_id, tuple(labs), data["model"], dict(config), data["unit"], published, float(tolerance),
+               sources.get(source_key) if source_key else None, str(data.get("locator", "")))  # fmt: skip
+
+
+def load_file(path: Path) -> list[Row]:
+    """The rows of one validation file; ValidationFormatError names the file and row when malformed."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise _fail(str(path), f"cannot be read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(str(path), f"is not valid TOML: {exc}") from exc
+    sources = _sources(data.get("sources"), str(path))
+    rows = data.get("row", [])
+    if not isinstance(rows, list):
+        raise _fail(str(path), "rows must be [[row]] tables")
+    return [_with_file(_row(row, f"{path.name}: row {i + 1}", sources), path.name) for i, row in enumerate(rows)]
+
+
+def _with_file(row: Row, name: str) -> Row:
+    return Row(row.id, row.labs, row.model, row.config, row.unit, row.published, row.tolerance, row.source,
+               row.locator, name)  # fmt: skip
+
+
+def load_rows(folder: Path | str | None = None) -> list[Row]:
+    """Every row of every ``*.toml`` in ``folder`` (default ``resources/validation``), in file then row
+    order; ValidationFormatError for a malformed file or an id used twice."""
+    folder = Path(folder) if folder is not None else resource_path(*VALIDATION_DIR)
+    if not folder.is_dir():
+        raise _fail(str(folder), "is not a folder of validation files")
+    rows: list[Row] = []
+    for path in sorted(folder.glob("*.toml")):
+        rows += load_file(path)
+    seen: dict[str, str] = {}
+    for row in rows:
+        if row.id in seen:
+            raise _fail(row.file, f"row id {row.id!r} is used in {seen[row.id]} too")
+        seen[row.id] = row.file
+    return rows
+
+
+@cache
+def _builtin_rows() -> tuple[Row, ...]:
+    return tuple(load_rows())
+
+
+def rows_for(lab: str, rows: Iterable[Row] | None = None) -> list[Row]:
+    """The rows a lab shows (its experiment id in ``labs``)."""
+    return [row for row in (_builtin_rows() if rows is None else rows) if lab in row.labs]
+
+
+def labs(rows: Iterable[Row] | None = None) -> list[str]:
+    """Every lab some row names, in first-seen order."""
+    return list(dict.fromkeys(lab for row in (_builtin_rows() if rows is None else rows) for lab in row.labs))
+
+
+# ------------------------------------------------------------------ checking
+
+
+def check(row: Row) -> Check:
+    """Run ``row``'s model on its configuration and judge it against the published figure.
+
+    An evaluator that cannot price the configuration (unknown model, missing or wrong config, a
+    model that does not know the setting) gives status ``error`` with the reason; it never raises."""
+    from gpulab.validation.evaluators import EVALUATORS
+
+    evaluator = EVALUATORS.get(row.model)
+    if evaluator is None:
+        return Check(row, None, None, "error", f"no evaluator {row.model!r} (known: {', '.join(sorted(EVALUATORS))})")
+    try:
+        value = float(evaluator(row.config))
+    except Exception as exc:  # a bad configuration or a model that cannot price it: a verdict, never a crash
+        return Check(row, None, None, "error", f"{row.model}: {type(exc).__name__}: {exc}")
+    if not math.isfinite(value):
+        return Check(row, None, None, "error", f"{row.model} gave {value}")
+    if row.published is None:
+        return Check(row, value, None, "unvalidated")
+    error = row.published.error(value)
+    if not math.isfinite(error):  # a published 0 and a model that is not 0
+        return Check(row, value, None, "fail")
+    return Check(row, value, error, "pass" if abs(error) <= row.tolerance + 1e-12 else "fail")
+
+
+def check_all(rows: Iterable[Row] | None = None, lab: str | None = None) -> list[Check]:
+    """Every row checked (only ``lab``'s when given), in row order."""
+    chosen = list(_builtin_rows() if rows is None else rows)
+    return [check(row) for row in chosen if lab is None or lab in row.labs]
+
+
+@cache
+def builtin_checks(lab: str) -> tuple[Check, ...]:
+    """A lab's built-in rows checked once per process (the models and rows do not change while it runs)."""
+    return tuple(check_all(lab=lab))
+
+
+def summary(checks: Iterable[Check]) -> dict[str, int]:
+    """How many checks have each status."""
+    counts = {"pass": 0, "fail": 0, "unvalidated": 0, "error": 0}
+    for item in checks:
+        counts[item.status] += 1
+    return counts
+
+
+def value_text(value: float | None) -> str:
+    """A model figure for a table (``–`` when there is none)."""
+    return "–" if value is None else _number(value)
+
+
+def error_text(item: Check) -> str:
+    """``+4%``, ``−12%``, ``0%`` (inside the published range), or ``–``."""
+    if item.error is None:
+        return "–"
+    percent = item.error * 100
+    if abs(percent) < 0.5:
+        return "0%"
+    return f"{'+' if percent > 0 else '−'}{abs(percent):.0f}%"

@@ -1,0 +1,89 @@
+"""Evaluators for the cluster labs: collectives across GPUs, the 3D-parallelism planner, failures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpulab.model import cluster, parallelism, reliability
+
+
+def _spec(config: Mapping[str, Any]) -> Any:
+    from gpulab.experiments.matmul import resolve_model_gpu
+
+    return resolve_model_gpu(str(config.get("gpu", "h100-sxm")))
+
+
+def allreduce_busbw_gb_s(config: Mapping[str, Any]) -> float:
+    """nccl-tests' busbw of one AllReduce: ``gpus``, ``algorithm``, ``message_bytes`` on nodes of ``gpu``."""
+    spec = _spec(config)
+    n, size = int(config["gpus"]), float(config["message_bytes"])
+    seconds = cluster.allreduce_seconds(str(config["algorithm"]), n, size, cluster.fabric_for(spec))
+    return cluster.bus_bandwidth_gb_s(n, size, seconds)
+
+
+def _scaling_params(config: Mapping[str, Any]) -> Any:
+    """The scaling lab's Params with the row's settings (everything else at the lab's defaults)."""
+    from gpulab.experiments import cluster_scaling
+
+    fields = {key: value for key, value in config.items() if key != "gpu"}
+    if "gpu" in config:
+        fields["model_gpu"] = config["gpu"]
+    return cluster_scaling.Params(**fields)
+
+
+def _plan(config: Mapping[str, Any]) -> tuple[Any, parallelism.Plan]:
+    """The plan the lab's table shows for the row's layout (DP, TP and PP all given)."""
+    from gpulab.experiments import cluster_scaling
+
+    params = _scaling_params(config)
+    figs = cluster_scaling.figures(params)
+    if len(figs.plans) != 1:
+        raise ValueError(f"the row must fix dp, tp and pp (the planner priced {len(figs.plans)} layouts)")
+    return params, figs.plans[0]
+
+
+def plan_tflops_per_gpu(config: Mapping[str, Any]) -> float:
+    """Model FLOP a GPU does per second of the step, TFLOPS (``6·P·tokens / (step · GPUs)``)."""
+    params, plan = _plan(config)
+    model_flops = 6 * params.shape.parameters * params.shape.tokens_per_step
+    return model_flops / (plan.step_s * plan.layout.gpus) / 1e12
+
+
+def plan_memory_gb(config: Mapping[str, Any]) -> float:
+    """Memory a GPU needs for the plan: weights, gradients, optimizer state and activations, GB."""
+    return _plan(config)[1].memory.total / 1e9
+
+
+def goodput_percent(config: Mapping[str, Any]) -> float:
+    """Share of wall time that advances training at Young's checkpoint interval, %."""
+    params = _scaling_params(config)
+    found = reliability.reliability(params.gpus, params.failures_per_gpu_year, params.checkpoint_seconds,
+                                    params.restart_seconds)  # fmt: skip
+    return found.goodput * 100
+
+
+def interruptions_per_day(config: Mapping[str, Any]) -> float:
+    """Job interruptions a day on ``gpus`` GPUs at the lab's failure rate."""
+    params = _scaling_params(config)
+    return reliability.interruptions_per_day(params.gpus, params.failures_per_gpu_year)
+
+
+def training_gpu_hours_millions(config: Mapping[str, Any]) -> float:
+    """GPU-hours to train on ``tokens`` tokens at the plan's rate and goodput, millions."""
+    tokens = float(config["tokens"])
+    rest = {key: value for key, value in config.items() if key != "tokens"}
+    params, _plan_found = _plan(rest)
+    flops_per_gpu_s = plan_tflops_per_gpu(rest) * 1e12
+    seconds = 6 * params.shape.parameters * tokens / flops_per_gpu_s / (goodput_percent(rest) / 100)
+    return seconds / 3600 / 1e6
+
+
+EVALUATORS = {
+    "allreduce-busbw": allreduce_busbw_gb_s,
+    "plan-tflops-per-gpu": plan_tflops_per_gpu,
+    "plan-memory-gb": plan_memory_gb,
+    "goodput-percent": goodput_percent,
+    "interruptions-per-day": interruptions_per_day,
+    "training-gpu-hours": training_gpu_hours_millions,
+}

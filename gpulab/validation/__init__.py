@@ -33,6 +33,7 @@ File format::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from collections.abc import Iterable, Mapping
@@ -46,7 +47,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-from gpulab.catalogue import Message, has, msg
+from gpulab.catalogue import Message, has, msg, plain
 from gpulab.paths import resource_path
 
 __all__ = [
@@ -65,7 +66,7 @@ __all__ = [
 
 VALIDATION_DIR = ("validation",)
 Status = Literal["pass", "fail", "unvalidated", "error"]
-ROW_FIELDS = frozenset({"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator"})
+ROW_FIELDS = frozenset({"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator", "what"})
 
 
 class ValidationFormatError(ValueError):
@@ -132,11 +133,13 @@ class Row:
     source: Source | None
     locator: str = ""
     file: str = ""
+    what_text: str = ""  # a row of the user's own, outside the catalogue, may say in plain words what it compares
 
     @property
     def what(self) -> Message:
-        """What is compared, as the catalogue words it."""
-        return msg(f"validation.row.{self.id}")
+        """What is compared, as the catalogue words it (a row the catalogue does not know: its own words, or its id)."""
+        key = f"validation.row.{self.id}"
+        return msg(key) if has(key) else plain(self.what_text or self.id)
 
     @property
     def gap(self) -> Message | None:
@@ -225,6 +228,8 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
     if not isinstance(row_id, str) or not row_id or not all(c.isalnum() or c == "-" for c in row_id):
         raise _fail(where, f"id must be words joined by '-', got {row_id!r}")
     where = f"{where} ({row_id})"
+    if not isinstance(data.get("what", ""), str):
+        raise _fail(where, "what must be a text")
     labs = data.get("labs")
     if not isinstance(labs, list) or not labs or not all(isinstance(lab, str) for lab in labs):
         raise _fail(where, "labs must be a list of experiment ids")
@@ -244,7 +249,8 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
     if source_key is not None and source_key not in sources:
         raise _fail(where, f"source {source_key!r} is not in this file's [sources]")
     return Row(row_id, tuple(labs), data["model"], dict(config), data["unit"], published, float(tolerance),
-               sources.get(source_key) if source_key else None, str(data.get("locator", "")))  # fmt: skip
+               sources.get(source_key) if source_key else None, str(data.get("locator", "")),
+               what_text=str(data.get("what", "")))  # fmt: skip
 
 
 def load_file(path: Path) -> list[Row]:
@@ -264,8 +270,7 @@ def load_file(path: Path) -> list[Row]:
 
 
 def _with_file(row: Row, name: str) -> Row:
-    return Row(row.id, row.labs, row.model, row.config, row.unit, row.published, row.tolerance, row.source,
-               row.locator, name)  # fmt: skip
+    return dataclasses.replace(row, file=name)
 
 
 def load_rows(folder: Path | str | None = None) -> list[Row]:

@@ -31,6 +31,7 @@ __all__ = [
     "DTYPES",
     "PEAK_KEYS",
     "GpuSpec",
+    "SmLimits",
     "Source",
     "SpecError",
     "SpecTable",
@@ -41,8 +42,10 @@ __all__ = [
 DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 """Data-type names used throughout the lab."""
 
-PEAK_KEYS: tuple[str, ...] = ("fp64", "fp64_tensor", "fp32", "tf32", "fp16", "bf16", "fp8")
-"""Keys allowed in a GPU's ``peak_tflops`` table (``fp64_tensor``: FP64 on tensor cores)."""
+PEAK_KEYS: tuple[str, ...] = ("fp64", "fp64_tensor", "fp32", "tf32", "fp16", "bf16", "fp8", "fp16_non_tensor",
+                               "bf16_non_tensor")
+"""Keys allowed in a GPU's ``peak_tflops`` table (``fp64_tensor``: FP64 on tensor cores;
+``fp16_non_tensor``/``bf16_non_tensor``: 16-bit arithmetic on the CUDA cores, no tensor cores)."""
 
 _VENDOR_WORDS = frozenset({"nvidia", "tesla", "geforce"})
 # Extra words a device name may carry beyond an alias and still be the same board:
@@ -92,6 +95,12 @@ class GpuSpec:
     form_factor: str | None = None
     nvlink_gb_s: float | None = None
     notes: tuple[str, ...] = ()
+    # Resident threads one SM holds at once: the loader takes it from the file's [sm_limits]
+    # table by compute capability; the default only serves specs made by hand in tests.
+    max_threads_per_sm: int = 2048
+    # Share of a dense peak a large cuBLAS GEMM reached in a published measurement, by dtype
+    # (fp32 on CUDA cores, the rest on tensor cores); each figure names its source in field_sources.
+    gemm_efficiency: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     @property
     def memory_bandwidth_bytes_per_s(self) -> float:
@@ -128,7 +137,7 @@ _REQUIRED_FIELDS = (
     "aliases",
     "peak_tflops",
 )
-_OPTIONAL_FIELDS = ("form_factor", "nvlink_gb_s", "notes", "field_sources")
+_OPTIONAL_FIELDS = ("form_factor", "nvlink_gb_s", "notes", "field_sources", "gemm_efficiency")
 _KNOWN_FIELDS = frozenset(_REQUIRED_FIELDS + _OPTIONAL_FIELDS)
 _SOURCED_FIELDS = frozenset(
     (
@@ -208,6 +217,23 @@ class _EntryChecker:
             raise self.error(name, f"names an unknown source {source_key!r} (see [sources])")
         return sources[source_key]
 
+    def gemm_efficiency(self) -> Mapping[str, float]:
+        """The optional ``gemm_efficiency`` table: dtype -> share of its peak, above 0 and at most 1."""
+        table = self.raw.get("gemm_efficiency", {})
+        if not isinstance(table, dict):
+            raise self.error("gemm_efficiency", f"must be a table, got {table!r}")
+        shares: dict[str, float] = {}
+        for dtype, value in table.items():
+            name = f"gemm_efficiency.{dtype}"
+            if dtype not in DTYPES:
+                raise self.error(name, f"is not a known dtype (known: {', '.join(DTYPES)})")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+                raise self.error(name, f"must be a share of the peak above 0 and at most 1, got {value!r}")
+            if name not in self.raw.get("field_sources", {}):
+                raise self.error(name, "needs its own source in field_sources (a published measurement)")
+            shares[dtype] = float(value)
+        return MappingProxyType(shares)
+
     def field_sources(self, peaks: Mapping[str, float], sources: Mapping[str, Source]) -> Mapping[str, Source]:
         table = self.raw.get("field_sources", {})
         if not isinstance(table, dict):
@@ -215,7 +241,9 @@ class _EntryChecker:
         resolved: dict[str, Source] = {}
         for figure, source_key in table.items():
             is_peak = figure.startswith("peak_tflops.") and figure.split(".", 1)[1] in peaks
-            if figure not in _SOURCED_FIELDS and not is_peak:
+            is_share = figure.startswith("gemm_efficiency.") and figure.split(".", 1)[1] in self.raw.get(
+                "gemm_efficiency", {})
+            if figure not in _SOURCED_FIELDS and not is_peak and not is_share:
                 raise self.error(f"field_sources.{figure}", "does not name a figure of this GPU")
             resolved[figure] = self.source(f"field_sources.{figure}", source_key, sources)
         return MappingProxyType(resolved)
@@ -228,12 +256,21 @@ class _EntryChecker:
     def optional_form_factor(self) -> str | None:
         return self.string("form_factor") if "form_factor" in self.raw else None
 
-    def build(self, sources: Mapping[str, Source], pcie_gens: frozenset[int]) -> GpuSpec:
+    def threads_per_sm(self, limits: SmLimits) -> int:
+        capability = self.compute_capability()
+        if capability not in limits.max_threads_per_sm:
+            known = ", ".join(f"{major}.{minor}" for major, minor in sorted(limits.max_threads_per_sm))
+            raise self.error("compute_capability", f"{capability[0]}.{capability[1]} is not in [sm_limits] "
+                             f"max_threads_per_sm (known: {known})")
+        return limits.max_threads_per_sm[capability]
+
+    def build(self, sources: Mapping[str, Source], pcie_gens: frozenset[int], limits: SmLimits) -> GpuSpec:
         self.check_fields_present()
         peaks = self.peak_tflops()
         pcie_gen = self.positive_int("pcie_gen")
         if pcie_gen not in pcie_gens:
             raise self.error("pcie_gen", f"must be one of {sorted(pcie_gens)} ([pcie]), got {pcie_gen}")
+        threads = self.threads_per_sm(limits)
         return GpuSpec(
             key=self.key,
             name=self.string("name"),
@@ -251,10 +288,13 @@ class _EntryChecker:
             tdp_w=self.positive_number("tdp_w"),
             peak_tflops=peaks,
             source=self.source("source", self.raw["source"], sources),
-            field_sources=self.field_sources(peaks, sources),
+            field_sources=MappingProxyType({**self.field_sources(peaks, sources),
+                                            "max_threads_per_sm": limits.source}),
             form_factor=self.optional_form_factor(),
             nvlink_gb_s=self.optional_nvlink(),
             notes=self.string_list("notes", allow_empty=True),
+            gemm_efficiency=self.gemm_efficiency(),
+            max_threads_per_sm=threads,
         )
 
 
@@ -405,6 +445,37 @@ def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tupl
     return rates, sources[source_key]
 
 
+@dataclass(frozen=True)
+class SmLimits:
+    """Per-SM limits by compute capability (the file's ``[sm_limits]`` table) and their source."""
+
+    max_threads_per_sm: Mapping[tuple[int, int], int]
+    source: Source
+
+
+def _parse_sm_limits(file_name: str, raw: Any, sources: Mapping[str, Source]) -> SmLimits:
+    def fail(problem: str) -> SpecError:
+        return SpecError(f"{file_name}: [sm_limits]: {problem}")
+
+    if not isinstance(raw, dict):
+        raise fail("is missing")
+    source_key = raw.get("source")
+    if not isinstance(source_key, str) or source_key not in sources:
+        raise fail(f"source names an unknown source {source_key!r} (see [sources])")
+    table = raw.get("max_threads_per_sm")
+    if not isinstance(table, dict) or not table:
+        raise fail("max_threads_per_sm must be a non-empty table")
+    threads: dict[tuple[int, int], int] = {}
+    for capability, value in table.items():
+        found = re.fullmatch(r"(\d+)\.(\d+)", capability)
+        if found is None:
+            raise fail(f"max_threads_per_sm key must look like '8.0', got {capability!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise fail(f"max_threads_per_sm.{capability} must be a positive integer, got {value!r}")
+        threads[int(found.group(1)), int(found.group(2))] = value
+    return SmLimits(MappingProxyType(threads), sources[source_key])
+
+
 def _check_unique_aliases(file_name: str, gpus: Mapping[str, GpuSpec]) -> None:
     owner: dict[tuple[str, ...], str] = {}
     for spec in gpus.values():
@@ -420,7 +491,7 @@ def _check_unique_aliases(file_name: str, gpus: Mapping[str, GpuSpec]) -> None:
 
 
 def _parse_gpus(
-    file_name: str, raw: Any, sources: Mapping[str, Source], pcie_gens: frozenset[int]
+    file_name: str, raw: Any, sources: Mapping[str, Source], pcie_gens: frozenset[int], limits: SmLimits
 ) -> dict[str, GpuSpec]:
     if not isinstance(raw, dict) or not raw:
         raise SpecError(f"{file_name}: [gpu]: no GPU entries")
@@ -428,7 +499,7 @@ def _parse_gpus(
     for key, entry in raw.items():
         if not isinstance(entry, dict):
             raise SpecError(f"{file_name}: [gpu.{key}]: must be a table")
-        gpus[key] = _EntryChecker(file_name, key, entry).build(sources, pcie_gens)
+        gpus[key] = _EntryChecker(file_name, key, entry).build(sources, pcie_gens, limits)
     _check_unique_aliases(file_name, gpus)
     return gpus
 
@@ -445,5 +516,6 @@ def load_specs(path: str | Path | None = None) -> SpecTable:
     file_name = spec_path.name
     sources = _parse_sources(file_name, document.get("sources"))
     pcie_rates, pcie_source = _parse_pcie(file_name, document.get("pcie"), sources)
-    gpus = _parse_gpus(file_name, document.get("gpu"), sources, frozenset(pcie_rates))
+    limits = _parse_sm_limits(file_name, document.get("sm_limits"), sources)
+    gpus = _parse_gpus(file_name, document.get("gpu"), sources, frozenset(pcie_rates), limits)
     return SpecTable(gpus, pcie_rates, sources, pcie_source)

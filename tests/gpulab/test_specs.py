@@ -129,6 +129,25 @@ def test_h200_differs_from_h100_sxm_only_in_memory(shipped: SpecTable) -> None:
     assert h200.memory_gb > h100.memory_gb
 
 
+# Maximum resident threads per SM by compute capability, as the CUDA C++ Programming Guide's
+# technical-specifications table gives them (NVIDIA's CCCL arch_traits.cuh carries the same).
+PROGRAMMING_GUIDE_THREADS_PER_SM = {(7, 0): 2048, (7, 5): 1024, (8, 0): 2048, (8, 6): 1536, (8, 9): 1536,
+                                    (9, 0): 2048, (12, 0): 1536}  # fmt: skip
+
+
+def test_every_shipped_gpu_holds_the_threads_per_sm_its_compute_capability_allows(shipped: SpecTable) -> None:
+    for spec in shipped:
+        assert spec.max_threads_per_sm == PROGRAMMING_GUIDE_THREADS_PER_SM[spec.compute_capability], spec.key
+        assert "Programming Guide" in spec.source_for("max_threads_per_sm").title
+    assert shipped["t4"].max_threads_per_sm == 1024  # Turing holds half of what Volta and Ampere hold
+    assert {shipped[key].max_threads_per_sm for key in ("rtx-3090", "l4", "rtx-4090", "rtx-5090")} == {1536}
+
+
+def test_a_gpu_takes_its_threads_per_sm_from_the_sm_limits_table(tmp_path: Path) -> None:
+    text = VALID.replace('{ "8.0" = 2048 }', '{ "8.0" = 1536 }')
+    assert load_specs(write_specs(tmp_path, text))["toy"].max_threads_per_sm == 1536
+
+
 def test_shipped_pcie_rates_agree_with_the_encoding_formula(shipped: SpecTable) -> None:
     for gen, rate in shipped.pcie_x16_gb_s_per_direction.items():
         assert rate == pytest.approx(pcie_gb_s_per_direction(gen), rel=0.002)
@@ -201,6 +220,10 @@ VALID = """
 [pcie]
 source = "toy-sheet"
 x16_gb_s_per_direction = { "4" = 31.5 }
+
+[sm_limits]
+source = "toy-sheet"
+max_threads_per_sm = { "8.0" = 2048 }
 
 [gpu.toy]
 name = "Toy GPU"
@@ -304,6 +327,12 @@ def test_the_valid_template_loads(tmp_path: Path) -> None:
         ),
         ('title = "Toy GPU datasheet"', "", "gpus.toml: [sources.toy-sheet]: title must be"),
         ('"4" = 31.5', '"4" = -1', "gpus.toml: [pcie]: x16_gb_s_per_direction.4 must be"),
+        ('compute_capability = "8.0"', 'compute_capability = "8.6"',
+         "[gpu.toy]: compute_capability 8.6 is not in [sm_limits] max_threads_per_sm (known: 8.0)"),
+        ('{ "8.0" = 2048 }', '{ "8.0" = 0 }', "gpus.toml: [sm_limits]: max_threads_per_sm.8.0 must be a positive"),
+        ('{ "8.0" = 2048 }', '{ "eight" = 2048 }', "[sm_limits]: max_threads_per_sm key must look like '8.0'"),
+        ('source = "toy-sheet"\nmax_threads', 'source = "nowhere"\nmax_threads',
+         "[sm_limits]: source names an unknown source 'nowhere'"),
     ],
 )
 def test_a_bad_entry_raises_a_spec_error_naming_file_entry_and_field(

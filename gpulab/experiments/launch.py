@@ -4,9 +4,10 @@ adding a constant to a small array, done four ways on a GPU and two ways on the 
 On a GPU (measured, CuPy): K launches of the tiny kernel queued one after another (async); the
 same with a wait after each (sync); the K launches captured once as a CUDA Graph and replayed;
 one fused kernel doing all K steps in a register. Each is timed with CUDA events and with the
-wall clock, both kept. Without a GPU the four ways are modelled from cited per-launch costs
-(:mod:`gpulab.model.launch`). On the CPU, always measured: K small numpy calls against one call
-doing the same K steps at once; a numpy call, like a launch, has a fixed cost however little it does.
+wall clock, both kept. Without a GPU the four ways are modelled from measured costs of what the
+host pays per launch and what the GPU pays per kernel (:mod:`gpulab.model.launch`). On the
+CPU, always measured: K small numpy calls against one call doing the same K steps at once; a
+numpy call, like a launch, has a fixed cost however little it does.
 
 The y axis is microseconds per step (total time / K): what one kernel, one call or one trip of
 the fused loop costs. Each point keeps its total seconds in ``extra``.
@@ -45,7 +46,7 @@ from gpulab.measure import (
     time_cpu_calls,
 )
 from gpulab.model.estimate import merge_assumptions
-from gpulab.model.launch import LAUNCH_WAYS, LaunchCosts, launch_time
+from gpulab.model.launch import LAUNCH_WAYS, costs_for, launch_time
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = render("experiment.launch.title")
@@ -235,12 +236,14 @@ def _model_series(params: Params) -> tuple[list[SweepSeries], list[Any]]:
     from gpulab.experiments.matmul import resolve_model_gpu
 
     spec = resolve_model_gpu(params.model_gpu)
-    costs = LaunchCosts()
+    costs = costs_for(spec)
     ways = [way for way in GPU_WAYS if params.sync or way != "sync"]
-    details = {"spec_key": spec.key, "launch_s": costs.launch_s, "sync_s": costs.sync_s,
-               "graph_node_s": costs.graph_node_s, "add_cycles": costs.add_cycles,
-               "formula": "see gpulab.model.launch", "sources": "NVIDIA Technical Blog, 'Getting Started with "
-               "CUDA Graphs' (2019); Jia et al., arXiv:1804.06826 (2018)"}  # fmt: skip
+    details = {"spec_key": spec.key, "issue_s": costs.issue_s, "kernel_min_s": costs.kernel_min_s,
+               "gap_s": costs.gap_s, "sync_s": costs.sync_s, "graph_node_s": costs.graph_node_s,
+               "graph_launch_s": costs.graph_launch_s, "costs_measured_on": costs.measured_on,
+               "add_cycles": costs.add_cycles, "formula": "see gpulab.model.launch",
+               "sources": "NVIDIA Technical Blog, 'Getting Started with CUDA Graphs' (2019); CSCS ReFrame "
+               "gpu_kernel_latency references (reframe-hpc/reframe); Jia et al., arXiv:1804.06826 (2018)"}  # fmt: skip
 
     def maker(way: Any) -> Callable[[int, Any], Point]:
         return lambda k, _operands: modelled_per_step_point(k, launch_time(way, spec, k, params.n, costs))

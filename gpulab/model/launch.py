@@ -1,18 +1,26 @@
 """Launch overhead: K tiny kernels launched one by one, waited for one by one, replayed from a
 CUDA Graph, or fused into one kernel that loops K times.
 
-Each way is a sum of stated per-launch costs (:mod:`gpulab.model.roofline` holds them with
-their sources) and the GPU's own time for the work (its spec sheet):
+What the CPU pays and what the GPU pays are separate costs (:class:`LaunchCosts`):
+
+* the host spends ``issue`` on each launch call (``graph_launch`` on one graph launch);
+* the GPU runs each kernel for ``step`` = max(its bytes at the spec bandwidth, ``kernel_min``,
+  the shortest a kernel runs at all) and leaves a ``gap`` before the next kernel of a stream, or
+  ``graph_node`` before the next kernel node of a graph;
+* waiting for a kernel before the next launch adds ``sync``: the launch reaching the GPU and
+  the kernel's completion reaching the host thread.
+
+Each way adds them up:
 
 * ``async``  the CPU launches kernel i+1 while the GPU runs kernel i, so the slower of the two
-  sets the pace: ``launch + (K - 1) * max(launch, step) + step``
-* ``sync``   each launch is waited for before the next: ``K * (launch + step + wait)``
-* ``graph``  one launch of a graph of K kernel nodes: ``launch + K * (node + step)``
-* ``fused``  one launch whose threads add K times in a register: ``launch + fused loop``
+  sets the pace: ``issue + (K - 1) * max(issue, step + gap) + step``
+* ``sync``   each launch is waited for before the next: ``K * (issue + step + sync)``
+* ``graph``  one launch of a graph of K kernel nodes: ``graph_launch + K * (step + graph_node)``
+* ``fused``  one launch whose threads add K times in a register: ``issue + fused loop``
 
-``step`` is one tiny kernel's run: its 8 bytes per element (load and store) at the spec
-bandwidth. The fused loop's adds depend on each other, so it takes ``K`` float-add latencies
-(or its memory time, if that is longer).
+The fused loop's adds depend on each other, so it takes ``K`` float-add latencies (or its memory
+time, or ``kernel_min``, if longer). The costs are measured ones (:data:`VOLTA_COSTS`,
+:data:`AMPERE_COSTS`); :func:`costs_for` picks those of a GPU's generation.
 """
 
 from __future__ import annotations
@@ -22,10 +30,21 @@ from typing import Literal
 
 from gpulab.catalogue import Note, msg
 from gpulab.model.estimate import ModelEstimate
-from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, GRAPH_NODE_OVERHEAD_S, SYNC_ROUND_TRIP_S
 from gpulab.specs import GpuSpec
 
-__all__ = ["FADD_LATENCY_CYCLES", "LAUNCH_WAYS", "LaunchCosts", "LaunchWay", "launch_time", "step_seconds"]
+__all__ = [
+    "AMPERE_COSTS",
+    "FADD_LATENCY_CYCLES",
+    "GRAPH_NODE_OVERHEAD_S",
+    "LAUNCH_WAYS",
+    "SYNC_ROUND_TRIP_S",
+    "VOLTA_COSTS",
+    "LaunchCosts",
+    "LaunchWay",
+    "costs_for",
+    "launch_time",
+    "step_seconds",
+]
 
 LaunchWay = Literal["async", "sync", "graph", "fused"]
 LAUNCH_WAYS: tuple[LaunchWay, ...] = ("async", "sync", "graph", "fused")
@@ -41,65 +60,137 @@ BYTES_PER_ELEMENT_STEP = 8
 
 @dataclass(frozen=True)
 class LaunchCosts:
-    """The per-launch costs the model adds, in seconds (defaults: the cited figures)."""
+    """The per-launch and per-kernel costs the model adds, in seconds, and the GPU they were
+    measured on (``measured_on``, a spec key)."""
 
-    launch_s: float = DEFAULT_LAUNCH_OVERHEAD_S
-    sync_s: float = SYNC_ROUND_TRIP_S
-    graph_node_s: float = GRAPH_NODE_OVERHEAD_S
+    issue_s: float
+    kernel_min_s: float
+    gap_s: float
+    sync_s: float
+    graph_node_s: float
+    graph_launch_s: float
+    measured_on: str
     add_cycles: int = FADD_LATENCY_CYCLES
 
     def __post_init__(self) -> None:
-        for name in ("launch_s", "sync_s", "graph_node_s", "add_cycles"):
+        for name in ("issue_s", "kernel_min_s", "gap_s", "sync_s", "graph_node_s", "graph_launch_s", "add_cycles"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
 
 
-def step_seconds(spec: GpuSpec, n: int) -> float:
-    """One tiny kernel's run on ``spec``: n float32 loaded and stored at the spec bandwidth."""
-    return BYTES_PER_ELEMENT_STEP * n / spec.memory_bandwidth_bytes_per_s
+# Volta, from two measurements of the same kind (a loop of launches timed by the wall clock):
+# A. Gray, "Getting Started with CUDA Graphs", NVIDIA Technical Blog, 2019 (Tesla V100, a kernel
+# that runs 2.9 us on its own, 20 kernels per step, 1000 steps): 9.6 us per kernel with a stream
+# synchronise after each launch, 3.8 us launched back to back, 3.4 us replayed from a graph; and
+# CSCS's ReFrame check gpu_kernel_latency (reframe-hpc/reframe, cscs-checks/microbenchmarks/gpu/
+# kernel_latency; 5000 empty kernels <<<1,1>>> timed by the wall clock, reference values for
+# ault:intelv100): 1.83 us each launched back to back, 7.15 us each with a device synchronise.
+VOLTA_ISSUE_S = 1.83e-6
+"""Host time per launch: empty kernels launched back to back on a V100 come at 1.83 us each
+(CSCS). Their own run and gap (0.45 + 0.9 us) are shorter, so the host sets that pace."""
+
+VOLTA_KERNEL_MIN_S = 0.45e-6
+"""The shortest a kernel runs: a waited empty kernel took 7.15 us (CSCS), a waited 2.9 us kernel
+9.6 (blog); both pay the same launch and wait, so the empty one ran 2.9 - (9.6 - 7.15) = 0.45 us."""
+
+VOLTA_GAP_S = 0.9e-6
+"""GPU time between two kernels of a stream: 2.9 us kernels back to back came every 3.8 us (blog),
+faster than the host needs to launch them (1.83 us), so the GPU set the pace: 3.8 - 2.9."""
+
+SYNC_ROUND_TRIP_S = 9.6e-6 - 2.9e-6 - VOLTA_ISSUE_S
+"""Extra cost per kernel of waiting for it before the next launch (V100): 9.6 us per waited 2.9 us
+kernel (blog), less the kernel and the launch call: 4.87 us."""
+
+GRAPH_NODE_OVERHEAD_S = 3.4e-6 - 2.9e-6
+"""GPU time between two kernel nodes of a replayed CUDA Graph (V100): 3.4 - 2.9 us (blog)."""
+
+VOLTA_COSTS = LaunchCosts(issue_s=VOLTA_ISSUE_S, kernel_min_s=VOLTA_KERNEL_MIN_S, gap_s=VOLTA_GAP_S,
+                          sync_s=SYNC_ROUND_TRIP_S, graph_node_s=GRAPH_NODE_OVERHEAD_S,
+                          graph_launch_s=VOLTA_ISSUE_S, measured_on="v100-sxm2-16gb")  # fmt: skip
+"""V100's costs. One graph launch is assumed to cost the host what one kernel launch does."""
+
+# Ampere, from CSCS's same check on ault:amda100 (A100, CUDA 11): 2.7 us per empty kernel launched
+# back to back, 9.65 us waited. No published graph or back-to-back figure of a longer kernel on an
+# A100 was found: the kernel's shortest run, the gaps and the graph's cost per node are Volta's.
+AMPERE_ISSUE_S = 2.7e-6
+"""Host time per launch on an A100 host: empty kernels back to back came at 2.7 us each (CSCS)."""
+
+AMPERE_SYNC_S = 9.65e-6 - AMPERE_ISSUE_S - VOLTA_KERNEL_MIN_S
+"""A waited empty kernel took 9.65 us on an A100 (CSCS), less the launch call and its run: 6.5 us."""
+
+AMPERE_COSTS = LaunchCosts(issue_s=AMPERE_ISSUE_S, kernel_min_s=VOLTA_KERNEL_MIN_S, gap_s=VOLTA_GAP_S,
+                           sync_s=AMPERE_SYNC_S, graph_node_s=GRAPH_NODE_OVERHEAD_S,
+                           graph_launch_s=AMPERE_ISSUE_S, measured_on="a100-sxm4-40gb")  # fmt: skip
+"""A100's costs; assumed for every later GPU too (none has published launch costs we could find)."""
+
+
+def costs_for(spec: GpuSpec) -> LaunchCosts:
+    """The measured costs of ``spec``'s generation: Volta's for compute capability 7.x and below,
+    Ampere's for 8.0 and later (launch costs belong to the host and driver as much as the GPU)."""
+    return VOLTA_COSTS if spec.compute_capability < (8, 0) else AMPERE_COSTS
+
+
+def step_seconds(spec: GpuSpec, n: int, costs: LaunchCosts | None = None) -> float:
+    """One tiny kernel's run on ``spec``: n float32 loaded and stored at the spec bandwidth, but
+    never shorter than the shortest kernel (``costs.kernel_min_s``, default: ``spec``'s)."""
+    shortest = (costs or costs_for(spec)).kernel_min_s
+    return max(BYTES_PER_ELEMENT_STEP * n / spec.memory_bandwidth_bytes_per_s, shortest)
 
 
 def fused_loop_seconds(spec: GpuSpec, k: int, n: int, costs: LaunchCosts) -> float:
-    """The fused kernel's run: K dependent adds per thread, or its memory time if longer."""
+    """The fused kernel's run: K dependent adds per thread, or its memory time (or the shortest
+    kernel) if longer."""
     adds_s = k * costs.add_cycles / (spec.boost_clock_mhz * 1e6)
-    return max(adds_s, step_seconds(spec, n))
+    return max(adds_s, step_seconds(spec, n, costs))
 
 
 def _parts(way: LaunchWay, spec: GpuSpec, k: int, n: int, costs: LaunchCosts) -> dict[str, float]:
-    """Seconds of each part of K steps done ``way``: kernel (the GPU working), launch, wait."""
-    step, launch = step_seconds(spec, n), costs.launch_s
+    """Seconds of each part of K steps done ``way``: kernel (the GPU working), gap (the GPU
+    between kernels), launch (the host's calls the GPU waits for), wait."""
+    step, issue = step_seconds(spec, n, costs), costs.issue_s
     if way == "async":
-        total = launch + (k - 1) * max(launch, step) + step
-        return {"kernel": k * step, "launch": total - k * step}
+        if issue >= step + costs.gap_s:  # the host sets the pace: the GPU idles between kernels
+            return {"kernel": k * step, "launch": issue + (k - 1) * (issue - step)}
+        return {"kernel": k * step, "gap": (k - 1) * costs.gap_s, "launch": issue}
     if way == "sync":
-        return {"kernel": k * step, "launch": k * launch, "wait": k * costs.sync_s}
+        return {"kernel": k * step, "launch": k * issue, "wait": k * costs.sync_s}
     if way == "graph":
-        return {"kernel": k * step, "launch": launch + k * costs.graph_node_s}
-    return {"kernel": fused_loop_seconds(spec, k, n, costs), "launch": launch}
+        return {"kernel": k * step, "gap": k * costs.graph_node_s, "launch": costs.graph_launch_s}
+    return {"kernel": fused_loop_seconds(spec, k, n, costs), "launch": issue}
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.3g}"
 
 
 def _assumptions(way: LaunchWay, spec: GpuSpec, n: int, costs: LaunchCosts) -> list[Note]:
-    notes = [msg("model.assumption.launch-overhead", number=f"{costs.launch_s * 1e6:g}"),
-             msg("model.assumption.launch-step", n=n, number=f"{step_seconds(spec, n) * 1e6:.3g}",
-                 bandwidth=f"{spec.memory_bandwidth_gb_s:g}")]  # fmt: skip
+    measured = costs.measured_on.split("-")[0].upper()  # "V100", "A100"
+    notes = [msg("model.assumption.launch-issue", number=_us(costs.issue_s), gpu=measured),
+             msg("model.assumption.launch-step", n=n, number=f"{step_seconds(spec, n, costs) * 1e6:.3g}",
+                 bandwidth=f"{spec.memory_bandwidth_gb_s:g}", shortest=_us(costs.kernel_min_s))]  # fmt: skip
+    if way == "async":
+        notes.append(msg("model.assumption.launch-gap", number=_us(costs.gap_s)))
     if way == "sync":
-        notes.append(msg("model.assumption.launch-wait", number=f"{costs.sync_s * 1e6:g}"))
+        notes.append(msg("model.assumption.launch-wait", number=_us(costs.sync_s)))
     if way == "graph":
-        notes.append(msg("model.assumption.graph-node", number=f"{costs.graph_node_s * 1e6:g}"))
+        notes.append(msg("model.assumption.graph-node", number=_us(costs.graph_node_s)))
     if way == "fused":
         notes.append(msg("model.assumption.fused-adds", cycles=costs.add_cycles,
                          clock=f"{spec.boost_clock_mhz:g}"))  # fmt: skip
+    if costs.measured_on.split("-")[0] != spec.key.split("-")[0]:
+        notes.append(msg("model.assumption.launch-measured-on", gpu=measured, spec=spec.name))
     return [Note(message) for message in notes]
 
 
 def launch_time(way: LaunchWay, spec: GpuSpec, k: int, n: int, costs: LaunchCosts | None = None) -> ModelEstimate:
     """Modelled seconds of K steps of ``tiny_add`` over n elements on ``spec``, done ``way``
-    (one of :data:`LAUNCH_WAYS`). ValueError for an unknown way, K < 1 or n < 1."""
+    (one of :data:`LAUNCH_WAYS`), with ``costs`` (default: those of ``spec``'s generation,
+    :func:`costs_for`). ValueError for an unknown way, K < 1 or n < 1."""
     if way not in LAUNCH_WAYS:
         raise ValueError(f"way must be one of {', '.join(LAUNCH_WAYS)}, got {way!r}")
     if k < 1 or n < 1:
         raise ValueError(f"K and n must be at least 1, got K={k!r}, n={n!r}")
-    costs = costs or LaunchCosts()
+    costs = costs or costs_for(spec)
     parts = _parts(way, spec, k, n, costs)
     working = parts["kernel"]
     overhead = sum(seconds for part, seconds in parts.items() if part != "kernel")

@@ -17,8 +17,6 @@ from gpulab.specs import GpuSpec
 
 __all__ = [
     "DEFAULT_LAUNCH_OVERHEAD_S",
-    "GRAPH_NODE_OVERHEAD_S",
-    "SYNC_ROUND_TRIP_S",
     "RooflinePlacement",
     "kernel_time",
     "place",
@@ -27,18 +25,11 @@ __all__ = [
 ]
 
 DEFAULT_LAUNCH_OVERHEAD_S = 5e-6
-"""Assumed cost of one kernel launch. A commonly quoted range for CUDA launch latency is
-about 3-10 microseconds; 5 us is an assumption in that range, not a measured figure."""
-
-# The next two come from one measurement: A. Gray, "Getting Started with CUDA Graphs", NVIDIA
-# Technical Blog, 2019 (https://developer.nvidia.com/blog/cuda-graphs/; Tesla V100, a short
-# kernel that ran 2.9 us on its own): 9.6 us per kernel with a stream synchronize after each
-# launch, 3.8 us launched back to back, 3.4 us replayed from a CUDA Graph.
-SYNC_ROUND_TRIP_S = 5.8e-6
-"""Assumed extra cost per kernel of waiting for it before launching the next: 9.6 - 3.8 us."""
-
-GRAPH_NODE_OVERHEAD_S = 0.5e-6
-"""Assumed cost per kernel of a replayed CUDA Graph beyond the kernel's own run: 3.4 - 2.9 us."""
+"""Assumed cost one kernel adds when it is timed alone: its launch and the wait for it. Measured
+by the wall clock this is 6.7 us on a V100 and 9.2 us on an A100 (the launch lab's costs,
+gpulab.model.launch); CUDA events around the kernel see less. 5 us is an assumption in that range.
+The launch lab splits it into what the host and what the GPU pays: see gpulab.model.launch, which
+also holds the sync and CUDA Graph costs (SYNC_ROUND_TRIP_S, GRAPH_NODE_OVERHEAD_S) that lived here."""
 
 
 def ridge_point(peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:

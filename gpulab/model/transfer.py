@@ -1,4 +1,9 @@
-"""Host-device copies over PCIe: time = bytes / (theoretical rate x efficiency) + latency."""
+"""Host-device copies over PCIe: time = bytes / (theoretical rate x efficiency x share) + latency.
+
+``share`` is 1 for a copy that has the link to itself; while a copy in the other direction runs
+at the same time, each direction keeps the share of its one-way rate that hosts measured with
+copies both ways at once (:data:`BOTH_WAYS_SHARE`): the link is full duplex, but the host's side
+of it (root complex, memory) is not, and host-to-GPU copies lose the most."""
 
 from __future__ import annotations
 
@@ -11,11 +16,13 @@ from gpulab.model.estimate import ModelEstimate
 from gpulab.specs import GpuSpec
 
 __all__ = [
+    "BOTH_WAYS_SHARE",
     "DEFAULT_COPY_LATENCY_S",
     "DEFAULT_PAGEABLE_EFFICIENCY",
     "DEFAULT_PINNED_EFFICIENCY",
     "Direction",
     "PcieLink",
+    "both_ways_share",
     "pcie_gb_s_per_direction",
     "transfer_time",
 ]
@@ -28,13 +35,40 @@ _PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
 _PCIE_ENCODING = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130}
 
 DEFAULT_PINNED_EFFICIENCY = 0.85
-"""Assumed share of the theoretical link rate a copy from pinned memory reaches (80-90%)."""
+"""Share of the theoretical link rate a copy from pinned memory reaches. Measured: 25-26 GB/s of
+31.5 on Gen4 x16 (82%; NVIDIA/nvbandwidth#11, cuda-samples bandwidthTest on a DGX A100), 56.3 of
+63 on Gen5 x16 (89%; nvbandwidth on RTX 5090, tinygrad/open-gpu-kernel-modules#29)."""
 
-DEFAULT_PAGEABLE_EFFICIENCY = 0.5
-"""Assumed share for pageable memory, which the driver stages through a pinned buffer."""
+DEFAULT_PAGEABLE_EFFICIENCY = 0.33
+"""Share for pageable memory, which the driver stages through a pinned buffer: 10.0 GB/s host to
+GPU and 10.8 back of 31.5 on a DGX A100 (bandwidthTest, 32 MB; gengwg/gpu nvda_gpu_benchmark.md).
+Pageable copies depend on the host's own memory copy: another A100 host there measured 3.3/8.5."""
 
 DEFAULT_COPY_LATENCY_S = 10e-6
-"""Assumed fixed cost of starting one copy (driver call plus DMA setup)."""
+"""Assumed fixed cost of starting one copy (driver call plus DMA setup). Not published on its own;
+1 MB copies (where it is a fifth of the time) are checked in resources/validation/transfer.toml."""
+
+BOTH_WAYS_SHARE: dict[int, dict[str, float]] = {
+    4: {"h2d": 0.47, "d2h": 0.94},
+    5: {"h2d": 0.90, "d2h": 0.90},
+}
+"""Share of its one-way rate each direction keeps while a copy in the other direction runs, by
+PCIe generation. Gen4 x16 (nvbandwidth's *_bidirectional_memcpy_ce tests): host to GPU 12-13 GB/s
+and GPU to host ~24 GB/s against 25-26 one way on A100 hosts (NVIDIA/nvbandwidth#11; #53 reports
+~11 and ~25), 11-16 GB/s host to GPU on RTX 4090 hosts (#15): 12/25.5 and 24/25.5. Gen5 x16:
+50.9 GB/s host to GPU both ways against 56.3 one way on RTX 5090 (tinygrad/open-gpu-kernel-modules#29),
+101 GB/s both directions together against 56 one way with busGrind (NVIDIA/cuda-samples#357): about
+0.9 each. Older generations are assumed to share like Gen4."""
+
+
+def both_ways_share(gen: int, direction: Direction) -> float:
+    """The share of its one-way rate a ``direction`` copy keeps over PCIe ``gen`` while the other
+    direction copies too (see :data:`BOTH_WAYS_SHARE`; generations before 4 as Gen4)."""
+    if direction not in ("h2d", "d2h"):
+        raise ValueError(f"direction must be 'h2d' or 'd2h', got {direction!r}")
+    if gen not in _PCIE_GT_PER_S:
+        raise ValueError(f"unknown PCIe generation {gen!r}; known: {sorted(_PCIE_GT_PER_S)}")
+    return BOTH_WAYS_SHARE[max(4, min(gen, max(BOTH_WAYS_SHARE)))][direction]
 
 
 def pcie_gb_s_per_direction(gen: int, lanes: int = 16) -> float:
@@ -75,13 +109,19 @@ def _as_link(link: GpuSpec | PcieLink | int) -> tuple[PcieLink, str]:
     raise TypeError(f"expected a GpuSpec, PcieLink or PCIe generation, got {link!r}")
 
 
-def _transfer_assumptions(link: PcieLink, pinned: bool, efficiency: float, latency_s: float) -> tuple[Note, ...]:
+def _transfer_assumptions(link: PcieLink, pinned: bool, efficiency: float, latency_s: float,
+                          both_ways: bool) -> tuple[Note, ...]:  # fmt: skip
     copies = "model.assumption.pinned-copies" if pinned else "model.assumption.pageable-copies"
+    if both_ways:
+        sharing = msg("model.assumption.both-ways", link=link.label, h2d=f"{both_ways_share(link.gen, 'h2d'):.0%}",
+                      d2h=f"{both_ways_share(link.gen, 'd2h'):.0%}")
+    else:
+        sharing = msg("model.assumption.no-copy-overlap")
     return tuple(Note(message) for message in (
         msg("model.assumption.host-link", link=link.label, number=f"{link.gb_s_per_direction:.2f}"),
         msg(copies, percent=f"{efficiency:.0%}"),
         msg("model.assumption.copy-latency", number=f"{latency_s * 1e6:g}"),
-        msg("model.assumption.no-copy-overlap"),
+        sharing,
     ))
 
 
@@ -94,12 +134,15 @@ def transfer_time(
     pinned_efficiency: float = DEFAULT_PINNED_EFFICIENCY,
     pageable_efficiency: float = DEFAULT_PAGEABLE_EFFICIENCY,
     latency_s: float = DEFAULT_COPY_LATENCY_S,
+    both_ways: bool = False,
 ) -> ModelEstimate:
     """Modelled time of one host-device copy of ``n_bytes`` over PCIe.
 
     ``link`` is a GPU spec (its PCIe generation and lanes), a :class:`PcieLink` or a
-    PCIe generation number (x16). Both directions share the same theoretical rate.
-    The breakdown has one part named after ``direction`` (``"h2d"`` or ``"d2h"``).
+    PCIe generation number (x16). Both directions share the same theoretical rate; with
+    ``both_ways`` a copy in the other direction runs all the while, and this one keeps only
+    :func:`both_ways_share` of its rate. The breakdown has one part named after ``direction``
+    (``"h2d"`` or ``"d2h"``).
     """
     if direction not in ("h2d", "d2h"):
         raise ValueError(f"direction must be 'h2d' or 'd2h', got {direction!r}")
@@ -111,12 +154,13 @@ def transfer_time(
     if not 0 < efficiency <= 1:
         raise ValueError(f"copy efficiency must be in (0, 1], got {efficiency!r}")
     pcie, name = _as_link(link)
-    seconds = n_bytes / (pcie.gb_s_per_direction * 1e9 * efficiency) + latency_s
+    rate_gb_s = pcie.gb_s_per_direction * efficiency * (both_ways_share(pcie.gen, direction) if both_ways else 1.0)
+    seconds = n_bytes / (rate_gb_s * 1e9) + latency_s
     return ModelEstimate(
         seconds=seconds,
         breakdown={direction: seconds},
         bound="transfer-bound",
-        assumptions=_transfer_assumptions(pcie, pinned, efficiency, latency_s),
+        assumptions=_transfer_assumptions(pcie, pinned, efficiency, latency_s, both_ways),
         gpu_name=name,
-        bandwidth_gb_s=pcie.gb_s_per_direction * efficiency,
+        bandwidth_gb_s=rate_gb_s,
     )

@@ -1,4 +1,4 @@
-"""Launch overhead: K numpy calls against one on any CPU, the four GPU ways modelled from cited
+"""Launch overhead: K numpy calls against one on any CPU, the four GPU ways modelled from measured
 costs without a GPU (and checked by hand), measured through CuPy with one (a faked bench here)."""
 
 import numpy as np
@@ -9,9 +9,16 @@ from gpulab.devices import CudaStatus
 from gpulab.experiments import Context, ParamError, drive, launch, launch_gpu
 from gpulab.experiments.launch_gpu import Timing
 from gpulab.measure import RepeatPolicy
-from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S
-from gpulab.model.launch import LaunchCosts, launch_time, step_seconds
-from gpulab.model.roofline import GRAPH_NODE_OVERHEAD_S, SYNC_ROUND_TRIP_S
+from gpulab.model.launch import (
+    AMPERE_COSTS,
+    GRAPH_NODE_OVERHEAD_S,
+    SYNC_ROUND_TRIP_S,
+    VOLTA_COSTS,
+    LaunchCosts,
+    costs_for,
+    launch_time,
+    step_seconds,
+)
 from gpulab.specs import load_specs
 
 KS = (1, 10, 100)
@@ -61,8 +68,10 @@ def test_the_notes_say_why_there_is_no_gpu_what_a_launch_costs_and_where_the_fig
     assert "no GPU in this test" in text
     assert "What a launch costs on NVIDIA H100" in text and "(modelled)" in text
     assert "The same on this CPU (measured): at K=100" in text
-    assert "Getting Started with CUDA Graphs" in text and "Jia et al." in text
-    assert "Each kernel replayed from a CUDA Graph costs 0.5 µs" in text
+    assert "Getting Started with CUDA Graphs" in text and "Jia et al." in text and "CSCS" in text
+    assert "Each kernel replayed from a CUDA Graph costs the GPU 0.5 µs" in text
+    assert "The host spends 2.7 µs on each launch call (measured on a A100 host)" in text
+    assert "No launch costs are published for NVIDIA H100" in text  # the H100 borrows the A100's
 
 
 def test_without_sync_the_waited_series_is_left_out(monkeypatch):
@@ -92,22 +101,38 @@ def test_the_presets_run_from_one_to_ten_thousand():
 
 # ------------------------------------------------------------------ the model, by hand
 
-H100 = load_specs().get("h100-sxm")  # 3350 GB/s, 1980 MHz boost
-STEP_1024 = 8 * 1024 / 3350e9  # 2.445e-9 s: one tiny step over 1024 floats
+SPECS = load_specs()
+H100, V100 = SPECS["h100-sxm"], SPECS["v100-sxm2-16gb"]  # 3350 GB/s, 1980 MHz boost; 900 GB/s
+ISSUE, SHORTEST, GAP, NODE = 2.7e-6, 0.45e-6, 0.9e-6, 0.5e-6  # the H100 borrows the A100's launch call
+WAIT = 9.65e-6 - 2.7e-6 - 0.45e-6  # CSCS's waited empty kernel on an A100, less its launch and run
 
 
-def test_the_cited_costs_are_the_differences_of_nvidias_measurements():
-    assert SYNC_ROUND_TRIP_S == pytest.approx(9.6e-6 - 3.8e-6)
-    assert GRAPH_NODE_OVERHEAD_S == pytest.approx(3.4e-6 - 2.9e-6)
-    assert (H100.memory_bandwidth_gb_s, H100.boost_clock_mhz) == (3350, 1980)
-    assert step_seconds(H100, 1024) == pytest.approx(STEP_1024)
+def test_the_costs_are_the_differences_of_the_published_measurements():
+    assert VOLTA_COSTS.issue_s == pytest.approx(1.83e-6)  # CSCS: empty kernels back to back on a V100
+    assert VOLTA_COSTS.gap_s == pytest.approx(3.8e-6 - 2.9e-6)  # blog: queued 2.9 µs kernels
+    assert GRAPH_NODE_OVERHEAD_S == pytest.approx(3.4e-6 - 2.9e-6)  # blog: the same from a graph
+    assert SYNC_ROUND_TRIP_S == pytest.approx(9.6e-6 - 2.9e-6 - 1.83e-6)  # blog: waited, less run and launch
+    assert VOLTA_COSTS.kernel_min_s == pytest.approx(2.9e-6 - (9.6e-6 - 7.15e-6))  # CSCS's waited empty kernel
+    assert (AMPERE_COSTS.issue_s, AMPERE_COSTS.sync_s) == (pytest.approx(ISSUE), pytest.approx(WAIT))
+
+
+def test_a_gpu_takes_the_costs_of_its_generation():
+    assert costs_for(V100) is VOLTA_COSTS and costs_for(SPECS["t4"]) is VOLTA_COSTS
+    assert costs_for(SPECS["a100-sxm4-80gb"]) is AMPERE_COSTS and costs_for(H100) is AMPERE_COSTS
+
+
+def test_a_tiny_kernel_runs_no_shorter_than_an_empty_one():
+    assert step_seconds(H100, 1024) == pytest.approx(SHORTEST)  # its 8 KiB would take 2.4 ns at 3350 GB/s
+    big = 1 << 20
+    assert step_seconds(H100, big) == pytest.approx(8 * big / 3350e9)  # 2.5 µs: the bytes set it
 
 
 @pytest.mark.parametrize(("way", "seconds"), [
-    ("async", 5e-6 + 99 * 5e-6 + STEP_1024),          # launches overlap the tiny runs: the CPU sets the pace
-    ("sync", 100 * (5e-6 + STEP_1024 + 5.8e-6)),      # launch, run, wait, a hundred times
-    ("graph", 5e-6 + 100 * (0.5e-6 + STEP_1024)),     # one launch, a hundred nodes
-    ("fused", 5e-6 + 100 * 4 / 1980e6),               # one launch, a hundred dependent adds of 4 cycles
+    ("async", 100 * ISSUE + SHORTEST),                   # the host's launch calls set the pace
+    ("sync", 100 * (ISSUE + SHORTEST + WAIT)),           # launch, run, wait, a hundred times
+    ("graph", ISSUE + 100 * (SHORTEST + NODE)),          # one graph launch, a hundred nodes
+    ("fused", ISSUE + max(100 * 4 / 1980e6, SHORTEST)),  # one launch; 100 dependent adds of 4 cycles take
+                                                         # 0.2 µs, less than any kernel runs
 ])  # fmt: skip
 def test_modelled_k_100_on_an_h100_matches_the_hand_computation(way, seconds):
     estimate = launch_time(way, H100, 100, 1024)
@@ -115,27 +140,37 @@ def test_modelled_k_100_on_an_h100_matches_the_hand_computation(way, seconds):
     assert sum(estimate.breakdown.values()) == pytest.approx(estimate.seconds, rel=1e-12)
 
 
+def test_the_graph_gains_about_as_much_as_nvidia_measured_on_a_2_9_us_kernel_and_more_on_a_tiny_one():
+    n = round(2.9e-6 * 900e9 / 8)  # the elements a V100 moves in 2.9 µs
+    queued, graph = (launch_time(way, V100, 20000, n).seconds for way in ("async", "graph"))
+    assert queued / graph == pytest.approx(3.8 / 3.4, rel=0.01)  # the blog's 1.12
+    tiny = launch_time("async", H100, 10000, 1024).seconds / launch_time("graph", H100, 10000, 1024).seconds
+    assert tiny == pytest.approx(ISSUE / (SHORTEST + NODE), rel=0.01)  # launch call over empty kernel and node
+
+
 def test_the_modelled_points_of_the_run_are_the_models_per_step_times(result):
     graph = _series(result, "model-graph")
-    assert [round(p.y, 4) for p in graph.points] == [5.5024, 1.0024, 0.5524]  # (5 + K·0.502...) µs / K
-    assert _series(result, "model-async").points[0].y == pytest.approx((5e-6 + STEP_1024) * 1e6)
+    per_kernel = [(ISSUE + k * (SHORTEST + NODE)) / k * 1e6 for k in KS]  # one graph launch spread over K
+    assert [p.y for p in graph.points] == pytest.approx(per_kernel)
+    assert _series(result, "model-async").points[0].y == pytest.approx((ISSUE + SHORTEST) * 1e6)
 
 
 def test_a_kernel_longer_than_its_launch_is_memory_bound_and_the_gpu_sets_the_pace():
     n = 1 << 28  # a 1 GiB array: 0.64 ms a step on an H100
     estimate = launch_time("async", H100, 10, n)
     assert estimate.bound == "memory-bound"
-    assert estimate.seconds == pytest.approx(DEFAULT_LAUNCH_OVERHEAD_S + 10 * step_seconds(H100, n))
+    assert estimate.seconds == pytest.approx(ISSUE + 10 * step_seconds(H100, n) + 9 * GAP)
     assert launch_time("async", H100, 10, 1024).bound == "launch-bound"
 
 
-def test_the_model_refuses_an_unknown_way_and_an_empty_run():
+def test_the_model_refuses_an_unknown_way_an_empty_run_and_a_negative_cost():
     with pytest.raises(ValueError, match="way"):
         launch_time("overlapped", H100, 10, 1024)
     with pytest.raises(ValueError, match="K and n"):
         launch_time("async", H100, 0, 1024)
-    with pytest.raises(ValueError, match="launch_s"):
-        LaunchCosts(launch_s=-1.0)
+    with pytest.raises(ValueError, match="issue_s"):
+        LaunchCosts(issue_s=-1.0, kernel_min_s=0, gap_s=0, sync_s=0, graph_node_s=0, graph_launch_s=0,
+                    measured_on="v100-sxm2-16gb")
 
 
 # ------------------------------------------------------------------ the kernels

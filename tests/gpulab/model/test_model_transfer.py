@@ -12,6 +12,7 @@ from gpulab.model import (
     pcie_gb_s_per_direction,
     transfer_time,
 )
+from gpulab.model.transfer import BOTH_WAYS_SHARE, both_ways_share
 from gpulab.specs import GpuSpec
 
 
@@ -47,9 +48,34 @@ def test_pageable_copy_is_slower_than_pinned_by_the_efficiency_ratio() -> None:
 
 def test_default_efficiencies_are_the_stated_assumptions() -> None:
     assert 0.8 <= DEFAULT_PINNED_EFFICIENCY <= 0.9
-    assert DEFAULT_PAGEABLE_EFFICIENCY == 0.5
+    assert DEFAULT_PAGEABLE_EFFICIENCY == 0.33  # a DGX A100's bandwidthTest: ~10.4 of 31.5 GB/s
     notes = " ".join(transfer_time(4, 1e6, pinned=False).assumptions)
-    assert "pageable host memory reach 50%" in notes
+    assert "pageable host memory reach 33%" in notes
+
+
+def test_a_copy_while_the_other_direction_copies_keeps_its_cited_share_of_the_rate() -> None:
+    for gen in (4, 5):
+        for direction in ("h2d", "d2h"):
+            alone = transfer_time(gen, 1e9, direction=direction, latency_s=0.0)
+            shared = transfer_time(gen, 1e9, direction=direction, latency_s=0.0, both_ways=True)
+            assert shared.seconds == pytest.approx(alone.seconds / BOTH_WAYS_SHARE[gen][direction])
+            assert shared.bandwidth_gb_s == pytest.approx(alone.bandwidth_gb_s * BOTH_WAYS_SHARE[gen][direction])
+
+
+def test_on_gen4_host_to_gpu_loses_half_its_rate_both_ways_and_gpu_to_host_almost_nothing() -> None:
+    h2d = transfer_time(4, 1 << 28, direction="h2d", both_ways=True)
+    d2h = transfer_time(4, 1 << 28, direction="d2h", both_ways=True)
+    assert (1 << 28) / h2d.seconds / 1e9 < 13 < 24 < (1 << 28) / d2h.seconds / 1e9  # nvbandwidth#11: 12-13 and ~24
+    assert "host to GPU keep 47%" in " ".join(h2d.assumptions)
+    assert not any(note.message.key == "model.assumption.no-copy-overlap" for note in h2d.assumptions)
+
+
+def test_generations_before_gen4_share_the_link_like_gen4_and_bad_directions_are_refused() -> None:
+    assert both_ways_share(3, "h2d") == both_ways_share(4, "h2d")
+    with pytest.raises(ValueError, match="direction"):
+        both_ways_share(4, "both")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="generation"):
+        both_ways_share(9, "h2d")
 
 
 def test_efficiencies_can_be_overridden() -> None:

@@ -5,8 +5,11 @@ A GPU multiplies FP16, BF16 and FP8 matrices on its tensor cores: the inputs are
 format, every product is exact, and the products are summed in FP32. TF32 is FP32 data whose
 inputs the tensor cores round to 10 explicit mantissa bits, summed in FP32 as well. FP64 and FP32
 multiplies keep everything in their own format. :func:`emulated_matmul` follows the same recipe
-with numpy (FP32 sums through the BLAS's float32 matmul) and ml_dtypes (bfloat16 and
-float8_e4m3fn, which numpy lacks), so the error of each format is measured here, on any CPU.
+with numpy (FP32 sums through the BLAS's float32 matmul) and ml_dtypes (bfloat16, float8_e4m3fn
+and float8_e5m2, which numpy lacks), so the error of each format is measured here, on any CPU.
+FP8 comes in two encodings (Micikevicius et al., "FP8 Formats for Deep Learning",
+arXiv:2209.05433): E4M3 (``fp8``: 3 mantissa bits, largest 448, for weights and activations)
+and E5M2 (``fp8e5m2``: 2 mantissa bits, largest 57344, for gradients).
 
     >>> import numpy as np
     >>> float(round_to(np.array([1 + 2**-9]), "bf16")[0])  # 8 significand bits: 2^-9 is lost
@@ -69,6 +72,9 @@ FORMATS: dict[str, Format] = {
     # FP8 is E4M3 (the 'fn' variant: no infinities, largest 448), the format of the forward pass.
     # Its C stays in FP32, one of the output types cuBLASLt offers for FP8 inputs.
     "fp8": Format("fp8", 4, 4, 448.0, 1, "fp32", "fp32"),
+    # FP8 E5M2: IEEE-like (infinities and NaNs), two exponent bits more range, one mantissa bit
+    # less precision; the format of gradients. C in FP32 as for E4M3.
+    "fp8e5m2": Format("fp8e5m2", 3, 5, float(ml_dtypes.finfo(ml_dtypes.float8_e5m2).max), 1, "fp32", "fp32"),
 }
 
 
@@ -89,14 +95,15 @@ _CASTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "fp16": lambda x: x.astype(np.float16),
     "bf16": lambda x: x.astype(ml_dtypes.bfloat16),
     "fp8": lambda x: x.astype(ml_dtypes.float8_e4m3fn),
+    "fp8e5m2": lambda x: x.astype(ml_dtypes.float8_e5m2),
 }
 
 
 def round_to(values: np.ndarray, name: str) -> np.ndarray:
     """``values`` rounded to format ``name`` (to nearest, ties to even), given back as float64.
 
-    Beyond the largest finite value FP16, BF16 and FP32 give infinity; FP8 E4M3 has none and gives
-    NaN (a GPU's conversion instruction may saturate to 448 instead). TF32 goes through FP32 first,
+    Beyond the largest finite value FP16, BF16, FP32 and FP8 E5M2 give infinity; FP8 E4M3 has
+    none and gives NaN (a GPU's conversion instruction may saturate to 448 instead). TF32 goes through FP32 first,
     as FP32 data does on its way into a tensor core."""
     if name not in _CASTS:
         raise ValueError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")

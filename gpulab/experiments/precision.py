@@ -1,16 +1,18 @@
-"""Mixed precision: one matrix multiply C = A·B in FP64, FP32, TF32, FP16, BF16 and FP8.
+"""Mixed precision: one matrix multiply C = A·B in FP64, FP32, TF32, FP16, BF16 and two FP8s.
 
 For each number format the lab gives how fast the multiply runs and how wrong its result is:
 
 - throughput (GFLOP/s = 2·N³ / seconds / 1e9) on a spec-sheet GPU (``modelled``, at N =
-  ``gpu_size``), on a local GPU through cuBLAS (``measured`` with CUDA events, with its percentage
+  ``gpu_size``, at the share of the peak a large cuBLAS GEMM reached in a published measurement,
+  :func:`gpulab.model.gemm_share`; the peak is in each point's ``extra``), on a local GPU
+  through cuBLAS (``measured`` with CUDA events, with its percentage
   of the spec-sheet peak for that format) and on this CPU through numpy (``measured``; numpy has
   FP64, FP32 and a slow FP16 with no BLAS behind it);
 - the error ‖C − C_ref‖ / ‖C_ref‖ against A·B in FP64, computed on this CPU by rounding A and B
   to each format and summing as the tensor cores do (:mod:`gpulab.precision`); the same on any
   machine, so it is ``measured`` here even without a GPU.
 
-x is the format's position in :data:`FORMAT_ORDER` (1 = FP64 … 6 = FP8); each point names its
+x is the format's position in :data:`FORMAT_ORDER` (1 = FP64 … 7 = FP8 E5M2); each point names its
 format in ``extra['dtype']`` and ``extra['label']``. Memory per format (A, B and C) is exact
 arithmetic, not a model or a measurement: it is in every point's ``extra`` and in a note.
 
@@ -61,8 +63,15 @@ __all__ = ["CPU_HALF_MAX_N", "FORMAT_ORDER", "Params", "footprint_bytes", "forma
 TITLE = render("experiment.precision.title")
 DESCRIPTION = render("experiment.precision.description")
 
-FORMAT_ORDER: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
-"""The formats in the order the lab draws them: x = 1 + index."""
+FORMAT_ORDER: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp8e5m2")
+"""The formats in the order the lab draws them: x = 1 + index. ``fp8`` is FP8 E4M3."""
+
+RATE_KEY = {"fp8e5m2": "fp8"}
+"""The spec-table rate a format runs at, where it is not its own name: both FP8 encodings run at
+the FP8 tensor-core rate."""
+
+FORMAT_NAMES = {"fp8": "FP8 E4M3", "fp8e5m2": "FP8 E5M2"}
+SHORT_NAMES = {"fp8": "E4M3", "fp8e5m2": "E5M2"}  # a chart tick has the room of a short word
 
 CPU_DTYPES = ("fp64", "fp32", "fp16")  # the ones numpy multiplies natively
 CPU_HALF_MAX_N = 256
@@ -88,6 +97,7 @@ _ROUNDING_NOTES = {
     "fp16": "note.precision.rounding.fp16",
     "bf16": "note.precision.rounding.bf16",
     "fp8": "note.precision.rounding.fp8",
+    "fp8e5m2": "note.precision.rounding.fp8e5m2",
 }
 
 
@@ -112,13 +122,23 @@ class Params(CheckedParams):
 
 
 def position(dtype: str) -> int:
-    """The x of a format: 1 = FP64 … 6 = FP8."""
+    """The x of a format: 1 = FP64 … 7 = FP8 E5M2."""
     return FORMAT_ORDER.index(dtype) + 1
 
 
 def format_name(dtype: str) -> str:
-    """How the lab writes a format: 'fp16' -> 'FP16'."""
-    return dtype.upper()
+    """How the lab writes a format: 'fp16' -> 'FP16', 'fp8' -> 'FP8 E4M3'."""
+    return FORMAT_NAMES.get(dtype, dtype.upper())
+
+
+def short_name(dtype: str) -> str:
+    """A format in a word, for a chart tick: 'fp16' -> 'FP16', 'fp8e5m2' -> 'E5M2'."""
+    return SHORT_NAMES.get(dtype, dtype.upper())
+
+
+def rate_dtype(dtype: str) -> str:
+    """The spec-table dtype whose rate a format runs at ('fp8e5m2' -> 'fp8')."""
+    return RATE_KEY.get(dtype, dtype)
 
 
 def footprint_bytes(dtype: str, n: int) -> int:
@@ -136,7 +156,7 @@ def _bytes_text(count: float) -> str:
 
 # ----------------------------------------------------------------- series
 
-AXIS_X = msg("axis.precision.format", items=[msg("axis.variant-item", index=position(d), name=format_name(d))
+AXIS_X = msg("axis.precision.format", items=[msg("axis.variant-item", index=position(d), name=short_name(d))
                                              for d in FORMAT_ORDER])  # fmt: skip
 
 
@@ -174,31 +194,74 @@ class _Lab:
 # ----------------------------------------------------------------- modelled GPU
 
 
+def modelled_estimate(spec: Any, dtype: str, n: int) -> Any:
+    """The lab's modelled multiply of one format: :func:`gpulab.model.matmul_estimate` at the rate
+    the format runs at, with the achievable share of its peak (the validation rows call this)."""
+    from gpulab.model import matmul_estimate
+
+    return matmul_estimate(spec, n, rate_dtype(dtype))
+
+
+def cuda_core_rates(spec: Any) -> dict[str, tuple[float, Note | None]]:
+    """FP16 and BF16 without tensor cores on ``spec``: TFLOP/s and the assumption behind it, by format
+    (absent where the GPU has no such type)."""
+    from gpulab.model import UnsupportedDtypeError, peak_for
+
+    rates: dict[str, tuple[float, Note | None]] = {}
+    for dtype in ("fp16", "bf16"):
+        try:
+            _key, tflops, note = peak_for(spec, dtype, use_tensor_cores=False)
+        except UnsupportedDtypeError:
+            continue
+        rates[dtype] = (tflops, note)
+    return rates
+
+
 def _model(lab: _Lab) -> Iterator[PartialPoint | Progress]:
-    from gpulab.model import UnsupportedDtypeError, matmul_estimate
+    from gpulab.model import UnsupportedDtypeError
 
     spec = resolve_model_gpu(lab.params.model_gpu)
     n = lab.params.gpu_size
-    details = {"formula": "time = max(2·N³ / peak FLOP/s, 3·N²·bytes per element / memory bandwidth) + launch overhead",
+    details = {"formula": "time = max(2·N³ / (peak FLOP/s × GEMM share × tile fill), 3·N²·bytes per element / "
+                          "memory bandwidth) + launch overhead",
                "spec_key": spec.key, "n": n, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
                "tensor_cores": "fp64 on FP64 tensor cores where the GPU has them; fp32 on CUDA cores; "
-                               "tf32, fp16, bf16 and fp8 on tensor cores"}  # fmt: skip
+                               "tf32, fp16, bf16 and both fp8 encodings on tensor cores",
+               "gemm_share": "share of the peak a large cuBLAS GEMM reached in a published measurement "
+                             "(resources/gpus.toml gemm_efficiency), else the lowest share published "
+                             "for the type"}  # fmt: skip
     label = msg("series.model", gpu=spec.name)
     lab.series["model"] = _series("model", label, "model", Provenance("modelled", spec.name, details),
                                   msg("axis.throughput"), "GFLOP/s")  # fmt: skip
     assumptions: list[Note] = []
+    vector = cuda_core_rates(spec)
     for dtype in lab.params.dtypes:
         try:
-            estimate = matmul_estimate(spec, n, dtype)
+            estimate = modelled_estimate(spec, dtype, n)
         except UnsupportedDtypeError as exc:
             lab.notes.append(msg("note.precision.no-modelled-rate", dtype=format_name(dtype), reason=exc.message))
             continue
         ceiling = Ceiling(float(estimate.peak_tflops or 0.0) * 1e3, f"{spec.name} spec sheet")
         point = estimate_point(position(dtype), flops(n), estimate)
         extra = {**point.extra, **_format_extra(dtype, n), "peak_gflop_s": ceiling.value}
+        if dtype in vector:
+            extra["cuda_core_gflop_s"] = vector[dtype][0] * 1e3
         yield lab.add("model", with_ceiling(replace(point, extra=extra), ceiling))
         assumptions += [a for a in estimate.assumptions if a.message.key != "model.assumption.peak-rate"]
     lab.notes.extend(dict.fromkeys(assumptions))  # once each, in order
+    lab.notes.extend(_cuda_core_notes(spec, vector, lab.params.dtypes))
+
+
+def _cuda_core_notes(spec: Any, vector: dict[str, tuple[float, Note | None]], dtypes: tuple[str, ...]) -> list[Any]:
+    """What FP16 and BF16 would run at on the CUDA cores, against FP32 there, and why."""
+    fp32 = spec.peak_tflops.get("fp32")
+    shown = [d for d in ("fp16", "bf16") if d in vector and d in dtypes]
+    if not shown or not fp32:
+        return []
+    items = [msg("note.precision.cuda-core-item", dtype=format_name(d), number=f"{vector[d][0]:g}",
+                 ratio=f"{vector[d][0] / fp32:.2g}") for d in shown]  # fmt: skip
+    notes: list[Any] = [msg("note.precision.cuda-cores", gpu=spec.name, items=items, fp32=f"{fp32:g}")]
+    return notes + [note for d in shown if (note := vector[d][1]) is not None]
 
 
 # ----------------------------------------------------------------- measured GPU
@@ -242,8 +305,8 @@ def tf32_matmuls(cupy: Any) -> Iterator[None]:
 
 def _check_gpu_format(cupy: Any, dtype: str, device: int) -> None:
     """Raise :class:`_NotMeasured` for a format this GPU or this CuPy cannot multiply."""
-    if dtype == "fp8":
-        raise _NotMeasured(msg("note.precision.gpu-no-fp8"))
+    if dtype in ("fp8", "fp8e5m2"):
+        raise _NotMeasured(msg("note.precision.gpu-no-fp8", dtype=format_name(dtype)))
     capability = int(cupy.cuda.Device(device).compute_capability)
     if dtype in ("tf32", "bf16") and capability < 80:
         raise _NotMeasured(msg("note.precision.gpu-too-old", dtype=format_name(dtype),

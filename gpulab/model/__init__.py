@@ -22,7 +22,15 @@ from gpulab.model.transfer import (
     pcie_gb_s_per_direction,
     transfer_time,
 )
-from gpulab.model.workloads import add_transfers, matmul_estimate, vector_add_estimate
+from gpulab.model.workloads import (
+    GEMM_TILE,
+    GemmShare,
+    add_transfers,
+    gemm_share,
+    matmul_estimate,
+    tile_fill,
+    vector_add_estimate,
+)
 
 __all__ = [
     "BOUNDS",
@@ -32,11 +40,14 @@ __all__ = [
     "DEFAULT_PAGEABLE_EFFICIENCY",
     "DEFAULT_PINNED_EFFICIENCY",
     "DTYPES",
+    "GEMM_TILE",
+    "GemmShare",
     "ModelEstimate",
     "PcieLink",
     "RooflinePlacement",
     "UnsupportedDtypeError",
     "add_transfers",
+    "gemm_share",
     "kernel_time",
     "matmul_estimate",
     "merge_assumptions",
@@ -45,6 +56,7 @@ __all__ = [
     "place",
     "ridge_point",
     "roof_at",
+    "tile_fill",
     "transfer_time",
     "vector_add_estimate",
 ]

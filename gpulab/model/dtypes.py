@@ -43,7 +43,9 @@ def peak_for(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, fl
 
     Returns ``(peak key, peak TFLOP/s, assumption or None)``. fp32 always runs on CUDA cores
     (use ``tf32`` for tensor cores); fp64 uses FP64 tensor cores where the GPU has them;
-    fp16/bf16 without tensor cores are modelled at the fp32 CUDA-core rate.
+    fp16/bf16 without tensor cores run at the GPU's published CUDA-core rate for them
+    (``fp16_non_tensor``: twice fp32 on Hopper, four times on A100), or, where the table has
+    none, at the fp32 CUDA-core rate with an assumption saying so.
     """
     check_dtype(dtype)
     if dtype in _TENSOR_ONLY and not use_tensor_cores:
@@ -63,5 +65,7 @@ def _peak_key(spec: GpuSpec, dtype: str, use_tensor_cores: bool) -> tuple[str, N
     if dtype in ("fp16", "bf16") and not use_tensor_cores:
         if dtype not in spec.peak_tflops:
             return dtype, None  # the GPU lacks the type altogether; reported by the caller
-        return "fp32", Note(msg("model.assumption.no-tensor-cores", dtype=dtype))
+        if f"{dtype}_non_tensor" in spec.peak_tflops:
+            return f"{dtype}_non_tensor", None
+        return "fp32", Note(msg("model.assumption.no-tensor-cores", dtype=dtype, gpu=spec.name))
     return dtype, None

@@ -21,10 +21,20 @@ def rounded(value: float, name: str) -> float:
 
 def test_each_format_has_its_published_significand_width_and_unit_roundoff():
     explicit = {name: fmt.explicit_mantissa_bits for name, fmt in FORMATS.items()}
-    assert explicit == {"fp64": 52, "fp32": 23, "tf32": 10, "fp16": 10, "bf16": 7, "fp8": 3}
+    assert explicit == {"fp64": 52, "fp32": 23, "tf32": 10, "fp16": 10, "bf16": 7, "fp8": 3, "fp8e5m2": 2}
     for fmt in FORMATS.values():
         assert fmt.unit_roundoff == 2.0 ** -(fmt.explicit_mantissa_bits + 1)
-    assert [FORMATS[n].bytes_per_element for n in ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")] == [8, 4, 4, 2, 2, 1]
+    assert [FORMATS[n].bytes_per_element for n in ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp8e5m2")] == [
+        8, 4, 4, 2, 2, 1, 1]
+
+
+def test_fp8_e5m2_reaches_57344_overflows_to_infinity_and_keeps_two_mantissa_bits():
+    # Micikevicius et al., "FP8 Formats for Deep Learning" (arXiv:2209.05433), Table 1: E5M2 max 57344.
+    assert FORMATS["fp8e5m2"].max_finite == 57344.0
+    assert rounded(57344, "fp8e5m2") == 57344.0
+    assert math.isinf(rounded(70000, "fp8e5m2"))  # IEEE-like: there is an infinity to overflow to
+    assert rounded(1 + 2**-3, "fp8e5m2") == 1.0 and rounded(1 + 2**-2, "fp8e5m2") == 1 + 2**-2
+    assert rounded(2**-16, "fp8e5m2") == 2**-16  # the smallest subnormal: five exponent bits reach far
 
 
 def test_bf16_keeps_8_significand_bits_so_one_plus_2_to_the_minus_9_rounds_to_one():
@@ -83,7 +93,7 @@ def test_an_emulated_half_product_is_stored_in_the_format_and_summed_in_fp32():
     assert np.array_equal(emulated_matmul(a, b, "fp8"), round_to(emulated_matmul(a, b, "fp8"), "fp32"))
 
 
-NARROW = ("tf32", "fp16", "bf16", "fp8")
+NARROW = ("tf32", "fp16", "bf16", "fp8", "fp8e5m2")
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +109,7 @@ def test_with_fp32_sums_the_error_of_a_narrow_format_is_of_the_order_of_its_unit
     # It grows like u: BF16's u is 8 times FP16's, and so is its error (within a factor 2).
     assert 4 < errors["bf16"].normwise / errors["fp16"].normwise < 16
     assert 8 < errors["fp8"].normwise / errors["bf16"].normwise < 32
+    assert 1 < errors["fp8e5m2"].normwise / errors["fp8"].normwise < 4  # one mantissa bit less: u doubles
 
 
 def test_sums_kept_in_the_format_itself_stay_within_the_classic_n_u_bound(operands):

@@ -376,3 +376,61 @@ def test_the_shipped_file_is_plain_toml_with_sources_for_every_gpu() -> None:
     document = tomllib.loads(path.read_text(encoding="utf-8"))
     for key, entry in document["gpu"].items():
         assert entry["source"] in document["sources"], key
+
+
+# --- CUDA-core 16-bit rates and achievable GEMM shares (issue 21) ------------------------------
+
+WITH_SHARE = VALID.replace(
+    "[gpu.toy.field_sources]\n",
+    '[gpu.toy.gemm_efficiency]\nfp32 = 0.9\n[gpu.toy.field_sources]\n"gemm_efficiency.fp32" = "toy-sheet"\n',
+)
+
+
+def test_a_gemm_share_loads_with_its_own_source(tmp_path: Path) -> None:
+    toy = load_specs(write_specs(tmp_path, WITH_SHARE))["toy"]
+    assert dict(toy.gemm_efficiency) == {"fp32": 0.9}
+    assert toy.source_for("gemm_efficiency.fp32").title == "Toy GPU datasheet"
+    assert dict(load_specs(write_specs(tmp_path, VALID))["toy"].gemm_efficiency) == {}  # optional
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ('"gemm_efficiency.fp32" = "toy-sheet"\n', "", "gemm_efficiency.fp32 needs its own source in field_sources"),
+        ("fp32 = 0.9", "fp32 = 1.3", "gemm_efficiency.fp32 must be a share of the peak above 0 and at most 1"),
+        ("fp32 = 0.9", "fp32 = 0", "gemm_efficiency.fp32 must be a share of the peak above 0"),
+        ("fp32 = 0.9", "fp32 = 0.9\nfp4 = 0.9", "gemm_efficiency.fp4 is not a known dtype"),
+    ],
+)
+def test_a_bad_gemm_share_raises_a_spec_error_naming_it(tmp_path: Path, old: str, new: str, expected: str) -> None:
+    assert old in WITH_SHARE, old
+    with pytest.raises(SpecError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        load_specs(write_specs(tmp_path, WITH_SHARE.replace(old, new, 1)))
+
+
+def test_every_shipped_gemm_share_is_a_published_measurement_below_the_peak(shipped: SpecTable) -> None:
+    measured = [spec for spec in shipped if spec.gemm_efficiency]
+    assert {spec.key for spec in measured} >= {"h100-sxm", "a100-sxm4-80gb", "v100-sxm2-16gb"}
+    for spec in measured:
+        for dtype, share in spec.gemm_efficiency.items():
+            assert 0.5 < share <= 1, (spec.key, dtype)
+            assert spec.source_for(f"gemm_efficiency.{dtype}") is not spec.source, (spec.key, dtype)
+    # The published large-GEMM measurements: 70-80% of the tensor-core peaks on H100, not 100%.
+    assert 0.70 <= shipped["h100-sxm"].gemm_efficiency["fp8"] < shipped["h100-sxm"].gemm_efficiency["bf16"] < 0.81
+
+
+def test_cuda_core_16_bit_rates_follow_each_architectures_published_ratio_to_fp32(shipped: SpecTable) -> None:
+    ratio = {key: shipped[key].peak_tflops["fp16_non_tensor"] / shipped[key].peak_tflops["fp32"]
+             for key in ("v100-sxm2-16gb", "t4", "a100-sxm4-80gb", "h100-sxm", "h100-pcie", "h200-sxm")}  # fmt: skip
+    assert ratio["a100-sxm4-80gb"] == pytest.approx(4)  # A100: FP16 non-tensor 78 against FP32 19.5
+    assert shipped["a100-sxm4-80gb"].peak_tflops["bf16_non_tensor"] == 39.0  # and BF16 only twice
+    for key in ("v100-sxm2-16gb", "t4", "h100-sxm", "h100-pcie", "h200-sxm"):
+        assert ratio[key] == pytest.approx(2, rel=0.01), key
+    assert "fp16_non_tensor" not in shipped["l4"].peak_tflops  # none published: the model says so
+
+
+def test_the_rtx_a6000_of_the_sgemm_worklog_is_in_the_table(shipped: SpecTable) -> None:
+    a6000 = shipped["rtx-a6000"]
+    assert (a6000.peak_tflops["fp32"], a6000.memory_bandwidth_gb_s, a6000.sm_count) == (38.7, 768, 84)
+    assert shipped.match("NVIDIA RTX A6000") is a6000
+    assert "fp8" not in a6000.peak_tflops  # GA102 has no FP8 tensor cores

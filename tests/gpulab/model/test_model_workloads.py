@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import pytest
 
 from gpulab.model import (
@@ -12,6 +14,7 @@ from gpulab.model import (
     pcie_gb_s_per_direction,
     vector_add_estimate,
 )
+from gpulab.model.workloads import gemm_share, tile_fill
 from gpulab.specs import GpuSpec, load_specs
 
 US = 1e-6
@@ -62,13 +65,13 @@ def test_vector_add_with_transfers_is_transfer_bound(toy: GpuSpec) -> None:
 
 
 def test_matmul_counts_two_n_cubed_flops(toy: GpuSpec) -> None:
-    estimate = matmul_estimate(toy, 1000, "fp32", launch_overhead_s=0)
+    estimate = matmul_estimate(toy, 1000, "fp32", launch_overhead_s=0, efficiency=1.0)
     assert estimate.compute_seconds == pytest.approx(2e9 / 10e12)
     assert estimate.memory_seconds == pytest.approx(3 * 1000**2 * 4 / 1000e9)
 
 
-def test_large_matmul_is_compute_bound(toy: GpuSpec) -> None:
-    estimate = matmul_estimate(toy, 4096, "fp32")
+def test_large_matmul_at_full_efficiency_is_compute_bound_at_the_peak(toy: GpuSpec) -> None:
+    estimate = matmul_estimate(toy, 4096, "fp32", efficiency=1.0)
     assert estimate.bound == "compute-bound"
     assert estimate.seconds == pytest.approx(2 * 4096**3 / 10e12 + 5 * US)
 
@@ -82,7 +85,7 @@ def test_matmul_intensity_grows_with_size(toy: GpuSpec) -> None:
 
 
 def test_small_matmul_is_memory_bound_below_the_ridge(toy: GpuSpec) -> None:
-    estimate = matmul_estimate(toy, 48, "fp32", launch_overhead_s=0)  # AI 8 < ridge 10
+    estimate = matmul_estimate(toy, 48, "fp32", launch_overhead_s=0, efficiency=1.0)  # AI 8 < ridge 10
     assert estimate.roofline_bound == "memory-bound"
 
 
@@ -135,3 +138,54 @@ def test_vector_add_on_every_shipped_gpu_is_memory_bound() -> None:
         estimate = vector_add_estimate(spec, 10**8, "fp32")
         assert estimate.bound == "memory-bound", spec.key
         assert estimate.memory_seconds == pytest.approx(1.2e9 / (spec.memory_bandwidth_gb_s * 1e9))
+
+
+# ------------------------------------------------------------- achievable GEMM rates
+
+
+def test_a_large_matmul_runs_at_the_published_share_of_the_peak(make_toy) -> None:
+    toy = make_toy(gemm_efficiency=MappingProxyType({"fp32": 0.9}))
+    estimate = matmul_estimate(toy, 4096, "fp32", launch_overhead_s=0)
+    fill = tile_fill(toy, 4096)  # 4096 tiles over 10 SMs: 410 waves, the last one 6 of 10 full
+    assert fill == pytest.approx(4096 / 4100)
+    assert estimate.compute_seconds == pytest.approx(2 * 4096**3 / (10e12 * 0.9 * fill))
+    assert any("reaches 90% of that peak" in a for a in estimate.assumptions)
+    assert not any("of peak compute" in a for a in estimate.assumptions)  # the share replaces the 100%
+
+
+def test_without_its_own_measurement_a_gpu_borrows_the_lowest_share_published_for_the_dtype(toy) -> None:
+    lowest = min(s.gemm_efficiency["bf16"] for s in load_specs() if "bf16" in s.gemm_efficiency)
+    share = gemm_share(toy, "bf16")
+    assert (share.share, share.origin) == (lowest, "borrowed")
+    assert "lowest share published for bf16" in share.note
+
+
+def test_a_dtype_nobody_published_runs_at_its_peak_and_says_it_is_an_upper_bound(toy) -> None:
+    share = gemm_share(toy, "fp64")
+    assert (share.share, share.origin) == (1.0, "none")
+    assert "an upper bound" in share.note
+    assert gemm_share(toy, "fp16", use_tensor_cores=False).origin == "none"  # no share for CUDA-core fp16
+
+
+@pytest.mark.parametrize(("n", "busy"), [(64, 1 / 10), (128, 4 / 10), (256, 16 / 20), (640, 1.0)])
+def test_a_small_matmul_keeps_only_its_tiles_sms_busy(toy, n, busy) -> None:
+    assert tile_fill(toy, n) == pytest.approx(busy)  # 64x64 tiles of C on 10 SMs
+
+
+def test_the_achievable_rate_climbs_with_size_towards_the_share(make_toy) -> None:
+    toy = make_toy(gemm_efficiency=MappingProxyType({"fp32": 0.9}))
+    rates = [2 * n**3 / matmul_estimate(toy, n, "fp32").seconds for n in (64, 256, 1024, 8192)]
+    assert rates == sorted(rates)
+    assert rates[-1] == pytest.approx(10e12 * 0.9, rel=0.01)
+    assert rates[0] < 0.1 * rates[-1]  # launch overhead and one busy SM in ten
+
+
+def test_fp16_without_tensor_cores_runs_at_the_published_cuda_core_rate() -> None:
+    h100, a100, l4 = (load_specs()[key] for key in ("h100-sxm", "a100-sxm4-80gb", "l4"))
+    assert matmul_estimate(h100, 4096, "fp16", use_tensor_cores=False).peak_tflops == 133.8  # 2x FP32
+    assert matmul_estimate(a100, 4096, "fp16", use_tensor_cores=False).peak_tflops == 78.0  # 4x FP32
+    assert matmul_estimate(a100, 4096, "bf16", use_tensor_cores=False).peak_tflops == 39.0  # 2x FP32
+    fallback = matmul_estimate(l4, 4096, "fp16", use_tensor_cores=False)  # none published: FP32's
+    assert fallback.peak_tflops == l4.peak_tflops["fp32"]
+    assert any("no published CUDA-core (non-tensor) fp16 rate" in a for a in fallback.assumptions)
+

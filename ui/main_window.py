@@ -29,6 +29,7 @@ from ui.theme import THEME_NAMES, apply_theme, current_theme, theme_title
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.message_bar import MessageBar
 from ui.widgets.sidebar import Sidebar
+from ui.widgets.validation_view import ValidationDialog
 
 STATUS_MESSAGE_MS = 8000
 SIDEBAR_SHARE = 0.16  # the sidebar takes at most this much of the window's width (titles wrap)
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self.sidebar_action.triggered.connect(self.set_sidebar_hidden)
         self.set_sidebar_hidden(settings.saved_value(settings.SIDEBAR_KEY) == "hidden")
         self.help_menu = self.menuBar().addMenu("")
+        self.validation_action = self.help_menu.addAction("", self.show_validation)
         self.about_action = self.help_menu.addAction("", self.show_about)
 
     def _choice_actions(self, menu: QMenu, keys: tuple[str, ...], choose) -> dict[str, QAction]:
@@ -146,6 +148,7 @@ class MainWindow(QMainWindow):
         self.language_menu.setTitle(self.tr("&Language"))
         self.sidebar_action.setText(self.tr("&Hide sidebar"))
         self.help_menu.setTitle(self.tr("&Help"))
+        self.validation_action.setText(self.tr("How good are the &models?"))
         self.about_action.setText(self.tr("&About gpulab"))
         self.badge_caption.setText(self.tr("Numbers shown:"))
         for name, action in self.theme_actions.items():
@@ -270,6 +273,14 @@ class MainWindow(QMainWindow):
         self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
             "%1", path))  # fmt: skip
         return result
+
+    def show_validation(self) -> ValidationDialog:
+        """Every lab's validation rows in one table (each lab's page shows its own)."""
+        dialog = ValidationDialog(None, lambda: self.tr("every lab"), self.services.runner, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.validation_dialog = dialog
+        return dialog
 
     def show_about(self) -> AboutDialog:
         self.about_dialog = AboutDialog(self.services.devices.report, self)

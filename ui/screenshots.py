@@ -1,7 +1,8 @@
 """``python -m ui.screenshots OUTDIR``: every panel after a run, in each language, theme and size.
 
 What a reviewer looks at before calling a panel done: offscreen PNGs named
-``<panel>-<lang>-<theme>-<W>x<H>.png``. Each panel is driven through its own buttons (the run
+``<panel>-<lang>-<theme>-<W>x<H>.png``, and for a lab with validation rows its "How good is this
+model?" dialog, ``<panel>-validation-<lang>-<theme>-<W>x<H>.png``. Each panel is driven through its own buttons (the run
 a teacher would start, at its quickest preset) and grabbed once its jobs are idle.
 """
 
@@ -124,6 +125,22 @@ RUNS: dict[str, Callable | None] = {
 }
 
 
+def _shoot_validation(app, panel, path: Path, size: tuple[int, int]) -> list[Path]:
+    """The lab's "How good is this model?" dialog, as large as the screen leaves room for (none without rows)."""
+    from ui.app import image_is_blank
+
+    button = getattr(panel, "validation_button", None)
+    if button is None or not button.rows:
+        return []
+    dialog = button.open_dialog()
+    dialog.resize(min(1100, size[0] - 40), min(640, size[1] - 80))
+    _wait(app, lambda: dialog.checks is not None)
+    _wait(app, lambda: False, 0.2)
+    image = dialog.grab().toImage()
+    dialog.close()
+    return [path] if not image_is_blank(image) and image.save(str(path), "PNG") else []
+
+
 def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Sequence[str],
           sizes: Sequence[tuple[int, int]]) -> list[Path]:  # fmt: skip
     from ui import i18n
@@ -153,6 +170,8 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
                     path = out / f"{name}-{lang}-{theme}-{size[0]}x{size[1]}.png"
                     if not image_is_blank(image) and image.save(str(path), "PNG"):
                         written.append(path)
+                    written += _shoot_validation(app, window.panels[name], out / f"{name}-validation-{lang}-{theme}"
+                                                 f"-{size[0]}x{size[1]}.png", size)  # fmt: skip
             window.close()
             window.services.runner.shutdown()
     return written
@@ -168,7 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     panels = [p for p in args.panels.split(",") if p]
     written = shoot(args.out, panels, LANGUAGES, THEMES, SIZES)
     print(f"{len(written)} screenshots in {args.out}")
-    return 0 if len(written) == len(panels) * len(LANGUAGES) * len(THEMES) * len(SIZES) else 1
+    panel_shots = [path for path in written if "-validation-" not in path.name]
+    return 0 if len(panel_shots) == len(panels) * len(LANGUAGES) * len(THEMES) * len(SIZES) else 1
 
 
 if __name__ == "__main__":

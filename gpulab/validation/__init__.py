@@ -339,8 +339,9 @@ def check_all(rows: Iterable[Row] | None = None, lab: str | None = None) -> list
 
 
 @cache
-def builtin_checks(lab: str) -> tuple[Check, ...]:
-    """A lab's built-in rows checked once per process (the models and rows do not change while it runs)."""
+def builtin_checks(lab: str | None = None) -> tuple[Check, ...]:
+    """A lab's built-in rows (every lab's for None) checked once per process: the models and rows do not
+    change while it runs."""
     return tuple(check_all(lab=lab))
 
 

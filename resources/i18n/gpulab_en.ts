@@ -822,6 +822,10 @@
         <translation>&amp;Help</translation>
     </message>
     <message>
+        <source>How good are the &amp;models?</source>
+        <translation>How good are the &amp;models?</translation>
+    </message>
+    <message>
         <source>&amp;About gpulab</source>
         <translation>&amp;About gpulab</translation>
     </message>
@@ -848,6 +852,10 @@
     <message>
         <source>Opened %1 (replayed: made elsewhere, not measured here)</source>
         <translation>Opened %1 (replayed: made elsewhere, not measured here)</translation>
+    </message>
+    <message>
+        <source>every lab</source>
+        <translation>every lab</translation>
     </message>
 </context>
 <context>
@@ -1920,6 +1928,103 @@
     <message>
         <source>Playback speed, 0.5 to 60 steps a second</source>
         <translation>Playback speed, 0.5 to 60 steps a second</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationButton</name>
+    <message>
+        <source>How good is this model?</source>
+        <translation>How good is this model?</translation>
+    </message>
+    <message>
+        <source>%1 published measurements set against this lab's model</source>
+        <translation>%1 published measurements set against this lab's model</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationDialog</name>
+    <message>
+        <source>The rows could not be checked: %1</source>
+        <translation>The rows could not be checked: %1</translation>
+    </message>
+    <message>
+        <source>How good is this model? — %1</source>
+        <translation>How good is this model? — %1</translation>
+    </message>
+    <message>
+        <source>Each row sets one modelled figure against a published measurement. The model passes a row when it lands within the tolerance the project claims; the error is measured from the nearest end of the published figure. A row without a published figure is unvalidated. Under each row: its source, and where the model departs from the published setting.</source>
+        <translation>Each row sets one modelled figure against a published measurement. The model passes a row when it lands within the tolerance the project claims; the error is measured from the nearest end of the published figure. A row without a published figure is unvalidated. Under each row: its source, and where the model departs from the published setting.</translation>
+    </message>
+    <message>
+        <source>Checking the model against the published figures…</source>
+        <translation>Checking the model against the published figures…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows within tolerance; %3 unvalidated.</source>
+        <translation>%1 of %2 rows within tolerance; %3 unvalidated.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows within tolerance.</source>
+        <translation>%1 of %2 rows within tolerance.</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationSheet</name>
+    <message>
+        <source>What is compared</source>
+        <translation>What is compared</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Published</source>
+        <translation>Published</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation>Tolerance</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Verdict</translation>
+    </message>
+    <message>
+        <source>✓ within</source>
+        <translation>✓ within</translation>
+    </message>
+    <message>
+        <source>✗ outside</source>
+        <translation>✗ outside</translation>
+    </message>
+    <message>
+        <source>✗ not priced</source>
+        <translation>✗ not priced</translation>
+    </message>
+    <message>
+        <source>unvalidated</source>
+        <translation>unvalidated</translation>
+    </message>
+    <message>
+        <source>none published</source>
+        <translation>none published</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>Source: %1</translation>
+    </message>
+    <message>
+        <source>Where the model departs: %1</source>
+        <translation>Where the model departs: %1</translation>
+    </message>
+    <message>
+        <source>Not priced: %1</source>
+        <translation>Not priced: %1</translation>
     </message>
 </context>
 <context>

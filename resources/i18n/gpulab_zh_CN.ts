@@ -823,6 +823,10 @@
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
+        <source>How good are the &amp;models?</source>
+        <translation>这些模型有多准？(&amp;M)</translation>
+    </message>
+    <message>
         <source>&amp;About gpulab</source>
         <translation>关于 gpulab(&amp;A)</translation>
     </message>
@@ -849,6 +853,10 @@
     <message>
         <source>Opened %1 (replayed: made elsewhere, not measured here)</source>
         <translation>已打开 %1（回放：在别处得到，并非本机实测）</translation>
+    </message>
+    <message>
+        <source>every lab</source>
+        <translation>所有实验</translation>
     </message>
 </context>
 <context>
@@ -1921,6 +1929,103 @@
     <message>
         <source>Playback speed, 0.5 to 60 steps a second</source>
         <translation>播放速度：每秒 0.5 到 60 步</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationButton</name>
+    <message>
+        <source>How good is this model?</source>
+        <translation>这个模型有多准？</translation>
+    </message>
+    <message>
+        <source>%1 published measurements set against this lab&apos;s model</source>
+        <translation>用 %1 项公开发表的实测值检验本实验的模型</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationDialog</name>
+    <message>
+        <source>The rows could not be checked: %1</source>
+        <translation>无法核对这些行：%1</translation>
+    </message>
+    <message>
+        <source>How good is this model? — %1</source>
+        <translation>这个模型有多准？— %1</translation>
+    </message>
+    <message>
+        <source>Each row sets one modelled figure against a published measurement. The model passes a row when it lands within the tolerance the project claims; the error is measured from the nearest end of the published figure. A row without a published figure is unvalidated. Under each row: its source, and where the model departs from the published setting.</source>
+        <translation>每一行把一个模型估算的数字与一项公开发表的实测值对照。模型的数字落在本项目声明的容差之内，这一行就算通过；误差从公开数字（或其范围）最近的一端算起。没有公开数字的行标为“未经验证”。每行下方是它的出处，以及模型与公开发表时的条件有何不同。</translation>
+    </message>
+    <message>
+        <source>Checking the model against the published figures…</source>
+        <translation>正在用公开发表的数字核对模型…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows within tolerance; %3 unvalidated.</source>
+        <translation>%2 行中有 %1 行在容差之内；另有 %3 行未经验证。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows within tolerance.</source>
+        <translation>%2 行中有 %1 行在容差之内。</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationSheet</name>
+    <message>
+        <source>What is compared</source>
+        <translation>对照的内容</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Published</source>
+        <translation>公开发表</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>✓ within</source>
+        <translation>✓ 在容差内</translation>
+    </message>
+    <message>
+        <source>✗ outside</source>
+        <translation>✗ 超出容差</translation>
+    </message>
+    <message>
+        <source>✗ not priced</source>
+        <translation>✗ 无法计算</translation>
+    </message>
+    <message>
+        <source>unvalidated</source>
+        <translation>未经验证</translation>
+    </message>
+    <message>
+        <source>none published</source>
+        <translation>无公开数字</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>出处：%1</translation>
+    </message>
+    <message>
+        <source>Where the model departs: %1</source>
+        <translation>模型与实际的差别：%1</translation>
+    </message>
+    <message>
+        <source>Not priced: %1</source>
+        <translation>模型无法计算：%1</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,9 @@ A lab adds what its picture needs in two hooks:
 - ``make_view()`` replaces the right-hand side when a plot of points is not the whole story
   (a case table, a roofline chart).
 
+A lab whose model has validation rows (``resources/validation/*.toml`` naming its experiment id)
+gets a "How good is this model?" button in its run column, listing them.
+
 A lab panel is a ``LabPanel`` subclass with ``EXPERIMENT`` set and a line in ``ui.panels.PANELS``.
 """
 
@@ -24,6 +27,8 @@ from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
 from ui.widgets.controls_scroll import ControlsScroll
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
+from ui.widgets.flow_layout import FlowLayout
+from ui.widgets.validation_view import ValidationButton
 
 
 def best_percent_of_peak(points: Any) -> float | None:
@@ -48,10 +53,18 @@ class LabPanel(ExperimentsPanel):
         self.export_button = ExportButton()
         self.export_button.export_requested.connect(self.export)
         self.export_button.setEnabled(False)  # until a run has finished: nothing to export before
+        # "How good is this model?": the lab's validation rows (hidden where the lab has none).
+        self.validation_button = ValidationButton(self.EXPERIMENT, self._lab_title, self.services.runner)
+
+    def _lab_title(self) -> str:
+        return localized(self.module, "TITLE") if self.module is not None else self.EXPERIMENT
 
     def _build_layout(self) -> None:
         super()._build_layout()
-        self.controls_column.insertWidget(self.controls_column.count() - 1, self.export_button)
+        buttons = FlowLayout()  # side by side, or one under the other where the column is narrow
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.validation_button)
+        self.controls_column.insertLayout(self.controls_column.count() - 1, buttons)
         self.experiment_label.hide()  # one experiment: the heading names it
         self.experiment_combo.hide()
         self.controls_scroll = ControlsScroll()  # the column scrolls on a short screen instead of squeezing

@@ -134,7 +134,7 @@ def _series(label: Message, key: str, role: str, provenance: Provenance) -> Seri
 
 def _model_timelines(params: Params, spec: Any) -> Iterator[tuple[Configuration, Timeline]]:
     plan = model.plan_chunk(spec, params.chunk_bytes, params.kernel_to_copy)
-    machine = model.Machine(copy_engines=params.copy_engines)
+    machine = model.machine_for(spec, params.copy_engines)
     facts = {"rounds": plan.rounds, "chunk_bytes": plan.elements * model.BYTES_PER_ELEMENT,
              "sm_share": plan.pinned.sm_fraction}  # fmt: skip
     for config in CONFIGURATIONS:
@@ -147,7 +147,7 @@ def _model_timelines(params: Params, spec: Any) -> Iterator[tuple[Configuration,
 
 def model_assumptions(params: Params, spec: Any) -> tuple[Note, ...]:
     plan = model.plan_chunk(spec, params.chunk_bytes, params.kernel_to_copy)
-    return merge_notes(plan.assumptions, model.machine_assumptions(model.Machine(copy_engines=params.copy_engines)))
+    return merge_notes(plan.assumptions, model.machine_assumptions(model.machine_for(spec, params.copy_engines), spec))
 
 
 # ---------------------------------------------------------------- running

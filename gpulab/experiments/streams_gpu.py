@@ -217,7 +217,8 @@ def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
         properties = cupy.cuda.runtime.getDeviceProperties(device)
         engines = 2 if int(properties.get("asyncEngineCount", 2)) >= 2 else 1  # 1: both directions share one
         grid = ((elements + BLOCK - 1) // BLOCK, 1, 1)
-        share = model.sm_share(elements, int(properties["multiProcessorCount"]))
+        share = model.sm_share(elements, int(properties["multiProcessorCount"]),
+                               int(properties.get("maxThreadsPerMultiProcessor", 2048)))
 
         def launch(i: int, stream: Any) -> None:
             with stream:

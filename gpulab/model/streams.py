@@ -10,7 +10,10 @@ that much is free. The rules, each the documented CUDA behaviour in its simplest
   every stream, and everything issued after it waits for it (our streams are blocking streams);
 - a copy from pageable memory is staged by the host through a pinned buffer: the host waits
   until the copy has finished before it issues anything else, so such copies never overlap;
-- each engine takes, among the operations ready for it, the one issued first.
+- each engine takes, among the operations ready for it, the one issued first;
+- a copy in and a copy out running at once share the host link: while both run, each goes at
+  its share of its one-way rate (``Machine.both_ways_share``, from the PCIe model), so a copy
+  stretches while the other direction copies.
 
 :func:`simulate` turns a program (operations in issue order) into :class:`~gpulab.timeline.TimelineOp`
 records, the same format the measured timeline has. :func:`chunked_program` writes the program of
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 
 from gpulab.catalogue import Message, Note, msg
 from gpulab.specs import GpuSpec
-from gpulab.timeline import TimelineOp, busy_seconds, overlap_seconds, span_seconds
+from gpulab.timeline import TimelineOp, busy_seconds, span_seconds
 
 __all__ = [
     "DEFAULT_STREAM",
@@ -34,13 +37,18 @@ __all__ = [
     "Op",
     "Setup",
     "chunked_program",
+    "concurrency",
+    "copy_under_kernel_seconds",
     "diagnose",
     "engine_of",
     "ideal_seconds",
     "lane_name",
     "machine_assumptions",
+    "machine_for",
     "plan_chunk",
+    "ran_together",
     "simulate",
+    "sm_share",
 ]
 
 DEFAULT_STREAM = 0
@@ -76,16 +84,27 @@ class Op:
 
 @dataclass(frozen=True)
 class Machine:
-    """``issue_s``: host time per API call; ``copy_engines``: 2 (one per direction) or 1 (shared)."""
+    """``issue_s``: host time per API call; ``copy_engines``: 2 (one per direction) or 1 (shared);
+    ``both_ways_share``: the share of its one-way rate a copy in and a copy out each keep while the
+    other direction copies too, (in, out); (1, 1) is a host link that loses nothing."""
 
     issue_s: float = 5e-6
     copy_engines: int = 2
+    both_ways_share: tuple[float, float] = (1.0, 1.0)
 
     def __post_init__(self) -> None:
         if self.copy_engines not in (1, 2):
             raise ValueError(f"copy_engines must be 1 or 2, got {self.copy_engines!r}")
         if not self.issue_s >= 0:
             raise ValueError(f"issue_s must be >= 0, got {self.issue_s!r}")
+        if len(self.both_ways_share) != 2 or not all(0 < share <= 1 for share in self.both_ways_share):
+            raise ValueError(f"both_ways_share must be two shares in (0, 1], got {self.both_ways_share!r}")
+
+    def copy_rate(self, kind: str, other_direction_busy: bool) -> float:
+        """The rate a ``kind`` op runs at, as a share of its own (1 unless a copy meets one the other way)."""
+        if kind == "kernel" or not other_direction_busy or self.copy_engines == 1:
+            return 1.0
+        return self.both_ways_share[0] if kind == "h2d" else self.both_ways_share[1]
 
 
 def engine_of(kind: str, machine: Machine) -> str:
@@ -101,7 +120,8 @@ def lane_name(stream: int) -> str:
 
 
 class _Run:
-    """The state of one simulation: issue and end times, what runs on which engine."""
+    """The state of one simulation: issue, start and end times, the work each running op has
+    left (in seconds at its full rate) and the rate it goes at now."""
 
     def __init__(self, program: Sequence[Op], machine: Machine) -> None:
         self.program, self.machine = program, machine
@@ -110,6 +130,9 @@ class _Run:
         self.issued: list[float | None] = [None] * len(program)
         self.start: list[float | None] = [None] * len(program)
         self.end: list[float | None] = [None] * len(program)
+        self.left_s = [op.duration_s for op in program]
+        self.rate = [1.0] * len(program)
+        self.clock_s = 0.0  # the time up to which left_s is counted
         self.waiting = list(range(len(program)))  # not started yet, in issue order
         self.next_issue = 0
         self.host_free_s = 0.0  # when the host can make its next call
@@ -118,6 +141,27 @@ class _Run:
     def done(self, i: int, now: float) -> bool:
         end = self.end[i]
         return end is not None and end <= now + _EPS
+
+    def running(self) -> list[int]:
+        return [j for j, start in enumerate(self.start) if start is not None and self.end[j] is None]
+
+    def advance(self, now: float) -> None:
+        """Count the work done since the last event; an op with none left ends ``now``."""
+        elapsed = now - self.clock_s
+        for j in self.running():
+            self.left_s[j] -= elapsed * self.rate[j]
+            if self.left_s[j] <= _EPS:
+                self.end[j] = now
+        self.clock_s = now
+
+    def set_rates(self) -> None:
+        """A copy meeting a copy the other way goes at its share of its rate; every other op at its own."""
+        running = self.running()
+        kinds = {self.program[j].kind for j in running}
+        for j in running:
+            kind = self.program[j].kind
+            other = {"h2d": "d2h", "d2h": "h2d"}.get(kind)
+            self.rate[j] = self.machine.copy_rate(kind, other in kinds)
 
     def engine_free(self, i: int, running: list[int]) -> bool:
         engine = self.engines[i]
@@ -137,16 +181,18 @@ class _Run:
                 self.host_waits_for = i
 
     def start_ready(self, now: float) -> None:
-        running = [j for j, start in enumerate(self.start) if start is not None and not self.done(j, now)]
+        running = self.running()
         for i in list(self.waiting):
             issued = self.issued[i]
             if issued is None or issued > now + _EPS:
                 break  # later ops are issued later still
             if all(self.done(j, now) for j in self.depends[i]) and self.engine_free(i, running):
                 self.start[i] = now
-                self.end[i] = now + self.program[i].duration_s
                 self.waiting.remove(i)
-                running.append(i)
+                if self.left_s[i] <= _EPS:
+                    self.end[i] = now  # nothing to do: it ends as it starts
+                else:
+                    running.append(i)
 
     def release_host(self, now: float) -> None:
         waited = self.host_waits_for
@@ -155,7 +201,7 @@ class _Run:
             self.host_free_s = max(self.host_free_s, self.end[waited] or now)
 
     def next_time(self, now: float) -> float | None:
-        times = [end for end in self.end if end is not None and end > now + _EPS]
+        times = [now + self.left_s[j] / self.rate[j] for j in self.running()]
         if self.next_issue < len(self.program) and self.host_waits_for is None and self.host_free_s > now + _EPS:
             times.append(self.host_free_s)
         times += [t for t in self.issued if t is not None and t > now + _EPS]
@@ -182,21 +228,25 @@ def simulate(program: Sequence[Op], machine: Machine | None = None) -> tuple[Tim
     run = _Run(program, machine or Machine())
     now = 0.0
     while True:
+        run.advance(now)
         run.release_host(now)
         run.issue(now)
         run.start_ready(now)
         run.release_host(now)  # a zero-length pageable copy frees the host at once
+        run.set_rates()
         following = run.next_time(now)
         if following is None:
             break
         now = following
     if any(end is None for end in run.end):
         raise RuntimeError("the stream model stalled: an operation could never start")  # a bug, not bad input
-    return tuple(_timeline_op(op, run.start[i] or 0.0, run.machine) for i, op in enumerate(program))
+    return tuple(_timeline_op(op, run.start[i] or 0.0, run.end[i] or 0.0, run.machine)
+                 for i, op in enumerate(program))  # fmt: skip
 
 
-def _timeline_op(op: Op, start_s: float, machine: Machine) -> TimelineOp:
-    return TimelineOp(op.name, lane_name(op.stream), engine_of(op.kind, machine), start_s, op.duration_s,
+def _timeline_op(op: Op, start_s: float, end_s: float, machine: Machine) -> TimelineOp:
+    """The op as it ran: from its start to its end, which a copy meeting one the other way pushes out."""
+    return TimelineOp(op.name, lane_name(op.stream), engine_of(op.kind, machine), start_s, max(end_s - start_s, 0.0),
                       op.bytes, op.kind)
 
 
@@ -232,8 +282,6 @@ def chunked_program(chunks: int, streams: int, costs: ChunkCosts, *, pageable: b
 # ---------------------------------------------------------------- one chunk on a spec-sheet GPU
 
 THREADS_PER_BLOCK = 256
-RESIDENT_THREADS_PER_SM = 2048
-"""Assumed threads an SM holds at once (Volta to Hopper: 2048), for a kernel's share of the SMs."""
 FLOP_PER_ROUND = 2  # one multiply-add per element per round of the kernel
 BYTES_PER_ELEMENT = 4  # float32 in, float32 out
 KERNEL_DRAM_BYTES_PER_ELEMENT = 8  # the kernel reads x and writes y once
@@ -250,10 +298,13 @@ class ChunkPlan:
     assumptions: tuple[Note, ...]
 
 
-def sm_share(elements: int, sm_count: int) -> float:
-    """The share of the SMs a one-thread-per-element launch of 256-thread blocks fills (at most 1)."""
+def sm_share(elements: int, sm_count: int, threads_per_sm: int) -> float:
+    """The share of the SMs a one-thread-per-element launch of 256-thread blocks fills (at most 1),
+    on SMs that each hold ``threads_per_sm`` threads (the spec table's ``max_threads_per_sm``)."""
+    if sm_count < 1 or threads_per_sm < 1:
+        raise ValueError(f"sm_count and threads_per_sm must be at least 1, got {sm_count!r} and {threads_per_sm!r}")
     blocks = -(-elements // THREADS_PER_BLOCK)
-    return min(1.0, blocks * THREADS_PER_BLOCK / (sm_count * RESIDENT_THREADS_PER_SM))
+    return min(1.0, blocks * THREADS_PER_BLOCK / (sm_count * threads_per_sm))
 
 
 def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkPlan:
@@ -266,7 +317,7 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
     n_bytes = elements * BYTES_PER_ELEMENT
     copies = {(pinned, way): transfer_time(spec, n_bytes, pinned=pinned, direction=way)
               for pinned in (True, False) for way in ("h2d", "d2h")}  # fmt: skip
-    share = sm_share(elements, spec.sm_count)
+    share = sm_share(elements, spec.sm_count, spec.max_threads_per_sm)
     flop_rate = (spec.peak_flops("fp32") or 0.0) * share
     if flop_rate <= 0:
         raise ValueError(f"{spec.name} has no fp32 rate in the spec table")
@@ -285,30 +336,44 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
     return ChunkPlan(costs(True), costs(False), rounds, elements, tuple(dict.fromkeys([*link, kernel])))
 
 
-def machine_assumptions(machine: Machine) -> tuple[Note, ...]:
-    """The rules of :func:`simulate`, one sentence each, for a result's notes."""
+def machine_for(spec: GpuSpec, copy_engines: int = 2) -> Machine:
+    """The machine of ``spec``: its copy engines, and the share of their rates a copy in and a copy
+    out keep while both run over its PCIe link (:func:`gpulab.model.transfer.both_ways_share`)."""
+    from gpulab.model.transfer import both_ways_share
+
+    shares = (both_ways_share(spec.pcie_gen, "h2d"), both_ways_share(spec.pcie_gen, "d2h"))
+    return Machine(copy_engines=copy_engines, both_ways_share=shares)
+
+
+def machine_assumptions(machine: Machine, spec: GpuSpec | None = None) -> tuple[Note, ...]:
+    """The rules of :func:`simulate`, one sentence each, for a result's notes (``spec``: the GPU whose
+    SMs share the kernels)."""
     engines = "streams.assumption.two-copy-engines"
     if machine.copy_engines == 1:
         engines = "streams.assumption.one-copy-engine"
-    return tuple(Note(message) for message in (
-        msg("streams.assumption.issue", number=f"{machine.issue_s * 1e6:g}"),
-        msg(engines),
-        msg("streams.assumption.sm-share", threads=RESIDENT_THREADS_PER_SM),
-        msg("streams.assumption.pageable"),
-        msg("streams.assumption.legacy-stream"),
-    ))
+    messages = [msg("streams.assumption.issue", number=f"{machine.issue_s * 1e6:g}"), msg(engines)]
+    if machine.copy_engines == 2 and machine.both_ways_share != (1.0, 1.0):
+        h2d, d2h = machine.both_ways_share
+        messages.append(msg("streams.assumption.both-ways", h2d=f"{h2d:.0%}", d2h=f"{d2h:.0%}"))
+    if spec is not None:
+        messages.append(msg("streams.assumption.sm-share", threads=spec.max_threads_per_sm, gpu=spec.name))
+    messages += [msg("streams.assumption.pageable"), msg("streams.assumption.legacy-stream")]
+    return tuple(Note(message) for message in messages)
 
 
 # ---------------------------------------------------------------- diagnosis
-
-OVERLAP_SLACK = 1.25
-"""A timeline overlaps well when it is at most this much longer than its ideal (see :func:`ideal_seconds`)."""
 
 SMALL_STAGE_S = 20e-6
 """A chunk whose longest stage is shorter than this is dominated by fixed per-call costs (5-10 us each)."""
 
 PACE_SHARE = 0.8
 """The kernels set the pace when the SMs are busy for at least this share of the timeline."""
+
+TOGETHER_SHARE = 0.01
+"""Two ops ran together when they shared more than this share of the shorter one's time: a measured
+timeline's CUDA events put touching ops a few microseconds over each other, which is no overlap."""
+
+COPY_KINDS = frozenset({"h2d", "d2h"})
 
 
 @dataclass(frozen=True)
@@ -344,24 +409,77 @@ def ideal_seconds(ops: Sequence[TimelineOp]) -> float:
                 for engine in {op.engine for op in ops}), default=0.0)  # fmt: skip
 
 
+def ran_together(a: TimelineOp, b: TimelineOp) -> bool:
+    """Whether ``a`` and ``b`` ran at the same time: they shared more than :data:`TOGETHER_SHARE` of
+    the shorter one's time."""
+    shared = min(a.end_s, b.end_s) - max(a.start_s, b.start_s)
+    return shared > TOGETHER_SHARE * min(a.duration_s, b.duration_s) and shared > 0
+
+
+def _group(kind: str) -> str:
+    return "copy" if kind in COPY_KINDS else "kernel"
+
+
+def concurrency(ops: Sequence[TimelineOp]) -> frozenset[str]:
+    """What ran at the same time in ``ops``: ``"copy+kernel"`` (a copy while a kernel ran), ``"in+out"``
+    (a copy in beside a copy out), ``"kernel+kernel"`` (kernels side by side), each found at least once."""
+    found: set[str] = set()
+    for i, a in enumerate(ops):
+        for b in ops[i + 1:]:
+            if not ran_together(a, b):
+                continue
+            groups = {_group(a.kind), _group(b.kind)}
+            if groups == {"copy", "kernel"}:
+                found.add("copy+kernel")
+            elif groups == {"kernel"}:
+                found.add("kernel+kernel")
+            elif a.kind != b.kind:
+                found.add("in+out")
+    return frozenset(found)
+
+
+def copy_under_kernel_seconds(ops: Sequence[TimelineOp]) -> float:
+    """How long at least one copy and at least one kernel were running at once."""
+    edges = sorted((time_s, step, _group(op.kind)) for op in ops if op.duration_s > 0
+                   for time_s, step in ((op.start_s, 1), (op.end_s, -1)))  # fmt: skip
+    running = {"copy": 0, "kernel": 0}
+    together, previous = 0.0, None
+    for time_s, step, group in edges:  # ends sort before starts at one instant (-1 < 1)
+        if previous is not None and running["copy"] > 0 and running["kernel"] > 0:
+            together += time_s - previous
+        running[group] += step
+        previous = time_s
+    return together
+
+
 def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None = None) -> list[Message]:
-    """Whether a timeline overlaps (one message) or what stops it (one message per cause found),
-    then what limits it whether or not it overlaps: chunks so small that fixed per-call costs rule,
-    the SMs filled by every kernel, one copy engine for both directions.
-    ``baseline_s``: the one-stream time, for the speedup."""
+    """What the schedule did, from which ops actually ran at the same time: copies running while
+    kernels ran is the overlap streams are for (one message), else what did run together, if
+    anything, and what stopped the rest (one message per cause found); then what limits the
+    timeline either way: chunks so small that fixed per-call costs rule, the SMs filled by every
+    kernel, one copy engine for both directions. ``baseline_s``: the one-stream time, for the speedup."""
     span = span_seconds(ops)
     if span <= 0:
         return []
     limits = _limits(setup, ops, span)
-    if span <= OVERLAP_SLACK * ideal_seconds(ops):
+    together = concurrency(ops)
+    if "copy+kernel" in together:
         speedup = f"{baseline_s / span:.1f}" if baseline_s else "?"
-        found = [msg("streams.diagnosis.overlapping", percent=f"{overlap_seconds(ops) / span:.0%}", speedup=speedup)]
-    else:
-        found = _causes(setup) or ([] if limits else [msg("streams.diagnosis.unexplained")])
-    return found + limits
+        percent = f"{copy_under_kernel_seconds(ops) / span:.0%}"
+        return [msg("streams.diagnosis.overlapping", percent=percent, speedup=speedup), *limits]
+    found = [msg("streams.diagnosis.copies-only")] if "in+out" in together else []
+    if "kernel+kernel" in together:
+        found.append(msg("streams.diagnosis.kernels-only"))
+    if not found:
+        found.append(msg("streams.diagnosis.serial"))
+    causes = _causes(setup, ops)
+    return found + (causes or ([] if limits else [msg("streams.diagnosis.unexplained")])) + limits
 
 
-def _causes(setup: Setup) -> list[Message]:
+def _causes(setup: Setup, ops: Sequence[TimelineOp]) -> list[Message]:
+    """Why no copy ran under a kernel: one chunk (nothing to overlap with) alone, else each setting that forbids it."""
+    if sum(1 for op in ops if op.kind == "kernel") <= 1:
+        return [msg("streams.diagnosis.one-chunk")]
     causes = []
     if setup.streams <= 1:
         causes.append(msg("streams.diagnosis.one-stream"))

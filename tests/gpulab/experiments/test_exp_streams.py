@@ -10,6 +10,7 @@ from gpulab import experiments, results
 from gpulab.catalogue import from_json
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, PartialPoint, drive, params_from_strings, streams
+from gpulab.model import streams as model
 from gpulab.timeline import TimelineOp, ops_of, overlap_seconds, span_seconds
 
 MODEL_KEYS = ["model-one-stream", "model-pinned", "model-pageable", "model-default-stream"]
@@ -94,6 +95,26 @@ def test_each_preset_of_trouble_gets_its_diagnosis(assignments, configuration, e
     params = params_from_strings(streams.Params, {"chunks": "4", **assignments})
     result = drive(streams.run(params, Context()))
     assert expected in _diagnosis_keys(_point(result, configuration))
+
+
+def test_with_one_chunk_no_configuration_claims_overlap():
+    result = drive(streams.run(streams.Params(chunks=1), Context()))
+    for key in MODEL_KEYS:
+        keys = _diagnosis_keys(_point(result, key))
+        assert "overlapping" not in keys and "one-chunk" in keys, key
+
+
+def test_kernels_on_the_default_stream_four_times_longer_than_copies_are_not_called_overlapping():
+    params = params_from_strings(streams.Params, {"kernel_to_copy": "4"})
+    keys = _diagnosis_keys(_point(drive(streams.run(params, Context())), "model-default-stream"))
+    assert "overlapping" not in keys and "default-stream" in keys
+
+
+def test_a_modelled_copy_stretches_while_a_copy_the_other_way_runs(result):
+    ops = ops_of(_point(result, "model-pinned").extra)
+    alone_s = min(op.duration_s for op in ops if op.kind == "h2d")  # the first copy in meets no copy out
+    shared = [a for a in ops if a.kind == "h2d" and any(model.ran_together(a, b) for b in ops if b.kind == "d2h")]
+    assert shared and all(op.duration_s > alone_s * 1.01 for op in shared)
 
 
 def test_bad_parameters_are_refused_with_the_field_named():

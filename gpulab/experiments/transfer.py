@@ -11,6 +11,10 @@ right. Series, by key:
 * ``model-gen4-pinned``, ...  the transfer model (:func:`gpulab.model.transfer_time`) of a
   PCIe generation at x16 (role model), for every generation in ``model_gens`` when there is
   no GPU; with a GPU, ``model-link-pinned``/``-pageable`` model the link it sits on instead.
+* ``model-both-h2d``, ``model-both-d2h``  pinned copies of the lesson's link (Gen4 without a GPU,
+  the GPU's own with one) while a copy the other way runs all the time: the host link is shared,
+  and each direction keeps its cited share of its one-way rate. Only when both directions and
+  pinned memory are chosen.
 * ``batch-round-trips``, ``batch-one-copy`` (measured) and ``model-batch-round-trips``,
   ``model-batch-one-copy`` (modelled): the keep-it-on-the-GPU demo, one point each. x is the
   payload (chunks x chunk size), y the bytes moved both ways over the total time, and
@@ -43,7 +47,7 @@ from gpulab.experiments.base import (
 from gpulab.experiments.sweep import gpu_details
 from gpulab.experiments.transfer_gpu import LinkReading
 from gpulab.measure import Ceiling, RepeatPolicy, modelled_point, noisy_notes, rate_point, with_ceiling
-from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, PcieLink, transfer_time
+from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, Direction, PcieLink, transfer_time
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = render("experiment.transfer.title")
@@ -138,6 +142,42 @@ def model_copy_series(link: PcieLink, kind: str, sizes: tuple[int, ...], key: st
         point = with_ceiling(modelled_point(n, n, seconds, memory=kind), ceiling)
         series = series.with_point(point)
     return series
+
+
+BOTH_WAYS: tuple[Direction, ...] = ("h2d", "d2h")
+
+
+def model_both_ways_series(link: PcieLink, sizes: tuple[int, ...]) -> list[Series]:
+    """Pinned copies each way over ``link`` while a copy the other way runs all the time."""
+    details = {"formula": "time = bytes / (link rate x pinned efficiency x share while both directions copy) "
+               "+ start-up latency", "link": link.label, "link_gb_s_per_direction": link.gb_s_per_direction,
+               "gen": link.gen, "lanes": link.lanes, "memory": "pinned", "both_ways": True}  # fmt: skip
+    ceiling = link_ceiling(link, "PCIe base specification")
+    series = []
+    for direction in BOTH_WAYS:
+        label = msg("series.transfer.both-ways", link=f"Gen{link.gen} x{link.lanes}",
+                    direction=_direction_msg(direction))  # fmt: skip
+        one = _series(f"model-both-{direction}", label, "model",
+                      Provenance("modelled", link.label, {**details, "direction": direction}))  # fmt: skip
+        for n in sizes:
+            seconds = transfer_time(link, n, direction=direction, both_ways=True).seconds
+            point = modelled_point(n, n, seconds, memory="pinned", direction=direction, both_ways=True)
+            one = one.with_point(with_ceiling(point, ceiling))
+        series.append(one)
+    return series
+
+
+def both_ways_note(series: list[Series]) -> Message | None:
+    """The largest copy of each direction both ways at once, against the same copy one way."""
+    by_key = {s.key: s for s in series if s.points}
+    h2d, d2h = by_key.get("model-both-h2d"), by_key.get("model-both-d2h")
+    if h2d is None or d2h is None:
+        return None
+    largest_h2d, largest_d2h = max(h2d.points, key=lambda p: p.x), max(d2h.points, key=lambda p: p.x)
+    link = PcieLink(int(h2d.provenance.details["gen"]), int(h2d.provenance.details["lanes"]))
+    alone = largest_h2d.x / transfer_time(link, largest_h2d.x).seconds / 1e9
+    return msg("note.transfer.both-ways", link=link.label, size=bytes_text(largest_h2d.x),
+               h2d=f"{largest_h2d.y:.1f}", d2h=f"{largest_d2h.y:.1f}", one=f"{alone:.1f}")  # fmt: skip
 
 
 def batch_seconds_modelled(link: PcieLink, n_chunks: int, chunk_bytes: int) -> tuple[float, float]:
@@ -406,14 +446,19 @@ def _summary_notes(series: list[Series], model_link: PcieLink) -> list[Message]:
         if note is not None:
             notes.append(note)
             break
-    batching = batch_note(series)
-    return [*notes, *([batching] if batching else [])]
+    batching, both_ways = batch_note(series), both_ways_note(series)
+    return [*notes, *([both_ways] if both_ways else []), *([batching] if batching else [])]
 
 
-def _assumptions(links: list[PcieLink], kinds: tuple[str, ...]) -> list[Note]:
-    """The model's assumptions for every link modelled (the shared ones once, by :func:`merge_notes`)."""
-    return [note for link in links for kind in kinds
-            for note in transfer_time(link, 1 << 20, pinned=kind == "pinned").assumptions]  # fmt: skip
+def _assumptions(links: list[PcieLink], kinds: tuple[str, ...], both_ways: PcieLink | None = None) -> list[Note]:
+    """The model's assumptions for every link modelled (the shared ones once, by :func:`merge_notes`),
+    and how the ``both_ways`` link shares its rate when copies run both ways at once."""
+    notes = [note for link in links for kind in kinds
+             for note in transfer_time(link, 1 << 20, pinned=kind == "pinned").assumptions]  # fmt: skip
+    if both_ways is not None:
+        notes += [note for note in transfer_time(both_ways, 1 << 20, both_ways=True).assumptions
+                  if note.message.key == "model.assumption.both-ways"]  # fmt: skip
+    return notes
 
 
 # ------------------------------------------------------------------ run
@@ -446,6 +491,8 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     link = measured.before.link if measured is not None else None
     model_link = link if measured is not None and link is not None else batch_model_link(params)
     models = _model_series(params, link, measured is not None)
+    if params.directions == "both" and "pinned" in params.chosen_kinds:
+        models += model_both_ways_series(model_link, params.sizes)
     models += model_batch_series(model_link, params.batch_chunks, params.batch_chunk_bytes)
     yield from _announce(models)
     yield Progress(1.0, msg("progress.done"))
@@ -458,6 +505,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     result = Result("transfer", params_to_dict(params), tuple(series))
     fixed = [msg("note.transfer.rate"), msg("note.transfer.pageable")]
     links = [model_link] if measured is not None else [PcieLink(gen) for gen in _listed_gens(params)]
+    both_ways = model_link if any(s.key.startswith("model-both-") for s in series) else None
     notes = merge_notes(gpu_notes, _summary_notes(series, model_link), noisy_notes(result, "bytes"), fixed,
-                        _assumptions(links, params.chosen_kinds))  # fmt: skip
+                        _assumptions(links, params.chosen_kinds, both_ways))  # fmt: skip
     return Result("transfer", result.params, result.series, notes)

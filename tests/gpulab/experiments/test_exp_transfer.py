@@ -14,6 +14,7 @@ from gpulab.devices import CudaStatus, GpuInfo
 from gpulab.experiments import Context, ParamError, PartialPoint, drive, transfer, transfer_gpu
 from gpulab.experiments.transfer_gpu import LinkReading
 from gpulab.model import DEFAULT_COPY_LATENCY_S, DEFAULT_PINNED_EFFICIENCY, pcie_gb_s_per_direction
+from gpulab.model.transfer import BOTH_WAYS_SHARE
 
 SMALL = (4096, 1 << 20, 1 << 28)
 
@@ -59,8 +60,28 @@ def test_the_modelled_run_is_labelled_and_lists_its_assumptions(modelled):
     assert "No GPU series: no GPU in this test" in text
     for gen in ("Gen3", "Gen4", "Gen5"):
         assert f"The host link is PCIe {gen} x16" in text
-    assert "fixed start-up cost of 10 µs" in text and "pageable host memory reach 50%" in text
+    assert "fixed start-up cost of 10 µs" in text and "pageable host memory reach 33%" in text
     assert "Latency floor (modelled)" in text
+    assert "copies host to GPU keep 47% of their one-way rate, copies GPU to host 94%" in text
+
+
+def test_both_ways_at_once_the_gen4_link_gives_each_direction_its_cited_share(modelled):
+    one_way = modelled.get_series("model-gen4-pinned").points[-1]  # 256 MiB, alone on the link
+    h2d, d2h = (modelled.get_series(f"model-both-{way}") for way in ("h2d", "d2h"))
+    assert h2d.role == d2h.role == "model" and h2d.provenance.details["link"] == "PCIe Gen4 x16"
+    assert [p.x for p in h2d.points] == list(SMALL)
+    assert h2d.points[-1].y == pytest.approx(one_way.y * BOTH_WAYS_SHARE[4]["h2d"], rel=0.01)
+    assert d2h.points[-1].y == pytest.approx(one_way.y * BOTH_WAYS_SHARE[4]["d2h"], rel=0.01)
+    note = next(n for n in modelled.notes if n.message.key == "note.transfer.both-ways")
+    assert note.message.args["h2d"] == f"{h2d.points[-1].y:.1f}" and note.message.args["size"] == "256 MiB"
+
+
+@pytest.mark.parametrize("choice", [{"directions": "h2d"}, {"memory": "pageable"}])
+def test_both_ways_at_once_is_modelled_only_for_both_directions_of_pinned_copies(monkeypatch, choice):
+    monkeypatch.setattr(cuda, "cuda_status", lambda: CudaStatus(False, "no GPU in this test", "no-device"))
+    result = drive(transfer.run(transfer.Params(sizes=(4096, 1 << 20), **choice), Context()))
+    assert not any(s.key.startswith("model-both-") for s in result.series)
+    assert not any(n.message.key == "note.transfer.both-ways" for n in result.notes)
 
 
 def test_every_series_shares_the_bytes_and_gb_s_axes_so_a_generic_plot_reads_right(modelled):

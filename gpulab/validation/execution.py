@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpulab.model import launch
-from gpulab.model.transfer import PcieLink, transfer_time
+from gpulab.model.transfer import Direction, PcieLink, transfer_time
 
 
 def _spec(config: Mapping[str, Any]) -> Any:
@@ -49,8 +49,27 @@ def copy_gb_s(config: Mapping[str, Any]) -> float:
     return size / estimate.seconds / 1e9
 
 
+def streams_copy_gb_s(config: Mapping[str, Any]) -> float:
+    """GB/s of a ``direction`` copy of ``bytes`` in the streams lab's timeline on ``gpu`` (its PCIe link and
+    copy engines), started with a copy the other way twice as long (``both``), as nvbandwidth's
+    bidirectional tests run them; or alone."""
+    from gpulab.model import streams
+
+    spec = _spec(config)
+    size = int(config.get("bytes", 1 << 28))
+    way: Direction = "d2h" if config.get("direction") == "d2h" else "h2d"
+    other: Direction = "h2d" if way == "d2h" else "d2h"
+    program = [streams.Op("measured", 1, way, transfer_time(spec, size, direction=way).seconds, size)]
+    if config.get("both", True):
+        interfering = transfer_time(spec, 2 * size, direction=other).seconds
+        program.append(streams.Op("interfering", 2, other, interfering, 2 * size))
+    measured = streams.simulate(program, streams.machine_for(spec))[0]
+    return size / measured.duration_s / 1e9
+
+
 EVALUATORS = {
     "launch-us-per-kernel": launch_us_per_kernel,
     "launch-graph-gain": launch_graph_gain,
     "copy-gb-s": copy_gb_s,
+    "streams-copy-gb-s": streams_copy_gb_s,
 }

@@ -87,8 +87,10 @@ GPU_TILED = render(LABELS["gpu-tiled"])
 NUMPY_DTYPES = {"fp32": np.float32, "fp64": np.float64, "fp16": np.float16}
 CPU_DTYPES = ("fp32", "fp64")  # numpy has no half-precision BLAS
 FORMULA = (
-    "time = max(2·N³ / peak FLOP/s, 3·N²·bytes per element / memory bandwidth) + launch overhead"
-    " [+ A and B copied in and C copied out over PCIe when transfers are included]"
+    "time = max(2·N³ / (peak FLOP/s × GEMM share × tile fill), 3·N²·bytes per element / memory bandwidth)"
+    " + launch overhead [+ A and B copied in and C copied out over PCIe when transfers are included];"
+    " GEMM share: what a large cuBLAS GEMM reached in a published measurement; tile fill: the share of the"
+    " SMs the 64×64 tiles of C keep busy"
 )
 
 
@@ -334,12 +336,12 @@ def _gpu_maker(
 
 
 def _plan_model(plan: _Plan) -> None:
-    from gpulab.model import UnsupportedDtypeError, matmul_estimate
+    from gpulab.model import UnsupportedDtypeError
 
     params = plan.params
     spec = resolve_model_gpu(params.model_gpu)
     try:
-        probe = matmul_estimate(spec, 1024, params.dtype, params.include_transfers)
+        probe = model_estimate(spec, 1024, params.dtype, params.include_transfers)
     except UnsupportedDtypeError as exc:
         plan.notes.append(msg("note.no-modelled-gpu", reason=exc.message))
         return
@@ -352,7 +354,7 @@ def _plan_model(plan: _Plan) -> None:
     plan.model_spec = spec
 
     def make(n: int, _operands: Any) -> Point:
-        return estimate_point(n, flops(n), matmul_estimate(spec, n, params.dtype, params.include_transfers))
+        return estimate_point(n, flops(n), model_estimate(spec, n, params.dtype, params.include_transfers))
 
     provenance = Provenance("modelled", spec.name, details)
     plan.series.append(SweepSeries(model_series_label(spec.name), "model", provenance, make, "model"))
@@ -377,10 +379,15 @@ def _what_if_copied(plan: _Plan) -> WhatIfCopied | None:
     return WhatIfCopied(spec.name, lambda n: _model_seconds(spec, n, params.dtype, True))
 
 
-def _model_seconds(spec: Any, n: int, dtype: str, include_transfers: bool) -> float:
+def model_estimate(spec: Any, n: int, dtype: str, include_transfers: bool = False) -> Any:
+    """The lab's modelled multiply of two N×N matrices on ``spec`` (the validation rows call this)."""
     from gpulab.model import matmul_estimate
 
-    return matmul_estimate(spec, n, dtype, include_transfers).seconds
+    return matmul_estimate(spec, n, dtype, include_transfers)
+
+
+def _model_seconds(spec: Any, n: int, dtype: str, include_transfers: bool) -> float:
+    return model_estimate(spec, n, dtype, include_transfers).seconds
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:

@@ -9,6 +9,13 @@ chart: x = arithmetic intensity (FLOP per byte), y = attained GFLOP/s.
   ``modelled``; the kernels' points on it are modelled from the roofline formula
   (:func:`gpulab.model.kernel_time`), so they sit on the roof, below it only by the assumed
   launch overhead.
+- Two bounds per kernel: its point is placed by the byte count ``traffic`` names (by default
+  ``sectors``: no reuse, every 32-byte sector its warps fetch comes from DRAM), and where the
+  other count differs (the matmuls) a second modelled point, series ``kernels-model-other``,
+  sits at that count (``unique``: ideal reuse, each byte crosses DRAM once, an upper bound). The
+  chart joins the two. The verdict (bound, percent of roof) is the first point's: a kernel that
+  stages no reuse of its own lands near its no-reuse point, as published SGEMM measurements
+  show (:func:`published_efficiency`, from the lab's validation rows).
 - With a usable GPU each kernel is also timed at the teaching size with CUDA events
   (``measured``) and placed under that GPU's own roof when the spec table knows it.
 - CPU roof: this machine's BLAS matmul GFLOP/s and triad GB/s measured in this run
@@ -56,18 +63,22 @@ X_LABEL, X_UNIT = Note(msg("axis.arithmetic-intensity")), "FLOP/byte"
 Y_LABEL, Y_UNIT = Note(msg("axis.attained-flops")), "GFLOP/s"
 CHART_X_RANGE = (1 / 32, 4096.0)  # FLOP/byte; widened to hold every point and ridge
 MAX_ELEMENTS = 1 << 26
+OTHER_TRAFFIC = {"sectors": "unique", "unique": "sectors"}
+DISTINCT_INTENSITY = 1.05  # the two counts draw two points only when they differ by more than 5%
+ROW_MODEL = "roofline-kernel-gflops"  # the evaluator of this lab's validation rows
 
 
 @dataclass(frozen=True)
 class Params(CheckedParams):
     """``elements``: the teaching size every kernel is scaled to (output elements; an N×N kernel
-    gets N = sqrt(elements)). ``traffic``: which byte count places the points (``unique``: each
-    byte once, an ideal cache; ``sectors``: every 32-byte sector each warp fetches, no cache)."""
+    gets N = sqrt(elements)). ``traffic``: which byte count places the points and gives the
+    verdict (``sectors``: every 32-byte sector each warp fetches, no reuse; ``unique``: each byte
+    once, ideal reuse); the other count is drawn as each kernel's second point."""
 
     model_gpu: str = param("h100-sxm")
     dtype: Literal["fp32"] = param("fp32")
     elements: int = param(1 << 24, min=1 << 10, max=MAX_ELEMENTS)
-    traffic: Literal["unique", "sectors"] = param("unique")
+    traffic: Literal["sectors", "unique"] = param("sectors")
     measure_cpu: bool = param(True)
     measure_gpu: bool = param(True)
     repeats: int = param(5, min=1, max=1000)
@@ -97,6 +108,31 @@ class Placed:
     @property
     def entry(self) -> str:
         return self.work.entry
+
+    def with_traffic(self, traffic: str) -> Placed:
+        """The same kernel placed by another byte count."""
+        return Placed(self.work, self.n, self.flops, self.work.bytes(self.n, traffic))
+
+
+def placed_kernel(work: KernelWork, elements: int, traffic: str) -> Placed:
+    """A counted kernel at the teaching size of ``elements``, its bytes counted as ``traffic``."""
+    n = problem_size(work.complexity, elements)
+    return Placed(work, n, work.flops(n), work.bytes(n, traffic))
+
+
+def modelled_seconds(spec: Any, placed: Placed) -> float:
+    """The roofline model's time of one launch of a placed kernel on ``spec`` (fp32 CUDA cores)."""
+    return kernel_time(spec, placed.flops, placed.bytes_moved, "fp32", use_tensor_cores=False).seconds
+
+
+def modelled_gflop_s(entry: str, model_gpu: str, elements: int, traffic: str) -> float:
+    """GFLOP/s the lab models for catalogue kernel ``entry`` at ``elements`` on ``model_gpu``,
+    its bytes counted as ``traffic`` (what a validation row compares)."""
+    from gpulab.experiments.matmul import resolve_model_gpu
+
+    work = count_work(kernels_spec(entry))
+    placed = placed_kernel(work, elements, traffic)
+    return placed.flops / modelled_seconds(resolve_model_gpu(model_gpu), placed) / 1e9
 
 
 # ------------------------------------------------------------- points and roofs
@@ -185,20 +221,49 @@ class _Run:
                 continue
             if not work.complexity.stated:
                 self.unstated.append(entry)
-            n = problem_size(work.complexity, self.params.elements)
-            self.placed.append(Placed(work, n, work.flops(n), work.bytes(n, self.params.traffic)))
+            self.placed.append(placed_kernel(work, self.params.elements, self.params.traffic))
 
     def modelled(self) -> Generator[Event, None, None]:
         label = msg("series.roofline.kernels-model")
         provenance = Provenance("modelled", self.spec.name, {
             "formula": "time = max(FLOP / fp32 peak, bytes / memory bandwidth) + launch overhead",
             "spec_key": self.spec.key, "traffic": self.params.traffic})
-        points = []
+        published = published_efficiency()
+        points, others = [], []
         for placed in self.placed:
-            seconds = kernel_time(self.spec, placed.flops, placed.bytes_moved, "fp32", use_tensor_cores=False).seconds
-            points.append(kernel_point(placed, seconds, self.roof, self.params.traffic))
+            other = self.other_point(placed)
+            others += [other] if other is not None else []
+            facts = {"published": published.get(placed.entry, [])}
+            if other is not None:
+                facts |= {"other_traffic": other.extra["traffic"], "other_intensity": other.x,
+                          "other_gflop_s": other.y, "other_bound": other.extra["bound"]}  # fmt: skip
+            points.append(kernel_point(placed, modelled_seconds(self.spec, placed), self.roof, self.params.traffic,
+                                       **facts))  # fmt: skip
             yield PartialPoint(Note(label), points[-1], provenance)
         self.series["kernels-model"] = _series(label, "kernels-model", "model", provenance, tuple(points))
+        yield from self.other_series(provenance, others)
+
+    def other_point(self, placed: Placed) -> Point | None:
+        """The kernel placed by the other byte count, when that moves it (a kernel with FLOPs whose
+        two counts differ by more than :data:`DISTINCT_INTENSITY`), else None."""
+        traffic = OTHER_TRAFFIC[self.params.traffic]
+        other = placed.with_traffic(traffic)
+        if not placed.flops or not placed.bytes_moved or not other.bytes_moved:
+            return None
+        ratio = max(placed.bytes_moved, other.bytes_moved) / min(placed.bytes_moved, other.bytes_moved)
+        if ratio <= DISTINCT_INTENSITY:
+            return None
+        return kernel_point(other, modelled_seconds(self.spec, other), self.roof, traffic, pair_of=placed.entry)
+
+    def other_series(self, provenance: Provenance, points: list[Point]) -> Generator[Event, None, None]:
+        """The kernels' second points, by the other byte count, as a series of their own."""
+        traffic = OTHER_TRAFFIC[self.params.traffic]
+        label = msg(f"series.roofline.kernels-model-{traffic}")
+        other = Provenance("modelled", self.spec.name, {**provenance.details, "traffic": traffic})
+        for point in points:
+            yield PartialPoint(Note(label), point, other)
+        if points:
+            self.series["kernels-model-other"] = _series(label, "kernels-model-other", "model", other, tuple(points))
 
     def result(self, extra_roofs: list[tuple[str, Series]]) -> Result:
         intensities = [p.x for s in self.series.values() for p in s.points]
@@ -217,7 +282,8 @@ class _Run:
         bytes_note = "note.roofline.bytes-unique" if self.params.traffic == "unique" else "note.roofline.bytes-sectors"
         launch_us = f"{DEFAULT_LAUNCH_OVERHEAD_S * 1e6:g}"
         notes = [msg("note.roofline.counted", size=self.params.elements, side=math.isqrt(self.params.elements)),
-                 msg(bytes_note), msg("note.roofline.modelled-on-roof", us=launch_us), *self.notes]
+                 msg(bytes_note), msg(f"note.roofline.two-points-{self.params.traffic}"),
+                 msg("note.roofline.modelled-on-roof", us=launch_us), *self.published_notes(), *self.notes]
         if no_flop:
             notes.append(msg("note.roofline.no-flops", names=no_flop))
         if self.unstated:
@@ -225,6 +291,41 @@ class _Run:
         if self.skipped:
             notes.append(msg("note.roofline.skipped", names=self.skipped))
         return notes
+
+
+    def published_notes(self) -> list[Message]:
+        """What kernels like the lab's matmuls reached in published measurements, as a share of
+        their GPU's fp32 peak."""
+        found = published_efficiency()
+        items = [msg("note.roofline.published-item", name=entry, gflops=f"{item['gflop_s']:.0f}",
+                     percent=f"{item['percent_of_peak']:.1f}", gpu=item["gpu"])
+                 for entry in sorted(found) for item in found[entry]]  # fmt: skip
+        return [msg("note.roofline.published", items=items)] if items else []
+
+
+def published_efficiency() -> dict[str, list[dict[str, Any]]]:
+    """Published rates of kernels like the catalogue's, by entry: from the validation rows of this
+    lab (model :data:`ROW_MODEL`), each measurement once, with the GPU it ran on and its share of
+    that GPU's fp32 peak. Empty when the rows cannot be read."""
+    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.validation import ValidationFormatError, rows_for
+
+    try:
+        rows = [row for row in rows_for("roofline") if row.model == ROW_MODEL and row.published is not None]
+    except (ValidationFormatError, OSError):
+        return {}
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        published = row.published
+        value = published.low if published.low is not None else published.high  # a bound's one figure
+        spec = resolve_model_gpu(str(row.config["gpu"]))
+        entry = str(row.config["kernel"])
+        item = {"gflop_s": value, "gpu": spec.name, "percent_of_peak": 100 * value / (spec.peak_tflops["fp32"] * 1e3),
+                "source": row.source.title if row.source else "", "locator": row.locator}  # fmt: skip
+        known = found.setdefault(entry, [])
+        if not any((seen["gpu"], seen["gflop_s"]) == (item["gpu"], item["gflop_s"]) for seen in known):
+            known.append(item)
+    return found
 
 
 def gpu_roof(spec: Any) -> Roof:

@@ -142,8 +142,8 @@ def test_points_carry_intensity_attained_rate_bound_and_distance_below_the_roof(
     assert 80 < vector_add.extra["percent_of_roof"] < 100  # modelled: below only by the launch overhead
     assert vector_add.y == pytest.approx(vector_add.extra["roof_gflop_s"] * vector_add.extra["percent_of_roof"] / 100)
     assert vector_add.extra["preset"] == kernel("vector_add").smallest_preset.name
-    matmul = _points(result)["matmul_tiled"]
-    assert matmul.extra["bound"] == "compute-bound" and matmul.x == pytest.approx(4096 / 6)
+    matmul = _points(result)["matmul_tiled"]  # by default placed with no reuse: memory-bound
+    assert matmul.extra["bound"] == "memory-bound" and matmul.x == pytest.approx(4, rel=0.01)
 
 
 def test_kernels_without_flops_sit_at_zero_and_are_named_in_a_note(result):
@@ -162,6 +162,50 @@ def test_the_gpu_roof_is_drawn_from_the_spec_sheet_with_its_ridge(result):
     assert ridge.y == pytest.approx(spec.peak_tflops["fp32"] * 1e3)
     assert roof.points[0].x < min(p.x for p in _points(result).values() if p.x > 0)
     assert result.get_series("cpu-roof") is None
+
+
+def test_each_matmul_has_a_no_reuse_point_with_its_verdict_joined_to_an_ideal_reuse_bound(result):
+    spec = load_specs().get("h100-sxm")
+    points, ideal = _points(result), _points(result, "kernels-model-other")
+    assert set(ideal) == {"matmul_naive", "matmul_tiled"}  # only kernels whose two counts differ
+    assert result.get_series("kernels-model-other").provenance.kind == "modelled"
+    for entry in ideal:
+        assert points[entry].extra["bound"] == "memory-bound"  # the verdict: no reuse
+        assert ideal[entry].extra["bound"] == "compute-bound" and ideal[entry].x == pytest.approx(4096 / 6)
+        assert ideal[entry].extra["pair_of"] == entry and ideal[entry].extra["traffic"] == "unique"
+        assert points[entry].extra["other_intensity"] == pytest.approx(ideal[entry].x)
+        assert points[entry].extra["other_bound"] == "compute-bound"
+    # Tiling moves the no-reuse point 8x right; the naive kernel's verdict is about 2.5% of the peak.
+    assert points["matmul_tiled"].x / points["matmul_naive"].x == pytest.approx(8, rel=0.05)
+    assert points["matmul_naive"].y / (spec.peak_tflops["fp32"] * 1e3) == pytest.approx(0.025, rel=0.05)
+
+
+def test_published_sgemm_measurements_are_named_with_their_share_of_the_peak(result):
+    naive = _points(result)["matmul_naive"].extra["published"]
+    assert [(item["gpu"], item["gflop_s"]) for item in naive] == [("NVIDIA RTX A6000", 1986.5)]
+    assert naive[0]["percent_of_peak"] == pytest.approx(100 * 1986.5 / 38700)
+    assert "Boehm" in naive[0]["source"]
+    note = next(n for n in result.notes if n.startswith("Published measurements of kernels like these"))
+    assert "a kernel like matmul_naive reached 1986 GFLOP/s, 5.1% of the NVIDIA RTX A6000's fp32 peak" in note
+    assert _points(result)["vector_add"].extra["published"] == []
+
+
+def test_the_validation_rows_price_a_kernel_as_the_lab_places_it():
+    params = roofline.Params(measure_cpu=False, measure_gpu=False, elements=1 << 20, model_gpu="rtx-a6000")
+    points = _points(drive(roofline.run(params, Context())))
+    rate = roofline.modelled_gflop_s("matmul_naive", "rtx-a6000", 1 << 20, "sectors")
+    assert rate == pytest.approx(points["matmul_naive"].y)
+
+
+def test_with_ideal_reuse_chosen_the_hollow_points_are_the_no_reuse_ones():
+    params = roofline.Params(measure_cpu=False, measure_gpu=False, traffic="unique", elements=1 << 20)
+    result = drive(roofline.run(params, Context()))
+    points, other = _points(result), _points(result, "kernels-model-other")
+    assert points["matmul_naive"].extra["bound"] == "compute-bound"
+    assert other["matmul_naive"].extra["traffic"] == "sectors" and other["matmul_naive"].x == pytest.approx(0.5, 0.01)
+    assert result.get_series("kernels-model-other").name == "Kernels, no reuse (model)"
+    assert any(note.startswith("A kernel whose two counts differ") and "ideal reuse (its verdict here" in note
+               for note in result.notes)  # fmt: skip
 
 
 def test_sector_traffic_moves_naive_matmul_left_of_the_ridge():

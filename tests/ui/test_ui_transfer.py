@@ -31,7 +31,10 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
     assert isinstance(panel, TransferPanel) and panel.heading.text().startswith("PCIe transfers")
     type_into(qtbot, panel.editors["sizes"].edit, "4096, 2^20, 2^28")
     result = _run(qtbot, window, panel)
-    assert len(panel.plot.curves) == 6  # Gen3/4/5 x pinned/pageable; the batching pair is not a curve
+    # Gen3/4/5 x pinned/pageable, and Gen4 both ways at once (each direction); the batching pair is not a curve
+    assert len(panel.plot.curves) == 8
+    both = sorted(name for name in panel.plot.curves if "both ways at once" in name)
+    assert both == ["Gen4 x16, both ways at once: GPU → host", "Gen4 x16, both ways at once: host → GPU"]
     assert not any(name.startswith(("1024 round trips", "one batched")) for name in panel.plot.curves)
     assert [line.label.format for line in panel.plot.levels] == [
         "PCIe Gen3 x16: 15.8 GB/s", "PCIe Gen4 x16: 31.5 GB/s", "PCIe Gen5 x16: 63.0 GB/s"]
@@ -48,7 +51,7 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
         qtbot.waitUntil(lambda: all(label.color == new for label in panel.plot.point_labels))
     finally:
         window.set_theme("light")
-    assert panel.legend.text().count("MODELLED") == 1  # said once for the six links
+    assert panel.legend.text().count("MODELLED") == 1  # said once for the eight modelled curves
     click_tab(qtbot, panel.tabs, 1)
     assert panel.bars.isVisible()
     assert "one batch is 62× faster" in panel.bars.title.text()

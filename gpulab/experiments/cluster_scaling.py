@@ -6,8 +6,10 @@ and every assumption is a note of the result. Series (all ``modelled``, role ``m
 
 - ``allreduce-<algorithm>``: x GPUs, y milliseconds for one AllReduce of ``message_bytes``;
   each point's ``extra`` holds the seconds and the nccl-tests bus bandwidth;
-- ``efficiency``: x GPUs, y % scaling efficiency of the best plan that fits (its DP/TP/PP,
-  step time and MFU in ``extra``); a GPU count where no plan fits has no point;
+- ``efficiency``: x GPUs, y % scaling efficiency of the best plan that fits, against the ideal step
+  at that GPU count (only the model's FLOPs at the planner's kernel rate: no bubble, no exposed
+  communication, no recomputation); its DP/TP/PP, step time and MFU in ``extra``; a GPU count where
+  no plan fits has no point;
 - ``goodput``: x GPUs, y % of wall time that advances training, checkpointing at Young's interval;
 - ``plans``: the planner's table at ``gpus`` GPUs, x its row (1, 2, ...), y memory per GPU in
   GB, ``extra`` holding DP, TP, PP, memory by kind, fits, problems, bubble, step time, efficiency.
@@ -30,6 +32,12 @@ TITLE = render("experiment.cluster-scaling.title")
 DESCRIPTION = render("experiment.cluster-scaling.description")
 
 MAX_GPUS = 16384
+LLAMA3_INTERLEAVE = 8
+"""Interleaved stages a GPU for Llama 3 405B. The paper gives V only through its pipeline balance
+(§3.3.2): one layer fewer on the first and last stages "means that the first model chunk on the first
+stage has only the embedding", so a model chunk holds one layer and 126 layers + embedding + output
+head make 128 chunks on 16 pipeline ranks: 8 a rank."""
+LLAMA3_CHECKPOINT_SECONDS = float(round(reliability.LLAMA3_CHECKPOINT_SECONDS))  # 2.8 s, on the slider's 3 s step
 GPU_COUNTS = tuple(2**i for i in range(3, 15))  # 8 ... 16,384
 GPU_COUNT_PRESETS = (("8 to 16,384", GPU_COUNTS), ("8 to 1,024", GPU_COUNTS[:8]), ("1 to 16,384", (1, *GPU_COUNTS)))
 
@@ -42,14 +50,18 @@ class Params(CheckedParams):
     gpu_counts: tuple[int, ...] = param(GPU_COUNTS, min=1, max=MAX_GPUS, presets=GPU_COUNT_PRESETS)
     algorithms: tuple[str, ...] = param(cluster.ALGORITHMS, choices=cluster.ALGORITHMS)
     message_bytes: int = param(1 << 28, unit="B", min=1, max=1 << 36)
-    zero_stage: int = param(1, choices=(0, 1, 2, 3))
-    recompute: str = param("full", choices=("full", "selective"))
-    interleave: int = param(1, min=1, max=16)
+    # Meta's settings for Llama 3 405B (arXiv:2407.21783 §3.3.2): FSDP sharding optimizer state and
+    # gradients (ZeRO stage 2), no activation checkpointing (the model's "selective"), 8 interleaved
+    # stages a GPU (see LLAMA3_INTERLEAVE), DP and PP transfers under the compute.
+    zero_stage: int = param(2, choices=(0, 1, 2, 3))
+    recompute: str = param("selective", choices=parallelism.RECOMPUTE_CHOICES)
+    interleave: int = param(LLAMA3_INTERLEAVE, min=1, max=16)
+    overlap: bool = param(True)
     dp: int = param(0, min=0, max=MAX_GPUS)
     tp: int = param(0, min=0, max=64)
     pp: int = param(0, min=0, max=1024)
     failures_per_gpu_year: float = param(reliability.LLAMA3_FAILURES_PER_GPU_YEAR, min=0.0, max=100.0)
-    checkpoint_seconds: float = param(60.0, unit="s", min=0.1, max=86400.0)
+    checkpoint_seconds: float = param(LLAMA3_CHECKPOINT_SECONDS, unit="s", min=0.1, max=86400.0)
     restart_seconds: float = param(300.0, unit="s", min=0.0, max=86400.0)
     fit_from: str = param("")  # a saved collectives result: alpha and beta fitted to its AllReduce
 
@@ -65,7 +77,7 @@ class Params(CheckedParams):
 
     @property
     def training(self) -> parallelism.Training:
-        return parallelism.Training(self.zero_stage, self.recompute, 1, self.interleave)
+        return parallelism.Training(self.zero_stage, self.recompute, 1, self.interleave, self.overlap)
 
 
 def explicit_layout_problem(params: Params) -> Message | None:
@@ -108,8 +120,7 @@ def figures(params: Params) -> Figures:
     spec = resolve_model_gpu(params.model_gpu)
     fabric = cluster.fabric_for(spec)
     counts = sorted(set(params.gpu_counts))
-    allreduce = {algorithm: [(n, cluster.allreduce_seconds(algorithm, n, params.message_bytes, fabric))
-                             for n in counts] for algorithm in params.algorithms}  # fmt: skip
+    allreduce = allreduce_curves(params.algorithms, counts, params.message_bytes, fabric)
     scaling = parallelism.scaling(params.shape, counts, spec, fabric, params.training)
     failures = (params.failures_per_gpu_year, params.checkpoint_seconds, params.restart_seconds)
     plans = parallelism.plan_all(params.shape, params.gpus, spec, fabric, params.training,
@@ -117,6 +128,13 @@ def figures(params: Params) -> Figures:
     llama3_per_day = reliability.interruptions_per_day(reliability.LLAMA3.gpus, params.failures_per_gpu_year)
     return Figures(spec, fabric, allreduce, scaling, [reliability.reliability(n, *failures) for n in counts], plans,
                    reliability.reliability(params.gpus, *failures), llama3_per_day)
+
+
+def allreduce_curves(algorithms: tuple[str, ...], counts: list[int], message_bytes: int,
+                     fabric: cluster.Fabric) -> dict[str, list[tuple[int, float]]]:  # fmt: skip
+    """(GPUs, seconds) of each algorithm at the GPU counts where it can run (NVLS: inside one NVSwitch node)."""
+    return {algorithm: [(n, cluster.allreduce_seconds(algorithm, n, message_bytes, fabric)) for n in counts
+                        if cluster.unavailable(algorithm, n, fabric) is None] for algorithm in algorithms}  # fmt: skip
 
 
 # ---------------------------------------------------------------- points and series
@@ -141,11 +159,14 @@ def plan_extra(plan: parallelism.Plan, spec: Any) -> dict[str, Any]:
             "fits": plan.fits, "usable": plan.usable, "reasons": [to_json(r) for r in plan_reasons(plan, spec)],
             "microbatches": plan.microbatches, "bubble": plan.bubble, "step_seconds": plan.step_s,
             "compute_seconds": plan.compute_s, "tp_comm_seconds": plan.tp_comm_s, "pp_comm_seconds": plan.pp_comm_s,
-            "dp_comm_seconds": plan.dp_comm_s, "efficiency": plan.efficiency, "mfu": plan.mfu}  # fmt: skip
+            "dp_comm_seconds": plan.dp_comm_s, "pp_exposed_seconds": plan.pp_exposed_s,
+            "dp_exposed_seconds": plan.dp_exposed_s, "interleave": plan.interleave, "efficiency": plan.efficiency,
+            "mfu": plan.mfu}  # fmt: skip
 
 
 ALLREDUCE_LABELS = {"ring": "series.cluster-scaling.allreduce-ring", "tree": "series.cluster-scaling.allreduce-tree",
-                    "hierarchical": "series.cluster-scaling.allreduce-hierarchical"}  # fmt: skip
+                    "hierarchical": "series.cluster-scaling.allreduce-hierarchical",
+                    "nvls": "series.cluster-scaling.allreduce-nvls"}  # fmt: skip
 
 
 def _series(key: str, label: Message, y_axis: str, y_unit: str, provenance: Provenance,
@@ -167,8 +188,8 @@ def build_series(figs: Figures, params: Params, provenance: Provenance) -> list[
                               points))  # fmt: skip
     efficiency = [Point(n, plan.efficiency * 100, extra=plan_extra(plan, figs.spec))
                   for n, plan in figs.scaling if plan]
-    series.append(_series("efficiency", msg("series.cluster-scaling.efficiency"), "axis.cluster.percent", "%",
-                          provenance, efficiency))  # fmt: skip
+    label = msg("series.cluster-scaling.efficiency", share=f"{parallelism.COMPUTE_SHARE:.0%}")
+    series.append(_series("efficiency", label, "axis.cluster.percent-of-ideal", "%", provenance, efficiency))
     goodput = [Point(r.gpus, r.goodput * 100, extra={"interruptions_per_day": r.interruptions_per_day,
                                                      "mtbf_seconds": r.mtbf_s, "interval_seconds": r.interval_s})
                for r in figs.failures]  # fmt: skip
@@ -208,8 +229,12 @@ def planner_notes(figs: Figures, params: Params) -> list[Message]:
         notes.append(msg("cluster-scaling.note.best-plan", gpus=params.gpus, dp=layout.dp, tp=layout.tp, pp=layout.pp,
                          step=f"{best.step_s:.1f}", efficiency=f"{best.efficiency * 100:.0f}",
                          memory=f"{best.memory.total / 1e9:.0f}"))  # fmt: skip
+    departs = parallelism.departure(params.shape, params.gpus, figs.plans)
+    if departs is not None:
+        notes.append(departs)
     if params.model == "llama3-405b":
         notes.append(msg("cluster-scaling.note.llama3-layout"))
+    notes.append(msg("cluster-scaling.note.efficiency", share=f"{parallelism.COMPUTE_SHARE:.0%}"))
     return notes
 
 

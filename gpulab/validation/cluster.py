@@ -15,10 +15,13 @@ def _spec(config: Mapping[str, Any]) -> Any:
 
 
 def allreduce_busbw_gb_s(config: Mapping[str, Any]) -> float:
-    """nccl-tests' busbw of one AllReduce: ``gpus``, ``algorithm``, ``message_bytes`` on nodes of ``gpu``."""
+    """nccl-tests' busbw of one AllReduce: ``gpus``, ``algorithm``, ``message_bytes`` on nodes of ``gpu``,
+    optionally with ``nics`` NICs a node of ``nic_gbit`` Gb/s line rate (default: eight of 400 Gb/s)."""
     spec = _spec(config)
     n, size = int(config["gpus"]), float(config["message_bytes"])
-    seconds = cluster.allreduce_seconds(str(config["algorithm"]), n, size, cluster.fabric_for(spec))
+    nic_gb_s = float(config.get("nic_gbit", 8 * cluster.IB_GB_S_PER_DIRECTION)) / 8
+    fabric = cluster.fabric_for(spec, nic_gb_s, int(config.get("nics", cluster.NODE_NICS)))
+    seconds = cluster.allreduce_seconds(str(config["algorithm"]), n, size, fabric)
     return cluster.bus_bandwidth_gb_s(n, size, seconds)
 
 
@@ -44,10 +47,9 @@ def _plan(config: Mapping[str, Any]) -> tuple[Any, parallelism.Plan]:
 
 
 def plan_tflops_per_gpu(config: Mapping[str, Any]) -> float:
-    """Model FLOP a GPU does per second of the step, TFLOPS (``6·P·tokens / (step · GPUs)``)."""
+    """Model FLOP a GPU does per second of the step, TFLOPS (``(6·P + 12·L·h·s)·tokens / (step · GPUs)``)."""
     params, plan = _plan(config)
-    model_flops = 6 * params.shape.parameters * params.shape.tokens_per_step
-    return model_flops / (plan.step_s * plan.layout.gpus) / 1e12
+    return parallelism.tflops_per_gpu(params.shape, plan)
 
 
 def plan_memory_gb(config: Mapping[str, Any]) -> float:
@@ -73,9 +75,9 @@ def training_gpu_hours_millions(config: Mapping[str, Any]) -> float:
     """GPU-hours to train on ``tokens`` tokens at the plan's rate and goodput, millions."""
     tokens = float(config["tokens"])
     rest = {key: value for key, value in config.items() if key != "tokens"}
-    params, _plan_found = _plan(rest)
-    flops_per_gpu_s = plan_tflops_per_gpu(rest) * 1e12
-    seconds = 6 * params.shape.parameters * tokens / flops_per_gpu_s / (goodput_percent(rest) / 100)
+    params, plan = _plan(rest)
+    flops_per_gpu_s = parallelism.tflops_per_gpu(params.shape, plan) * 1e12
+    seconds = params.shape.flops_per_token * tokens / flops_per_gpu_s / (goodput_percent(rest) / 100)
     return seconds / 3600 / 1e6
 
 

@@ -112,6 +112,25 @@
     </message>
 </context>
 <context>
+    <name>BothWaysBars</name>
+    <message>
+        <source>&lt;b&gt;Both ways at once&lt;/b&gt; (%1, %2, %3 copies)</source>
+        <translation>&lt;b&gt;Both ways at once&lt;/b&gt; (%1, %2, %3 copies)</translation>
+    </message>
+    <message>
+        <source>%1, one way at a time</source>
+        <translation>%1, one way at a time</translation>
+    </message>
+    <message>
+        <source>%1, both ways at once</source>
+        <translation>%1, both ways at once</translation>
+    </message>
+    <message>
+        <source>Each direction of the link has its own lanes, but the host's side is shared: hosts measured copies to the GPU falling to about half their rate while copies back keep nearly all of theirs (nvbandwidth, PCIe Gen4). A copy out of one chunk beside the copy in of the next is slower than either alone.</source>
+        <translation>Each direction of the link has its own lanes, but the host's side is shared: hosts measured copies to the GPU falling to about half their rate while copies back keep nearly all of theirs (nvbandwidth, PCIe Gen4). A copy out of one chunk beside the copy in of the next is slower than either alone.</translation>
+    </message>
+</context>
+<context>
     <name>CaseMemoryBox</name>
     <message>
         <source>Open in warp visualizer</source>
@@ -323,6 +342,10 @@
     <message>
         <source>The GPU spec table cannot be read: %1</source>
         <translation>The GPU spec table cannot be read: %1</translation>
+    </message>
+    <message>
+        <source>Modelled GPU wins from %1</source>
+        <translation>Modelled GPU wins from %1</translation>
     </message>
     <message>
         <source>GPU wins from %1</source>
@@ -1273,6 +1296,10 @@
         <source>modelled: %1 TFLOP/s (peak %2)</source>
         <translation>modelled: %1 TFLOP/s (peak %2)</translation>
     </message>
+    <message>
+        <source>without tensor cores (CUDA cores): %1 TFLOP/s</source>
+        <translation>without tensor cores (CUDA cores): %1 TFLOP/s</translation>
+    </message>
 </context>
 <context>
     <name>PrintfTab</name>
@@ -1433,12 +1460,28 @@
         <translation>compute-bound, %1% of roof</translation>
     </message>
     <message>
+        <source>no reuse</source>
+        <translation>no reuse</translation>
+    </message>
+    <message>
+        <source>ideal reuse</source>
+        <translation>ideal reuse</translation>
+    </message>
+    <message>
         <source>%1 FLOP/byte, %2 GFLOP/s</source>
         <translation>%1 FLOP/byte, %2 GFLOP/s</translation>
     </message>
     <message>
         <source>no floating-point work; %1 GB/s</source>
         <translation>no floating-point work; %1 GB/s</translation>
+    </message>
+    <message>
+        <source>with %1: %2 FLOP/byte, %3 GFLOP/s</source>
+        <translation>with %1: %2 FLOP/byte, %3 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>published, a kernel like it: %1 GFLOP/s on the %2, %3% of its fp32 peak</source>
+        <translation>published, a kernel like it: %1 GFLOP/s on the %2, %3% of its fp32 peak</translation>
     </message>
     <message>
         <source>Click to open it in the warp visualizer.</source>
@@ -1449,8 +1492,8 @@
         <translation>ridge %1</translation>
     </message>
     <message>
-        <source>Kernels on %1 (%2):</source>
-        <translation>Kernels on %1 (%2):</translation>
+        <source>Kernels on %1 (%2, %3):</source>
+        <translation>Kernels on %1 (%2, %3):</translation>
     </message>
 </context>
 <context>
@@ -1487,22 +1530,6 @@
 <context>
     <name>ScalingExplorer</name>
     <message>
-        <source>ring</source>
-        <translation>ring</translation>
-    </message>
-    <message>
-        <source>tree</source>
-        <translation>tree</translation>
-    </message>
-    <message>
-        <source>hierarchical</source>
-        <translation>hierarchical</translation>
-    </message>
-    <message>
-        <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
-        <translation>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</translation>
-    </message>
-    <message>
         <source>ring on the fitted link</source>
         <translation>ring on the fitted link</translation>
     </message>
@@ -1515,12 +1542,28 @@
         <translation>AllReduce of %1</translation>
     </message>
     <message>
-        <source>scaling efficiency</source>
-        <translation>scaling efficiency</translation>
+        <source>Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; tinted: cannot run)</source>
+        <translation>Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; tinted: cannot run)</translation>
     </message>
     <message>
-        <source>goodput</source>
-        <translation>goodput</translation>
+        <source>Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </source>
+        <translation>Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </translation>
+    </message>
+    <message>
+        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</source>
+        <translation>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</translation>
+    </message>
+    <message>
+        <source>scaling efficiency, % of the ideal step</source>
+        <translation>scaling efficiency, % of the ideal step</translation>
+    </message>
+    <message>
+        <source>goodput, % of wall time</source>
+        <translation>goodput, % of wall time</translation>
+    </message>
+    <message>
+        <source>Ideal step: the model's FLOPs at %1 of peak, no bubble, no exposed communication</source>
+        <translation>Ideal step: the model's FLOPs at %1 of peak, no bubble, no exposed communication</translation>
     </message>
     <message>
         <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>
@@ -1550,8 +1593,8 @@
         <translation>AllReduce message</translation>
     </message>
     <message>
-        <source>Failures per GPU-year</source>
-        <translation>Failures per GPU-year</translation>
+        <source>Interruptions per GPU-year</source>
+        <translation>Interruptions per GPU-year</translation>
     </message>
     <message>
         <source>Checkpoint write</source>
@@ -1861,6 +1904,10 @@
     <message>
         <source>Round trips vs batch</source>
         <translation>Round trips vs batch</translation>
+    </message>
+    <message>
+        <source>Both ways at once</source>
+        <translation>Both ways at once</translation>
     </message>
     <message>
         <source>%1: %2 GB/s</source>

@@ -113,6 +113,25 @@
     </message>
 </context>
 <context>
+    <name>BothWaysBars</name>
+    <message>
+        <source>&lt;b&gt;Both ways at once&lt;/b&gt; (%1, %2, %3 copies)</source>
+        <translation>&lt;b&gt;双向同时拷贝&lt;/b&gt;（%1，%2，每次拷贝 %3）</translation>
+    </message>
+    <message>
+        <source>%1, one way at a time</source>
+        <translation>%1，每次一个方向</translation>
+    </message>
+    <message>
+        <source>%1, both ways at once</source>
+        <translation>%1，双向同时拷贝</translation>
+    </message>
+    <message>
+        <source>Each direction of the link has its own lanes, but the host&apos;s side is shared: hosts measured copies to the GPU falling to about half their rate while copies back keep nearly all of theirs (nvbandwidth, PCIe Gen4). A copy out of one chunk beside the copy in of the next is slower than either alone.</source>
+        <translation>链路的每个方向各有自己的通道，但主机一侧是共享的：主机上实测，拷往 GPU 的速率降到约一半，而拷回的几乎不受影响（nvbandwidth，PCIe Gen4）。一块数据的拷出与下一块的拷入同时进行时，两者都比单独进行时慢。</translation>
+    </message>
+</context>
+<context>
     <name>CaseMemoryBox</name>
     <message>
         <source>Open in warp visualizer</source>
@@ -324,6 +343,10 @@
     <message>
         <source>The GPU spec table cannot be read: %1</source>
         <translation>无法读取 GPU 规格表：%1</translation>
+    </message>
+    <message>
+        <source>Modelled GPU wins from %1</source>
+        <translation>模型估算的 GPU 从 %1 起胜出</translation>
     </message>
     <message>
         <source>GPU wins from %1</source>
@@ -1274,6 +1297,10 @@
         <source>modelled: %1 TFLOP/s (peak %2)</source>
         <translation>模型估算：%1 TFLOP/s（峰值 %2）</translation>
     </message>
+    <message>
+        <source>without tensor cores (CUDA cores): %1 TFLOP/s</source>
+        <translation>不用 Tensor Core（CUDA 核心）：%1 TFLOP/s</translation>
+    </message>
 </context>
 <context>
     <name>PrintfTab</name>
@@ -1434,12 +1461,28 @@
         <translation>受限于计算，达到屋顶的 %1%</translation>
     </message>
     <message>
+        <source>no reuse</source>
+        <translation>无复用</translation>
+    </message>
+    <message>
+        <source>ideal reuse</source>
+        <translation>理想复用</translation>
+    </message>
+    <message>
         <source>%1 FLOP/byte, %2 GFLOP/s</source>
         <translation>%1 FLOP/字节，%2 GFLOP/s</translation>
     </message>
     <message>
         <source>no floating-point work; %1 GB/s</source>
         <translation>没有浮点运算；%1 GB/s</translation>
+    </message>
+    <message>
+        <source>with %1: %2 FLOP/byte, %3 GFLOP/s</source>
+        <translation>%1时：%2 FLOP/字节，%3 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>published, a kernel like it: %1 GFLOP/s on the %2, %3% of its fp32 peak</source>
+        <translation>已发表实测，同类核函数：在 %2 上 %1 GFLOP/s，为其 fp32 峰值的 %3%</translation>
     </message>
     <message>
         <source>Click to open it in the warp visualizer.</source>
@@ -1450,8 +1493,8 @@
         <translation>脊点 %1</translation>
     </message>
     <message>
-        <source>Kernels on %1 (%2):</source>
-        <translation>%1 上的核函数（%2）：</translation>
+        <source>Kernels on %1 (%2, %3):</source>
+        <translation>%1 上的核函数（%2，%3）：</translation>
     </message>
 </context>
 <context>
@@ -1488,22 +1531,6 @@
 <context>
     <name>ScalingExplorer</name>
     <message>
-        <source>ring</source>
-        <translation>环形</translation>
-    </message>
-    <message>
-        <source>tree</source>
-        <translation>树形</translation>
-    </message>
-    <message>
-        <source>hierarchical</source>
-        <translation>分层</translation>
-    </message>
-    <message>
-        <source>Plans for %1 GPUs (★ best that fits; tinted: cannot run)</source>
-        <translation>%1 块 GPU 的方案（★ 放得下的最佳方案；底色标出的无法运行）</translation>
-    </message>
-    <message>
         <source>ring on the fitted link</source>
         <translation>拟合链路上的环形</translation>
     </message>
@@ -1516,12 +1543,28 @@
         <translation>%1 的 AllReduce</translation>
     </message>
     <message>
-        <source>scaling efficiency</source>
-        <translation>扩展效率</translation>
+        <source>Plans for %1 GPUs (★ best that fits; ◆ Meta&apos;s published layout; tinted: cannot run)</source>
+        <translation>%1 块 GPU 的方案（★ 放得下的最佳方案；◆ Meta 公布的切分；底色标红：无法运行）</translation>
     </message>
     <message>
-        <source>goodput</source>
-        <translation>有效产出 (goodput)</translation>
+        <source>Inside a node: %1 GB/s a GPU, what NCCL gets of %2&apos;s %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </source>
+        <translation>节点内：每块 GPU %1 GB/s，即 NCCL 在 %2 的 %3 GB/s 上实际能达到的速率。离开节点：%4 块网卡 × %5 GB/s = %6 GB/s。</translation>
+    </message>
+    <message>
+        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</source>
+        <translation>NVLink SHARP：%2 块 GPU 上总线带宽 %1 GB/s，仅限一个节点内。</translation>
+    </message>
+    <message>
+        <source>scaling efficiency, % of the ideal step</source>
+        <translation>扩展效率，理想步时的百分比</translation>
+    </message>
+    <message>
+        <source>goodput, % of wall time</source>
+        <translation>有效产出 (goodput)，墙钟时间的百分比</translation>
+    </message>
+    <message>
+        <source>Ideal step: the model&apos;s FLOPs at %1 of peak, no bubble, no exposed communication</source>
+        <translation>理想步时：模型运算按峰值的 %1 完成，没有流水线气泡，没有暴露的通信</translation>
     </message>
     <message>
         <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>
@@ -1551,8 +1594,8 @@
         <translation>AllReduce 消息</translation>
     </message>
     <message>
-        <source>Failures per GPU-year</source>
-        <translation>每 GPU 每年故障次数</translation>
+        <source>Interruptions per GPU-year</source>
+        <translation>每 GPU 每年中断次数</translation>
     </message>
     <message>
         <source>Checkpoint write</source>
@@ -1862,6 +1905,10 @@
     <message>
         <source>Round trips vs batch</source>
         <translation>往返与合批</translation>
+    </message>
+    <message>
+        <source>Both ways at once</source>
+        <translation>双向同时拷贝</translation>
     </message>
     <message>
         <source>%1: %2 GB/s</source>

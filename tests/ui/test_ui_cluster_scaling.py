@@ -100,5 +100,61 @@ def test_on_a_projector_the_goodput_tab_keeps_a_readable_chart_and_says_the_good
     qtbot.wait(100)  # the tab's layout (its plot is as tall as it likes until then)
     assert plot.height() >= 6 * explorer.fontMetrics().height()  # four tick labels and the GPU axis
     shown = explorer.figures_line.text()  # cut short if it must be, never before the goodput
-    assert re.search(r"(Goodput|有效产出 \(goodput\)) 8\d%", shown), shown
+    goodput = f"{explorer.figs.here.goodput * 100:.0f}%"
+    assert re.search(r"(Goodput|有效产出 \(goodput\)) " + goodput, shown), shown
     assert explorer.figures_line.toolTip() == explorer.figures_line.full_text or "…" not in shown
+
+
+def test_the_allreduce_tab_draws_nvlink_sharp_inside_a_node_and_says_why_not_on_an_a100(qtbot, window):
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    explorer = panel.explorer
+    nvls = explorer.numbers()["allreduce"]["NVLink SHARP"]
+    assert len(nvls) == 1  # one node of 8: NVLS does not leave an NVSwitch node
+    assert nvls[0] < explorer.numbers()["allreduce"]["ring"][0]  # faster than the ring at 8 GPUs
+    assert "NVLink SHARP" in explorer.links_line.text() and "371" in explorer.links_line.text()
+    choose(qtbot, panel.editors["model_gpu"], "a100-sxm4-80gb")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert "NVLink SHARP" not in explorer.numbers()["allreduce"]
+    assert "compute capability 9.0" in explorer.links_line.text()  # why: A100's NVSwitches cannot reduce
+
+
+def test_the_planner_marks_metas_layout_and_names_the_departure_when_recomputing_everything(qtbot, window):
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    explorer = panel.explorer
+    click_tab(qtbot, explorer.tabs, 2)
+    qtbot.waitUntil(explorer.published_line.isVisible)
+    assert "Meta's own layout, TP 8 × PP 16 × DP 128" in explorer.published_line.text()
+    marked = [row for row in range(explorer.table.rowCount()) if "◆" in explorer.table.cell(row, 0)]
+    assert [explorer.table.cell(row, 2) for row in marked] == ["16"]
+    choose(qtbot, panel.editors["recompute"], "full")
+    type_into(qtbot, panel.editors["interleave"], "1")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert "departs from Meta's published layout TP 8 × PP 16 × DP 128" in explorer.published_line.text()
+    assert "smaller pipeline bubble" in explorer.published_line.text()
+
+
+def test_unticking_the_overlap_box_makes_the_step_longer(qtbot, window):
+    from tests.ui.walk import tick
+
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    before = {p.x: p.extra["step_seconds"] for p in panel.last_result.get_series("plans").points}
+    box = panel.editors["overlap"]
+    assert box.isChecked()
+    tick(qtbot, box)
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    after = {p.x: p.extra["step_seconds"] for p in panel.last_result.get_series("plans").points}
+    assert panel.last_result.params["overlap"] is False
+    assert all(after[x] >= before[x] for x in before) and any(after[x] > before[x] for x in before)
+
+
+def test_the_efficiency_chart_names_its_baseline(qtbot, window):
+    panel = open_panel(qtbot, window, "cluster-scaling")
+    explorer = panel.explorer
+    click_tab(qtbot, explorer.tabs, 1)
+    assert any("% of the ideal step" in name for name in explorer.scaling_plot.series)
+    assert "no bubble" in explorer.scaling_plot.plotItem.titleLabel.text

@@ -23,7 +23,7 @@ from ui.panels.cluster_scaling_view import ScalingExplorer
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.flow_layout import FlowLayout, WrapLabel
 
-FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "tp", "pp")
+FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "overlap", "tp", "pp")
 
 
 def params_of(result: Result) -> cluster_scaling.Params | None:

@@ -18,8 +18,8 @@ translate = QCoreApplication.translate
 
 GPU_STEPS = tuple(2**i for i in range(15))  # 1 ... 16,384
 MESSAGE_STEPS = tuple(2**i for i in range(10, 35))  # 1 KiB ... 16 GiB
-RATE_STEPS = (0.01, 0.02, 0.05, 0.1, 0.17, 0.2, 0.5, 1.0, 2.0, 5.0)  # failures per GPU-year; 0.17: Llama 3
-CHECKPOINT_STEPS = (5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)  # seconds
+RATE_STEPS = (0.01, 0.02, 0.05, 0.1, 0.19, 0.5, 1.0, 2.0, 5.0)  # interruptions per GPU-year; 0.19: Llama 3
+CHECKPOINT_STEPS = (1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)  # seconds; 3: Llama 3
 
 
 def bytes_text(n: float) -> str:
@@ -119,5 +119,5 @@ class ScalingSliders(QWidget):
     def retranslate(self) -> None:
         self.gpus.title.setText(translate("ScalingSliders", "GPUs"))
         self.message.title.setText(translate("ScalingSliders", "AllReduce message"))
-        self.rate.title.setText(translate("ScalingSliders", "Failures per GPU-year"))
+        self.rate.title.setText(translate("ScalingSliders", "Interruptions per GPU-year"))
         self.checkpoint.title.setText(translate("ScalingSliders", "Checkpoint write"))

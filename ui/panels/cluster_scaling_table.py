@@ -1,8 +1,9 @@
 """The planner's table: one row per DP × TP × PP layout, the ones that cannot run flagged with the reason.
 
-Columns: DP, TP, PP, memory per GPU, fits?, bubble, step time, scaling efficiency, and why a plan
-cannot run (memory beyond the usable share, TP not dividing the heads, PP beyond the layers, a
-batch that does not split). The best usable plan's row is marked with a star.
+Columns: DP, TP, PP, memory per GPU, fits?, bubble, step time, scaling efficiency (against the
+ideal step), and why a plan cannot run (memory beyond the usable share, TP not dividing the heads,
+PP beyond the layers, a batch that does not split). The best usable plan's row is marked with a
+star, the layout the model's authors published (Llama 3: Meta's Table 4) with a diamond.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ def headers() -> list[str]:
             translate("PlanTable", "Efficiency"), translate("PlanTable", "Why not")]  # fmt: skip
 
 
-def row_texts(plan: parallelism.Plan, spec: object, best: bool) -> list[str]:
-    """The cells of one plan, in the current language."""
+def row_texts(plan: parallelism.Plan, spec: object, best: bool, published: bool = False) -> list[str]:
+    """The cells of one plan, in the current language (★ the best plan, ◆ the published layout)."""
     layout = plan.layout
     reasons = cluster_scaling.plan_reasons(plan, spec)
     fits = translate("PlanTable", "yes") if plan.fits else translate("PlanTable", "no")
-    return [("★ " if best else "") + str(layout.dp), str(layout.tp), str(layout.pp), f"{plan.memory.total / 1e9:.1f}",
+    marks = ("★ " if best else "") + ("◆ " if published else "")
+    return [marks + str(layout.dp), str(layout.tp), str(layout.pp), f"{plan.memory.total / 1e9:.1f}",
             fits, f"{plan.bubble * 100:.0f}%", f"{plan.step_s:.1f}", f"{plan.efficiency * 100:.0f}%",
             "; ".join(i18n.engine_message(r) for r in reasons)]  # fmt: skip
 
@@ -45,6 +47,7 @@ class PlanTable(QTableWidget):
         super().__init__(0, len(headers()), parent)
         self.plans: list[parallelism.Plan] = []
         self.spec: object = None
+        self.published: parallelism.Plan | None = None
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().hide()
@@ -53,12 +56,14 @@ class PlanTable(QTableWidget):
         header.setSectionResizeMode(REASON_COLUMN, QHeaderView.ResizeMode.Stretch)
         self.retranslate()
 
-    def show_plans(self, plans: Sequence[parallelism.Plan], spec: object) -> None:
-        self.plans, self.spec = list(plans), spec
+    def show_plans(self, plans: Sequence[parallelism.Plan], spec: object,
+                   published: parallelism.Plan | None = None) -> None:  # fmt: skip
+        """One row a plan; ``published``: the plan of the layout the model's authors used, marked ◆."""
+        self.plans, self.spec, self.published = list(plans), spec, published
         best = parallelism.best_plan(self.plans)
         self.setRowCount(len(self.plans))
         for row, plan in enumerate(self.plans):
-            for column, text in enumerate(row_texts(plan, spec, plan is best)):
+            for column, text in enumerate(row_texts(plan, spec, plan is best, plan is published)):
                 item = QTableWidgetItem(text)
                 if column < REASON_COLUMN:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -81,4 +86,4 @@ class PlanTable(QTableWidget):
     def retranslate(self) -> None:
         self.setHorizontalHeaderLabels(headers())
         if self.plans:
-            self.show_plans(self.plans, self.spec)
+            self.show_plans(self.plans, self.spec, self.published)

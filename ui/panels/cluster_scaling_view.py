@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
-from gpulab.catalogue import Message
+from gpulab.catalogue import Message, msg
 from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point
@@ -27,9 +27,15 @@ from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.live_plot import LivePlot, SeriesLegend
 
 translate = QCoreApplication.translate
-ALGORITHM_NAMES = {"ring": lambda: translate("ScalingExplorer", "ring"),
-                   "tree": lambda: translate("ScalingExplorer", "tree"),
-                   "hierarchical": lambda: translate("ScalingExplorer", "hierarchical")}  # fmt: skip
+ALGORITHM_KEYS = {"ring": "experiment.cluster-scaling.param.algorithms.choice.ring",
+                  "tree": "experiment.cluster-scaling.param.algorithms.choice.tree",
+                  "hierarchical": "experiment.cluster-scaling.param.algorithms.choice.hierarchical",
+                  "nvls": "experiment.cluster-scaling.param.algorithms.choice.nvls"}  # fmt: skip
+
+
+def algorithm_name(algorithm: str) -> str:
+    """An AllReduce algorithm in the interface's language, as the lab's form names it."""
+    return i18n.engine_message(msg(ALGORITHM_KEYS[algorithm]))
 
 
 def _plot(y_unit_text: str) -> LivePlot:
@@ -72,7 +78,11 @@ class ScalingExplorer(QWidget):
         self.figures_line = WrapLabel(min_lines=1, max_lines=3)
         self.llama_line = WrapLabel(min_lines=1, max_lines=2)
         self.llama_line.setObjectName("llamaLine")
+        self.links_line = WrapLabel(min_lines=1, max_lines=3)  # the rates the AllReduce curves stand on
+        self.links_line.setObjectName("linksLine")
         self.table_title = WrapLabel(min_lines=1, max_lines=2)
+        self.published_line = WrapLabel(min_lines=1, max_lines=3)  # Meta's layout beside the best plan
+        self.published_line.setObjectName("publishedLine")
         self.table = PlanTable()
         self.tabs = QTabWidget()
         self._build()
@@ -93,8 +103,8 @@ class ScalingExplorer(QWidget):
         text.addWidget(self.llama_line)
         lines.addLayout(text, 1)
         self.fit_to_type()
-        for plot, legend, above in ((self.allreduce_plot, self.legends[0], None),
-                                    (self.scaling_plot, self.legends[1], lines)):  # fmt: skip
+        for plot, legend, above, below in ((self.allreduce_plot, self.legends[0], None, self.links_line),
+                                           (self.scaling_plot, self.legends[1], lines, None)):  # fmt: skip
             chart = QWidget()
             chart_column = QVBoxLayout(chart)
             chart_column.setContentsMargins(0, 0, 0, 0)
@@ -102,11 +112,14 @@ class ScalingExplorer(QWidget):
                 chart_column.addLayout(above)
             chart_column.addWidget(plot, 1)
             chart_column.addWidget(legend)
+            if below is not None:
+                chart_column.addWidget(below)
             self.tabs.addTab(chart, "")
         planner = QWidget()
         planner_column = QVBoxLayout(planner)
         planner_column.setContentsMargins(0, 0, 0, 0)
         planner_column.addWidget(self.table_title)
+        planner_column.addWidget(self.published_line)
         planner_column.addWidget(self.table, 1)
         self.tabs.addTab(planner, "")
         column.addWidget(self.tabs, 1)
@@ -140,10 +153,9 @@ class ScalingExplorer(QWidget):
     def _recompute(self, name: str, params: cluster_scaling.Params) -> cluster_scaling.Figures:
         """Redo only what the moved slider changes; the efficiency curve stays as it was."""
         figs, spec, fabric = self.figs, self.figs.spec, self.figs.fabric
-        counts = [n for n, _s in next(iter(figs.allreduce.values()), [])] or list(params.gpu_counts)
+        counts = sorted(set(params.gpu_counts))
         if name == "message_bytes":
-            allreduce = {a: [(n, cluster.allreduce_seconds(a, n, params.message_bytes, fabric)) for n in counts]
-                         for a in params.algorithms}  # fmt: skip
+            allreduce = cluster_scaling.allreduce_curves(params.algorithms, counts, params.message_bytes, fabric)
             return dataclasses.replace(figs, allreduce=allreduce)
         failures = (params.failures_per_gpu_year, params.checkpoint_seconds, params.restart_seconds)
         llama3 = reliability.interruptions_per_day(reliability.LLAMA3.gpus, params.failures_per_gpu_year)
@@ -162,9 +174,14 @@ class ScalingExplorer(QWidget):
         self._draw_allreduce()
         self._draw_scaling()
         self._show_figures()
-        self.table.show_plans(self.figs.plans, self.figs.spec)
-        title = translate("ScalingExplorer", "Plans for %1 GPUs (★ best that fits; tinted: cannot run)")
+        published = parallelism.published_plan(self.params.shape, self.params.gpus, self.figs.plans)
+        self.table.show_plans(self.figs.plans, self.figs.spec, published)
+        title = translate("ScalingExplorer", "Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; "
+                                             "tinted: cannot run)")
         self.table_title.setText(title.replace("%1", f"{self.params.gpus:,}"))
+        departs = parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans)
+        self.published_line.setText(i18n.engine_message(departs) if departs is not None else "")
+        self.published_line.setVisible(departs is not None)
 
     def _curve(self, plot: LivePlot, name: str, points: list[Point]) -> None:
         for point in points:
@@ -175,9 +192,11 @@ class ScalingExplorer(QWidget):
         plot = self.allreduce_plot
         plot.clear_series()
         for algorithm, rows in self.figs.allreduce.items():
-            self._curve(plot, ALGORITHM_NAMES[algorithm](), [Point(n, s * 1e3) for n, s in rows])
+            if not rows:
+                continue  # NVLS on a GPU without it: the line under the chart says why
+            self._curve(plot, algorithm_name(algorithm), [Point(n, s * 1e3) for n, s in rows])
         if self.local is not None:  # the same ring on the link this machine's AllReduce was fitted to
-            counts = [n for n, _s in next(iter(self.figs.allreduce.values()), [])]
+            counts = sorted(set(self.params.gpu_counts))
             link, size = self.local.fit.link, self.params.message_bytes
             name = translate("ScalingExplorer", "ring on the fitted link")  # the label under the form says which
             self._curve(plot, name, [Point(n, cluster.ring_allreduce_seconds(n, size, link) * 1e3) for n in counts])
@@ -188,17 +207,39 @@ class ScalingExplorer(QWidget):
         plot.setTitle(translate("ScalingExplorer", "AllReduce of %1").replace("%1", message))
         self.legends[0].refresh()
         plot.add_marker(self.params.gpus, f"{self.params.gpus:,}")
+        self.links_line.setText(self.links_text())
+
+    def links_text(self) -> str:
+        """The rates under the AllReduce curves: NCCL's share of NVLink, the node's NICs, NVLink SHARP."""
+        fabric = self.figs.fabric
+        text = (translate("ScalingExplorer", "Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving "
+                                             "it: %4 NICs × %5 GB/s = %6 GB/s. ")
+                .replace("%1", f"{fabric.intra.bytes_per_s / 1e9:.0f}").replace("%2", fabric.intra_name)
+                .replace("%3", f"{fabric.intra_line_gb_s:.0f}").replace("%4", str(fabric.nics))
+                .replace("%5", f"{fabric.inter.bytes_per_s / 1e9:.0f}")
+                .replace("%6", f"{fabric.node_network_bytes_per_s(fabric.node_gpus) / 1e9:.0f}"))  # fmt: skip
+        node = fabric.node_gpus
+        missing = cluster.unavailable("nvls", node, fabric)
+        if missing is not None:
+            return text + i18n.engine_message(missing)
+        size = self.params.message_bytes
+        busbw = cluster.bus_bandwidth_gb_s(node, size, cluster.allreduce_seconds("nvls", node, size, fabric))
+        return text + (translate("ScalingExplorer", "NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.")
+                       .replace("%1", f"{busbw:.0f}").replace("%2", str(node)))  # fmt: skip
 
     def _draw_scaling(self) -> None:
         plot = self.scaling_plot
         plot.clear_series()
         efficiency = [Point(n, plan.efficiency * 100) for n, plan in self.figs.scaling if plan is not None]
         goodput = [Point(r.gpus, r.goodput * 100) for r in self.figs.failures]
-        self._curve(plot, translate("ScalingExplorer", "scaling efficiency"), efficiency)
-        self._curve(plot, translate("ScalingExplorer", "goodput"), goodput)
+        self._curve(plot, translate("ScalingExplorer", "scaling efficiency, % of the ideal step"), efficiency)
+        self._curve(plot, translate("ScalingExplorer", "goodput, % of wall time"), goodput)
         plot.redraw()
         plot.setYRange(0, 100)
         plot.setLabel("left", "%")
+        plot.setTitle(translate("ScalingExplorer", "Ideal step: the model's FLOPs at %1 of peak, no bubble, no "
+                                                   "exposed communication").replace(
+            "%1", f"{parallelism.COMPUTE_SHARE:.0%}"))  # fmt: skip
         plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))
         self.legends[1].refresh()
         plot.add_marker(self.params.gpus, f"{self.params.gpus:,}")

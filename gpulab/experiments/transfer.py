@@ -161,7 +161,9 @@ def model_both_ways_series(link: PcieLink, sizes: tuple[int, ...]) -> list[Serie
                       Provenance("modelled", link.label, {**details, "direction": direction}))  # fmt: skip
         for n in sizes:
             seconds = transfer_time(link, n, direction=direction, both_ways=True).seconds
-            point = modelled_point(n, n, seconds, memory="pinned", direction=direction, both_ways=True)
+            alone_gb_s = n / transfer_time(link, n, direction=direction).seconds / 1e9  # the same copy, one way
+            point = modelled_point(n, n, seconds, memory="pinned", direction=direction, both_ways=True,
+                                   one_way_gb_s=alone_gb_s)  # fmt: skip
             one = one.with_point(with_ceiling(point, ceiling))
         series.append(one)
     return series
@@ -174,10 +176,9 @@ def both_ways_note(series: list[Series]) -> Message | None:
     if h2d is None or d2h is None:
         return None
     largest_h2d, largest_d2h = max(h2d.points, key=lambda p: p.x), max(d2h.points, key=lambda p: p.x)
-    link = PcieLink(int(h2d.provenance.details["gen"]), int(h2d.provenance.details["lanes"]))
-    alone = largest_h2d.x / transfer_time(link, largest_h2d.x).seconds / 1e9
-    return msg("note.transfer.both-ways", link=link.label, size=bytes_text(largest_h2d.x),
-               h2d=f"{largest_h2d.y:.1f}", d2h=f"{largest_d2h.y:.1f}", one=f"{alone:.1f}")  # fmt: skip
+    return msg("note.transfer.both-ways", link=str(h2d.provenance.details["link"]), size=bytes_text(largest_h2d.x),
+               h2d=f"{largest_h2d.y:.1f}", d2h=f"{largest_d2h.y:.1f}",
+               one=f"{largest_h2d.extra['one_way_gb_s']:.1f}")  # fmt: skip
 
 
 def batch_seconds_modelled(link: PcieLink, n_chunks: int, chunk_bytes: int) -> tuple[float, float]:

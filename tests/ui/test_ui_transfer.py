@@ -31,10 +31,8 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
     assert isinstance(panel, TransferPanel) and panel.heading.text().startswith("PCIe transfers")
     type_into(qtbot, panel.editors["sizes"].edit, "4096, 2^20, 2^28")
     result = _run(qtbot, window, panel)
-    # Gen3/4/5 x pinned/pageable, and Gen4 both ways at once (each direction); the batching pair is not a curve
-    assert len(panel.plot.curves) == 8
-    both = sorted(name for name in panel.plot.curves if "both ways at once" in name)
-    assert both == ["Gen4 x16, both ways at once: GPU → host", "Gen4 x16, both ways at once: host → GPU"]
+    assert len(panel.plot.curves) == 6  # Gen3/4/5 x pinned/pageable; the batching and both-ways bars are no curves
+    assert not any("both ways at once" in name for name in panel.plot.curves)
     assert not any(name.startswith(("1024 round trips", "one batched")) for name in panel.plot.curves)
     assert [line.label.format for line in panel.plot.levels] == [
         "PCIe Gen3 x16: 15.8 GB/s", "PCIe Gen4 x16: 31.5 GB/s", "PCIe Gen5 x16: 63.0 GB/s"]
@@ -51,13 +49,40 @@ def test_a_run_without_a_gpu_draws_the_modelled_links_with_their_rates_and_the_b
         qtbot.waitUntil(lambda: all(label.color == new for label in panel.plot.point_labels))
     finally:
         window.set_theme("light")
-    assert panel.legend.text().count("MODELLED") == 1  # said once for the eight modelled curves
+    assert panel.legend.text().count("MODELLED") == 1  # said once for the six links
     click_tab(qtbot, panel.tabs, 1)
     assert panel.bars.isVisible()
     assert "one batch is 62× faster" in panel.bars.title.text()
     assert [label.text() for label in panel.bars.times] == ["20.79 ms", "0.33 ms"]
     assert panel.bars.bars[0].fraction == 1.0 and panel.bars.bars[1].fraction < 0.05
     assert result.get_series("model-batch-round-trips") is not None
+
+
+def test_the_both_ways_tab_sets_each_direction_both_ways_at_once_against_one_way(qtbot, window):
+    panel = open_panel(qtbot, window, "transfer")
+    type_into(qtbot, panel.editors["sizes"].edit, "4096, 2^28")
+    result = _run(qtbot, window, panel)
+    click_tab(qtbot, panel.tabs, 2)
+    assert panel.tabs.tabText(2) == "Both ways at once" and panel.both_ways.isVisible()
+    assert "PCIe Gen4 x16" in panel.both_ways.title.text() and "256 MiB" in panel.both_ways.title.text()
+    names = [label.text() for label in panel.both_ways.names]
+    assert names == ["host → GPU, one way at a time", "host → GPU, both ways at once",
+                     "GPU → host, one way at a time", "GPU → host, both ways at once"]  # fmt: skip
+    h2d, d2h = (result.get_series(f"model-both-{way}").points[-1] for way in ("h2d", "d2h"))
+    rates = [label.text() for label in panel.both_ways.rates]
+    assert rates == [f"{h2d.extra['one_way_gb_s']:.1f} GB/s", f"{h2d.y:.1f} GB/s",
+                     f"{d2h.extra['one_way_gb_s']:.1f} GB/s", f"{d2h.y:.1f} GB/s"]  # fmt: skip
+    fractions = [bar.fraction for bar in panel.both_ways.bars]
+    assert fractions[0] == 1.0 and fractions[1] < 0.5 < 0.9 < fractions[3]  # in loses half, out keeps most
+
+
+def test_without_both_directions_the_both_ways_tab_is_empty(qtbot, window):
+    panel = open_panel(qtbot, window, "transfer")
+    choose(qtbot, panel.editors["directions"], "h2d")
+    type_into(qtbot, panel.editors["sizes"].edit, "4096, 2^24")
+    _run(qtbot, window, panel)
+    click_tab(qtbot, panel.tabs, 2)
+    assert not panel.both_ways.isVisible()
 
 
 def test_choosing_one_direction_and_pinned_memory_models_only_those(qtbot, window):
@@ -92,6 +117,8 @@ def test_in_chinese_the_tabs_lines_and_bars_speak_chinese(qtbot, window):
     assert "让数据留在 GPU 上" in panel.bars.title.text() and "模型估算" in panel.bars.title.text()
     assert "锁页内存" in panel.legend.text()
     assert panel.bars.names[0].text() == "1024 次往返 × 4 KiB（模型）"
+    assert panel.tabs.tabText(2) == "双向同时拷贝" and "双向同时拷贝" in panel.both_ways.title.text()
+    assert panel.both_ways.names[1].text() == "主机 → GPU，双向同时拷贝"
     directions, memory = panel.editors["directions"], panel.editors["memory"]
     # The choices are words in the interface language; what a script types stays each item's data.
     assert [directions.itemText(i) for i in range(3)] == ["两个方向", "主机 → GPU", "GPU → 主机"]

@@ -1,7 +1,8 @@
 """The PCIe-transfer lab, "the side door is tiny": GB/s of host-GPU copies against the size of
 one copy, with the link's theoretical rate and the share pinned copies reach in practice as
-lines, percentages of the link at the points of the main curve, and two bars that compare many
-small round trips with one batched copy (keep it on the GPU)."""
+lines, percentages of the link at the points of the main curve, two bars that compare many
+small round trips with one batched copy (keep it on the GPU), and four that set copies both
+ways at once against one way at a time."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
 from gpulab.results import Result, Series
 from ui.panels.lab_panel import LabPanel, best_percent_of_peak
-from ui.panels.transfer_view import BatchBars, TransferPlot, batch_pair, is_batch_point, spread_out
+from ui.panels.transfer_view import (
+    BatchBars,
+    BothWaysBars,
+    TransferPlot,
+    batch_pair,
+    both_ways_pair,
+    is_bar_point,
+    spread_out,
+)
 from ui.widgets.live_plot import GroupedLegend
 
 PERCENT_LABELS = 4  # at most this many percentages on the main curve: more would hide it
@@ -23,7 +32,7 @@ SHORT_PANEL_LINES = 34  # a panel fewer text lines tall than this keeps two line
 
 def copy_series(result: Result) -> list[Series]:
     """The series of single copies (not the keep-it-on-the-GPU pair)."""
-    return [s for s in result.series if s.points and not any(is_batch_point(p) for p in s.points)]
+    return [s for s in result.series if s.points and not any(is_bar_point(p) for p in s.points)]
 
 
 def link_rates(result: Result) -> dict[str, float]:
@@ -55,23 +64,26 @@ class TransferPanel(LabPanel):
     def _make_widgets(self) -> None:
         super()._make_widgets()
         self.bars = BatchBars()
+        self.both_ways = BothWaysBars()
 
     def make_plot(self) -> TransferPlot:
         return TransferPlot()
 
     def make_view(self) -> QWidget:
-        """Two tabs over the notes: the copy-size sweep (plot and legend), and the round trips
-        against one batch (bars). Side by side they would leave the plot no room in projector type."""
+        """Three tabs over the notes: the copy-size sweep (plot and legend), the round trips against
+        one batch (bars), and copies both ways at once (bars). Side by side they would leave the
+        plot no room in projector type."""
         sweep = self.plot_column()
-        batch = QWidget()
-        column = QVBoxLayout(batch)
-        column.addWidget(self.bars)
-        column.addStretch(1)
         self.tabs = QTabWidget()
         self.tabs.tabBar().setElideMode(Qt.TextElideMode.ElideRight)  # a long title must not widen the panel
         self.tabs.setUsesScrollButtons(True)
         self.tabs.addTab(sweep, "")
-        self.tabs.addTab(batch, "")
+        for bars in (self.bars, self.both_ways):
+            page = QWidget()
+            column = QVBoxLayout(page)
+            column.addWidget(bars)
+            column.addStretch(1)
+            self.tabs.addTab(page, "")
         view = QWidget()
         column = QVBoxLayout(view)
         column.setContentsMargins(0, 0, 0, 0)
@@ -82,6 +94,7 @@ class TransferPanel(LabPanel):
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Copy sizes"))
         self.tabs.setTabText(1, self.tr("Round trips vs batch"))
+        self.tabs.setTabText(2, self.tr("Both ways at once"))
         super().retranslate()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -92,6 +105,7 @@ class TransferPanel(LabPanel):
     def forget_run(self) -> None:
         super().forget_run()
         self.bars.show_result(None)
+        self.both_ways.show_result(None)
 
     def decorate(self, result: Result) -> None:
         rates = link_rates(result)
@@ -109,6 +123,7 @@ class TransferPanel(LabPanel):
             if best is not None and series.name in self.plot.curves:
                 self.plot.set_series_note(series.name, self.tr("up to %1% of the link").replace("%1", f"{best:.0f}"))
         self.bars.show_result(result)
+        self.both_ways.show_result(result)
 
     def _level(self, y: float, text: str, above: bool) -> Any:
         """A horizontal line with its label at the left end, where every curve is still near zero
@@ -129,3 +144,5 @@ class TransferPanel(LabPanel):
         super().show_result(result)
         if batch_pair(result) is None:
             self.bars.show_result(None)
+        if both_ways_pair(result) is None:
+            self.both_ways.show_result(None)

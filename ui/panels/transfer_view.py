@@ -1,6 +1,7 @@
 """What the PCIe-transfer panel draws beyond a plain live plot: a GB/s plot that keeps the
-keep-it-on-the-GPU points out of its curves and keeps its link lines in view, and the two bars
-that compare the round trips with one batched copy."""
+keep-it-on-the-GPU and both-ways points out of its curves and keeps its link lines in view, the
+two bars that compare the round trips with one batched copy, and the four that set copies both
+ways at once against one way at a time."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ def is_batch_point(point: Point) -> bool:
     return "copies" in point.extra
 
 
+def is_both_ways_point(point: Point) -> bool:
+    """A copy made while a copy the other way runs: shown as bars beside the same copy one way."""
+    return bool(point.extra.get("both_ways"))
+
+
+def is_bar_point(point: Point) -> bool:
+    """A point the bars show rather than the curves."""
+    return is_batch_point(point) or is_both_ways_point(point)
+
+
 class TransferPlot(LivePlot):
     """GB/s against bytes per copy, log x with a tick at every size run; the batching points are
     left to the bars, and :meth:`reach` keeps a line above the points (a link's rate) in view."""
@@ -37,7 +48,7 @@ class TransferPlot(LivePlot):
         self.pending_kinds: dict[str, str] = {}  # kinds told before a series' first point
 
     def add_point(self, series: str, point: Point) -> None:
-        if is_batch_point(point):
+        if is_bar_point(point):
             return
         new = series not in self.curves
         super().add_point(series, point)
@@ -210,3 +221,78 @@ def batch_pair(result: Any) -> tuple[Series, Series] | None:
         if many is not None and one is not None:
             return many, one
     return None
+
+
+# ------------------------------------------------------------------ both ways at once
+
+
+def both_ways_pair(result: Any) -> tuple[Point, Point] | None:
+    """The largest modelled copy host to GPU and GPU to host made both ways at once, or None."""
+    by_key = {s.key: s for s in result.series if s.points}
+    pair = [by_key.get(f"model-both-{way}") for way in ("h2d", "d2h")]
+    if any(series is None for series in pair):
+        return None
+    h2d, d2h = (max(series.points, key=lambda p: p.x) for series in pair if series is not None)
+    return h2d, d2h
+
+
+class BothWaysBars(QWidget):
+    """Copies both ways at once: each direction's rate one way at a time and while the other
+    direction copies, as four bars with their GB/s, the largest copy modelled."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.names = [QLabel() for _ in range(4)]
+        self.bars = [Bar() for _ in range(4)]
+        self.rates = [QLabel() for _ in range(4)]
+        self.why = QLabel()
+        self.why.setWordWrap(True)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.title, 0, 0, 1, 2)
+        for row, (name, bar, rate) in enumerate(zip(self.names, self.bars, self.rates, strict=True)):
+            name.setWordWrap(True)
+            grid.addWidget(name, 1 + 2 * row, 0)
+            grid.addWidget(rate, 1 + 2 * row, 1, Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(bar, 2 + 2 * row, 0, 1, 2)
+        grid.addWidget(self.why, 9, 0, 1, 2)
+        grid.setColumnStretch(0, 1)
+        self.pair: tuple[Point, Point] | None = None
+        self.link = ""
+        self.hide()
+
+    def show_result(self, result: Result | None) -> None:
+        """The result's modelled both-ways pair; hidden when it has none."""
+        self.pair = both_ways_pair(result) if result is not None else None
+        series = result.get_series("model-both-h2d") if result is not None and self.pair is not None else None
+        self.link = str(series.provenance.details.get("link", "")) if series is not None else ""
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        if self.pair is None:
+            self.hide()
+            return
+        h2d, d2h = self.pair
+        rates = [h2d.extra["one_way_gb_s"], h2d.y, d2h.extra["one_way_gb_s"], d2h.y]
+        top = max(rates)
+        self.title.setText(self.tr("<b>Both ways at once</b> (%1, %2, %3 copies)").replace(
+            "%1", i18n.engine_message(msg("provenance.modelled"))).replace("%2", self.link)
+            .replace("%3", bytes_text(h2d.x)))  # fmt: skip
+        words = [i18n.engine_message(msg(f"transfer.direction.{way}")) for way in ("h2d", "d2h")]
+        names = [self.tr("%1, one way at a time"), self.tr("%1, both ways at once")] * 2
+        for row, (name, bar, label, rate) in enumerate(zip(self.names, self.bars, self.rates, rates, strict=True)):
+            name.setText(names[row].replace("%1", words[row // 2]))
+            bar.set_fraction(rate / top if top > 0 else 0.0)
+            label.setText(f"{rate:.1f} GB/s")
+        self.why.setText(self.tr("Each direction of the link has its own lanes, but the host's side is shared: "
+                                 "hosts measured copies to the GPU falling to about half their rate while copies "
+                                 "back keep nearly all of theirs (nvbandwidth, PCIe Gen4). A copy out of one chunk "
+                                 "beside the copy in of the next is slower than either alone."))  # fmt: skip
+        self.show()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -233,7 +233,7 @@ class _Run:
         for placed in self.placed:
             other = self.other_point(placed)
             others += [other] if other is not None else []
-            facts = {"published": published.get(placed.entry, [])}
+            facts: dict[str, Any] = {"published": published.get(placed.entry, [])}
             if other is not None:
                 facts |= {"other_traffic": other.extra["traffic"], "other_intensity": other.x,
                           "other_gflop_s": other.y, "other_bound": other.extra["bound"]}  # fmt: skip
@@ -317,7 +317,11 @@ def published_efficiency() -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         published = row.published
+        if published is None:
+            continue
         value = published.low if published.low is not None else published.high  # a bound's one figure
+        if value is None:
+            continue
         spec = resolve_model_gpu(str(row.config["gpu"]))
         entry = str(row.config["kernel"])
         item = {"gflop_s": value, "gpu": spec.name, "percent_of_peak": 100 * value / (spec.peak_tflops["fp32"] * 1e3),

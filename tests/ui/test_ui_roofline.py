@@ -56,7 +56,11 @@ def test_the_chart_draws_the_roofs_with_their_ridges_and_every_kernel_with_flops
     named = _named(plot)
     dots = {p.extra["label"] for series in plot.kernel_series for p in plot.placed_points(series)}
     assert len(named) == len(set(named)) and set(named) <= dots
-    assert {"matmul_naive", "matmul_tiled"} <= set(named)  # the compute-bound pair, alone on the flat roof
+    assert {"matmul_naive", "matmul_tiled"} <= set(named)
+    # Each matmul's no-reuse dot is joined to its ideal-reuse bound, a hollow dot on the flat roof.
+    assert sorted(dot.extra["entry"] for dot, _bound in plot.pairs()) == ["matmul_naive", "matmul_tiled"]
+    assert all(bound.extra["bound"] == "compute-bound" and dot.x < bound.x for dot, bound in plot.pairs())
+    assert len(plot.pair_lines.getData()[0]) == 4  # two segments, one per matmul
     rows = {row[0] for row in panel.verdicts.rows()}
     assert dots <= rows  # the verdict table names every dot, labelled or not
     assert "CPU roof" in panel.legend.text() and "FLOP/s" in panel.legend.text()
@@ -68,12 +72,18 @@ def test_the_verdicts_list_every_kernel_with_its_bound_and_distance_below_the_ro
     panel = _run(qtbot, window)
     rows = {row[0]: row for row in panel.verdicts.rows()}
     assert set(rows) == set(kernel_catalogue())  # every catalogue kernel, those without FLOPs too
-    assert rows["vector_add"][1] == "memory" and rows["matmul_tiled"][1] == "compute"
+    assert rows["vector_add"][1] == "memory" and rows["matmul_tiled"][1] == "memory"  # no reuse: the verdict
     assert rows["reduce_shuffle"][1] == "memory"
     assert all(row[2].endswith("%") for row in rows.values())
     tooltip = panel.describe_point(next(p for p in panel.plot.placed_points(next(iter(panel.plot.kernel_series)))
                                         if p.extra["entry"] == "vector_add"))
-    assert "vector_add: memory-bound" in tooltip and "% of roof" in tooltip
+    assert "vector_add (no reuse): memory-bound" in tooltip and "% of roof" in tooltip
+    naive = next(p for p in panel.plot.placed_points(next(iter(panel.plot.kernel_series)))
+                 if p.extra["entry"] == "matmul_naive")  # fmt: skip
+    tooltip = panel.describe_point(naive)
+    assert "with ideal reuse: 683 FLOP/byte" in tooltip
+    assert "published, a kernel like it: 1986 GFLOP/s on the NVIDIA RTX A6000, 5.1% of its fp32 peak" in tooltip
+    assert "no reuse" in panel.verdicts.caption.text()
     wait_idle(qtbot, window)
 
 
@@ -108,7 +118,8 @@ def test_in_chinese_the_verdicts_and_ridges_are_chinese(qtbot, window):
     panel = _run(qtbot, window)
     switch_language(window, "zh")
     rows = {row[0]: row for row in panel.verdicts.rows()}
-    assert rows["vector_add"][1] == "内存" and rows["matmul_naive"][1] == "计算"
+    assert rows["vector_add"][1] == "内存" and rows["matmul_naive"][1] == "内存"
+    assert "无复用" in panel.verdicts.caption.text()
     assert all(item.toPlainText().startswith("脊点") for item in panel.plot.ridge_items if hasattr(item, "toPlainText"))
     assert "核函数" in panel.legend.text()
     wait_idle(qtbot, window)

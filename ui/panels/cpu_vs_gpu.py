@@ -81,6 +81,7 @@ class CpuVsGpuPanel(Panel):
         super().__init__(services, parent)
         self.last_result: Result | None = None
         self.crossover_size: int | None = None
+        self.crossover_kind = ""  # the kind of the GPU series the crossover marker is drawn for
         self.monitor = monitor or MonitorStrip()
         self._make_widgets()
         self._build_layout()
@@ -269,6 +270,7 @@ class CpuVsGpuPanel(Panel):
         self.last_result = None
         self.export_button.setEnabled(False)
         self.crossover_size = None
+        self.crossover_kind = ""
         for plot in (self.rate_plot, self.time_plot):
             plot.clear_series()
         self.set_provenance("")  # the last sweep's badge must not label the new one's points
@@ -307,11 +309,17 @@ class CpuVsGpuPanel(Panel):
         if size is None:
             return
         self.crossover_size = size
+        self.crossover_kind = self.rate_plot.kinds.get(gpu, "")
         for plot in (self.rate_plot, self.time_plot):
             plot.add_marker(size, self._crossover_text())
 
     def _crossover_text(self) -> str:
-        return self.tr("GPU wins from %1").replace("%1", size_text(self.crossover_size or 0))
+        """Where the GPU starts to win; a modelled GPU says so (no GPU ran: the spec table and a model did)."""
+        if self.crossover_kind == "modelled":
+            text = self.tr("Modelled GPU wins from %1")
+        else:
+            text = self.tr("GPU wins from %1")
+        return text.replace("%1", size_text(self.crossover_size or 0))
 
     def _label_markers(self) -> None:
         for plot in (self.rate_plot, self.time_plot):

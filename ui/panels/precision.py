@@ -1,6 +1,6 @@
-"""The mixed-precision lab: one matmul in six number formats, speed beside accuracy.
+"""The mixed-precision lab: one matmul in seven number formats, speed beside accuracy.
 
-The chart puts each format at its own place on x (FP64 … FP8) and its throughput on a log
+The chart puts each format at its own place on x (FP64 … FP8 E5M2) and its throughput on a log
 axis: the modelled spec-sheet GPU, a measured local GPU and this CPU's numpy, as points (no
 lines: the formats are categories, not a sweep). The error series has another unit, so it is
 not drawn there: the table beside the chart gives, per format, the GPU's TFLOP/s with the
@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QTreeWidgetItem, QWidget
 
-from gpulab.experiments.precision import FORMAT_ORDER, format_name, position
+from gpulab.experiments.precision import FORMAT_ORDER, format_name, position, short_name
 from gpulab.results import Point, Result
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import BADGE_COLOURS, kind_label
@@ -26,9 +26,9 @@ ERROR_LABEL_KEY = "series.precision.error"
 
 
 def format_tick(x: float) -> str:
-    """The x tick of a format's place: 4 -> 'FP16'."""
+    """The x tick of a format's place, one short word: 4 -> 'FP16', 6 -> 'E4M3' (the table says 'FP8 E4M3')."""
     index = round(x) - 1
-    return format_name(FORMAT_ORDER[index]) if 0 <= index < len(FORMAT_ORDER) else ""
+    return short_name(FORMAT_ORDER[index]) if 0 <= index < len(FORMAT_ORDER) else ""
 
 
 def is_error_point(point: Point) -> bool:
@@ -77,7 +77,7 @@ class PrecisionPlot(LivePlot):
             self.setXRange(0.4, len(FORMAT_ORDER) + 0.6, padding=0)
 
     def _place_size_ticks(self) -> None:
-        # Six short names fit side by side at any size the panel is shown: never thinned.
+        # Seven short names fit side by side at any size the panel is shown: never thinned.
         self.getPlotItem().getAxis("bottom").setTicks([[(position(d), format_tick(position(d)))
                                                         for d in FORMAT_ORDER], []])  # fmt: skip
 
@@ -216,6 +216,9 @@ class PrecisionPanel(LabPanel):
         if model is not None:
             lines.append(self.tr("modelled: %1 TFLOP/s (peak %2)").replace("%1", f"{model.y / 1e3:.3g}")
                          .replace("%2", f"{model.extra['peak_gflop_s'] / 1e3:.4g}"))  # fmt: skip
+            if "cuda_core_gflop_s" in model.extra:
+                lines.append(self.tr("without tensor cores (CUDA cores): %1 TFLOP/s")
+                             .replace("%1", f"{model.extra['cuda_core_gflop_s'] / 1e3:.4g}"))  # fmt: skip
         return "\n".join(lines)
 
 

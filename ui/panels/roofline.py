@@ -1,9 +1,11 @@
 """The roofline lab: every lab kernel on a log-log chart under a GPU's roof and this CPU's.
 
 The chart (:class:`~ui.widgets.roofline_plot.RooflinePlot`) draws the roofs with their ridge
-points and each kernel as a labelled dot; hovering a dot says whether it is memory- or
-compute-bound and how far below its roof it sits, clicking it opens the kernel in the warp
-visualizer. Beside the chart a list gives every kernel's verdict, those without FLOPs too
+points and each kernel as a labelled dot, joined to a hollow dot where its other byte count
+(ideal reuse, or no reuse) places it elsewhere; hovering a dot says whether it is memory- or
+compute-bound, how far below its roof it sits, where its other bound is and what published
+measurements of kernels like it reached; clicking it opens the kernel in the warp visualizer.
+Beside the chart a list gives every kernel's verdict, those without FLOPs too
 (they have no place on a log chart); clicking a row opens the kernel as well.
 """
 
@@ -124,16 +126,31 @@ class RooflinePanel(LabPanel):
         text = self.tr("memory-bound, %1% of roof") if memory else self.tr("compute-bound, %1% of roof")
         return text.replace("%1", f"{percent:.0f}")
 
+    def traffic_words(self) -> dict[str, str]:
+        return {"sectors": self.tr("no reuse"), "unique": self.tr("ideal reuse")}
+
     def describe_point(self, point: Point, _series: str = "") -> str:
-        """The tooltip of a kernel: its name, verdict, intensity and rate (or bandwidth without FLOPs)."""
+        """The tooltip of a kernel: its name, verdict, intensity and rate (or bandwidth without FLOPs),
+        its other bound and the published measurements of kernels like it."""
         entry = str(point.extra.get("entry", ""))
+        traffic = self.traffic_words().get(str(point.extra.get("traffic")), "")
         if point.x > 0:
             where = self.tr("%1 FLOP/byte, %2 GFLOP/s").replace("%1", f"{point.x:.3g}").replace("%2", f"{point.y:.3g}")
         else:
             rate = f"{float(point.extra.get('attained_gb_s', 0.0)):.0f}"
             where = self.tr("no floating-point work; %1 GB/s").replace("%1", rate)
-        click = self.tr("Click to open it in the warp visualizer.")
-        return f"{entry}: {self.verdict(point)}\n{where}\n{click}"
+        lines = [f"{entry} ({traffic}): {self.verdict(point)}" if traffic else f"{entry}: {self.verdict(point)}", where]
+        other = self.traffic_words().get(str(point.extra.get("other_traffic")))
+        if other and point.extra.get("other_intensity"):
+            lines.append(self.tr("with %1: %2 FLOP/byte, %3 GFLOP/s").replace("%1", other)
+                         .replace("%2", f"{float(point.extra['other_intensity']):.3g}")
+                         .replace("%3", f"{float(point.extra['other_gflop_s']):.3g}"))  # fmt: skip
+        for item in point.extra.get("published") or ():
+            lines.append(self.tr("published, a kernel like it: %1 GFLOP/s on the %2, %3% of its fp32 peak")
+                         .replace("%1", f"{item['gflop_s']:.0f}").replace("%2", str(item["gpu"]))
+                         .replace("%3", f"{item['percent_of_peak']:.1f}"))  # fmt: skip
+        lines.append(self.tr("Click to open it in the warp visualizer."))
+        return "\n".join(lines)
 
     # ------------------------------------------------------------ drawing a result
 
@@ -159,8 +176,10 @@ class RooflinePanel(LabPanel):
         tooltips = {str(p.extra["entry"]): self.describe_point(p) for p in points}
         self.verdicts.show_points(points, self.bound_words(), tooltips)
         self.view_splitter.arrange()  # the new rows may want another width
-        self.verdicts.caption.setText(self.tr("Kernels on %1 (%2):").replace("%1", series.provenance.device)
-                                      .replace("%2", kind_label(series.provenance.kind).lower()))  # fmt: skip
+        traffic = self.traffic_words().get(str(result.params.get("traffic")), "")
+        kind = kind_label(series.provenance.kind).lower()
+        self.verdicts.caption.setText(self.tr("Kernels on %1 (%2, %3):").replace("%1", series.provenance.device)
+                                      .replace("%2", kind).replace("%3", traffic))  # fmt: skip
 
     # ------------------------------------------------------------ into the warp visualizer
 

@@ -4,9 +4,12 @@ It is a :class:`~ui.widgets.live_plot.LivePlot` (points arrive one by one, prove
 series, the legend and export work as on every lab plot) that draws its series its own way:
 a series whose points carry ``extra["part"]`` is a roof (a line through its foot, ridge and
 right edge), one whose points carry ``extra["entry"]`` is a set of kernels (dots without a
-line, each with its short name). Points at zero (a kernel without FLOPs) have no place on a
-log chart and are left out. Hovering a kernel shows ``describe(point)`` as a tooltip; clicking
-one emits :attr:`kernel_clicked` with its entry and launch preset.
+line, each with its short name), and one whose points also carry ``extra["pair_of"]`` holds
+each kernel's second bound: hollow dots, unnamed, each joined by a thin line to the dot of
+the kernel it belongs to (in the kernel series of the same provenance). Points at zero (a
+kernel without FLOPs) have no place on a log chart and are left out. Hovering a kernel shows
+``describe(point)`` as a tooltip; clicking one emits :attr:`kernel_clicked` with its entry and
+launch preset.
 """
 
 from __future__ import annotations
@@ -46,7 +49,10 @@ class RooflinePlot(LivePlot):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, log_x=True, log_y=True)
         self.kernel_series: set[str] = set()
+        self.pair_series: set[str] = set()
         self.roof_series: set[str] = set()
+        self.pair_lines = pg.PlotDataItem([], [], connect="pairs")  # one segment per kernel and its bound
+        self.addItem(self.pair_lines, ignoreBounds=True)
         self.kernel_labels: list[pg.TextItem] = []
         self.ridge_items: list[Any] = []
         self.describe: Callable[[Point, str], str] = lambda point, _series: str(point.extra.get("entry", ""))
@@ -56,7 +62,9 @@ class RooflinePlot(LivePlot):
     # ------------------------------------------------------------ series
 
     def add_point(self, series: str, point: Point) -> None:
-        if "entry" in point.extra:
+        if "pair_of" in point.extra:
+            self.pair_series.add(series)
+        elif "entry" in point.extra:
             self.kernel_series.add(series)
         elif "part" in point.extra:
             self.roof_series.add(series)
@@ -65,7 +73,9 @@ class RooflinePlot(LivePlot):
     def clear_series(self) -> None:
         self._remove_labels()
         self.kernel_series.clear()
+        self.pair_series.clear()
         self.roof_series.clear()
+        self.pair_lines.setData([], [])
         super().clear_series()
 
     def _style_curve(self, series: str) -> None:
@@ -76,14 +86,32 @@ class RooflinePlot(LivePlot):
             curve.setPen(None)
             curve.setSymbolSize(16 if current_theme().name == "projector" else 12)
             curve.setSymbolPen(pg.mkPen(colour, width=2))
+        elif series in self.pair_series:  # hollow dots in the colour of the kernels they belong to
+            colour = self._owner_colour(series) or curve.opts["pen"].color()
+            curve.setPen(None)
+            curve.setSymbol("o")
+            curve.setSymbolSize(14 if current_theme().name == "projector" else 10)
+            curve.setSymbolPen(pg.mkPen(colour, width=2))
+            curve.setSymbolBrush(pg.mkBrush(current_theme().base))
+            self.pair_lines.setPen(pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine))
         elif series in self.roof_series:
             curve.setSymbol(None)
+
+    def _owner(self, series: str) -> str | None:
+        """The kernel series a pair series belongs to: the one of the same provenance."""
+        kind = self.kinds.get(series)
+        return next((name for name in self.kernel_series if self.kinds.get(name) == kind), None)
+
+    def _owner_colour(self, series: str) -> Any:
+        owner = self._owner(series)
+        return pg.mkPen(self.curves[owner].opts["symbolPen"]).color() if owner in self.curves else None
 
     def legend_entries(self) -> list[tuple[str, str, str]]:
         """As on every plot, but a kernel series (no line of its own) takes its dots' colour."""
         entries = []
         for name, curve in self.curves.items():
-            pen = curve.opts["symbolPen"] if name in self.kernel_series else curve.opts["pen"]
+            dots = name in self.kernel_series or name in self.pair_series
+            pen = curve.opts["symbolPen"] if dots else curve.opts["pen"]
             colour = pg.mkPen(pen).color().name()
             entries.append((self.labels.get(name, name), colour, self.kinds.get(name, "")))
         return entries
@@ -100,15 +128,33 @@ class RooflinePlot(LivePlot):
         for name, curve in self.curves.items():
             points = self.placed_points(name)
             curve.setData([p.x for p in points], [p.y for p in points])
+        self._join_pairs()
         self._fit_view()
         self.place_labels()
         self._side_markers()
+
+    def pairs(self) -> list[tuple[Point, Point]]:
+        """Each kernel's dot and its second bound's, where both are on the chart."""
+        joined = []
+        for series in self.pair_series:
+            owner = self._owner(series)
+            dots = {str(p.extra["entry"]): p for p in self.placed_points(owner)} if owner else {}
+            joined += [(dots[str(p.extra["pair_of"])], p) for p in self.placed_points(series)
+                       if str(p.extra["pair_of"]) in dots]  # fmt: skip
+        return joined
+
+    def _join_pairs(self) -> None:
+        """A thin dashed line from each kernel's dot to its second bound (data units, as the curves:
+        the plot's log mode maps them)."""
+        ends = [point for pair in self.pairs() for point in pair]
+        self.pair_lines.setData([p.x for p in ends], [p.y for p in ends], connect="pairs")
+        self.pair_lines.setZValue(-1)  # under the dots it joins
 
     def _fit_view(self) -> None:
         """The roofs' whole width, and every roof and dot with room above for the labels (they sit
         above their dots; the ridge's words sit under its diamond)."""
         roofs = [p for s in self.roof_series for p in self.placed_points(s)]
-        shown = roofs + [p for s in self.kernel_series for p in self.placed_points(s)]
+        shown = roofs + [p for s in (*self.kernel_series, *self.pair_series) for p in self.placed_points(s)]
         if not roofs:
             return
         xs = [math.log10(p.x) for p in roofs]
@@ -150,6 +196,9 @@ class RooflinePlot(LivePlot):
                 near.dots.append(self._dot_box(self.to_pixels(at)))
         spots.sort(key=lambda spot: spot.at.x())
         ridges = [self._pixel_rect(item) for item in self.ridge_items if isinstance(item, pg.TextItem)]
+        if self.kernel_series:  # a name never covers a second bound's dot either
+            ridges += [self._dot_box(self.to_pixels(self.view_position(p))) for s in self.pair_series
+                       for p in self.placed_points(s)]  # fmt: skip
         # Left to right, or right to left (the few compute-bound dots first, where the room is):
         # whichever names more spots.
         placed = max((self._placements(order, font, ridges) for order in (spots, spots[::-1])), key=len)
@@ -247,7 +296,7 @@ class RooflinePlot(LivePlot):
     def kernel_at(self, pixel: QPointF) -> tuple[Point, str] | None:
         """The kernel point nearest ``pixel`` (viewport coordinates) within the pick radius."""
         best: tuple[float, Point, str] | None = None
-        for series in self.kernel_series:
+        for series in (*self.kernel_series, *self.pair_series):
             for point in self.placed_points(series):
                 gap = _distance(self.to_pixels(self.view_position(point)), pixel)
                 if gap <= PICK_RADIUS_PX and (best is None or gap < best[0]):

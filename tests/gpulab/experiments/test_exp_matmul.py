@@ -69,6 +69,23 @@ def test_modelled_points_are_two_n_cubed_over_the_model_time(tiny_result):
     assert point.y == pytest.approx(2 * 16**3 / seconds / 1e9)
 
 
+def test_the_modelled_gpu_runs_at_an_achievable_share_of_its_peak_and_a_small_matrix_fills_few_sms():
+    from gpulab.specs import load_specs
+
+    spec = load_specs().get("v100-sxm2-16gb")
+    sizes = (64, 2048, 8192)
+    rates = {n: 2 * n**3 / matmul.model_estimate(spec, n, "fp32").seconds / 1e12 for n in sizes}
+    peak = spec.peak_tflops["fp32"]
+    assert rates[8192] == pytest.approx(peak * spec.gemm_efficiency["fp32"], rel=0.01)  # not the peak
+    assert rates[64] < 0.05 * rates[8192] < rates[2048]  # one 64x64 tile for 80 SMs, and the launch
+    result = drive(matmul.run(matmul.Params(sizes=(64, 128), repeats=1, cpu_single_thread=False,
+                                            model_gpu="v100-sxm2-16gb"), Context()))  # fmt: skip
+    notes = " ".join(result.notes)
+    assert "A large fp32 GEMM reaches 92% of that peak on the Tesla V100 SXM2 16 GB" in notes
+    assert "A thread block computes a 64×64 tile of C" in notes
+    assert "Crossover: Tesla V100 SXM2 16 GB (modelled)" in notes  # the note says the GPU is modelled
+
+
 def test_notes_name_a_crossover_for_each_gpu_series(tiny_result):
     assert any(note.startswith("Crossover:") for note in tiny_result.notes)
 

@@ -454,10 +454,11 @@ def copy_under_kernel_seconds(ops: Sequence[TimelineOp]) -> float:
 
 def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None = None) -> list[Message]:
     """What the schedule did, from which ops actually ran at the same time: copies running while
-    kernels ran is the overlap streams are for (one message), else what did run together, if
-    anything, and what stopped the rest (one message per cause found); then what limits the
-    timeline either way: chunks so small that fixed per-call costs rule, the SMs filled by every
-    kernel, one copy engine for both directions. ``baseline_s``: the one-stream time, for the speedup."""
+    kernels ran is the overlap streams are for (one message); one chunk, which has nothing to
+    overlap with (one message); else what did run together, if anything, and what stopped the rest
+    (one message per cause found); then what limits the timeline either way: chunks so small that
+    fixed per-call costs rule, the SMs filled by every kernel, one copy engine for both directions.
+    ``baseline_s``: the one-stream time, for the speedup."""
     span = span_seconds(ops)
     if span <= 0:
         return []
@@ -467,19 +468,19 @@ def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None =
         speedup = f"{baseline_s / span:.1f}" if baseline_s else "?"
         percent = f"{copy_under_kernel_seconds(ops) / span:.0%}"
         return [msg("streams.diagnosis.overlapping", percent=percent, speedup=speedup), *limits]
+    if sum(1 for op in ops if op.kind == "kernel") <= 1:  # one chunk: its steps wait for each other, whatever the setup
+        return [msg("streams.diagnosis.one-chunk"), *limits]
     found = [msg("streams.diagnosis.copies-only")] if "in+out" in together else []
     if "kernel+kernel" in together:
         found.append(msg("streams.diagnosis.kernels-only"))
     if not found:
         found.append(msg("streams.diagnosis.serial"))
-    causes = _causes(setup, ops)
+    causes = _causes(setup)
     return found + (causes or ([] if limits else [msg("streams.diagnosis.unexplained")])) + limits
 
 
-def _causes(setup: Setup, ops: Sequence[TimelineOp]) -> list[Message]:
-    """Why no copy ran under a kernel: one chunk (nothing to overlap with) alone, else each setting that forbids it."""
-    if sum(1 for op in ops if op.kind == "kernel") <= 1:
-        return [msg("streams.diagnosis.one-chunk")]
+def _causes(setup: Setup) -> list[Message]:
+    """Why no copy ran under a kernel: each setting that forbids it."""
     causes = []
     if setup.streams <= 1:
         causes.append(msg("streams.diagnosis.one-stream"))

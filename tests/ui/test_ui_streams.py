@@ -10,7 +10,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QToolTip
 
 from gpulab.timeline import TimelineOp
-from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, open_panel, switch_language, wait_idle
+from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, open_panel, switch_language, type_into, wait_idle
+from ui.theme import BOX_COLOURS, current_theme
 from ui.widgets.timeline import TimelineChart, nice_step, time_text
 
 
@@ -56,6 +57,19 @@ def test_clicking_the_pageable_row_shows_its_serial_timeline_and_says_why(qtbot,
     _click_row(qtbot, panel, 3)
     assert "default stream" in panel.diagnosis.text()
     assert "default" in panel.chart.rows()  # the kernels' own lane
+    wait_idle(qtbot, window)
+
+
+def test_with_one_chunk_every_row_says_nothing_can_overlap_in_an_amber_box(qtbot, window):
+    panel = open_panel(qtbot, window, "streams")
+    type_into(qtbot, panel.editors["chunks"], "1")
+    click(qtbot, panel.run_button)
+    qtbot.waitUntil(lambda: panel.last_result is not None and panel.job is None, timeout=JOB_TIMEOUT_MS)
+    amber = BOX_COLOURS[current_theme().name]["warn_bg"]
+    for row in range(4):
+        _click_row(qtbot, panel, row)
+        assert panel.diagnosis.text().startswith("One chunk"), row
+        assert "Overlap works" not in panel.diagnosis.text() and amber in panel.diagnosis.styleSheet()
     wait_idle(qtbot, window)
 
 

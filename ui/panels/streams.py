@@ -95,7 +95,7 @@ class StreamsPanel(LabPanel):
         self.table.currentItemChanged.connect(lambda *_items: self.show_chosen())
         self.chart = TimelineChart()
         self.chart.hovered.connect(self._hovered)
-        self.diagnosis = WrapLabel(min_lines=2, max_lines=4)
+        self.diagnosis = WrapLabel(min_lines=2, max_lines=5)  # what ran together, then why
         self.diagnosis.setObjectName("diagnosisLine")
         self.diagnosis.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 

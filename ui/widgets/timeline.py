@@ -221,6 +221,11 @@ class TimelineChart(HoverChart):
     def _paint_rows(self, painter: QPainter, theme: Theme) -> None:
         area, rows = self.plot_rect(), self.rows()
         row_h = area.height() / max(1, len(rows))
+        painter.save()  # the axis keeps the chart's own type
+        if row_h < painter.fontMetrics().height():  # rows lower than a line of type: smaller type, never overlap
+            font = painter.font()
+            font.setPixelSize(max(6, int(row_h * 0.85)))
+            painter.setFont(font)
         metrics = painter.fontMetrics()
         for index, key in enumerate(rows):
             top = area.top() + index * row_h
@@ -230,6 +235,7 @@ class TimelineChart(HoverChart):
             painter.setPen(QColor(theme.text))
             painter.drawText(QRectF(4, top, area.left() - 8, row_h),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)  # fmt: skip
+        painter.restore()
 
     def _paint_bar(self, painter: QPainter, rect: QRectF, colour: QColor, theme: Theme) -> None:
         modelled = self.kind == "modelled"

@@ -3,7 +3,8 @@
 With two or more CUDA devices every ordered pair copies a buffer (CuPy, peer access on where CUDA
 allows it, CUDA events) and the GB/s form a matrix (measured); NVML says what each copy crosses
 (NVLink, an NVSwitch, a PCIe switch, the CPU sockets' link) and the spec table its nominal rate.
-With fewer, the matrix is the nominal rates of a modelled node (modelled), and a note says why.
+With fewer, the matrix is the achievable rates of a modelled node (modelled; each point keeps its
+path's nominal rate beside it), and a note says why.
 
 Series, one per source GPU (key ``from-gpu-<i>``): x the destination GPU's index, y GB/s; each point's
 ``extra`` holds the path (``path``, ``links``, ``nominal_gb_s``, ``percent_of_peak`` when measured,
@@ -20,7 +21,7 @@ from typing import Any, Literal
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.cluster.topology import Topology, normal_bus_id, read_topology
+from gpulab.cluster.topology import Gpu, Path, Topology, normal_bus_id, pcie_gb_s, read_topology
 from gpulab.experiments import p2p_gpu
 from gpulab.experiments.base import (
     Cancelled,
@@ -72,9 +73,34 @@ def _path_facts(topology: Topology, src: int | None, dst: int | None) -> dict[st
     return {"path": path.kind, "links": path.links, "nominal_gb_s": path.nominal_gb_s}
 
 
+NVLINK_CC_OF_GENERATION = {1: (6, 0), 2: (7, 0), 3: (8, 0), 4: (9, 0), 5: (10, 0)}
+
+
+def achievable_gb_s(path: Path, topology: Topology, gpu: Gpu) -> float:
+    """What a copy from ``gpu`` over ``path`` reaches: NVLink at the share NCCL's topology model counts
+    a link as (20.6 of 25 GB/s on H100; p2pBandwidthLatencyTest measures 371-377 GB/s on 8 H100 SXM,
+    NVIDIA/nccl#1264), PCIe at the pinned-copy efficiency (nvbandwidth), and a path between sockets no
+    faster than the CPUs' link (``cpu_link_gb_s``, NCCL's topology model)."""
+    from gpulab.model.cluster import NVLINK_GB_S_PER_LINK
+    from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
+
+    nominal = float(path.nominal_gb_s or 0.0)
+    if path.kind in ("nvlink", "nvswitch"):
+        generation = gpu.nvlink_generation or 0
+        cc = NVLINK_CC_OF_GENERATION.get(generation)
+        line = 50.0 if generation >= 5 else 25.0
+        return nominal * NVLINK_GB_S_PER_LINK[cc] / line if cc in NVLINK_GB_S_PER_LINK else nominal
+    pcie = pcie_gb_s(gpu.pcie_gen, gpu.pcie_width) or nominal
+    rate = pcie * DEFAULT_PINNED_EFFICIENCY
+    cpu_link = float(topology.facts.get("cpu_link_gb_s") or 0.0)
+    return min(rate, cpu_link) if path.kind == "system" and cpu_link else rate
+
+
 def modelled_series(topology: Topology, cluster: Topology, nbytes: int) -> list[Series]:
-    """The nominal rate of every ordered pair of the modelled node, one series per source GPU."""
-    details = {"formula": "pair rate = NVLink links x one link's rate, or the PCIe link's rate, per direction",
+    """The achievable rate of every ordered pair of the modelled node, one series per source GPU; each
+    point keeps the path's nominal rate beside it (``nominal_gb_s``)."""
+    details = {"formula": "pair rate = NVLink links x what NCCL counts a link as, or the PCIe link x the pinned-copy "
+                          "efficiency, no faster than the CPUs' link between sockets; per direction",
                "layout": topology.name, "source": topology.facts.get("source"), "copy_bytes": nbytes,
                "topology": topology.to_json(), "cluster": cluster.to_json()}  # fmt: skip
     provenance = Provenance("modelled", str(topology.facts.get("gpu_name") or topology.name), details)
@@ -85,10 +111,11 @@ def modelled_series(topology: Topology, cluster: Topology, nbytes: int) -> list[
             path = topology.path(src.index, dst.index)
             if path is None or not path.nominal_gb_s:
                 continue
-            seconds = nbytes / (path.nominal_gb_s * 1e9)
-            extra = {"kind": "modelled", "seconds": seconds, "repeats": 0, "peer_access": path.p2p,
+            rate = achievable_gb_s(path, topology, src)
+            extra = {"kind": "modelled", "seconds": nbytes / (rate * 1e9), "repeats": 0, "peer_access": path.p2p,
+                     "percent_of_peak": 100 * rate / path.nominal_gb_s,
                      **_path_facts(topology, src.index, dst.index)}  # fmt: skip
-            series = series.with_point(Point(dst.index, path.nominal_gb_s, None, extra))
+            series = series.with_point(Point(dst.index, rate, None, extra))
         out.append(series)
     return out
 
@@ -208,12 +235,22 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
                 yield PartialPoint(s.name, point, s.provenance)
         notes.append(_why_modelled(status, devices))
         notes.append(msg("note.p2p.modelled", layout=params.layout))
+        notes += _modelled_rate_notes(model)
     yield Progress(1.0, msg("progress.done"))
     facts = cluster.facts
     fixed = [msg("note.p2p.what"), msg("note.p2p.cluster", nodes=facts.get("nodes", params.nodes),
                                        rails=facts.get("rails", "?"), spines=facts.get("spines", "?"),
                                        gpus=facts.get("gpus", "?"))]  # fmt: skip
     return Result("p2p", params_to_dict(params), tuple(series), merge_notes(notes, fixed))
+
+
+def _modelled_rate_notes(model: Topology) -> list[Message]:
+    """Why the modelled matrix is below the pictures' nominal rates, and what a path between sockets crosses."""
+    notes = [msg("note.p2p.achievable")]
+    if model.facts.get("cpu_link_gb_s"):
+        notes.append(msg("note.p2p.cross-socket", link=model.facts.get("cpu_link", ""),
+                         gb_s=f"{float(model.facts['cpu_link_gb_s']):g}"))  # fmt: skip
+    return notes
 
 
 def _why_modelled(status: Any, devices: list[int]) -> Message:

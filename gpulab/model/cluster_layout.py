@@ -2,7 +2,9 @@
 
 Two nodes come from ``[node.*]`` in ``resources/gpus.toml`` (each with its source): a DGX H100-like
 node (8 GPUs, each with 18 NVLink4 links spread evenly over 4 NVSwitch chips, one 400 Gb/s NIC per
-GPU) and a two-socket PCIe server (4 cards, two behind each socket's PCIe switch). The network is
+GPU) and a two-socket PCIe server (4 cards, two behind each socket's PCIe switch; a copy between
+GPUs of different sockets crosses the link between the CPUs, at the rate NCCL's topology model
+gives it, slower than a card's PCIe link). The network is
 the rail-optimised fat tree of ``[fabric.rail-optimised]``: NIC ``r`` of every node goes to the leaf
 switch of rail ``r``; the leaves go up to spine switches with as many links up as down, so the tree
 does not block. Every record here has ``source == "modelled"``; rates are nominal, per direction.
@@ -48,6 +50,9 @@ class NodeSpec:
     nic_gb_s: float
     cpus: int
     source: str
+    cpu_link: str = ""  # the link between CPU sockets (UPI, Infinity Fabric), "" when not described
+    cpu_link_gb_s: float = 0.0  # its rate per direction for GPU-to-GPU copies, 0 when not known
+    cpu_link_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,8 +78,11 @@ def node_spec(key: str) -> NodeSpec:
     where = f"node.{key}"
     ints = {name: int(_number(table, name, where)) for name in (
         "gpus", "nvswitches", "nvlink_generation", "nvlinks_per_gpu", "gpus_per_pcie_switch", "nics", "cpus")}
+    link_gb_s = float(_number(table, "cpu_link_gb_s", where)) if "cpu_link_gb_s" in table else 0.0
     return NodeSpec(key=key, gpu=str(table.get("gpu", "")), nic_gb_s=float(_number(table, "nic_gb_s", where)),
-                    source=str(table.get("source", "")), **ints)  # fmt: skip
+                    source=str(table.get("source", "")), cpu_link=str(table.get("cpu_link", "")),
+                    cpu_link_gb_s=link_gb_s, cpu_link_source=str(table.get("cpu_link_source", "")),
+                    **ints)  # fmt: skip
 
 
 def fabric_spec() -> FabricSpec:
@@ -125,6 +133,9 @@ def node_topology(key: str) -> Topology:
     paths = tuple(_modelled_path(spec, a, b) for a in gpus for b in gpus if a.index != b.index)
     facts = {"gpu": spec.gpu, "gpu_name": name, "source": source_title(spec.source), "nics": spec.nics,
              "nic_gb_s": spec.nic_gb_s}  # fmt: skip
+    if spec.cpu_link_gb_s:
+        facts.update(cpu_link=spec.cpu_link, cpu_link_gb_s=spec.cpu_link_gb_s,
+                     cpu_link_source=source_title(spec.cpu_link_source))  # fmt: skip
     return Topology(gpus, tuple(boxes), tuple(wires), paths, "modelled", "", key, facts)
 
 
@@ -156,7 +167,8 @@ def _pcie_part(spec: NodeSpec, gpus: tuple[Gpu, ...]) -> tuple[list[Box], list[W
     wires = [Wire(f"pcie-switch-{s}", f"cpu-{_socket_of(spec, s)}", "pcie", None, uplink) for s in range(switches)]
     wires += [Wire(g.key, f"pcie-switch-{_switch_of(spec, g.index)}", "pcie", g.pcie_width,
                    pcie_gb_s(g.pcie_gen, g.pcie_width)) for g in gpus]  # fmt: skip
-    wires += [Wire("cpu-0", f"cpu-{c}", "cpu-link") for c in range(1, spec.cpus)]
+    link_gb_s = spec.cpu_link_gb_s or None
+    wires += [Wire("cpu-0", f"cpu-{c}", "cpu-link", None, link_gb_s) for c in range(1, spec.cpus)]
     for nic in range(spec.nics):  # one NIC per socket, on that socket's first switch
         boxes.append(Box("nic", nic))
         switch = next((s for s in range(switches) if _socket_of(spec, s) == nic % max(spec.cpus, 1)), 0)
@@ -173,6 +185,8 @@ def _modelled_path(spec: NodeSpec, a: Gpu, b: Gpu) -> Path:
     same_socket = _socket_of(spec, _switch_of(spec, a.index)) == _socket_of(spec, _switch_of(spec, b.index))
     kind = "pcie-switch" if same_switch else ("numa-node" if same_socket else "system")
     rate = pcie_gb_s(a.pcie_gen, a.pcie_width)
+    if kind == "system" and spec.cpu_link_gb_s and rate is not None:
+        rate = min(rate, spec.cpu_link_gb_s)  # through both sockets and the link between them
     return Path(a.index, b.index, kind, None, rate, same_switch)
 
 

@@ -1,4 +1,5 @@
-"""Evaluators for the cluster labs: collectives across GPUs, the 3D-parallelism planner, failures."""
+"""Evaluators for the cluster labs: collectives across GPUs, the 3D-parallelism planner, failures, and
+the topology lab's modelled copy matrix."""
 
 from __future__ import annotations
 
@@ -81,6 +82,19 @@ def training_gpu_hours_millions(config: Mapping[str, Any]) -> float:
     return seconds / 3600 / 1e6
 
 
+def p2p_pair_gb_s(config: Mapping[str, Any]) -> float:
+    """The topology lab's modelled copy rate from GPU ``src`` to GPU ``dst`` of the node ``layout``, GB/s."""
+    from gpulab.experiments import p2p
+    from gpulab.model.cluster_layout import node_topology, rail_fat_tree
+
+    layout, src, dst = str(config["layout"]), int(config["src"]), int(config["dst"])
+    series = p2p.modelled_series(node_topology(layout), rail_fat_tree(layout, 1), 1 << 26)
+    point = next((p for s in series if s.key == f"from-gpu-{src}" for p in s.points if p.x == dst), None)
+    if point is None:
+        raise ValueError(f"the {layout} node has no path from GPU {src} to GPU {dst}")
+    return float(point.y)
+
+
 EVALUATORS = {
     "allreduce-busbw": allreduce_busbw_gb_s,
     "plan-tflops-per-gpu": plan_tflops_per_gpu,
@@ -88,4 +102,5 @@ EVALUATORS = {
     "goodput-percent": goodput_percent,
     "interruptions-per-day": interruptions_per_day,
     "training-gpu-hours": training_gpu_hours_millions,
+    "p2p-pair-gb-s": p2p_pair_gb_s,
 }

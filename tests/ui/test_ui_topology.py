@@ -28,9 +28,21 @@ def test_without_gpus_the_node_is_the_modelled_dgx_drawn_dashed_and_the_matrix_i
     assert view.kind == "modelled" and len(view.topology.gpus) == 8
     assert sum(kind == "nvswitch" for kind, _i in view.items().values()) == 4
     assert panel.provenance == "modelled"  # the window's badge says MODELLED
-    assert panel.matrix.rowCount() == 8 and panel.matrix.item(0, 1).text() == "450"
+    assert panel.matrix.rowCount() == 8 and panel.matrix.item(0, 1).text() == "371"  # achievable of 450
     assert panel.matrix.item(0, 0).text() == "—"
     assert "NVSwitch" in panel.matrix.item(0, 1).toolTip()
+
+
+def test_in_the_pcie_server_the_socket_link_is_hovered_with_its_name_and_rate_and_slows_the_matrix(qtbot, window):
+    panel = _run(qtbot, window, layout="pcie-server", nodes="2")
+    view = panel.node_view
+    for kind in ("pcie", "cpu-link"):  # the pointer enters over a PCIe line, then moves to the sockets' link
+        line = next(line for line, wire in view.wire_lines() if wire.kind == kind)
+        qtbot.mouseMove(view, line.pointAt(0.5).toPoint())
+    qtbot.waitUntil(lambda: "CPU 0 – CPU 1" in view.hover_text, timeout=2000)
+    assert "(UPI)" in view.hover_text and "22 GB/s per direction" in view.hover_text
+    same_switch, other_socket = panel.matrix.item(0, 1).text(), panel.matrix.item(0, 2).text()
+    assert float(other_socket) < float(same_switch)
 
 
 def test_hovering_a_link_with_the_mouse_tells_its_kind_and_rate(qtbot, window):

@@ -177,7 +177,11 @@ class TopologyView(HoverChart):
             count = f" x{wire.count}"
         elif wire.count and wire.count > 1:
             count = " " + translate("TopologyView", "× %1 links").replace("%1", str(wire.count))
-        return f"{wire_title(wire.kind)}{count}: {rate_text(wire.gb_s)}\n{ends}"
+        title = wire_title(wire.kind)
+        named = self.topology.facts.get("cpu_link") if self.topology is not None else None
+        if wire.kind == "cpu-link" and named:
+            title = f"{title} ({named})"  # UPI, Infinity Fabric: what a copy between sockets crosses
+        return f"{title}{count}: {rate_text(wire.gb_s)}\n{ends}"
 
     def describe_box(self, key: str) -> str:
         kind, index = self.items()[key]

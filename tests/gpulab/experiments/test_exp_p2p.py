@@ -23,17 +23,29 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(p2p.cuda, "cuda_status", lambda: status)
 
 
-def test_without_gpus_the_matrix_is_the_modelled_nodes_nominal_rates(monkeypatch):
+def test_without_gpus_the_matrix_is_the_modelled_nodes_achievable_rates_beside_the_nominal_ones(monkeypatch):
     no_gpu(monkeypatch)
     result = run(layout="dgx-h100", nodes=2)
     assert [s.key for s in result.series] == [f"from-gpu-{i}" for i in range(8)]
     assert all(s.provenance.kind == "modelled" and s.role == "model" for s in result.series)
     first = result.series[0]
-    assert [p.x for p in first.points] == list(range(1, 8)) and {p.y for p in first.points} == {450.0}
+    assert [p.x for p in first.points] == list(range(1, 8))
+    assert {p.extra["nominal_gb_s"] for p in first.points} == {450.0}  # 18 links of 25 GB/s
+    assert all(p.y == pytest.approx(18 * 20.6) for p in first.points)  # what NCCL counts a link as
     assert any("no GPU here" in note for note in result.notes)
     topo = topology_from_json(first.provenance.details["topology"])
     assert topo is not None and topo.source == "modelled" and len(topo.gpus) == 8
     assert topology_from_json(first.provenance.details["cluster"]).facts["nodes"] == 2
+
+
+def test_gpus_on_different_sockets_copy_at_the_cpu_links_rate(monkeypatch):
+    no_gpu(monkeypatch)
+    result = run(layout="pcie-server")
+    rates = {p.x: p for p in result.series[0].points}
+    assert rates[1].extra["path"] == "pcie-switch" and rates[2].extra["path"] == "system"
+    assert rates[2].y == pytest.approx(22.0) and rates[1].y == pytest.approx(31.5 * 0.85)
+    assert rates[2].y < rates[1].y
+    assert any("UPI link between them: 22 GB/s" in note for note in result.notes)
 
 
 def test_a_saved_result_reopens_with_its_matrix_and_pictures(monkeypatch, tmp_path):

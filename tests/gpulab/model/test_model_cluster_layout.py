@@ -17,10 +17,13 @@ def test_the_dgx_h100_node_agrees_with_the_spec_tables_900_gb_s_of_nvlink_per_gp
     assert sum(b.kind == "nic" for b in topo.boxes) == 8
 
 
-def test_the_pcie_server_crosses_the_sockets_link_between_its_halves():
+def test_the_pcie_server_crosses_the_sockets_link_between_its_halves_at_that_links_rate():
     topo = node_topology("pcie-server")
     assert topo.path(0, 1).kind == "pcie-switch" and topo.path(0, 2).kind == "system"
     assert topo.path(0, 1).nominal_gb_s == pytest.approx(31.5)
+    # through both sockets and UPI, which NCCL's topology model prices at 22 GB/s (Sapphire Rapids)
+    assert topo.path(0, 2).nominal_gb_s == pytest.approx(22.0) == topo.facts["cpu_link_gb_s"]
+    assert [w.gb_s for w in topo.wires if w.kind == "cpu-link"] == [22.0]
     assert not any(w.kind == "nvlink" for w in topo.wires)
 
 

@@ -3,7 +3,9 @@
 The scaling lab's AllReduce curves stand on assumed link figures. When a learner has measured
 AllReduce on this machine (the collectives lab, on CPU ranks or GPUs) and saved the result, the
 lab fits ``t = 2(n-1)·alpha + 2(n-1)/n·S·beta`` (a ring over the measured ranks) to its points and
-draws a ring of that link beside the assumed ones, saying what it was fitted to.
+draws a ring of that link beside the assumed ones, saying what it was fitted to. The other way
+round, :func:`model_reference` gives the collectives lab the model's curves for the GPUs an NCCL
+result measured on, to draw beside the measurement.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from gpulab.catalogue import Message, msg
 from gpulab.experiments.base import ParamError
 from gpulab.model import cluster
-from gpulab.results import ResultFormatError, load
+from gpulab.results import Result, ResultFormatError, load
 
 
 @dataclass(frozen=True)
@@ -57,3 +59,39 @@ def fit_to_saved(path: str) -> LocalFit:
     if fit.alpha_s < 0 or fit.beta_s_per_byte <= 0:  # a line that says sending costs nothing explains nothing
         raise _bad(path, "its times do not grow with the message size, so no link fits them")
     return LocalFit(fit, ranks, len(series.points), series.provenance.device, path)
+
+
+# ---------------------------------------------------------------- the model beside a measurement
+
+
+@dataclass(frozen=True)
+class ModelReference:
+    """What the AllReduce model expects from the GPUs a collectives result measured on: for each
+    algorithm NCCL has there, (message bytes, busbw GB/s) at the measured sizes; ``missing`` says why
+    NVLink SHARP is not among them (None when it is)."""
+
+    gpu: str
+    ranks: int
+    curves: dict[str, list[tuple[float, float]]]
+    missing: Message | None
+
+
+def model_reference(result: Result) -> ModelReference | None:
+    """The model's ring (and NVLink SHARP where the GPUs have it) at the sizes an NCCL AllReduce was
+    measured at, for the GPU the result names; None for CPU ranks or a GPU the spec table does not know."""
+    from gpulab.specs import load_specs
+
+    series = next((s for s in result.series if s.key == "nccl-allreduce" and s.points), None)
+    if series is None:
+        return None
+    devices = [str(d) for d in series.provenance.details.get("devices", ()) or ()]
+    ranks = int(series.provenance.details.get("ranks", 0) or result.params.get("ranks", 0) or 0)
+    spec = load_specs().match(devices[0]) if devices else None
+    if spec is None or ranks < 2:
+        return None
+    fabric = cluster.fabric_for(spec)
+    sizes = [float(p.x) for p in series.points]
+    curves = {algorithm: [(size, cluster.bus_bandwidth_gb_s(ranks, size, cluster.allreduce_seconds(
+        algorithm, ranks, size, fabric))) for size in sizes] for algorithm in ("ring", "nvls")
+        if cluster.unavailable(algorithm, ranks, fabric) is None}  # fmt: skip
+    return ModelReference(spec.name, ranks, curves, cluster.unavailable("nvls", ranks, fabric))

@@ -249,6 +249,18 @@
         <source>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</source>
         <translation>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</translation>
     </message>
+    <message>
+        <source>model: %1</source>
+        <translation>model: %1</translation>
+    </message>
+    <message>
+        <source>With the NCCL backend on GPUs of the spec table, the model's AllReduce curves are drawn beside the measurement.</source>
+        <translation>With the NCCL backend on GPUs of the spec table, the model's AllReduce curves are drawn beside the measurement.</translation>
+    </message>
+    <message>
+        <source>Dashed: the AllReduce model for %1 × %2 (NCCL's achievable NVLink rate).</source>
+        <translation>Dashed: the AllReduce model for %1 × %2 (NCCL's achievable NVLink rate).</translation>
+    </message>
 </context>
 <context>
     <name>CopyMatrix</name>

@@ -250,6 +250,18 @@
         <source>#wrong: %1 elements of the results were not what the collective must give. Do not trust these bandwidths.</source>
         <translation>#wrong：结果中有 %1 个元素不是集合通信应给出的值。这些带宽不可信。</translation>
     </message>
+    <message>
+        <source>model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>With the NCCL backend on GPUs of the spec table, the model&apos;s AllReduce curves are drawn beside the measurement.</source>
+        <translation>使用 NCCL 后端、且 GPU 在规格表中时，模型的 AllReduce 曲线会画在实测旁边。</translation>
+    </message>
+    <message>
+        <source>Dashed: the AllReduce model for %1 × %2 (NCCL&apos;s achievable NVLink rate).</source>
+        <translation>虚线：%1 × %2 的 AllReduce 模型（按 NCCL 实际能达到的 NVLink 速率）。</translation>
+    </message>
 </context>
 <context>
     <name>CopyMatrix</name>

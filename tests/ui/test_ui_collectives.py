@@ -67,3 +67,36 @@ def test_a_run_on_two_cpu_ranks_grows_six_curves_from_the_run_button(qtbot, wind
     assert len(panel.plot.curves) == 6 and all(len(points) == 2 for points in panel.plot.series.values())
     assert panel.last_result.series[0].provenance.device.startswith("2 CPU ranks on ")
     wait_idle(qtbot, window)
+
+
+def _nccl_result(device: str, ranks: int = 8) -> Result:
+    collector = Collector("nccl", {"ranks": ranks})
+    collector.add({"event": "hello", "ranks": ranks, "hosts": ["here"] * ranks, "backend": "nccl",
+                   "devices": [device] * ranks})  # fmt: skip
+    for size in (1 << 20, 1 << 30):
+        seconds = 2 * (ranks - 1) / ranks * size / 350e9
+        algbw = size / seconds / 1e9
+        collector.add({"event": "point", "collective": "allreduce", "message_bytes": size, "count": size // 4,
+                       "ranks": ranks, "seconds": seconds, "algbw_gb_s": algbw,
+                       "busbw_gb_s": algbw * 2 * (ranks - 1) / ranks, "repeats": 3, "wrong": 0})  # fmt: skip
+    return collector.result()
+
+
+def test_an_nccl_allreduce_on_h100s_gets_the_models_ring_and_nvlink_sharp_beside_it(qtbot, window):
+    panel = open_panel(qtbot, window, "collectives")
+    assert "NCCL backend" in panel.model_label.text()  # before: what would appear
+    panel.show_result(_nccl_result("NVIDIA H100 80GB HBM3"))
+    ring, nvls = panel.model_curve_name("ring"), panel.model_curve_name("nvls")
+    assert {ring, nvls} <= set(panel.plot.curves)
+    assert panel.plot.series[nvls][-1].y > panel.plot.series[ring][-1].y  # NVLS beats the ring on 8 H100
+    assert "8 × NVIDIA H100 SXM5 80 GB" in panel.model_label.text()
+    tick(qtbot, panel.algbw_box)  # the model's points switch to algbw with the measured ones
+    assert panel.plot.y_of(panel.plot.series[ring][-1]) < panel.plot.series[ring][-1].y
+
+
+def test_on_a100s_the_model_has_no_nvlink_sharp_and_says_why(qtbot, window):
+    panel = open_panel(qtbot, window, "collectives")
+    panel.show_result(_nccl_result("NVIDIA A100-SXM4-80GB"))
+    assert panel.model_curve_name("ring") in panel.plot.curves
+    assert panel.model_curve_name("nvls") not in panel.plot.curves
+    assert "compute capability 9.0" in panel.model_label.text()

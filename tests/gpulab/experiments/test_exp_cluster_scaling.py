@@ -112,3 +112,25 @@ def test_a_result_of_another_lab_cannot_be_fitted(tmp_path):
     with pytest.raises(ParamError) as caught:
         run(gpu_counts=(8,), fit_from=str(path))
     assert "not of the collectives lab" in render(caught.value.message)
+
+
+def test_the_model_beside_an_nccl_allreduce_is_the_ring_and_nvls_at_the_measured_sizes():
+    from gpulab.experiments import cluster_fit
+    from gpulab.experiments.collectives import Collector
+    from gpulab.model import cluster
+    from gpulab.specs import load_specs
+
+    collector = Collector("nccl", {"ranks": 8})
+    collector.add({"event": "hello", "ranks": 8, "hosts": ["h"] * 8, "devices": ["NVIDIA H100 80GB HBM3"] * 8})
+    for size in (1 << 20, 1 << 30):
+        collector.add({"event": "point", "collective": "allreduce", "message_bytes": size, "count": size // 4,
+                       "ranks": 8, "seconds": 1e-3, "algbw_gb_s": 1.0, "busbw_gb_s": 1.75, "repeats": 3,
+                       "wrong": 0})  # fmt: skip
+    reference = cluster_fit.model_reference(collector.result())
+    fabric = cluster.fabric_for(load_specs().get("h100-sxm"))
+    expected = cluster.bus_bandwidth_gb_s(8, 1 << 30, cluster.allreduce_seconds("nvls", 8, 1 << 30, fabric))
+    assert reference is not None and set(reference.curves) == {"ring", "nvls"} and reference.missing is None
+    assert [size for size, _b in reference.curves["nvls"]] == [1 << 20, 1 << 30]
+    assert reference.curves["nvls"][-1][1] == pytest.approx(expected)
+    cpu = Collector("mpi", {"ranks": 2})
+    assert cluster_fit.model_reference(cpu.result()) is None  # CPU ranks: nothing to model

@@ -110,7 +110,8 @@ class CollectivesPanel(LabPanel):
             for algorithm, rows in reference.curves.items():
                 name = self.model_curve_name(algorithm)
                 for size, busbw in rows:
-                    self.plot.add_point(name, Point(size, busbw, extra={"kind": "modelled", "algbw_gb_s": busbw / share}))
+                    extra = {"kind": "modelled", "algbw_gb_s": busbw / share}
+                    self.plot.add_point(name, Point(size, busbw, extra=extra))
                 self.plot.set_kind(name, "modelled")
             self.plot.redraw()
         self._say_model()

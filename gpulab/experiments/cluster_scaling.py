@@ -229,9 +229,10 @@ def planner_notes(figs: Figures, params: Params) -> list[Message]:
         notes.append(msg("cluster-scaling.note.best-plan", gpus=params.gpus, dp=layout.dp, tp=layout.tp, pp=layout.pp,
                          step=f"{best.step_s:.1f}", efficiency=f"{best.efficiency * 100:.0f}",
                          memory=f"{best.memory.total / 1e9:.0f}"))  # fmt: skip
-    departs = parallelism.departure(params.shape, params.gpus, figs.plans)
-    if departs is not None:
-        notes.append(departs)
+    for note in (parallelism.departure(params.shape, params.gpus, figs.plans),
+                 parallelism.published_check(params.shape, params.gpus, figs.plans, figs.spec.key)):  # fmt: skip
+        if note is not None:
+            notes.append(note)
     if params.model == "llama3-405b":
         notes.append(msg("cluster-scaling.note.llama3-layout"))
     notes.append(msg("cluster-scaling.note.efficiency", share=f"{parallelism.COMPUTE_SHARE:.0%}"))

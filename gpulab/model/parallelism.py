@@ -47,6 +47,7 @@ __all__ = [
     "COMPUTE_SHARE",
     "MODELS",
     "PUBLISHED_LAYOUTS",
+    "PUBLISHED_TFLOPS",
     "USABLE_MEMORY_SHARE",
     "Layout",
     "Memory",
@@ -132,6 +133,9 @@ MODELS = {
 
 PUBLISHED_LAYOUTS = {("llama3-405b", 8192): (64, 8, 16), ("llama3-405b", 16384): (128, 8, 16)}
 """(DP, TP, PP) Meta trained Llama 3 405B with at 8,192-token sequences (arXiv:2407.21783, Table 4)."""
+
+PUBLISHED_TFLOPS = {("llama3-405b", "h100-sxm", 8192): 430.0, ("llama3-405b", "h100-sxm", 16384): 400.0}
+"""TFLOPS a GPU Meta measured at those layouts on H100 SXM (Table 4: 43% and 41% BF16 MFU)."""
 
 
 @dataclass(frozen=True)
@@ -443,6 +447,18 @@ def departure(shape: ModelShape, gpus: int, plans: Sequence[Plan]) -> Message | 
                best=best.layout.words(), step=f"{published.step_s:.2f}", best_step=f"{best.step_s:.2f}",
                bubble=f"{published.bubble:.0%}", best_bubble=f"{best.bubble:.0%}",
                memory=f"{published.memory.total / 1e9:.0f}", best_memory=f"{best.memory.total / 1e9:.0f}")  # fmt: skip
+
+
+def published_check(shape: ModelShape, gpus: int, plans: Sequence[Plan], gpu_key: str) -> Message | None:
+    """The model's TFLOPS at the published layout beside the published figure, and where the gap comes
+    from; None when nothing was published for this model, GPU and GPU count or that layout was not priced."""
+    paper = PUBLISHED_TFLOPS.get((shape.key, gpu_key, gpus))
+    published = published_plan(shape, gpus, plans)
+    if paper is None or published is None:
+        return None
+    model = tflops_per_gpu(shape, published)
+    return msg("cluster-scaling.note.published-check", layout=published.layout.words(), model=f"{model:.0f}",
+               paper=f"{paper:.0f}", error=f"{(model - paper) / paper:+.0%}", share=f"{COMPUTE_SHARE:.0%}")
 
 
 def _recompute_words(recompute: str) -> Message | str:

@@ -179,9 +179,11 @@ class ScalingExplorer(QWidget):
         title = translate("ScalingExplorer", "Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; "
                                              "tinted: cannot run)")
         self.table_title.setText(title.replace("%1", f"{self.params.gpus:,}"))
-        departs = parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans)
-        self.published_line.setText(i18n.engine_message(departs) if departs is not None else "")
-        self.published_line.setVisible(departs is not None)
+        said = [parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans),
+                parallelism.published_check(self.params.shape, self.params.gpus, self.figs.plans,
+                                            self.figs.spec.key)]  # fmt: skip
+        self.published_line.setText(" ".join(i18n.engine_message(m) for m in said if m is not None))
+        self.published_line.setVisible(any(m is not None for m in said))
 
     def _curve(self, plot: LivePlot, name: str, points: list[Point]) -> None:
         for point in points:

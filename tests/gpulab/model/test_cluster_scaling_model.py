@@ -270,3 +270,13 @@ def test_the_llama3_checkpoint_is_its_model_state_at_the_storage_rate():
     assert reliability.LLAMA3_CHECKPOINT_SECONDS == pytest.approx(405e9 * 14 / 2e12)
     rate, delta = reliability.LLAMA3_FAILURES_PER_GPU_YEAR, reliability.LLAMA3_CHECKPOINT_SECONDS
     assert reliability.reliability(16384, rate, delta, 300).goodput > 0.9  # the paper: "higher than 90%"
+
+
+def test_the_published_check_sets_the_models_tflops_beside_metas_on_h100_only():
+    spec = load_specs().get("h100-sxm")
+    shape, fabric = parallelism.MODELS["llama3-405b"], cluster.fabric_for(spec)
+    plans = parallelism.plan_all(shape, 8192, spec, fabric, META)
+    check = parallelism.published_check(shape, 8192, plans, "h100-sxm")
+    model = parallelism.tflops_per_gpu(shape, parallelism.published_plan(shape, 8192, plans))
+    assert check.args["paper"] == "430" and check.args["model"] == f"{model:.0f}"
+    assert parallelism.published_check(shape, 8192, plans, "h200-sxm") is None  # Meta measured H100s

@@ -85,7 +85,7 @@ USABLE_MEMORY_SHARE = 0.9
 FULL_RECOMPUTE_KEPT_BYTES = 2  # a layer's bf16 input, per token and hidden unit
 BF16_BYTES = 2
 MAX_TP = 8  # tensor parallelism stays inside a node of 8: its AllReduces are on the critical path
-RECOMPUTE_CHOICES = ("selective", "full")
+RECOMPUTE_CHOICES = ("full", "selective")
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ RATE_KEY = {"fp8e5m2": "fp8"}
 the FP8 tensor-core rate."""
 
 FORMAT_NAMES = {"fp8": "FP8 E4M3", "fp8e5m2": "FP8 E5M2"}
-SHORT_NAMES = {"fp8": "E4M3", "fp8e5m2": "E5M2"}  # a chart tick has the room of a short word
+SHORT_NAMES = {"fp8": "FP8", "fp8e5m2": "E5M2"}  # a tick has the room of a short word: E4M3 is the FP8 of most uses
 
 CPU_DTYPES = ("fp64", "fp32", "fp16")  # the ones numpy multiplies natively
 CPU_HALF_MAX_N = 256
@@ -156,7 +156,7 @@ def _bytes_text(count: float) -> str:
 
 # ----------------------------------------------------------------- series
 
-AXIS_X = msg("axis.precision.format", items=[msg("axis.variant-item", index=position(d), name=short_name(d))
+AXIS_X = msg("axis.precision.format", items=[msg("axis.variant-item", index=position(d), name=format_name(d))
                                              for d in FORMAT_ORDER])  # fmt: skip
 
 

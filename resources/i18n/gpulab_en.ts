@@ -1504,6 +1504,10 @@
         <translation>ridge %1</translation>
     </message>
     <message>
+        <source>○ %1</source>
+        <translation>○ %1</translation>
+    </message>
+    <message>
         <source>Kernels on %1 (%2, %3):</source>
         <translation>Kernels on %1 (%2, %3):</translation>
     </message>
@@ -2026,6 +2030,10 @@
         <source>%1 of %2 rows within tolerance.</source>
         <translation>%1 of %2 rows within tolerance.</translation>
     </message>
+    <message>
+        <source>%1 of the rows set the model's constants (fitted).</source>
+        <translation>%1 of the rows set the model's constants (fitted).</translation>
+    </message>
 </context>
 <context>
     <name>ValidationSheet</name>
@@ -2074,8 +2082,16 @@
         <translation>none published</translation>
     </message>
     <message>
+        <source> · fitted</source>
+        <translation> · fitted</translation>
+    </message>
+    <message>
         <source>Source: %1</source>
         <translation>Source: %1</translation>
+    </message>
+    <message>
+        <source>Fitted: the model's constants were set from this figure, so this row checks that they hang together, not what the model predicts.</source>
+        <translation>Fitted: the model's constants were set from this figure, so this row checks that they hang together, not what the model predicts.</translation>
     </message>
     <message>
         <source>Where the model departs: %1</source>

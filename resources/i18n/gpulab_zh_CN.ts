@@ -1505,6 +1505,10 @@
         <translation>脊点 %1</translation>
     </message>
     <message>
+        <source>○ %1</source>
+        <translation>○ %1</translation>
+    </message>
+    <message>
         <source>Kernels on %1 (%2, %3):</source>
         <translation>%1 上的核函数（%2，%3）：</translation>
     </message>
@@ -2027,6 +2031,10 @@
         <source>%1 of %2 rows within tolerance.</source>
         <translation>%2 行中有 %1 行在容差之内。</translation>
     </message>
+    <message>
+        <source>%1 of the rows set the model&apos;s constants (fitted).</source>
+        <translation>其中 %1 行是用来确定模型常数的（拟合）。</translation>
+    </message>
 </context>
 <context>
     <name>ValidationSheet</name>
@@ -2075,8 +2083,16 @@
         <translation>无公开数字</translation>
     </message>
     <message>
+        <source> · fitted</source>
+        <translation> · 拟合</translation>
+    </message>
+    <message>
         <source>Source: %1</source>
         <translation>出处：%1</translation>
+    </message>
+    <message>
+        <source>Fitted: the model&apos;s constants were set from this figure, so this row checks that they hang together, not what the model predicts.</source>
+        <translation>拟合：模型的常数就是按这个数字定的，所以这一行检验的是这些常数彼此是否自洽，而不是模型的预测。</translation>
     </message>
     <message>
         <source>Where the model departs: %1</source>

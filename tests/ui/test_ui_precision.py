@@ -43,7 +43,7 @@ def test_the_chart_draws_throughput_per_format_and_leaves_the_error_to_the_table
     assert len(plot.curves) == 2  # the modelled GPU and numpy; no GPU here, and the error is not a rate
     assert "Error against FP64" not in panel.legend.text() and "MEASURED" in panel.legend.text()
     ticks = plot.getPlotItem().getAxis("bottom")._tickLevels[0]
-    assert [label for _x, label in ticks] == ["FP64", "FP32", "TF32", "FP16", "BF16", "E4M3", "E5M2"]
+    assert [label for _x, label in ticks] == ["FP64", "FP32", "TF32", "FP16", "BF16", "FP8", "E5M2"]
     modelled = next(name for name in plot.curves if plot.kinds.get(name) == "modelled")
     assert [p.extra["dtype"] for p in plot.points_of(modelled)] == ["fp64", "fp32", "fp16", "bf16", "fp8", "fp8e5m2"]
     assert plot.log_y

@@ -61,6 +61,9 @@ def test_the_chart_draws_the_roofs_with_their_ridges_and_every_kernel_with_flops
     assert sorted(dot.extra["entry"] for dot, _bound in plot.pairs()) == ["matmul_naive", "matmul_tiled"]
     assert all(bound.extra["bound"] == "compute-bound" and dot.x < bound.x for dot, bound in plot.pairs())
     assert len(plot.pair_lines.getData()[0]) == 4  # two segments, one per matmul
+    assert plot.pair_lines in plot.getPlotItem().items  # drawn, not just computed
+    assert "○ ideal reuse" in panel.legend.text()  # the kernels' entry names the hollow dots
+    assert "Ideal reuse (model)" not in panel.legend.text()  # no entry of their own: the chart keeps its room
     rows = {row[0] for row in panel.verdicts.rows()}
     assert dots <= rows  # the verdict table names every dot, labelled or not
     assert "CPU roof" in panel.legend.text() and "FLOP/s" in panel.legend.text()

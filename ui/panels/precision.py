@@ -26,7 +26,8 @@ ERROR_LABEL_KEY = "series.precision.error"
 
 
 def format_tick(x: float) -> str:
-    """The x tick of a format's place, one short word: 4 -> 'FP16', 6 -> 'E4M3' (the table says 'FP8 E4M3')."""
+    """The x tick of a format's place, one short word: 4 -> 'FP16', 6 -> 'FP8', 7 -> 'E5M2' (the table
+    says 'FP8 E4M3' and 'FP8 E5M2')."""
     index = round(x) - 1
     return short_name(FORMAT_ORDER[index]) if 0 <= index < len(FORMAT_ORDER) else ""
 

@@ -164,6 +164,11 @@ class RooflinePanel(LabPanel):
             if series.name in self.plot.curves:
                 peak, bandwidth = ridge.extra["peak_gflop_s"], ridge.extra["bandwidth_gb_s"]
                 self.plot.set_series_note(series.name, f"{rate_text(peak, 'FLOP/s')}, {rate_text(bandwidth, 'B/s')}")
+        for pair in self.plot.pair_series:  # the kernels' legend entry says what the hollow dots are
+            owner, points = self.plot.owner_of(pair), self.plot.placed_points(pair)
+            if owner is not None and points:
+                traffic = self.traffic_words().get(str(points[0].extra.get("traffic")), "")
+                self.plot.set_series_note(owner, self.tr("○ %1").replace("%1", traffic))
         self.plot.place_labels()  # clear of the ridges' words now drawn
         self._show_verdicts(result)
 

@@ -51,8 +51,7 @@ class RooflinePlot(LivePlot):
         self.kernel_series: set[str] = set()
         self.pair_series: set[str] = set()
         self.roof_series: set[str] = set()
-        self.pair_lines = pg.PlotDataItem([], [], connect="pairs")  # one segment per kernel and its bound
-        self.addItem(self.pair_lines, ignoreBounds=True)
+        self.pair_lines = self._new_pair_lines()
         self.kernel_labels: list[pg.TextItem] = []
         self.ridge_items: list[Any] = []
         self.describe: Callable[[Point, str], str] = lambda point, _series: str(point.extra.get("entry", ""))
@@ -75,8 +74,14 @@ class RooflinePlot(LivePlot):
         self.kernel_series.clear()
         self.pair_series.clear()
         self.roof_series.clear()
-        self.pair_lines.setData([], [])
         super().clear_series()
+        self.pair_lines = self._new_pair_lines()  # clearing the plot item removed the old one
+
+    def _new_pair_lines(self) -> pg.PlotDataItem:
+        """The item that draws one dashed segment per kernel and its second bound."""
+        lines = pg.PlotDataItem([], [], connect="pairs")
+        self.addItem(lines, ignoreBounds=True)
+        return lines
 
     def _style_curve(self, series: str) -> None:
         super()._style_curve(series)
@@ -97,21 +102,23 @@ class RooflinePlot(LivePlot):
         elif series in self.roof_series:
             curve.setSymbol(None)
 
-    def _owner(self, series: str) -> str | None:
+    def owner_of(self, series: str) -> str | None:
         """The kernel series a pair series belongs to: the one of the same provenance."""
         kind = self.kinds.get(series)
         return next((name for name in self.kernel_series if self.kinds.get(name) == kind), None)
 
     def _owner_colour(self, series: str) -> Any:
-        owner = self._owner(series)
+        owner = self.owner_of(series)
         return pg.mkPen(self.curves[owner].opts["symbolPen"]).color() if owner in self.curves else None
 
     def legend_entries(self) -> list[tuple[str, str, str]]:
-        """As on every plot, but a kernel series (no line of its own) takes its dots' colour."""
+        """As on every plot, but a kernel series (no line of its own) takes its dots' colour, and a pair
+        series has no entry of its own: the kernels' entry says what its hollow dots are (a note)."""
         entries = []
         for name, curve in self.curves.items():
-            dots = name in self.kernel_series or name in self.pair_series
-            pen = curve.opts["symbolPen"] if dots else curve.opts["pen"]
+            if name in self.pair_series:
+                continue
+            pen = curve.opts["symbolPen"] if name in self.kernel_series else curve.opts["pen"]
             colour = pg.mkPen(pen).color().name()
             entries.append((self.labels.get(name, name), colour, self.kinds.get(name, "")))
         return entries
@@ -137,7 +144,7 @@ class RooflinePlot(LivePlot):
         """Each kernel's dot and its second bound's, where both are on the chart."""
         joined = []
         for series in self.pair_series:
-            owner = self._owner(series)
+            owner = self.owner_of(series)
             dots = {str(p.extra["entry"]): p for p in self.placed_points(owner)} if owner else {}
             joined += [(dots[str(p.extra["pair_of"])], p) for p in self.placed_points(series)
                        if str(p.extra["pair_of"]) in dots]  # fmt: skip

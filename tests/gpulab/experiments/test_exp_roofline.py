@@ -203,7 +203,7 @@ def test_with_ideal_reuse_chosen_the_hollow_points_are_the_no_reuse_ones():
     points, other = _points(result), _points(result, "kernels-model-other")
     assert points["matmul_naive"].extra["bound"] == "compute-bound"
     assert other["matmul_naive"].extra["traffic"] == "sectors" and other["matmul_naive"].x == pytest.approx(0.5, 0.01)
-    assert result.get_series("kernels-model-other").name == "Kernels, no reuse (model)"
+    assert result.get_series("kernels-model-other").name == "No reuse (model)"
     assert any(note.startswith("A kernel whose two counts differ") and "ideal reuse (its verdict here" in note
                for note in result.notes)  # fmt: skip
 

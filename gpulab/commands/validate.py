@@ -56,16 +56,21 @@ def format_checks(checks: list[validation.Check], lang: str = "en") -> str:
     lines = []
     for item in checks:
         row = item.row
-        published = row.published.text() if row.published else "none published"
-        lines.append(f"{VERDICTS[item.status]:<11} {row.id}  [{', '.join(row.labs)}]")
+        fitted = " (fitted: the model's constants were set from this figure)" if row.fitted else ""
+        lines.append(f"{VERDICTS[item.status]:<11} {row.id}  [{', '.join(row.labs)}]{fitted}")
         lines.append(f"            {render(row.what, lang)}")
-        lines.append(f"            model {validation.value_text(item.model_value)} {row.unit}, published {published} "
-                     f"{row.unit}, error {validation.error_text(item)} (tolerance ±{row.tolerance * 100:.0f}%)")
+        model = f"model {validation.value_text(item.model_value)} {row.unit}"
+        if row.published is None:
+            lines.append(f"            {model}, nothing published to compare with")
+        else:
+            lines.append(f"            {model}, published {row.published.text()} {row.unit}, "
+                         f"error {validation.error_text(item)} (tolerance ±{row.tolerance * 100:.0f}%)")  # fmt: skip
         if item.problem:
             lines.append(f"            {item.problem}")
         if row.source:
             lines.append(f"            source: {row.source.title}{', ' + row.locator if row.locator else ''}")
     counts = validation.summary(checks)
     lines.append(f"{len(checks)} rows: {counts['pass']} within tolerance, {counts['fail']} outside, "
-                 f"{counts['error']} not priced, {counts['unvalidated']} unvalidated")  # fmt: skip
+                 f"{counts['error']} not priced, {counts['unvalidated']} unvalidated; "
+                 f"{counts['fitted']} of them set the model's constants")  # fmt: skip
     return "\n".join(lines)

@@ -29,6 +29,11 @@ File format::
     tolerance = 0.15                      # |model - nearest published| / published
     source = "llama3-paper"
     locator = "Table 4"                   # where in the source (a table, a comment, a section)
+    fitted = false                        # true: the model's own constants were set from this figure
+
+A *fitted* row checks that one set of constants reproduces every figure it was set from (the
+model hangs together); an unfitted row is a prediction the published figure could refute. The
+table, the lab and ``gpulab validate`` say which is which.
 """
 
 from __future__ import annotations
@@ -66,7 +71,9 @@ __all__ = [
 
 VALIDATION_DIR = ("validation",)
 Status = Literal["pass", "fail", "unvalidated", "error"]
-ROW_FIELDS = frozenset({"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator", "what"})
+ROW_FIELDS = frozenset(
+    {"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator", "what", "fitted"}
+)
 
 
 class ValidationFormatError(ValueError):
@@ -134,6 +141,7 @@ class Row:
     locator: str = ""
     file: str = ""
     what_text: str = ""  # a row of the user's own, outside the catalogue, may say in plain words what it compares
+    fitted: bool = False  # the model's constants were set from this published figure (a consistency check)
 
     @property
     def what(self) -> Message:
@@ -172,7 +180,7 @@ class Check:
                 "published": published.text() if published else None, "error": self.error,
                 "tolerance": row.tolerance, "status": self.status, "problem": self.problem,
                 "source": row.source.title if row.source else None, "url": row.source.url if row.source else None,
-                "locator": row.locator, "gap": row.gap.text if row.gap else None}  # fmt: skip
+                "locator": row.locator, "gap": row.gap.text if row.gap else None, "fitted": row.fitted}  # fmt: skip
 
 
 # ------------------------------------------------------------------ reading the files
@@ -230,6 +238,8 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
     where = f"{where} ({row_id})"
     if not isinstance(data.get("what", ""), str):
         raise _fail(where, "what must be a text")
+    if not isinstance(data.get("fitted", False), bool):
+        raise _fail(where, f"fitted must be true or false, got {data['fitted']!r}")
     labs = data.get("labs")
     if not isinstance(labs, list) or not labs or not all(isinstance(lab, str) for lab in labs):
         raise _fail(where, "labs must be a list of experiment ids")
@@ -250,7 +260,7 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
         raise _fail(where, f"source {source_key!r} is not in this file's [sources]")
     return Row(row_id, tuple(labs), data["model"], dict(config), data["unit"], published, float(tolerance),
                sources.get(source_key) if source_key else None, str(data.get("locator", "")),
-               what_text=str(data.get("what", "")))  # fmt: skip
+               what_text=str(data.get("what", "")), fitted=bool(data.get("fitted", False)))  # fmt: skip
 
 
 def load_file(path: Path) -> list[Row]:
@@ -346,10 +356,11 @@ def builtin_checks(lab: str | None = None) -> tuple[Check, ...]:
 
 
 def summary(checks: Iterable[Check]) -> dict[str, int]:
-    """How many checks have each status."""
-    counts = {"pass": 0, "fail": 0, "unvalidated": 0, "error": 0}
+    """How many checks have each status, and (``fitted``) how many rows set the model's constants."""
+    counts = {"pass": 0, "fail": 0, "unvalidated": 0, "error": 0, "fitted": 0}
     for item in checks:
         counts[item.status] += 1
+        counts["fitted"] += item.row.fitted
     return counts
 
 

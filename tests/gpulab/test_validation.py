@@ -140,6 +140,29 @@ locator = "p. 1"
     assert missing.status == "error" and "gen" in missing.problem
 
 
+def test_a_fitted_row_is_marked_so_in_the_check_the_json_and_the_printout(tmp_path, capsys):
+    body = """
+[[row]]
+id = "set-from-this"
+labs = ["transfer"]
+model = "copy-gb-s"
+config = { gen = 4, direction = "h2d", pinned = true }
+unit = "GB/s"
+published = [20, 30]
+tolerance = 0.1
+source = "s"
+locator = "Table 2"
+fitted = true
+"""
+    folder = _row_file(tmp_path, body)
+    (row,) = load_rows(folder)
+    assert row.fitted and validation.summary([check(row)])["fitted"] == 1
+    main(["validate", "--rows", str(folder)])
+    assert "fitted: the model's constants were set from this figure" in capsys.readouterr().out
+    main(["validate", "--rows", str(folder), "--json", "-"])
+    assert json.loads(capsys.readouterr().out)["checks"][0]["fitted"] is True
+
+
 def test_a_row_without_a_published_figure_is_unvalidated_and_does_not_fail(tmp_path):
     body = """
 [[row]]
@@ -168,6 +191,7 @@ unit = "GB/s"
     ('[[row]]\nid = "a"\nlabs = ["x"]\nmodel = "m"\nunit = "u"\ncolour = "red"\n', "unknown field(s) colour"),
     ('[[row]]\nid = "a"\nlabs = "x"\nmodel = "m"\nunit = "u"\n', "labs must be a list"),
     ("[[row]\n", "not valid TOML"),
+    ('[[row]]\nid = "a"\nlabs = ["x"]\nmodel = "m"\nunit = "u"\nfitted = "yes"\n', "fitted must be true or false"),
 ])  # fmt: skip
 def test_a_malformed_row_is_refused_with_the_file_the_row_and_the_problem(tmp_path, body, problem):
     with pytest.raises(ValidationFormatError) as caught:

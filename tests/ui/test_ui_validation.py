@@ -35,9 +35,12 @@ def test_a_modelled_lab_lists_its_rows_with_model_published_error_verdict_and_so
         assert line[3] == validation.error_text(item)
         assert line[4] == f"±{row.tolerance * 100:.0f}%"
         assert VERDICTS[item.status] in line[5]
+        assert ("fitted" in line[5]) == row.fitted
         assert line[6] == (row.source.title if row.source else "")
     published = sum(row.published is not None for row in rows)
     assert f"of {published} rows within tolerance" in dialog.summary.text()
+    fitted = sum(row.fitted for row in rows)
+    assert fitted and f"{fitted} of the rows set the model's constants" in dialog.summary.text()
 
 
 def test_every_row_shows_its_source_as_a_link_and_where_in_it(qtbot, window):

@@ -54,8 +54,9 @@ class ValidationSheet(QTextBrowser):
         model = validation.value_text(item.model_value) + (unit if item.model_value is not None else "")
         published = row.published.text() + unit if row.published else self.tr("none published")
         source = row.source.title if row.source else ""
+        verdict = self.verdict(item.status) + (self.tr(" · fitted") if row.fitted else "")
         return [engine_message(row.what), model, published, validation.error_text(item),
-                f"±{row.tolerance * 100:.0f}%", self.verdict(item.status), source]  # fmt: skip
+                f"±{row.tolerance * 100:.0f}%", verdict, source]  # fmt: skip
 
     def show_checks(self, checks: Sequence[Check]) -> None:
         self.checks = list(checks)
@@ -87,6 +88,9 @@ class ValidationSheet(QTextBrowser):
             link = f'<a href="{html.escape(row.source.url)}">{html.escape(row.source.title)}</a>'
             locator = f" — {html.escape(row.locator)}" if row.locator else ""
             parts.append(self.tr("Source: %1").replace("%1", link) + locator)
+        if row.fitted:
+            parts.append(html.escape(self.tr("Fitted: the model's constants were set from this figure, so this row "
+                                             "checks that they hang together, not what the model predicts.")))
         if row.gap is not None:
             parts.append(html.escape(self.tr("Where the model departs: %1").replace("%1", engine_message(row.gap))))
         if item.problem:
@@ -140,7 +144,11 @@ class ValidationDialog(QDialog):
             text = self.tr("%1 of %2 rows within tolerance; %3 unvalidated.").replace("%3", str(counts["unvalidated"]))
         else:
             text = self.tr("%1 of %2 rows within tolerance.")
-        self.summary.setText(text.replace("%1", str(counts["pass"])).replace("%2", str(compared)))
+        text = text.replace("%1", str(counts["pass"])).replace("%2", str(compared))
+        if counts["fitted"]:
+            fitted = self.tr("%1 of the rows set the model's constants (fitted).")
+            text += " " + fitted.replace("%1", str(counts["fitted"]))
+        self.summary.setText(text)
         self.table.show_checks(self.checks)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -44,6 +44,7 @@ class StepSlider(QWidget):
         super().__init__(parent)
         self.steps, self.text = tuple(steps), text
         self.title = QLabel()
+        self.title.setWordWrap(True)  # a long title takes two lines in projector type, not the page's width
         self.slider = QLabeledSlider(Qt.Orientation.Horizontal)
         self.slider.setEdgeLabelMode(QLabeledSlider.EdgeLabelMode.NoLabel)
         self.slider.setRange(0, len(self.steps) - 1)

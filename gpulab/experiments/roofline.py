@@ -64,6 +64,8 @@ Y_LABEL, Y_UNIT = Note(msg("axis.attained-flops")), "GFLOP/s"
 CHART_X_RANGE = (1 / 32, 4096.0)  # FLOP/byte; widened to hold every point and ridge
 MAX_ELEMENTS = 1 << 26
 OTHER_TRAFFIC = {"sectors": "unique", "unique": "sectors"}
+TRAFFIC_SERIES = {"unique": "series.roofline.kernels-model-unique", "sectors": "series.roofline.kernels-model-sectors"}
+TWO_POINTS_NOTE = {"sectors": "note.roofline.two-points-sectors", "unique": "note.roofline.two-points-unique"}
 DISTINCT_INTENSITY = 1.05  # the two counts draw two points only when they differ by more than 5%
 ROW_MODEL = "roofline-kernel-gflops"  # the evaluator of this lab's validation rows
 
@@ -258,7 +260,7 @@ class _Run:
     def other_series(self, provenance: Provenance, points: list[Point]) -> Generator[Event, None, None]:
         """The kernels' second points, by the other byte count, as a series of their own."""
         traffic = OTHER_TRAFFIC[self.params.traffic]
-        label = msg(f"series.roofline.kernels-model-{traffic}")
+        label = msg(TRAFFIC_SERIES[traffic])
         other = Provenance("modelled", self.spec.name, {**provenance.details, "traffic": traffic})
         for point in points:
             yield PartialPoint(Note(label), point, other)
@@ -282,7 +284,7 @@ class _Run:
         bytes_note = "note.roofline.bytes-unique" if self.params.traffic == "unique" else "note.roofline.bytes-sectors"
         launch_us = f"{DEFAULT_LAUNCH_OVERHEAD_S * 1e6:g}"
         notes = [msg("note.roofline.counted", size=self.params.elements, side=math.isqrt(self.params.elements)),
-                 msg(bytes_note), msg(f"note.roofline.two-points-{self.params.traffic}"),
+                 msg(bytes_note), msg(TWO_POINTS_NOTE[self.params.traffic]),
                  msg("note.roofline.modelled-on-roof", us=launch_us), *self.published_notes(), *self.notes]
         if no_flop:
             notes.append(msg("note.roofline.no-flops", names=no_flop))

@@ -1562,12 +1562,12 @@
         <translation>Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; tinted: cannot run)</translation>
     </message>
     <message>
-        <source>Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </source>
-        <translation>Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </translation>
+        <source>In a node %1 GB/s a GPU (NCCL's share of %2's %3); out of it %4 NICs × %5 = %6 GB/s. </source>
+        <translation>In a node %1 GB/s a GPU (NCCL's share of %2's %3); out of it %4 NICs × %5 = %6 GB/s. </translation>
     </message>
     <message>
-        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</source>
-        <translation>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</translation>
+        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, one node only.</source>
+        <translation>NVLink SHARP: %1 GB/s busbw on %2 GPUs, one node only.</translation>
     </message>
     <message>
         <source>scaling efficiency, % of the ideal step</source>

@@ -1563,11 +1563,11 @@
         <translation>%1 块 GPU 的方案（★ 放得下的最佳方案；◆ Meta 公布的切分；底色标红：无法运行）</translation>
     </message>
     <message>
-        <source>Inside a node: %1 GB/s a GPU, what NCCL gets of %2&apos;s %3 GB/s. Leaving it: %4 NICs × %5 GB/s = %6 GB/s. </source>
-        <translation>节点内：每块 GPU %1 GB/s，即 NCCL 在 %2 的 %3 GB/s 上实际能达到的速率。离开节点：%4 块网卡 × %5 GB/s = %6 GB/s。</translation>
+        <source>In a node %1 GB/s a GPU (NCCL&apos;s share of %2&apos;s %3); out of it %4 NICs × %5 = %6 GB/s. </source>
+        <translation>节点内每块 GPU %1 GB/s（NCCL 在 %2 的 %3 中实际能用的部分）；出节点 %4 块网卡 × %5 = %6 GB/s。</translation>
     </message>
     <message>
-        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.</source>
+        <source>NVLink SHARP: %1 GB/s busbw on %2 GPUs, one node only.</source>
         <translation>NVLink SHARP：%2 块 GPU 上总线带宽 %1 GB/s，仅限一个节点内。</translation>
     </message>
     <message>

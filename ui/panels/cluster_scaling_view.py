@@ -214,19 +214,19 @@ class ScalingExplorer(QWidget):
     def links_text(self) -> str:
         """The rates under the AllReduce curves: NCCL's share of NVLink, the node's NICs, NVLink SHARP."""
         fabric = self.figs.fabric
-        text = (translate("ScalingExplorer", "Inside a node: %1 GB/s a GPU, what NCCL gets of %2's %3 GB/s. Leaving "
-                                             "it: %4 NICs × %5 GB/s = %6 GB/s. ")
+        text = (translate("ScalingExplorer", "In a node %1 GB/s a GPU (NCCL's share of %2's %3); out of it %4 NICs × "
+                                             "%5 = %6 GB/s. ")
                 .replace("%1", f"{fabric.intra.bytes_per_s / 1e9:.0f}").replace("%2", fabric.intra_name)
                 .replace("%3", f"{fabric.intra_line_gb_s:.0f}").replace("%4", str(fabric.nics))
                 .replace("%5", f"{fabric.inter.bytes_per_s / 1e9:.0f}")
-                .replace("%6", f"{fabric.node_network_bytes_per_s(fabric.node_gpus) / 1e9:.0f}"))  # fmt: skip
+                .replace("%6", f"{fabric.nics * fabric.inter.bytes_per_s / 1e9:.0f}"))  # fmt: skip
         node = fabric.node_gpus
         missing = cluster.unavailable("nvls", node, fabric)
         if missing is not None:
             return text + i18n.engine_message(missing)
         size = self.params.message_bytes
         busbw = cluster.bus_bandwidth_gb_s(node, size, cluster.allreduce_seconds("nvls", node, size, fabric))
-        return text + (translate("ScalingExplorer", "NVLink SHARP: %1 GB/s busbw on %2 GPUs, inside one node only.")
+        return text + (translate("ScalingExplorer", "NVLink SHARP: %1 GB/s busbw on %2 GPUs, one node only.")
                        .replace("%1", f"{busbw:.0f}").replace("%2", str(node)))  # fmt: skip
 
     def _draw_scaling(self) -> None:

@@ -458,7 +458,8 @@ def published_check(shape: ModelShape, gpus: int, plans: Sequence[Plan], gpu_key
         return None
     model = tflops_per_gpu(shape, published)
     return msg("cluster-scaling.note.published-check", layout=published.layout.words(), model=f"{model:.0f}",
-               paper=f"{paper:.0f}", error=f"{(model - paper) / paper:+.0%}", share=f"{COMPUTE_SHARE:.0%}")
+               paper=f"{paper:.0f}", error=f"{(model - paper) / paper:+.0%}".replace("-", "−"),
+               share=f"{COMPUTE_SHARE:.0%}")  # fmt: skip
 
 
 def _recompute_words(recompute: str) -> Message | str:

@@ -1578,8 +1578,8 @@
         <translation>goodput, % of wall time</translation>
     </message>
     <message>
-        <source>Ideal step: the model's FLOPs at %1 of peak, no bubble, no exposed communication</source>
-        <translation>Ideal step: the model's FLOPs at %1 of peak, no bubble, no exposed communication</translation>
+        <source>ideal step: the model's FLOPs at %1 of peak</source>
+        <translation>ideal step: the model's FLOPs at %1 of peak</translation>
     </message>
     <message>
         <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>

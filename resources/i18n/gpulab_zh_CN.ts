@@ -1579,8 +1579,8 @@
         <translation>有效产出 (goodput)，墙钟时间的百分比</translation>
     </message>
     <message>
-        <source>Ideal step: the model&apos;s FLOPs at %1 of peak, no bubble, no exposed communication</source>
-        <translation>理想步时：模型运算按峰值的 %1 完成，没有流水线气泡，没有暴露的通信</translation>
+        <source>ideal step: the model&apos;s FLOPs at %1 of peak</source>
+        <translation>理想步时：模型运算按峰值的 %1 完成</translation>
     </message>
     <message>
         <source>Goodput %5% on %1 GPUs: %2 interruptions/day (MTBF %3 h), a checkpoint every %4 min (Young)</source>

@@ -157,4 +157,4 @@ def test_the_efficiency_chart_names_its_baseline(qtbot, window):
     explorer = panel.explorer
     click_tab(qtbot, explorer.tabs, 1)
     assert any("% of the ideal step" in name for name in explorer.scaling_plot.series)
-    assert "no bubble" in explorer.scaling_plot.plotItem.titleLabel.text
+    assert "ideal step: the model's FLOPs at 47% of peak" in explorer.scaling_plot.plotItem.titleLabel.text

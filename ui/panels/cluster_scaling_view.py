@@ -182,7 +182,8 @@ class ScalingExplorer(QWidget):
         said = [parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans),
                 parallelism.published_check(self.params.shape, self.params.gpus, self.figs.plans,
                                             self.figs.spec.key)]  # fmt: skip
-        self.published_line.setText(" ".join(i18n.engine_message(m) for m in said if m is not None))
+        joiner = "" if i18n.current_language() == "zh" else " "  # Chinese sentences end in 。 with no space
+        self.published_line.setText(joiner.join(i18n.engine_message(m) for m in said if m is not None))
         self.published_line.setVisible(any(m is not None for m in said))
 
     def _curve(self, plot: LivePlot, name: str, points: list[Point]) -> None:
@@ -239,9 +240,8 @@ class ScalingExplorer(QWidget):
         plot.redraw()
         plot.setYRange(0, 100)
         plot.setLabel("left", "%")
-        plot.setTitle(translate("ScalingExplorer", "Ideal step: the model's FLOPs at %1 of peak, no bubble, no "
-                                                   "exposed communication").replace(
-            "%1", f"{parallelism.COMPUTE_SHARE:.0%}"))  # fmt: skip
+        plot.setTitle(translate("ScalingExplorer", "ideal step: the model's FLOPs at %1 of peak")
+                      .replace("%1", f"{parallelism.COMPUTE_SHARE:.0%}"))  # fmt: skip
         plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))
         self.legends[1].refresh()
         plot.add_marker(self.params.gpus, f"{self.params.gpus:,}")

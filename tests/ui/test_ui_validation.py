@@ -7,7 +7,7 @@ import html
 import pytest
 
 from gpulab import catalogue, validation
-from tests.ui.walk import click, open_panel, switch_language
+from tests.ui.walk import choose, click, open_panel, switch_language
 from ui.widgets.validation_view import ValidationDialog
 
 VERDICTS = {"pass": "within", "fail": "outside", "error": "not priced", "unvalidated": "unvalidated"}
@@ -94,3 +94,15 @@ def test_each_verdict_has_words_in_both_languages(qtbot, status):
     table = ValidationSheet()
     qtbot.addWidget(table)
     assert VERDICTS[status] in table.verdict(status)
+
+
+def test_the_cpu_vs_gpu_page_shows_the_rows_of_the_experiment_picked_in_its_combo(qtbot, window):
+    panel = open_panel(qtbot, window, "cpu-vs-gpu")
+    for name in ("vector-add", "matmul"):
+        choose(qtbot, panel.experiment_combo, name)
+        rows = validation.rows_for(name)
+        assert panel.validation_button.isVisible() == bool(rows)
+        if rows:
+            dialog = _opened(qtbot, panel.validation_button)
+            assert [line[0] for line in dialog.table.rows()] == [catalogue.render(row.what, "en") for row in rows]
+    assert validation.rows_for("matmul")  # the crossover's model has rows of its own

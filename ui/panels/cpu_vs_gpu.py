@@ -33,12 +33,14 @@ from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
+from ui.widgets.flow_layout import FlowLayout
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
 from ui.widgets.series_list import SeriesList
+from ui.widgets.validation_view import ValidationButton
 
 RACE_TAB = 2
 
@@ -104,6 +106,7 @@ class CpuVsGpuPanel(Panel):
         self.export_button = ExportButton()
         self.export_button.export_requested.connect(self.export)
         self.export_button.setEnabled(False)  # until a sweep has finished: nothing to export before
+        self.validation_button = ValidationButton(self.choices.experiment, self._lab_title, self.services.runner)
         self.rate_plot = _sweep_plot()
         self.time_plot = _sweep_plot(y_of=lambda point: float(point.extra.get("seconds", math.nan)) * 1e3)
         self.placeholders = [PlotPlaceholder(self.rate_plot), PlotPlaceholder(self.time_plot)]
@@ -127,7 +130,13 @@ class CpuVsGpuPanel(Panel):
         controls = QWidget()
         column = QVBoxLayout(controls)
         column.setContentsMargins(0, 0, 4, 0)
-        for widget in (self.choices, self.run_controls, self.export_button, self.legend_title, self.legend_box):
+        buttons = FlowLayout()  # Export and "How good is this model?" side by side where there is room
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.validation_button)
+        for widget in (self.choices, self.run_controls):
+            column.addWidget(widget)
+        column.addLayout(buttons)
+        for widget in (self.legend_title, self.legend_box):
             column.addWidget(widget)
         column.addStretch(1)
         self.notes.hide()  # until a result has notes
@@ -220,9 +229,13 @@ class CpuVsGpuPanel(Panel):
 
     # ------------------------------------------------------------ choices
 
-    def _experiment_chosen(self, _name: str) -> None:
+    def _experiment_chosen(self, name: str) -> None:
+        self.validation_button.set_lab(name)  # the rows of the chosen experiment's model
         self._label_axes()
         self._fit_controls()  # the new choices may be wider
+
+    def _lab_title(self) -> str:
+        return engine_text(experiments.get(self.choices.experiment), "TITLE")
 
     def _spec_table_failed(self, reason: str) -> None:
         self.services.notifier.error(self.tr("The GPU spec table cannot be read: %1").replace("%1", reason))

@@ -162,11 +162,20 @@ class ValidationButton(QPushButton):
 
     def __init__(self, lab: str, title: Callable[[], str], runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lab, self.title, self.runner = lab, title, runner
+        self.title, self.runner = title, runner
         self.dialog: ValidationDialog | None = None
+        self.clicked.connect(self.open_dialog)
+        self.set_lab(lab)
+
+    def set_lab(self, lab: str) -> None:
+        """Show ``lab``'s rows from now on (a page whose experiment can change: CPU vs GPU)."""
+        self.lab = lab
         self.rows = validation.rows_for(lab) if lab else []
         self.setVisible(bool(self.rows))
-        self.clicked.connect(self.open_dialog)
+        if self.dialog is not None and self.dialog.lab != lab:
+            self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
         self.retranslate()
 
     def open_dialog(self) -> ValidationDialog:

@@ -48,7 +48,10 @@ class PlotPlaceholder(QLabel):
         self._fit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.plot and event.type() == QEvent.Type.Resize:
+        # While Python tears a closed panel down, its attributes may go before Qt stops sending
+        # the plot's events here (seen once in a full test run): then there is nothing to fit.
+        plot = getattr(self, "plot", None)
+        if plot is not None and watched is plot and event.type() == QEvent.Type.Resize:
             self._fit()
         return False
 

@@ -101,6 +101,10 @@ class GpuSpec:
     # Share of a dense peak a large cuBLAS GEMM reached in a published measurement, by dtype
     # (fp32 on CUDA cores, the rest on tensor cores); each figure names its source in field_sources.
     gemm_efficiency: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    # Share of memory_bandwidth_gb_s a streaming kernel (STREAM/BabelStream triad, or the like) reached
+    # in a published measurement on this GPU, with its source in field_sources; None: none published
+    # (gpulab.model.memory_share then borrows one and says so).
+    memory_efficiency: float | None = None
 
     @property
     def memory_bandwidth_bytes_per_s(self) -> float:
@@ -137,14 +141,14 @@ _REQUIRED_FIELDS = (
     "aliases",
     "peak_tflops",
 )
-_OPTIONAL_FIELDS = ("form_factor", "nvlink_gb_s", "notes", "field_sources", "gemm_efficiency")
+_OPTIONAL_FIELDS = ("form_factor", "nvlink_gb_s", "notes", "field_sources", "gemm_efficiency", "memory_efficiency")
 _KNOWN_FIELDS = frozenset(_REQUIRED_FIELDS + _OPTIONAL_FIELDS)
 _SOURCED_FIELDS = frozenset(
     (
         *_POSITIVE_INT_FIELDS,
         *_POSITIVE_NUMBER_FIELDS,
         *("compute_capability", "nvlink_gb_s", "name", "aliases"),
-        *("architecture", "memory_type", "form_factor"),
+        *("architecture", "memory_type", "form_factor", "memory_efficiency"),
     )
 )
 
@@ -234,6 +238,19 @@ class _EntryChecker:
             shares[dtype] = float(value)
         return MappingProxyType(shares)
 
+    def memory_efficiency(self) -> float | None:
+        """The optional ``memory_efficiency``: a share of the memory bandwidth above 0 and at most 1,
+        with its own source (a published measurement) in ``field_sources``."""
+        if "memory_efficiency" not in self.raw:
+            return None
+        value = self.raw["memory_efficiency"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise self.error("memory_efficiency",
+                             f"must be a share of the bandwidth above 0 and at most 1, got {value!r}")
+        if "memory_efficiency" not in self.raw.get("field_sources", {}):
+            raise self.error("memory_efficiency", "needs its own source in field_sources (a published measurement)")
+        return float(value)
+
     def field_sources(self, peaks: Mapping[str, float], sources: Mapping[str, Source]) -> Mapping[str, Source]:
         table = self.raw.get("field_sources", {})
         if not isinstance(table, dict):
@@ -294,6 +311,7 @@ class _EntryChecker:
             nvlink_gb_s=self.optional_nvlink(),
             notes=self.string_list("notes", allow_empty=True),
             gemm_efficiency=self.gemm_efficiency(),
+            memory_efficiency=self.memory_efficiency(),
             max_threads_per_sm=threads,
         )
 

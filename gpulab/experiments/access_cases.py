@@ -2,7 +2,9 @@
 
 :func:`with_bandwidth` wraps the lab's emulation run: from each variant's exact traffic (bytes
 the lanes asked for vs bytes of the 32-byte sectors fetched, all global loads and stores) it
-adds a modelled GB/s for a spec-sheet GPU and, when the GPU timed the kernel, the measured
+adds a modelled GB/s for a spec-table GPU (its achievable bandwidth, the share of the spec sheet a
+published streaming benchmark reached, :func:`gpulab.model.memory_share`, times the useful share of
+the bytes fetched) and, when the GPU timed the kernel, the measured
 GB/s (useful bytes / median kernel time). :func:`cases` reads a finished (or opened) Result
 back into one :class:`Case` per variant, and :func:`memory_step` turns a case's stored warp
 request into the :class:`~gpulab.experiments.warp.MemoryStep` the memory view draws.
@@ -23,8 +25,9 @@ from gpulab.results import Point, Provenance, Result, Series
 SECTORS_IN_KEY = "sectors-per-request-in"
 MODEL_KEY = "model-gb-s"
 MEASURED_KEY = "measured-gb-s"
-MODEL_FORMULA = ("GB/s = memory bandwidth × useful bytes / fetched bytes; bytes of every global load and "
-                 "store of the emulated launch, fetched in whole 32-byte sectors")  # fmt: skip
+MODEL_FORMULA = ("GB/s = achievable memory bandwidth × useful bytes / fetched bytes; bytes of every global load "
+                 "and store of the emulated launch, fetched in whole 32-byte sectors; achievable bandwidth = the "
+                 "share of the spec sheet a published streaming benchmark reached × the spec sheet's")  # fmt: skip
 MEASURED_BYTES = "bytes the kernel's lanes load and store (from the emulator, scaled to the GPU size) / median time"
 
 
@@ -35,11 +38,14 @@ class _Bandwidth:
     """The modelled and measured GB/s series, filled as the emulation run's points go by."""
 
     def __init__(self, plan: LabPlan, spec: Any) -> None:
+        from gpulab.model import memory_share
+
         self.spec, self.gpu_n = spec, plan.gpu_n
+        self.share = memory_share(spec)
         self.x_label = variant_axis_label(plan.variants)
         self.traffic: dict[int, Mapping[str, int]] = {}
         details = {"formula": MODEL_FORMULA, "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
-                   "source": spec.source_for("memory_bandwidth_gb_s").title}  # fmt: skip
+                   "source": spec.source_for("memory_bandwidth_gb_s").title, **self.share.details()}  # fmt: skip
         label = msg("series.model-gb-s", gpu=spec.name)
         self.model = Series(render(label), Provenance("modelled", spec.name, details), self.x_label, "",
                             Note(msg("axis.useful-bandwidth")), "GB/s", role="model", key=MODEL_KEY, label=label)
@@ -59,10 +65,10 @@ class _Bandwidth:
 
     def _model_point(self, emulated: Point) -> PartialPoint:
         traffic = emulated.extra["traffic"]
-        fraction = traffic["used_bytes"] / traffic["fetched_bytes"] if traffic["fetched_bytes"] else 0.0
-        point = Point(emulated.x, self.spec.memory_bandwidth_gb_s * fraction, extra={
-            "variant": emulated.extra["variant"], "useful_fraction": fraction,
-            "memory_bandwidth_gb_s": self.spec.memory_bandwidth_gb_s, **traffic})
+        point = Point(emulated.x, modelled_gb_s(self.share.gb_s, traffic), extra={
+            "variant": emulated.extra["variant"], "useful_fraction": useful_fraction(traffic),
+            "memory_bandwidth_gb_s": self.spec.memory_bandwidth_gb_s, "achievable_gb_s": self.share.gb_s,
+            **traffic})  # fmt: skip
         self.model = self.model.with_point(point)
         return PartialPoint(Note(self.model.label or self.model.name), point, self.model.provenance)
 
@@ -88,8 +94,20 @@ class _Bandwidth:
     def finish(self, result: Result) -> Result:
         extra = (self.model,) + ((self.measured,) if self.measured is not None else ())
         notes = (*result.notes, msg("note.access-pattern.model", gpu=self.spec.name,
-                                    bandwidth=f"{self.spec.memory_bandwidth_gb_s:g}"), msg("note.access-pattern.cache"))
+                                    bandwidth=f"{self.share.gb_s:.0f}"), self.share.lab_note,
+                 msg("note.access-pattern.cache"))  # fmt: skip
         return replace(result, series=(*result.series, *extra), notes=notes)
+
+
+def useful_fraction(traffic: Mapping[str, int]) -> float:
+    """Useful bytes over fetched bytes of a kernel's traffic (0 when it fetched nothing)."""
+    return traffic["used_bytes"] / traffic["fetched_bytes"] if traffic["fetched_bytes"] else 0.0
+
+
+def modelled_gb_s(achievable_gb_s: float, traffic: Mapping[str, int]) -> float:
+    """The useful GB/s the lab models for a kernel of this traffic: the achievable bandwidth spent
+    on whole sectors, of which only the useful bytes count."""
+    return achievable_gb_s * useful_fraction(traffic)
 
 
 def label_of(series: Series) -> Message | str:

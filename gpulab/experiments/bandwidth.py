@@ -13,7 +13,9 @@ pass per operator), ``fused`` (numexpr: one blocked, threaded pass; ``np.dot`` f
 ``compiled`` (a loop compiled by Numba, :mod:`gpulab.compiled`: one pass through registers, as a
 GPU kernel runs; the CPU's real DRAM rate, which block passes miss by 10-30% on many CPUs).
 With a GPU the kernels of ``kernels/stream.cu`` are timed with CUDA events; a modelled GPU
-from the spec table is always drawn, labelled modelled. Each point carries
+from the spec table is always drawn, labelled modelled: its bytes move at the *achievable*
+bandwidth (the share of the spec sheet a published streaming benchmark reached on it,
+:func:`gpulab.model.memory_share`), under the spec sheet's figure drawn as its ceiling. Each point carries
 ``percent_of_peak``: of the spec bandwidth for a GPU, and for the CPU of the best triad this
 run measured out of cache (working set >= 4x the last-level cache), the STREAM rule.
 """
@@ -377,22 +379,37 @@ def _gpu_line(op: str, policy: RepeatPolicy, ctx: Context, state: GpuState) -> L
     return Line(f"gpu-{op}", msg("series.bandwidth.gpu", op=op), "gpu", provenance, make, op)
 
 
-def _model_line(op: str, spec: Any) -> Line:
+def model_point(op: str, spec: Any, working_set: int) -> Point:
+    """The modelled GPU's point of ``op`` at ``working_set`` bytes: the bytes BabelStream counts
+    over one kernel's modelled time (:func:`gpulab.model.kernel_time`: the bytes at the achievable
+    bandwidth, plus the launch overhead), against the spec sheet's bandwidth as its ceiling. Any
+    working set prices (a validation row's need not be a power of two)."""
     from gpulab.model import kernel_time
 
-    ceiling = Ceiling(spec.memory_bandwidth_gb_s, f"{spec.name} spec sheet, memory bandwidth")
+    n = elements(op, working_set)
     dtype = "fp64" if spec.peak_flops("fp64") else "fp32"  # the FLOPs never set the time; the bytes do
+    estimate = kernel_time(spec, FLOPS[op] * n, bytes_moved(op, n), dtype, use_tensor_cores=False)
+    facts = {"kind": "modelled", "seconds": estimate.seconds, "repeats": 0, "n": n, "bound": estimate.bound}
+    point = Point(working_set, bytes_moved(op, n) / estimate.seconds / 1e9, None, facts)
+    return with_ceiling(point, spec_ceiling(spec))
+
+
+def spec_ceiling(spec: Any) -> Ceiling:
+    """The modelled GPU's ceiling: its spec sheet's bandwidth, which the modelled curve stays under."""
+    return Ceiling(spec.memory_bandwidth_gb_s, f"{spec.name} spec sheet, memory bandwidth")
+
+
+def _model_line(op: str, spec: Any) -> Line:
+    from gpulab.model import memory_share
+
+    ceiling, share = spec_ceiling(spec), memory_share(spec)
 
     def make(working_set: int, _arrays: Arrays) -> Point:
-        n = elements(op, working_set)
-        estimate = kernel_time(spec, FLOPS[op] * n, bytes_moved(op, n), dtype, use_tensor_cores=False)
-        seconds = estimate.seconds
-        facts = {"kind": "modelled", "seconds": seconds, "repeats": 0, "n": n, "bound": estimate.bound}
-        point = Point(working_set, bytes_moved(op, n) / seconds / 1e9, None, facts)
-        return with_ceiling(point, ceiling)
+        return model_point(op, spec, working_set)
 
-    details = {"formula": f"time = {ARRAYS[op]}·8·n bytes / memory bandwidth + launch overhead",
-               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
+    details = {"formula": f"time = {ARRAYS[op]}·8·n bytes / achievable bandwidth + launch overhead; achievable "
+                          "bandwidth = share a published streaming benchmark reached × spec-sheet bandwidth",
+               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s, **share.details(),
                "l2_cache_mb": spec.l2_cache_mb, "ceiling": ceiling.value, "ceiling_source": ceiling.source}  # fmt: skip
     label = msg("series.bandwidth.model", gpu=spec.name.removeprefix("NVIDIA "), op=op)  # short for the legend
     return Line(f"model-{op}", label, "model", Provenance("modelled", spec.name, details), make, op)
@@ -413,6 +430,8 @@ class Plan:
     notes: list[Message] = field(default_factory=list)
     gpu: GpuState | None = None
     host: hostmem.HostMemory | None = None
+    model_notes: list[Message] = field(default_factory=list)
+    """What the modelled GPU's curve rests on (its achievable bandwidth and the source), said last."""
     cpu_errors: dict[str, tuple[int, str]] = field(default_factory=dict)
     """CPU line key -> (working set, error) of a CPU line that failed and stopped there."""
 
@@ -429,6 +448,7 @@ def clamp_to_memory(working_sets: Sequence[int], available_bytes: int | None) ->
 def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Plan:
     """The lines to draw and the working sets to run, with the notes on what was left out."""
     from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.model import memory_share
 
     spec = resolve_model_gpu(params.model_gpu)
     ordered = sorted(set(params.working_sets))
@@ -451,6 +471,7 @@ def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Pl
     # One modelled curve: bytes / spec bandwidth is the same curve for every operation, so a second
     # would only crowd the legend. Triad's, STREAM's headline, when it was asked for.
     result.lines.append(_model_line("triad" if "triad" in ops else ops[0], spec))
+    result.model_notes.append(memory_share(spec).lab_note)
     return result
 
 
@@ -609,7 +630,7 @@ def _notes(the_plan: Plan, host: hostmem.HostMemory, found: tuple[Ceiling, bool]
         notes.append(msg(key, gb_s=f"{found[0].value:.1f}", factor=DRAM_FACTOR))
     dram = host.dram_theoretical_gb_s
     notes.append(msg("note.bandwidth.dram", gb_s=f"{dram:.1f}") if dram else msg("note.bandwidth.no-dram"))
-    return notes
+    return notes + the_plan.model_notes
 
 
 def _cache_note(host: hostmem.HostMemory) -> Message:

@@ -13,8 +13,10 @@ says what it really moved (``bytes_moved``), how many launches (GPU) or passes o
   one thread, as numpy's ufuncs, so the gain is fusion's alone).
 - GPU, measured with CUDA events (:mod:`gpulab.experiments.fusion_gpu`): CuPy as written,
   ``cupy.ElementwiseKernel``, ``cupy.fuse``, and the hand-written ``.cu`` kernels unfused and fused.
-- Without a usable GPU, the chosen GPU modelled unfused and fused: bytes moved / spec-sheet
-  bandwidth plus one assumed launch overhead per kernel (:func:`gpulab.model.kernel_time`).
+- Without a usable GPU, the chosen GPU modelled unfused and fused: bytes moved / achievable
+  bandwidth (the share of the spec sheet a published streaming benchmark reached on that GPU,
+  :func:`gpulab.model.memory_share`) plus one assumed launch overhead per kernel
+  (:func:`gpulab.model.kernel_time`).
 - Emulated: the ``.cu`` kernels counted exactly by the SIMT emulator (launches, global bytes
   from 32-byte sectors, instructions). These two series carry no time: a lab panel shows
   them as a table, not on the GB/s chart, and no partial point is yielded for them.
@@ -306,9 +308,10 @@ EMULATED_LABELS = {"unfused": "series.fusion.emulated-unfused", "fused": "series
 
 def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeries, tuple[Note, ...]]:
     from gpulab.experiments.matmul import resolve_model_gpu
-    from gpulab.model import kernel_time
+    from gpulab.model import kernel_time, memory_share
 
     spec = resolve_model_gpu(model_gpu)
+    share = memory_share(spec)
 
     def estimates(n: int) -> list[Any]:
         if fused:
@@ -324,11 +327,22 @@ def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeri
                               launch_seconds=launch_s, **_facts(chain, n, fused, "launches"))  # fmt: skip
 
     version = "fused" if fused else "unfused"
-    details = {"formula": "time = sum over kernels of (bytes moved / memory bandwidth + launch overhead)",
-               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s}  # fmt: skip
+    details = {"formula": "time = sum over kernels of (bytes moved / achievable memory bandwidth + launch overhead)",
+               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
+               **share.details()}  # fmt: skip
     series = FusionSeries(msg(MODEL_LABELS[version], gpu=spec.name), "model",
                           Provenance("modelled", spec.name, details), f"model-{version}", make)  # fmt: skip
-    return series, estimates(1 << 20)[0].assumptions
+    return series, (*estimates(1 << 20)[0].assumptions, Note(share.lab_note))
+
+
+def modelled_point_at(chain_name: str, model_gpu: str, n: int, fused: bool) -> Point:
+    """The modelled GPU's point of the fused or unfused ``chain_name`` at ``n`` elements, as the lab
+    draws it (y: effective GB/s; ``extra['seconds']``: the whole version's time)."""
+    chain = chain_named(chain_name)
+    series, _assumptions = _model_series(chain, model_gpu, fused)
+    point = series.make_point(n, Operands(chain, []))
+    assert point is not None  # a model always prices a size
+    return point
 
 
 # ------------------------------------------------------------- emulated

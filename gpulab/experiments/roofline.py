@@ -6,9 +6,10 @@ scaled by its stated complexity to a teaching size, and the kernel is placed on 
 chart: x = arithmetic intensity (FLOP per byte), y = attained GFLOP/s.
 
 - GPU roof: the chosen GPU's spec sheet (fp32 CUDA-core peak, DRAM bandwidth), provenance
-  ``modelled``; the kernels' points on it are modelled from the roofline formula
-  (:func:`gpulab.model.kernel_time`), so they sit on the roof, below it only by the assumed
-  launch overhead.
+  ``modelled``; the kernels' points under it are modelled from the roofline formula
+  (:func:`gpulab.model.kernel_time`), their bytes at the achievable bandwidth (the share of the
+  spec sheet a published streaming benchmark reached, :func:`gpulab.model.memory_share`), so a
+  memory-bound one sits below the roof by that share and the assumed launch overhead.
 - Two bounds per kernel: its point is placed by the byte count ``traffic`` names (by default
   ``sectors``: no reuse, every 32-byte sector its warps fetch comes from DRAM), and where the
   other count differs (the matmuls) a second modelled point, series ``kernels-model-other``,
@@ -228,7 +229,7 @@ class _Run:
     def modelled(self) -> Generator[Event, None, None]:
         label = msg("series.roofline.kernels-model")
         provenance = Provenance("modelled", self.spec.name, {
-            "formula": "time = max(FLOP / fp32 peak, bytes / memory bandwidth) + launch overhead",
+            "formula": "time = max(FLOP / fp32 peak, bytes / achievable memory bandwidth) + launch overhead",
             "spec_key": self.spec.key, "traffic": self.params.traffic})
         published = published_efficiency()
         points, others = [], []
@@ -285,7 +286,7 @@ class _Run:
         launch_us = f"{DEFAULT_LAUNCH_OVERHEAD_S * 1e6:g}"
         notes = [msg("note.roofline.counted", size=self.params.elements, side=math.isqrt(self.params.elements)),
                  msg(bytes_note), msg(TWO_POINTS_NOTE[self.params.traffic]),
-                 msg("note.roofline.modelled-on-roof", us=launch_us), *self.published_notes(), *self.notes]
+                 self.modelled_note(launch_us), *self.published_notes(), *self.notes]
         if no_flop:
             notes.append(msg("note.roofline.no-flops", names=no_flop))
         if self.unstated:
@@ -294,6 +295,15 @@ class _Run:
             notes.append(msg("note.roofline.skipped", names=self.skipped))
         return notes
 
+
+    def modelled_note(self, launch_us: str) -> Message:
+        """Which bandwidth is the roof (the spec sheet's) and which prices the modelled points (the
+        achievable one, :func:`gpulab.model.memory_share`)."""
+        from gpulab.model import memory_share
+
+        share = memory_share(self.spec)
+        return msg("note.roofline.modelled-below-roof", peak=f"{self.spec.memory_bandwidth_gb_s:g}",
+                   gb_s=f"{share.gb_s:.0f}", percent=share.percent, us=launch_us)  # fmt: skip
 
     def published_notes(self) -> list[Message]:
         """What kernels like the lab's matmuls reached in published measurements, as a share of

@@ -1,5 +1,5 @@
 """SAXPY, y = a·x + y, size by size: numpy as people write it, numpy without temporaries, the
-CUDA kernel, and a modelled GPU.
+CUDA kernel, and a modelled GPU (its bytes at the achievable bandwidth, :func:`gpulab.model.memory_share`).
 
 Every series is credited with the bytes SAXPY itself must move, 12 per float32 element (x and
 y read, y written). ``a * x + y`` in numpy makes a temporary for ``a * x`` and another for the
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from gpulab import cuda, kernels
-from gpulab.catalogue import Message, msg, render
+from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, powers_of_two, random_normal
 from gpulab.experiments.sweep import (
     Axes,
@@ -130,19 +130,20 @@ def _gpu_series(params: Params, ctx: Context) -> SweepSeries:
 
 def _model_series(params: Params) -> tuple[SweepSeries, tuple[Any, ...]]:
     from gpulab.experiments.matmul import resolve_model_gpu
-    from gpulab.model import kernel_time
+    from gpulab.model import kernel_time, memory_share
 
     spec = resolve_model_gpu(params.model_gpu)
 
     def estimate(n: int) -> Any:
         return kernel_time(spec, 2.0 * n, bytes_moved(n), "fp32", use_tensor_cores=False)
 
-    details = {"formula": "time = max(2·n / peak FLOP/s, 12·n bytes / memory bandwidth) + launch overhead",
-               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s}  # fmt: skip
+    details = {"formula": "time = max(2·n / peak FLOP/s, 12·n bytes / achievable memory bandwidth) + launch overhead",
+               "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
+               **memory_share(spec).details()}  # fmt: skip
     provenance = Provenance("modelled", spec.name, details)
     series = SweepSeries(msg("series.model", gpu=spec.name), "model", provenance,
                          lambda n, _operands: estimate_point(n, bytes_moved(n), estimate(n)), "model")  # fmt: skip
-    return series, estimate(1 << 20).assumptions
+    return series, (*estimate(1 << 20).assumptions, Note(memory_share(spec).lab_note))
 
 
 def _operands(rng: np.random.Generator) -> Callable[[int], Operands]:

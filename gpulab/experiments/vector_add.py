@@ -3,7 +3,9 @@
 Bandwidth counts bytes read plus written (3 arrays x n x itemsize). CPU times are wall-clock
 medians of numpy's ``add``; GPU times come from CUDA events around the catalogue kernel
 ``kernels/vector_add.cu``, after warm-up (optionally with the copies to and from the GPU).
-A modelled series for a GPU from the spec table is always added, labelled ``modelled``.
+A modelled series for a GPU from the spec table is always added, labelled ``modelled``: its bytes
+move at the achievable bandwidth (the share of the spec sheet a published streaming benchmark reached
+on that GPU, :func:`gpulab.model.memory_share`), not the spec sheet's peak.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ SIZE_PRESETS = (
     ("large", powers_of_two(10, 26, 2)),
 )
 FORMULA = (
-    "time = max(n / peak FLOP/s, 3·n·4 bytes / memory bandwidth) + launch overhead"
+    "time = max(n / peak FLOP/s, 3·n·4 bytes / achievable memory bandwidth) + launch overhead"
     " [+ a and b copied in and c copied out over PCIe when transfers are included]"
 )
 
@@ -164,11 +166,14 @@ def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> Sweep
 
 def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[Note, ...]]:
     """The modelled series of the spec-table GPU ``spec``, and its model's assumptions."""
+    from gpulab.model import memory_share
+
     probe = _model_estimate(spec, 1 << 20, params, params.include_transfers)
     details = {
         "formula": FORMULA,
         "spec_key": spec.key,
         "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
+        **memory_share(spec).details(),
         "include_transfers": params.include_transfers,
         "assumptions": [str(assumption) for assumption in probe.assumptions],
     }
@@ -187,10 +192,22 @@ def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) 
     return vector_add_estimate(spec, n, params.dtype, include_transfers)
 
 
-def _notes(params: Params, gpu_reason: Message | str | None) -> list[Message]:
+def modelled_point(model_gpu: str, n: int, include_transfers: bool = False) -> Point:
+    """The lab's modelled point of ``model_gpu`` at ``n`` elements (y: GB/s, 12 bytes an element),
+    as its modelled series draws it."""
+    from gpulab.experiments.matmul import resolve_model_gpu
+
+    params = Params(model_gpu=model_gpu, include_transfers=include_transfers)
+    series, _assumptions = _model_series(params, resolve_model_gpu(model_gpu))
+    return series.make_point(n, None)
+
+
+def _notes(params: Params, gpu_reason: Message | str | None, spec: Any) -> list[Message]:
+    from gpulab.model import memory_share
+
     transfers = msg("note.vector-add.with-copies") if params.include_transfers else msg("note.vector-add.no-copies")
     missing = [msg("note.no-gpu", reason=gpu_reason)] if gpu_reason else []
-    return [*missing, msg("note.vector-add.bandwidth"), transfers]
+    return [*missing, msg("note.vector-add.bandwidth"), transfers, memory_share(spec).lab_note]
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
@@ -207,6 +224,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     gpu_reason = None if status.available else (status.reason_message or status.reason)
     sweep = Sweep(
         "vector-add", params, AXES, series, unit="n", progress=_progress,
-        what_if_copied=what_if, note_groups=(_notes(params, gpu_reason), assumptions),
+        what_if_copied=what_if, note_groups=(_notes(params, gpu_reason, spec), assumptions),
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))

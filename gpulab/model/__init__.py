@@ -13,7 +13,16 @@ say, one sentence each, what the number rests on; the lab labels these numbers
 
 from gpulab.model.dtypes import BYTES_PER_ELEMENT, DTYPES, UnsupportedDtypeError, peak_for
 from gpulab.model.estimate import BOUNDS, ModelEstimate, merge_assumptions
-from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, RooflinePlacement, kernel_time, place, ridge_point, roof_at
+from gpulab.model.roofline import (
+    DEFAULT_LAUNCH_OVERHEAD_S,
+    MemoryShare,
+    RooflinePlacement,
+    kernel_time,
+    memory_share,
+    place,
+    ridge_point,
+    roof_at,
+)
 from gpulab.model.transfer import (
     DEFAULT_COPY_LATENCY_S,
     DEFAULT_PAGEABLE_EFFICIENCY,
@@ -42,6 +51,7 @@ __all__ = [
     "DTYPES",
     "GEMM_TILE",
     "GemmShare",
+    "MemoryShare",
     "ModelEstimate",
     "PcieLink",
     "RooflinePlacement",
@@ -50,6 +60,7 @@ __all__ = [
     "gemm_share",
     "kernel_time",
     "matmul_estimate",
+    "memory_share",
     "merge_assumptions",
     "pcie_gb_s_per_direction",
     "peak_for",

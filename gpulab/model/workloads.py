@@ -146,7 +146,8 @@ def matmul_estimate(
 
     The compute rate is the peak times ``efficiency``; by default (None) the achievable share:
     :func:`gemm_share` times :func:`tile_fill`. The traffic assumes each matrix crosses DRAM
-    once (perfect on-chip reuse), a lower bound, at the full bandwidth. With
+    once (perfect on-chip reuse), a lower bound, at the achievable bandwidth
+    (:func:`~gpulab.model.roofline.memory_share`). With
     ``include_transfers``, A and B are copied in and C copied back.
     """
     _check_size(n)
@@ -166,7 +167,6 @@ def matmul_estimate(
         dtype,
         use_tensor_cores=use_tensor_cores,
         efficiency=efficiency,
-        memory_efficiency=1.0,
         launch_overhead_s=launch_overhead_s,
     )
     kept = [a for a in kernel.assumptions if not (notes[1:] and a.message.key == "model.assumption.compute-efficiency")]
@@ -186,7 +186,8 @@ def vector_add_estimate(
     efficiency: float = 1.0,
     launch_overhead_s: float = DEFAULT_LAUNCH_OVERHEAD_S,
 ) -> ModelEstimate:
-    """Modelled time of c = a + b for n elements: n FLOP, 3·n elements read plus written.
+    """Modelled time of c = a + b for n elements: n FLOP, 3·n elements read plus written, the bytes
+    at the achievable bandwidth (:func:`~gpulab.model.roofline.memory_share`).
 
     Runs on CUDA cores (no tensor cores): fp16/bf16 at their published CUDA-core rate where the
     table has one, else at the fp32 rate (memory sets the time of a vector add either way).

@@ -434,3 +434,47 @@ def test_the_rtx_a6000_of_the_sgemm_worklog_is_in_the_table(shipped: SpecTable) 
     assert (a6000.peak_tflops["fp32"], a6000.memory_bandwidth_gb_s, a6000.sm_count) == (38.7, 768, 84)
     assert shipped.match("NVIDIA RTX A6000") is a6000
     assert "fp8" not in a6000.peak_tflops  # GA102 has no FP8 tensor cores
+
+
+# ------------------------------------------------------------- achievable memory bandwidth
+
+def test_a_memory_share_loads_with_its_own_source(tmp_path: Path) -> None:
+    text = VALID.replace("tdp_w = 100\n", "tdp_w = 100\nmemory_efficiency = 0.85\n", 1).replace(
+        "[gpu.toy.field_sources]\n", '[gpu.toy.field_sources]\nmemory_efficiency = "toy-sheet"\n')
+    toy = load_specs(write_specs(tmp_path, text))["toy"]
+    assert toy.memory_efficiency == 0.85
+    assert toy.source_for("memory_efficiency").title == "Toy GPU datasheet"
+    assert load_specs(write_specs(tmp_path, VALID))["toy"].memory_efficiency is None  # optional
+
+
+@pytest.mark.parametrize(
+    ("share", "source", "expected"),
+    [
+        ("0.85", "", "memory_efficiency needs its own source in field_sources"),
+        ("1.2", 'memory_efficiency = "toy-sheet"\n', "memory_efficiency must be a share of the bandwidth above 0"),
+        ("0", 'memory_efficiency = "toy-sheet"\n', "memory_efficiency must be a share of the bandwidth above 0"),
+        ('"most"', 'memory_efficiency = "toy-sheet"\n', "memory_efficiency must be a share of the bandwidth"),
+        ("0.85", 'memory_efficiency = "nowhere"\n', "field_sources.memory_efficiency names an unknown source"),
+    ],
+)
+def test_a_bad_memory_share_raises_a_spec_error_naming_it(tmp_path: Path, share: str, source: str,
+                                                         expected: str) -> None:  # fmt: skip
+    text = VALID.replace("tdp_w = 100\n", f"tdp_w = 100\nmemory_efficiency = {share}\n", 1).replace(
+        "[gpu.toy.field_sources]\n", f"[gpu.toy.field_sources]\n{source}")
+    with pytest.raises(SpecError, match=expected):
+        load_specs(write_specs(tmp_path, text))
+
+
+def test_every_shipped_memory_share_is_a_published_measurement_below_the_spec_sheet(shipped: SpecTable) -> None:
+    measured = [spec for spec in shipped if spec.memory_efficiency is not None]
+    assert {spec.key for spec in measured} >= {"h100-sxm", "a100-sxm4-80gb", "a100-sxm4-40gb", "v100-sxm2-16gb"}
+    for spec in measured:
+        assert 0.6 < (spec.memory_efficiency or 0) < 1, spec.key  # no streaming kernel reaches the spec sheet
+        assert spec.source_for("memory_efficiency") is not spec.source, spec.key
+        assert any(note.startswith("memory_efficiency:") for note in spec.notes), spec.key  # says what was measured
+
+
+def test_a_shipped_gpu_without_a_memory_share_says_which_one_it_borrows(shipped: SpecTable) -> None:
+    for spec in shipped:
+        if spec.memory_efficiency is None:
+            assert any(f"lowest share published for {spec.memory_type}" in note for note in spec.notes), spec.key

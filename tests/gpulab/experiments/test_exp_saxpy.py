@@ -6,7 +6,7 @@ import pytest
 from gpulab import experiments, simt
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, drive, saxpy
-from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S
+from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, memory_share
 from gpulab.results import Result
 from gpulab.specs import load_specs
 
@@ -32,12 +32,14 @@ def test_every_point_credits_the_12_bytes_per_element_saxpy_must_move(result):
             assert point.y == pytest.approx(expected, rel=0.3), series.key  # a median of rates vs of times
 
 
-def test_the_modelled_h100_moves_12_bytes_per_element_at_its_spec_bandwidth_plus_one_launch(result):
+def test_the_modelled_h100_moves_12_bytes_per_element_at_its_achievable_bandwidth_plus_one_launch(result):
     spec = load_specs().get("h100-sxm")
+    share = memory_share(spec)
     model = next(s for s in result.series if s.key == "model")
-    assert model.provenance.device == spec.name
+    assert model.provenance.device == spec.name and model.provenance.details["achievable_gb_s"] == share.gb_s
+    assert any(share.source in note and share.percent in note for note in result.notes)
     for point in model.points:
-        expected_s = 12 * point.x / (spec.memory_bandwidth_gb_s * 1e9) + DEFAULT_LAUNCH_OVERHEAD_S
+        expected_s = 12 * point.x / (share.gb_s * 1e9) + DEFAULT_LAUNCH_OVERHEAD_S
         assert point.extra["seconds"] == pytest.approx(expected_s, rel=1e-6)
         assert point.extra["kernel_seconds"] > 2 * point.x / spec.peak_flops("fp32")  # bytes, not FLOP, set it
 

@@ -33,12 +33,14 @@ def _toy_spec() -> GpuSpec:
         peak_tflops=MappingProxyType({"fp64": 5.0, "fp32": 10.0, "tf32": 50.0, "fp16": 100.0, "bf16": 100.0}),
         source=_TOY_SOURCE,
         field_sources=MappingProxyType({}),
+        memory_efficiency=0.8,
     )
 
 
 @pytest.fixture
 def toy() -> GpuSpec:
-    """1000 GB/s, fp32 10 TFLOP/s, fp16/bf16 tensor 100, tf32 50, fp64 5, no fp8, PCIe Gen4 x16."""
+    """1000 GB/s of which 80% achievable (800 GB/s), fp32 10 TFLOP/s, fp16/bf16 tensor 100, tf32 50, fp64 5,
+    no fp8, PCIe Gen4 x16."""
     return _toy_spec()
 
 

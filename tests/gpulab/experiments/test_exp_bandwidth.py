@@ -9,7 +9,9 @@ from gpulab import experiments, simt
 from gpulab.catalogue import msg
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, bandwidth, drive
+from gpulab.model import memory_share
 from gpulab.results import Point, Provenance
+from gpulab.specs import load_specs
 
 TINY = bandwidth.Params(working_sets=(4096, 16384), operations=bandwidth.OPERATIONS, forms=bandwidth.FORMS,
                         seconds_per_point=0.001)  # fmt: skip
@@ -84,6 +86,18 @@ def test_one_modelled_curve_stands_for_every_operation_triads_when_asked_for(res
     assert [s.key for s in models] == ["model-triad"] and models[0].provenance.kind == "modelled"
     plan = bandwidth.plan(replace(TINY, operations=("dot", "copy")), Context())
     assert [line.key for line in plan.lines if line.role == "model"] == ["model-copy"]
+
+
+def test_the_modelled_curve_moves_bytes_at_the_achievable_rate_under_the_spec_sheets_ceiling(result):
+    spec = load_specs().get("h100-sxm")
+    share = memory_share(spec)
+    model = result.get_series("model-triad")
+    assert model.provenance.details["ceiling"] == spec.memory_bandwidth_gb_s  # the spec sheet's line stays
+    assert model.provenance.details["achievable_gb_s"] == share.gb_s < spec.memory_bandwidth_gb_s
+    big = bandwidth.model_point("triad", spec, 1 << 34)  # where the launch is lost in the bytes
+    assert big.y == pytest.approx(share.gb_s, rel=0.01) and big.extra["percent_of_peak"] < 100 * share.share
+    note = next(n for n in result.notes if n.startswith("The modelled NVIDIA H100"))
+    assert f"{share.gb_s:.0f} GB/s" in note and share.percent in note and share.source in note
 
 
 def test_every_point_credits_its_operations_bytes_and_shows_its_percent_of_a_ceiling(result):
@@ -295,3 +309,13 @@ def test_a_saved_result_keeps_the_caches_of_the_machine_it_was_measured_on(resul
     loaded = results.from_json_dict(json.loads(result.to_json()))
     assert loaded.host["memory"] == json.loads(json.dumps(result.host["memory"]))
     assert loaded.get_series("cpu-fused-triad").points[-1].extra["percent_of_peak"] > 0
+
+
+def test_the_validation_rows_price_the_modelled_curve_as_the_lab_draws_it(result):
+    from gpulab.validation.memory import stream_gb_s
+
+    drawn = result.get_series("model-triad").points[-1]
+    config = {"gpu": "h100-sxm", "operation": "triad", "working_set_bytes": int(drawn.x)}
+    assert stream_gb_s(config) == pytest.approx(drawn.y)
+    with pytest.raises(ValueError, match="operation must be one of copy, mul, add, triad, dot"):
+        stream_gb_s({**config, "operation": "scale"})

@@ -2,7 +2,9 @@ import pytest
 
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, drive, vector_add
+from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, memory_share
 from gpulab.results import Result
+from gpulab.specs import load_specs
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,17 @@ def test_a_modelled_gpu_series_is_added_and_labelled_as_such(small_result):
     assert model.provenance.details["spec_key"] == "h100-sxm"
     assert [p.x for p in model.points] == [1024, 1 << 16]
     assert any("Memory bandwidth is" in note for note in small_result.notes)
+
+
+def test_the_modelled_add_moves_its_bytes_at_the_achievable_rate_and_the_notes_say_whose(small_result):
+    share = memory_share(load_specs().get("h100-sxm"))
+    model = model_of(small_result)
+    assert model.provenance.details["achievable_gb_s"] == share.gb_s < model.provenance.details["memory_bandwidth_gb_s"]
+    for point in model.points:
+        n = point.x
+        assert point.extra["seconds"] == pytest.approx(12 * n / (share.gb_s * 1e9) + DEFAULT_LAUNCH_OVERHEAD_S)
+    note = next(n for n in small_result.notes if n.startswith("The modelled NVIDIA H100"))
+    assert share.percent in note and share.source in note
 
 
 @pytest.mark.skipif(cuda_status().available, reason="checks the no-GPU case")
@@ -67,3 +80,10 @@ def test_with_a_gpu_faked_the_sweep_adds_a_measured_gpu_series_compared_with_its
     assert measured.provenance.details["ceiling"] > 0 and measured.points[0].extra["percent_of_peak"] > 0
     assert measured.points[0].extra["kernel_seconds"] == pytest.approx(1e-5)
     assert sum(note.startswith("Crossover:") for note in result.notes) == 2
+
+
+def test_the_validation_rows_price_the_add_as_the_modelled_series_draws_it(small_result):
+    from gpulab.validation.memory import vector_add_gb_s
+
+    for point in model_of(small_result).points:
+        assert vector_add_gb_s({"gpu": "h100-sxm", "n": int(point.x)}) == pytest.approx(point.y)

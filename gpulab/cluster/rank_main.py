@@ -50,6 +50,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--fault", choices=("die", "hang"), help=argparse.SUPPRESS)
     parser.add_argument("--fault-rank", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--fault-after", type=int, default=1, help=argparse.SUPPRESS)
+    # The faulty rank waits for this file before it fails: a test creates it once the points it
+    # expects have reached it through the launcher, which may hold output back when a job aborts.
+    parser.add_argument("--fault-when", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.collectives = [c for c in args.collectives.split(",") if c]
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -212,9 +215,16 @@ class MpiMeasurer:
         return measure_mpi(self.comm, plan, budget_seconds)
 
 
+FAULT_WAIT_S = 120.0  # how long the faulty rank waits for --fault-when before failing anyway
+
+
 def _maybe_fault(args: argparse.Namespace, rank: int, done: int) -> None:
     if args.fault is None or rank != args.fault_rank or done < args.fault_after:
         return
+    if args.fault_when:
+        deadline = time.monotonic() + FAULT_WAIT_S
+        while not os.path.exists(args.fault_when) and time.monotonic() < deadline:
+            time.sleep(0.01)
     print(f"rank {rank}: injected fault ({args.fault}) after {done} points", file=sys.stderr, flush=True)
     if args.fault == "die":
         os._exit(3)

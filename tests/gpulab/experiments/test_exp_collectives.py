@@ -57,13 +57,18 @@ def test_gpulab_collectives_under_mpiexec_runs_one_rank_per_process_and_rank_0_w
 @pytest.mark.mpi
 @pytest.mark.skipif(not MPI.available, reason=f"needs mpi4py and mpiexec: {MPI.reason and MPI.reason.text}")
 def test_a_real_rank_that_dies_midway_keeps_the_points_before_and_shows_its_stderr(tmp_path):
+    # Rank 1 dies once the first two points have reached this process: mpiexec may drop output that
+    # is still on its way when a rank dies, so the rank waits for the test to say they arrived.
+    arrived = tmp_path / "two-points-arrived"
     args = [*collectives.rank_args(["allreduce"], [8, 64, 512], 0.001), "--fault", "die", "--fault-after", "2",
-            "--stderr-dir", str(tmp_path)]  # fmt: skip
+            "--fault-when", str(arrived), "--stderr-dir", str(tmp_path)]  # fmt: skip
     collector = collectives.Collector("mpi", {})
     with pytest.raises(mpi_backend.RankFailure) as failure:
         for event in mpi_backend.stream_events(mpi_backend.launch_command(MPI.launcher, 2, args),
                                                mpi_backend.launch_env(), 30.0, stderr_dir=tmp_path):  # fmt: skip
             collector.add(event)
+            if collector.points == 2:
+                arrived.touch()
     assert "injected fault (die)" in failure.value.stderr and "[rank-1]" in failure.value.stderr
     assert [p.x for p in collector.series["mpi-allreduce"].points] == [8, 64]
 

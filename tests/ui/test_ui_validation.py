@@ -74,8 +74,8 @@ def test_the_rows_speak_chinese_after_a_language_switch(qtbot, window):
 
 
 def test_a_lab_without_rows_has_no_validation_button(qtbot, window):
-    panel = open_panel(qtbot, window, "access-pattern")
-    assert not validation.rows_for("access-pattern")
+    panel = open_panel(qtbot, window, "allreduce-steps")
+    assert not validation.rows_for("allreduce-steps")
     assert not panel.validation_button.isVisible()
 
 

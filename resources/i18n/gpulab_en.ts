@@ -647,8 +647,8 @@
         <translation>Fused</translation>
     </message>
     <message>
-        <source>bandwidth %1 GB/s</source>
-        <translation>bandwidth %1 GB/s</translation>
+        <source>peak %1 GB/s</source>
+        <translation>peak %1 GB/s</translation>
     </message>
     <message>
         <source>unfused ≤ %1</source>

@@ -648,8 +648,8 @@
         <translation>融合</translation>
     </message>
     <message>
-        <source>bandwidth %1 GB/s</source>
-        <translation>内存带宽 %1 GB/s</translation>
+        <source>peak %1 GB/s</source>
+        <translation>峰值 %1 GB/s</translation>
     </message>
     <message>
         <source>unfused ≤ %1</source>

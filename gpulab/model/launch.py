@@ -4,7 +4,7 @@ CUDA Graph, or fused into one kernel that loops K times.
 What the CPU pays and what the GPU pays are separate costs (:class:`LaunchCosts`):
 
 * the host spends ``issue`` on each launch call (``graph_launch`` on one graph launch);
-* the GPU runs each kernel for ``step`` = max(its bytes at the spec bandwidth, ``kernel_min``,
+* the GPU runs each kernel for ``step`` = max(its bytes at the achievable bandwidth, ``kernel_min``,
   the shortest a kernel runs at all) and leaves a ``gap`` before the next kernel of a stream, or
   ``graph_node`` before the next kernel node of a graph;
 * waiting for a kernel before the next launch adds ``sync``: the launch reaching the GPU and
@@ -30,6 +30,7 @@ from typing import Literal
 
 from gpulab.catalogue import Note, msg
 from gpulab.model.estimate import ModelEstimate
+from gpulab.model.roofline import achievable_bytes_per_s
 from gpulab.specs import GpuSpec
 
 __all__ = [
@@ -131,10 +132,11 @@ def costs_for(spec: GpuSpec) -> LaunchCosts:
 
 
 def step_seconds(spec: GpuSpec, n: int, costs: LaunchCosts | None = None) -> float:
-    """One tiny kernel's run on ``spec``: n float32 loaded and stored at the spec bandwidth, but
+    """One tiny kernel's run on ``spec``: n float32 loaded and stored at the achievable bandwidth
+    (:func:`gpulab.model.roofline.memory_share`, a published streaming benchmark's share), but
     never shorter than the shortest kernel (``costs.kernel_min_s``, default: ``spec``'s)."""
     shortest = (costs or costs_for(spec)).kernel_min_s
-    return max(BYTES_PER_ELEMENT_STEP * n / spec.memory_bandwidth_bytes_per_s, shortest)
+    return max(BYTES_PER_ELEMENT_STEP * n / achievable_bytes_per_s(spec), shortest)
 
 
 def fused_loop_seconds(spec: GpuSpec, k: int, n: int, costs: LaunchCosts) -> float:
@@ -167,7 +169,7 @@ def _assumptions(way: LaunchWay, spec: GpuSpec, n: int, costs: LaunchCosts) -> l
     measured = costs.measured_on.split("-")[0].upper()  # "V100", "A100"
     notes = [msg("model.assumption.launch-issue", number=_us(costs.issue_s), gpu=measured),
              msg("model.assumption.launch-step", n=n, number=f"{step_seconds(spec, n, costs) * 1e6:.3g}",
-                 bandwidth=f"{spec.memory_bandwidth_gb_s:g}", shortest=_us(costs.kernel_min_s))]  # fmt: skip
+                 bandwidth=f"{achievable_bytes_per_s(spec) / 1e9:.0f}", shortest=_us(costs.kernel_min_s))]  # fmt: skip
     if way == "async":
         notes.append(msg("model.assumption.launch-gap", number=_us(costs.gap_s)))
     if way == "sync":

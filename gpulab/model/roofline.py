@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_LAUNCH_OVERHEAD_S",
     "MemoryShare",
     "RooflinePlacement",
+    "achievable_bytes_per_s",
     "kernel_time",
     "memory_share",
     "place",
@@ -121,6 +122,11 @@ def memory_share(spec: GpuSpec) -> MemoryShare:
         return MemoryShare(1.0, "none", gpu, peak, memory)
     share, measured_on, _memory, source = min(same or published)
     return MemoryShare(share, "borrowed" if same else "borrowed-any", gpu, peak, memory, measured_on, source)
+
+
+def achievable_bytes_per_s(spec: GpuSpec) -> float:
+    """The DRAM rate a streaming kernel reaches on ``spec``, bytes per second (:func:`memory_share`)."""
+    return memory_share(spec).gb_s * 1e9
 
 
 def ridge_point(peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> float:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpulab.catalogue import Message, Note, msg
+from gpulab.model.roofline import achievable_bytes_per_s
 from gpulab.specs import GpuSpec
 from gpulab.timeline import TimelineOp, busy_seconds, span_seconds
 
@@ -321,7 +322,7 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
     flop_rate = (spec.peak_flops("fp32") or 0.0) * share
     if flop_rate <= 0:
         raise ValueError(f"{spec.name} has no fp32 rate in the spec table")
-    memory_s = KERNEL_DRAM_BYTES_PER_ELEMENT * elements / (spec.memory_bandwidth_bytes_per_s * share)
+    memory_s = KERNEL_DRAM_BYTES_PER_ELEMENT * elements / (achievable_bytes_per_s(spec) * share)
     rounds = max(0, round(kernel_to_copy * copies[True, "h2d"].seconds * flop_rate / (FLOP_PER_ROUND * elements)))
     kernel_s = max(FLOP_PER_ROUND * rounds * elements / flop_rate, memory_s)
 
@@ -332,7 +333,7 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
     link = [note for pinned in (True, False) for note in copies[pinned, "h2d"].assumptions
             if note.message.key != "model.assumption.no-copy-overlap"]  # this lab is about overlapping them
     kernel = Note(msg("streams.assumption.kernel", rounds=rounds, peak=f"{spec.peak_tflops['fp32']:g}",
-                      bandwidth=f"{spec.memory_bandwidth_gb_s:g}", percent=f"{share:.0%}"))
+                      bandwidth=f"{achievable_bytes_per_s(spec) / 1e9:.0f}", percent=f"{share:.0%}"))
     return ChunkPlan(costs(True), costs(False), rounds, elements, tuple(dict.fromkeys([*link, kernel])))
 
 

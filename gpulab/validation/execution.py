@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpulab.model import launch
+from gpulab.model.roofline import achievable_bytes_per_s
 from gpulab.model.transfer import Direction, PcieLink, transfer_time
 
 
@@ -16,12 +17,12 @@ def _spec(config: Mapping[str, Any]) -> Any:
 
 
 def _elements(config: Mapping[str, Any], spec: Any) -> int:
-    """The lab's array size n: ``n`` when given, else the n whose bytes take ``kernel_us`` at the spec
-    bandwidth (``kernel_us = 0``: n = 1, an empty kernel in all but name)."""
+    """The lab's array size n: ``n`` when given, else the n whose bytes take ``kernel_us`` at the rate the
+    model gives them (``kernel_us = 0``: n = 1, an empty kernel in all but name)."""
     if "n" in config:
         return int(config["n"])
     seconds = float(config["kernel_us"]) * 1e-6
-    return max(1, round(seconds * spec.memory_bandwidth_bytes_per_s / launch.BYTES_PER_ELEMENT_STEP))
+    return max(1, round(seconds * achievable_bytes_per_s(spec) / launch.BYTES_PER_ELEMENT_STEP))
 
 
 def launch_us_per_kernel(config: Mapping[str, Any]) -> float:

@@ -7,18 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpulab.model import cluster, parallelism, reliability
-
-
-def _spec(config: Mapping[str, Any]) -> Any:
-    from gpulab.experiments.matmul import resolve_model_gpu
-
-    return resolve_model_gpu(str(config.get("gpu", "h100-sxm")))
+from gpulab.validation.config import model_gpu
 
 
 def allreduce_busbw_gb_s(config: Mapping[str, Any]) -> float:
     """nccl-tests' busbw of one AllReduce: ``gpus``, ``algorithm``, ``message_bytes`` on nodes of ``gpu``,
     optionally with ``nics`` NICs a node of ``nic_gbit`` Gb/s line rate (default: eight of 400 Gb/s)."""
-    spec = _spec(config)
+    spec = model_gpu(config)
     n, size = int(config["gpus"]), float(config["message_bytes"])
     nic_gb_s = float(config.get("nic_gbit", 8 * cluster.IB_GB_S_PER_DIRECTION)) / 8
     fabric = cluster.fabric_for(spec, nic_gb_s, int(config.get("nics", cluster.NODE_NICS)))

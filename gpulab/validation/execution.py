@@ -8,12 +8,7 @@ from typing import Any
 from gpulab.model import launch
 from gpulab.model.roofline import achievable_bytes_per_s
 from gpulab.model.transfer import Direction, PcieLink, transfer_time
-
-
-def _spec(config: Mapping[str, Any]) -> Any:
-    from gpulab.experiments.matmul import resolve_model_gpu
-
-    return resolve_model_gpu(str(config.get("gpu", "h100-sxm")))
+from gpulab.validation.config import model_gpu
 
 
 def _elements(config: Mapping[str, Any], spec: Any) -> int:
@@ -28,14 +23,14 @@ def _elements(config: Mapping[str, Any], spec: Any) -> int:
 def launch_us_per_kernel(config: Mapping[str, Any]) -> float:
     """Microseconds per kernel of ``k`` launches done ``way``, each kernel running ``kernel_us`` on its own
     (or over ``n`` elements), with the launch costs of the GPU's generation, as the launch lab models it."""
-    spec = _spec(config)
+    spec = model_gpu(config)
     k = int(config.get("k", 1000))
     return launch.launch_time(config["way"], spec, k, _elements(config, spec)).seconds / k * 1e6
 
 
 def launch_graph_gain(config: Mapping[str, Any]) -> float:
     """How many times faster ``k`` kernels run replayed from a CUDA Graph than launched back to back."""
-    spec, k = _spec(config), int(config.get("k", 1000))
+    spec, k = model_gpu(config), int(config.get("k", 1000))
     n = _elements(config, spec)
     return launch.launch_time("async", spec, k, n).seconds / launch.launch_time("graph", spec, k, n).seconds
 
@@ -56,7 +51,7 @@ def streams_copy_gb_s(config: Mapping[str, Any]) -> float:
     bidirectional tests run them; or alone."""
     from gpulab.model import streams
 
-    spec = _spec(config)
+    spec = model_gpu(config)
     size = int(config.get("bytes", 1 << 28))
     way: Direction = "d2h" if config.get("direction") == "d2h" else "h2d"
     other: Direction = "h2d" if way == "d2h" else "d2h"

@@ -18,11 +18,7 @@ from typing import Any
 
 import numpy as np
 
-
-def _spec(config: Mapping[str, Any]) -> Any:
-    from gpulab.experiments.matmul import resolve_model_gpu
-
-    return resolve_model_gpu(str(config.get("gpu", "h100-sxm")))
+from gpulab.validation.config import model_gpu
 
 
 def roofline_kernel_gflops(config: Mapping[str, Any]) -> float:
@@ -40,7 +36,7 @@ def roofline_kernel_gflops(config: Mapping[str, Any]) -> float:
         return roofline.modelled_gflop_s(entry, gpu, elements, traffic)
     if at != "roof":
         raise ValueError(f"at must be 'point' or 'roof', got {at!r}")
-    spec = _spec(config)
+    spec = model_gpu(config)
     placed = roofline.placed_kernel(roofline.count_work(roofline.kernels_spec(entry)), elements, traffic)
     point = roofline.kernel_point(placed, roofline.modelled_seconds(spec, placed), roofline.gpu_roof(spec), traffic)
     return float(point.extra["roof_gflop_s"])
@@ -51,14 +47,14 @@ def precision_tflops(config: Mapping[str, Any]) -> float:
     from gpulab.experiments import precision
 
     n = int(config.get("n", 8192))
-    return 2.0 * n**3 / precision.modelled_estimate(_spec(config), str(config["dtype"]), n).seconds / 1e12
+    return 2.0 * n**3 / precision.modelled_estimate(model_gpu(config), str(config["dtype"]), n).seconds / 1e12
 
 
 def cuda_core_tflops(config: Mapping[str, Any]) -> float:
     """TFLOP/s the precision lab gives ``dtype`` (fp16, bf16) on ``gpu`` without tensor cores."""
     from gpulab.experiments import precision
 
-    return precision.cuda_core_rates(_spec(config))[str(config["dtype"])][0]
+    return precision.cuda_core_rates(model_gpu(config))[str(config["dtype"])][0]
 
 
 def matmul_tflops(config: Mapping[str, Any]) -> float:
@@ -66,7 +62,7 @@ def matmul_tflops(config: Mapping[str, Any]) -> float:
     from gpulab.experiments import matmul
 
     n = int(config["n"])
-    return 2.0 * n**3 / matmul.model_estimate(_spec(config), n, str(config.get("dtype", "fp32"))).seconds / 1e12
+    return 2.0 * n**3 / matmul.model_estimate(model_gpu(config), n, str(config.get("dtype", "fp32"))).seconds / 1e12
 
 
 def rounding_error(config: Mapping[str, Any]) -> float:
@@ -90,7 +86,7 @@ def stream_gb_s(config: Mapping[str, Any]) -> float:
     op = str(config.get("operation", "triad"))
     if op not in bandwidth.OPERATIONS:
         raise ValueError(f"operation must be one of {', '.join(bandwidth.OPERATIONS)}, got {op!r}")
-    return bandwidth.model_point(op, _spec(config), int(config["working_set_bytes"])).y
+    return bandwidth.model_point(op, model_gpu(config), int(config["working_set_bytes"])).y
 
 
 def vector_add_gb_s(config: Mapping[str, Any]) -> float:

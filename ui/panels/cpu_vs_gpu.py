@@ -33,14 +33,13 @@ from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
-from ui.widgets.flow_layout import FlowLayout
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import size_text
 from ui.widgets.run_controls import RunControls
 from ui.widgets.series_list import SeriesList
-from ui.widgets.validation_view import ValidationButton
+from ui.widgets.validation_view import ValidationButton, heading_row
 
 RACE_TAB = 2
 
@@ -130,13 +129,7 @@ class CpuVsGpuPanel(Panel):
         controls = QWidget()
         column = QVBoxLayout(controls)
         column.setContentsMargins(0, 0, 4, 0)
-        buttons = FlowLayout()  # Export and "How good is this model?" side by side where there is room
-        buttons.addWidget(self.export_button)
-        buttons.addWidget(self.validation_button)
-        for widget in (self.choices, self.run_controls):
-            column.addWidget(widget)
-        column.addLayout(buttons)
-        for widget in (self.legend_title, self.legend_box):
+        for widget in (self.choices, self.run_controls, self.export_button, self.legend_title, self.legend_box):
             column.addWidget(widget)
         column.addStretch(1)
         self.notes.hide()  # until a result has notes
@@ -156,7 +149,7 @@ class CpuVsGpuPanel(Panel):
         top.addWidget(self.controls_scroll)
         top.addLayout(right, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.heading)
+        layout.addWidget(heading_row(self.heading, self.validation_button))
         layout.addLayout(top, 1)
 
     def retranslate(self) -> None:

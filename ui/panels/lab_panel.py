@@ -12,7 +12,7 @@ A lab adds what its picture needs in two hooks:
   (a case table, a roofline chart).
 
 A lab whose model has validation rows (``resources/validation/*.toml`` naming its experiment id)
-gets a "How good is this model?" button in its run column, listing them.
+gets a "How good is this model?" button at the right of its heading, listing them.
 
 A lab panel is a ``LabPanel`` subclass with ``EXPERIMENT`` set and a line in ``ui.panels.PANELS``.
 """
@@ -27,8 +27,7 @@ from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
 from ui.widgets.controls_scroll import ControlsScroll
 from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
-from ui.widgets.flow_layout import FlowLayout
-from ui.widgets.validation_view import ValidationButton
+from ui.widgets.validation_view import ValidationButton, heading_row
 
 
 def best_percent_of_peak(points: Any) -> float | None:
@@ -61,10 +60,9 @@ class LabPanel(ExperimentsPanel):
 
     def _build_layout(self) -> None:
         super()._build_layout()
-        buttons = FlowLayout()  # side by side, or one under the other where the column is narrow
-        buttons.addWidget(self.export_button)
-        buttons.addWidget(self.validation_button)
-        self.controls_column.insertLayout(self.controls_column.count() - 1, buttons)
+        self.controls_column.insertWidget(self.controls_column.count() - 1, self.export_button)
+        page = self.layout()
+        page.insertWidget(page.indexOf(self.heading), heading_row(self.heading, self.validation_button))
         self.experiment_label.hide()  # one experiment: the heading names it
         self.experiment_combo.hide()
         self.controls_scroll = ControlsScroll()  # the column scrolls on a short screen instead of squeezing

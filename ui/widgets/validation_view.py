@@ -1,6 +1,7 @@
 """How good is this model? A lab's validation rows: the model's figure beside the published one.
 
-:class:`ValidationButton` sits in a lab's run column (hidden when the lab has no rows); it opens a
+:class:`ValidationButton` sits at the right of a lab's heading (:func:`heading_row`; hidden when the
+lab has no rows); it opens a
 :class:`ValidationDialog`, a table of the rows (what is compared, the model's figure, the published
 one, the error, the tolerance the project claims, the verdict; under each row its source as a link,
 the place in it, and where the model departs from the published setting). It wraps to any width, so
@@ -13,8 +14,17 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpulab import validation
 from gpulab.validation import Check
@@ -155,6 +165,18 @@ class ValidationDialog(QDialog):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+
+def heading_row(heading: QLabel, button: QPushButton) -> QWidget:
+    """A page's heading with its "How good is this model?" button at the right end of the same line:
+    where a teacher looks first, and out of the controls column, which a projector keeps narrow."""
+    row = QWidget()
+    line = QHBoxLayout(row)
+    line.setContentsMargins(0, 0, 0, 0)
+    heading.setWordWrap(True)  # a long title wraps before it pushes the button off the page
+    line.addWidget(heading, 1)
+    line.addWidget(button, 0, Qt.AlignmentFlag.AlignVCenter)
+    return row
 
 
 class ValidationButton(QPushButton):

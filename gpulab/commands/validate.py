@@ -63,7 +63,8 @@ def format_checks(checks: list[validation.Check], lang: str = "en") -> str:
         if row.published is None:
             lines.append(f"            {model}, nothing published to compare with")
         else:
-            lines.append(f"            {model}, published {row.published.text()} {row.unit}, "
+            claim = {"upper": " (the model claims an upper bound)", "lower": " (the model claims a lower bound)"}
+            lines.append(f"            {model}, published {row.published.text()} {row.unit}{claim.get(row.bound, '')}, "
                          f"error {validation.error_text(item)} (tolerance ±{row.tolerance * 100:.0f}%)")  # fmt: skip
         if item.problem:
             lines.append(f"            {item.problem}")

@@ -30,6 +30,12 @@ File format::
     source = "llama3-paper"
     locator = "Table 4"                   # where in the source (a table, a comment, a section)
     fitted = false                        # true: the model's own constants were set from this figure
+    bound = "upper"                       # optional: the model claims only a bound on the measured figure
+
+A ``published = ">= 90"`` is a published figure that is itself a bound ("more than 90% effective
+training time"). ``bound = "upper"`` is a claim of the model's instead: its figure is at or above the
+measured one (a roofline's ideal-reuse point, a GPU model that ignores host overheads), and
+``bound = "lower"`` at or below it; such a row passes when the bound holds (within its tolerance).
 
 A *fitted* row checks that one set of constants reproduces every figure it was set from (the
 model hangs together); an unfitted row is a prediction the published figure could refute. The
@@ -72,7 +78,7 @@ __all__ = [
 VALIDATION_DIR = ("validation",)
 Status = Literal["pass", "fail", "unvalidated", "error"]
 ROW_FIELDS = frozenset(
-    {"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator", "what", "fitted"}
+    {"id", "labs", "model", "config", "unit", "published", "tolerance", "source", "locator", "what", "fitted", "bound"}
 )
 
 
@@ -142,6 +148,16 @@ class Row:
     file: str = ""
     what_text: str = ""  # a row of the user's own, outside the catalogue, may say in plain words what it compares
     fitted: bool = False  # the model's constants were set from this published figure (a consistency check)
+    bound: str = ""  # "upper" / "lower": the model claims only to bound the measured figure from that side
+
+    @property
+    def claim(self) -> Published | None:
+        """What the model's figure must meet: the published figure, or the side of it a bound row claims."""
+        if self.published is None or not self.bound:
+            return self.published
+        if self.bound == "upper":
+            return Published(self.published.low, None)
+        return Published(None, self.published.high)
 
     @property
     def what(self) -> Message:
@@ -180,7 +196,8 @@ class Check:
                 "published": published.text() if published else None, "error": self.error,
                 "tolerance": row.tolerance, "status": self.status, "problem": self.problem,
                 "source": row.source.title if row.source else None, "url": row.source.url if row.source else None,
-                "locator": row.locator, "gap": row.gap.text if row.gap else None, "fitted": row.fitted}  # fmt: skip
+                "locator": row.locator, "gap": row.gap.text if row.gap else None, "fitted": row.fitted,
+                "bound": row.bound or None}  # fmt: skip
 
 
 # ------------------------------------------------------------------ reading the files
@@ -240,6 +257,8 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
         raise _fail(where, "what must be a text")
     if not isinstance(data.get("fitted", False), bool):
         raise _fail(where, f"fitted must be true or false, got {data['fitted']!r}")
+    if data.get("bound", "") not in ("", "upper", "lower"):
+        raise _fail(where, f"bound must be 'upper' or 'lower', got {data['bound']!r}")
     labs = data.get("labs")
     if not isinstance(labs, list) or not labs or not all(isinstance(lab, str) for lab in labs):
         raise _fail(where, "labs must be a list of experiment ids")
@@ -258,9 +277,12 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
         raise _fail(where, "a published figure needs its source")
     if source_key is not None and source_key not in sources:
         raise _fail(where, f"source {source_key!r} is not in this file's [sources]")
+    if data.get("bound") and (published is None or None in (published.low, published.high)):
+        raise _fail(where, "a bound row needs a published value or range to bound, not a bound itself")
     return Row(row_id, tuple(labs), data["model"], dict(config), data["unit"], published, float(tolerance),
                sources.get(source_key) if source_key else None, str(data.get("locator", "")),
-               what_text=str(data.get("what", "")), fitted=bool(data.get("fitted", False)))  # fmt: skip
+               what_text=str(data.get("what", "")), fitted=bool(data.get("fitted", False)),
+               bound=str(data.get("bound", "")))  # fmt: skip
 
 
 def load_file(path: Path) -> list[Row]:
@@ -334,9 +356,10 @@ def check(row: Row) -> Check:
         return Check(row, None, None, "error", f"{row.model}: {type(exc).__name__}: {exc}")
     if not math.isfinite(value):
         return Check(row, None, None, "error", f"{row.model} gave {value}")
-    if row.published is None:
+    claim = row.claim
+    if claim is None:
         return Check(row, value, None, "unvalidated")
-    error = row.published.error(value)
+    error = claim.error(value)
     if not math.isfinite(error):  # a published 0 and a model that is not 0
         return Check(row, value, None, "fail")
     return Check(row, value, error, "pass" if abs(error) <= row.tolerance + 1e-12 else "fail")

@@ -2082,12 +2082,28 @@
         <translation>none published</translation>
     </message>
     <message>
+        <source>%1 (upper bound)</source>
+        <translation>%1 (upper bound)</translation>
+    </message>
+    <message>
+        <source>%1 (lower bound)</source>
+        <translation>%1 (lower bound)</translation>
+    </message>
+    <message>
         <source> · fitted</source>
         <translation> · fitted</translation>
     </message>
     <message>
         <source>Source: %1</source>
         <translation>Source: %1</translation>
+    </message>
+    <message>
+        <source>The model claims only an upper bound: it passes when its figure is at or above the measured one.</source>
+        <translation>The model claims only an upper bound: it passes when its figure is at or above the measured one.</translation>
+    </message>
+    <message>
+        <source>The model claims only a lower bound: it passes when its figure is at or below the measured one.</source>
+        <translation>The model claims only a lower bound: it passes when its figure is at or below the measured one.</translation>
     </message>
     <message>
         <source>Fitted: the model's constants were set from this figure, so this row checks that they hang together, not what the model predicts.</source>

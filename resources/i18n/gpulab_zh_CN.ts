@@ -2083,12 +2083,28 @@
         <translation>无公开数字</translation>
     </message>
     <message>
+        <source>%1 (upper bound)</source>
+        <translation>%1（上限）</translation>
+    </message>
+    <message>
+        <source>%1 (lower bound)</source>
+        <translation>%1（下限）</translation>
+    </message>
+    <message>
         <source> · fitted</source>
         <translation> · 拟合</translation>
     </message>
     <message>
         <source>Source: %1</source>
         <translation>出处：%1</translation>
+    </message>
+    <message>
+        <source>The model claims only an upper bound: it passes when its figure is at or above the measured one.</source>
+        <translation>模型只声称给出一个上限：它的数字不低于实测值，这一行就算通过。</translation>
+    </message>
+    <message>
+        <source>The model claims only a lower bound: it passes when its figure is at or below the measured one.</source>
+        <translation>模型只声称给出一个下限：它的数字不高于实测值，这一行就算通过。</translation>
     </message>
     <message>
         <source>Fitted: the model&apos;s constants were set from this figure, so this row checks that they hang together, not what the model predicts.</source>

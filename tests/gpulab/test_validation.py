@@ -163,6 +163,36 @@ fitted = true
     assert json.loads(capsys.readouterr().out)["checks"][0]["fitted"] is True
 
 
+@pytest.mark.parametrize("bound, measured_over_model, status", [
+    ("upper", 0.5, "pass"),   # the model is at or above the measurement: an upper bound holds
+    ("upper", 2.0, "fail"),
+    ("lower", 2.0, "pass"),
+    ("lower", 0.5, "fail"),
+])  # fmt: skip
+def test_a_bound_row_passes_exactly_when_the_model_is_on_the_side_it_claims(tmp_path, capsys, bound,
+                                                                            measured_over_model, status):  # fmt: skip
+    value = EVALUATORS["copy-gb-s"]({"gen": 4, "direction": "h2d", "pinned": True})
+    body = f"""
+[[row]]
+id = "a-bound"
+labs = ["transfer"]
+model = "copy-gb-s"
+config = {{ gen = 4, direction = "h2d", pinned = true }}
+unit = "GB/s"
+published = {value * measured_over_model}
+bound = "{bound}"
+tolerance = 0.0
+source = "s"
+locator = "Fig. 1"
+"""
+    folder = _row_file(tmp_path, body)
+    (row,) = load_rows(folder)
+    assert check(row).status == status
+    main(["validate", "--rows", str(folder)])
+    claim = {"upper": "the model claims an upper bound", "lower": "the model claims a lower bound"}[bound]
+    assert claim in capsys.readouterr().out
+
+
 def test_a_row_without_a_published_figure_is_unvalidated_and_does_not_fail(tmp_path):
     body = """
 [[row]]
@@ -192,6 +222,9 @@ unit = "GB/s"
     ('[[row]]\nid = "a"\nlabs = "x"\nmodel = "m"\nunit = "u"\n', "labs must be a list"),
     ("[[row]\n", "not valid TOML"),
     ('[[row]]\nid = "a"\nlabs = ["x"]\nmodel = "m"\nunit = "u"\nfitted = "yes"\n', "fitted must be true or false"),
+    ('[[row]]\nid = "a"\nlabs = ["x"]\nmodel = "m"\nunit = "u"\nbound = "over"\n', "bound must be 'upper' or 'lower'"),
+    ('[[row]]\nid = "a"\nlabs = ["x"]\nmodel = "m"\nunit = "u"\npublished = ">= 3"\nbound = "upper"\ntolerance = 0.1\n'
+     'source = "s"\n', "a bound row needs a published value"),
 ])  # fmt: skip
 def test_a_malformed_row_is_refused_with_the_file_the_row_and_the_problem(tmp_path, body, problem):
     with pytest.raises(ValidationFormatError) as caught:

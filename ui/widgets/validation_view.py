@@ -63,6 +63,9 @@ class ValidationSheet(QTextBrowser):
         unit = f" {row.unit}"
         model = validation.value_text(item.model_value) + (unit if item.model_value is not None else "")
         published = row.published.text() + unit if row.published else self.tr("none published")
+        if row.bound:  # the model's figure is a bound on the measured one, from this side
+            model = (self.tr("%1 (upper bound)") if row.bound == "upper" else self.tr("%1 (lower bound)")).replace(
+                "%1", model)
         source = row.source.title if row.source else ""
         verdict = self.verdict(item.status) + (self.tr(" · fitted") if row.fitted else "")
         return [engine_message(row.what), model, published, validation.error_text(item),
@@ -98,6 +101,11 @@ class ValidationSheet(QTextBrowser):
             link = f'<a href="{html.escape(row.source.url)}">{html.escape(row.source.title)}</a>'
             locator = f" — {html.escape(row.locator)}" if row.locator else ""
             parts.append(self.tr("Source: %1").replace("%1", link) + locator)
+        if row.bound:
+            parts.append(html.escape(self.tr("The model claims only an upper bound: it passes when its figure is at "
+                                             "or above the measured one.") if row.bound == "upper" else
+                                     self.tr("The model claims only a lower bound: it passes when its figure is at "
+                                             "or below the measured one.")))  # fmt: skip
         if row.fitted:
             parts.append(html.escape(self.tr("Fitted: the model's constants were set from this figure, so this row "
                                              "checks that they hang together, not what the model predicts.")))

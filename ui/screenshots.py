@@ -181,14 +181,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ui.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder for the PNGs (created if missing)")
     parser.add_argument("--panels", default=",".join(RUNS), help="comma-separated panel names")
+    parser.add_argument("--languages", default=",".join(LANGUAGES), help="comma-separated: en, zh")
+    parser.add_argument("--themes", default=",".join(THEMES), help="comma-separated: light, projector, dark")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     args.out.mkdir(parents=True, exist_ok=True)
-    panels = [p for p in args.panels.split(",") if p]
-    written = shoot(args.out, panels, LANGUAGES, THEMES, SIZES)
+    panels, languages, themes = ([item for item in text.split(",") if item]
+                                 for text in (args.panels, args.languages, args.themes))  # fmt: skip
+    written = shoot(args.out, panels, languages, themes, SIZES)
     print(f"{len(written)} screenshots in {args.out}")
     panel_shots = [path for path in written if "-validation-" not in path.name]
-    return 0 if len(panel_shots) == len(panels) * len(LANGUAGES) * len(THEMES) * len(SIZES) else 1
+    return 0 if len(panel_shots) == len(panels) * len(languages) * len(themes) * len(SIZES) else 1
 
 
 if __name__ == "__main__":

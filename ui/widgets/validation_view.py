@@ -82,7 +82,7 @@ class ValidationSheet(QTextBrowser):
                        for i, text in enumerate(self.headers()))  # fmt: skip
         body = "".join(self._row_html(item, cells, colours, theme.muted)
                        for item, cells in zip(self.checks, self._rows, strict=True))  # fmt: skip
-        self.setHtml(f'<table width="100%" cellspacing="0" cellpadding="3"><tr>{head}</tr>{body}</table>')
+        self.setHtml(f'<table width="100%" cellspacing="0" cellpadding="5"><tr>{head}</tr>{body}</table>')
 
     def _row_html(self, item: Check, cells: list[str], colours: dict[str, str], muted: str) -> str:
         colour = colours[VERDICT_COLOURS[item.status]]

@@ -59,12 +59,13 @@ def format_checks(checks: list[validation.Check], lang: str = "en") -> str:
         fitted = " (fitted: the model's constants were set from this figure)" if row.fitted else ""
         lines.append(f"{VERDICTS[item.status]:<11} {row.id}  [{', '.join(row.labs)}]{fitted}")
         lines.append(f"            {render(row.what, lang)}")
-        model = f"model {validation.value_text(item.model_value)} {row.unit}"
+        unit = f" {row.unit}" if row.unit else ""
+        model = f"model {validation.value_text(item.model_value)}{unit}"
         if row.published is None:
             lines.append(f"            {model}, nothing published to compare with")
         else:
             claim = {"upper": " (the model claims an upper bound)", "lower": " (the model claims a lower bound)"}
-            lines.append(f"            {model}, published {row.published.text()} {row.unit}{claim.get(row.bound, '')}, "
+            lines.append(f"            {model}, published {row.published.text()}{unit}{claim.get(row.bound, '')}, "
                          f"error {validation.error_text(item)} (tolerance ±{row.tolerance * 100:.0f}%)")  # fmt: skip
         if item.problem:
             lines.append(f"            {item.problem}")

@@ -262,9 +262,10 @@ def _row(data: Any, where: str, sources: Mapping[str, Source]) -> Row:
     labs = data.get("labs")
     if not isinstance(labs, list) or not labs or not all(isinstance(lab, str) for lab in labs):
         raise _fail(where, "labs must be a list of experiment ids")
-    for name in ("model", "unit"):
-        if not isinstance(data.get(name), str) or not data[name]:
-            raise _fail(where, f"{name} must be a text")
+    if not isinstance(data.get("model"), str) or not data["model"]:
+        raise _fail(where, "model must be a text")
+    if not isinstance(data.get("unit"), str):  # "" for a pure number (a ratio, a relative error)
+        raise _fail(where, "unit must be a text (empty for a pure number)")
     config = data.get("config", {})
     if not isinstance(config, Mapping):
         raise _fail(where, "config must be a table")

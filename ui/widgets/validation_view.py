@@ -60,7 +60,7 @@ class ValidationSheet(QTextBrowser):
 
     def cells(self, item: Check) -> list[str]:
         row = item.row
-        unit = f" {row.unit}"
+        unit = f"\u00a0{row.unit}" if row.unit else ""  # a figure and its unit stay on one line
         model = validation.value_text(item.model_value) + (unit if item.model_value is not None else "")
         published = row.published.text() + unit if row.published else self.tr("none published")
         if row.bound:  # the model's figure is a bound on the measured one, from this side
@@ -77,7 +77,7 @@ class ValidationSheet(QTextBrowser):
         theme = current_theme()
         colours = BOX_COLOURS.get(theme.name, BOX_COLOURS["light"])
         # The figures take the width they need and never wrap; the description takes the rest and wraps.
-        head = "".join(f'<th align="left">{html.escape(text)}</th>' if i == 0 else
+        head = "".join(f'<th align="left" width="40%">{html.escape(text)}</th>' if i == 0 else
                        f'<th align="right" width="1%" style="white-space: nowrap">{html.escape(text)}</th>'
                        for i, text in enumerate(self.headers()))  # fmt: skip
         body = "".join(self._row_html(item, cells, colours, theme.muted)
@@ -87,10 +87,13 @@ class ValidationSheet(QTextBrowser):
     def _row_html(self, item: Check, cells: list[str], colours: dict[str, str], muted: str) -> str:
         colour = colours[VERDICT_COLOURS[item.status]]
         line = f"border-top: 1px solid {muted}"  # a rule above each row, across every column
+        # The figures never wrap (a unit split from its number reads wrong); the verdict may, after its mark.
         numbers = "".join(f'<td align="right" width="1%" style="white-space: nowrap; {line}">{html.escape(text)}</td>'
                           for text in cells[1:5])  # fmt: skip
+        # The verdict and "fitted" each on a line of their own, never broken inside (CJK would break anywhere).
+        lines = "<br>".join(html.escape(part) for part in cells[5].split(" · "))
         verdict = (f'<td align="right" width="1%" style="white-space: nowrap; {line}; color: {colour}">'
-                   f"<b>{html.escape(cells[5])}</b></td>")  # fmt: skip
+                   f"<b>{lines}</b></td>")  # fmt: skip
         first = f'<tr><td style="{line}">{html.escape(cells[0])}</td>{numbers}{verdict}</tr>'
         return first + f'<tr><td colspan="6" style="color: {muted}">{self._about(item)}</td></tr>'
 

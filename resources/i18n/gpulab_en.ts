@@ -2031,8 +2031,8 @@
         <translation>%1 of %2 rows within tolerance.</translation>
     </message>
     <message>
-        <source>%1 of the rows set the model's constants (fitted).</source>
-        <translation>%1 of the rows set the model's constants (fitted).</translation>
+        <source> %1 of the rows set the model's constants (fitted).</source>
+        <translation> %1 of the rows set the model's constants (fitted).</translation>
     </message>
 </context>
 <context>

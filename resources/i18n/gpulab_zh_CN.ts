@@ -2032,7 +2032,7 @@
         <translation>%2 行中有 %1 行在容差之内。</translation>
     </message>
     <message>
-        <source>%1 of the rows set the model&apos;s constants (fitted).</source>
+        <source> %1 of the rows set the model&apos;s constants (fitted).</source>
         <translation>其中 %1 行是用来确定模型常数的（拟合）。</translation>
     </message>
 </context>

@@ -167,8 +167,8 @@ class ValidationDialog(QDialog):
             text = self.tr("%1 of %2 rows within tolerance.")
         text = text.replace("%1", str(counts["pass"])).replace("%2", str(compared))
         if counts["fitted"]:
-            fitted = self.tr("%1 of the rows set the model's constants (fitted).")
-            text += " " + fitted.replace("%1", str(counts["fitted"]))
+            # The space is the translation's: Chinese joins its sentences without one.
+            text += self.tr(" %1 of the rows set the model's constants (fitted).").replace("%1", str(counts["fitted"]))
         self.summary.setText(text)
         self.table.show_checks(self.checks)
 

@@ -246,6 +246,11 @@ def _model(lab: _Lab) -> Iterator[PartialPoint | Progress]:
         extra = {**point.extra, **_format_extra(dtype, n), "peak_gflop_s": ceiling.value}
         if dtype in vector:
             extra["cuda_core_gflop_s"] = vector[dtype][0] * 1e3
+        if any(note.message.key == "model.assumption.gemm-share-none" for note in estimate.assumptions):
+            # No published share for this format: the point sits at the peak as an upper bound, and a
+            # "percent of peak" of it would only restate that assumption (the legend's "up to 99%").
+            yield lab.add("model", replace(point, extra={**extra, "upper_bound": True}))
+            continue
         yield lab.add("model", with_ceiling(replace(point, extra=extra), ceiling))
         assumptions += [a for a in estimate.assumptions if a.message.key != "model.assumption.peak-rate"]
     lab.notes.extend(dict.fromkeys(assumptions))  # once each, in order

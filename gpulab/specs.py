@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -441,18 +441,27 @@ def _parse_sources(file_name: str, raw: Any) -> dict[str, Source]:
     return sources
 
 
-def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tuple[dict[int, float], Source]:
+def _sourced_table(file_name: str, section: str, raw: Any, sources: Mapping[str, Source],
+                   table_key: str) -> tuple[dict[str, Any], Source, Callable[[str], SpecError]]:  # fmt: skip
+    """A file-level table like ``[pcie]`` or ``[sm_limits]``: its non-empty ``table_key`` table, its
+    source, and the error maker that names the section (for the caller's checks of each entry)."""
+
     def fail(problem: str) -> SpecError:
-        return SpecError(f"{file_name}: [pcie]: {problem}")
+        return SpecError(f"{file_name}: [{section}]: {problem}")
 
     if not isinstance(raw, dict):
         raise fail("is missing")
     source_key = raw.get("source")
     if not isinstance(source_key, str) or source_key not in sources:
         raise fail(f"source names an unknown source {source_key!r} (see [sources])")
-    table = raw.get("x16_gb_s_per_direction")
+    table = raw.get(table_key)
     if not isinstance(table, dict) or not table:
-        raise fail("x16_gb_s_per_direction must be a non-empty table")
+        raise fail(f"{table_key} must be a non-empty table")
+    return table, sources[source_key], fail
+
+
+def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tuple[dict[int, float], Source]:
+    table, source, fail = _sourced_table(file_name, "pcie", raw, sources, "x16_gb_s_per_direction")
     rates: dict[int, float] = {}
     for gen, rate in table.items():
         if not gen.isdigit():
@@ -460,7 +469,7 @@ def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tupl
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
             raise fail(f"x16_gb_s_per_direction.{gen} must be a positive number, got {rate!r}")
         rates[int(gen)] = float(rate)
-    return rates, sources[source_key]
+    return rates, source
 
 
 @dataclass(frozen=True)
@@ -472,17 +481,7 @@ class SmLimits:
 
 
 def _parse_sm_limits(file_name: str, raw: Any, sources: Mapping[str, Source]) -> SmLimits:
-    def fail(problem: str) -> SpecError:
-        return SpecError(f"{file_name}: [sm_limits]: {problem}")
-
-    if not isinstance(raw, dict):
-        raise fail("is missing")
-    source_key = raw.get("source")
-    if not isinstance(source_key, str) or source_key not in sources:
-        raise fail(f"source names an unknown source {source_key!r} (see [sources])")
-    table = raw.get("max_threads_per_sm")
-    if not isinstance(table, dict) or not table:
-        raise fail("max_threads_per_sm must be a non-empty table")
+    table, source, fail = _sourced_table(file_name, "sm_limits", raw, sources, "max_threads_per_sm")
     threads: dict[tuple[int, int], int] = {}
     for capability, value in table.items():
         found = re.fullmatch(r"(\d+)\.(\d+)", capability)
@@ -491,7 +490,7 @@ def _parse_sm_limits(file_name: str, raw: Any, sources: Mapping[str, Source]) ->
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise fail(f"max_threads_per_sm.{capability} must be a positive integer, got {value!r}")
         threads[int(found.group(1)), int(found.group(2))] = value
-    return SmLimits(MappingProxyType(threads), sources[source_key])
+    return SmLimits(MappingProxyType(threads), source)
 
 
 def _check_unique_aliases(file_name: str, gpus: Mapping[str, GpuSpec]) -> None:

@@ -56,6 +56,7 @@ from gpulab.measure import (
     time_gpu_stages,
     with_ceiling,
 )
+from gpulab.model import gemm_share
 from gpulab.results import Point, Provenance, Result, Series
 
 __all__ = ["CPU_HALF_MAX_N", "FORMAT_ORDER", "Params", "footprint_bytes", "format_name", "position", "run"]
@@ -246,7 +247,7 @@ def _model(lab: _Lab) -> Iterator[PartialPoint | Progress]:
         extra = {**point.extra, **_format_extra(dtype, n), "peak_gflop_s": ceiling.value}
         if dtype in vector:
             extra["cuda_core_gflop_s"] = vector[dtype][0] * 1e3
-        if any(note.message.key == "model.assumption.gemm-share-none" for note in estimate.assumptions):
+        if gemm_share(spec, rate_dtype(dtype)).origin == "none":
             # No published share for this format: the point sits at the peak as an upper bound, and a
             # "percent of peak" of it would only restate that assumption (the legend's "up to 99%").
             yield lab.add("model", replace(point, extra={**extra, "upper_bound": True}))

@@ -299,11 +299,8 @@ def load_file(path: Path) -> list[Row]:
     rows = data.get("row", [])
     if not isinstance(rows, list):
         raise _fail(str(path), "rows must be [[row]] tables")
-    return [_with_file(_row(row, f"{path.name}: row {i + 1}", sources), path.name) for i, row in enumerate(rows)]
-
-
-def _with_file(row: Row, name: str) -> Row:
-    return dataclasses.replace(row, file=name)
+    return [dataclasses.replace(_row(row, f"{path.name}: row {i + 1}", sources), file=path.name)
+            for i, row in enumerate(rows)]  # fmt: skip
 
 
 def load_rows(folder: Path | str | None = None) -> list[Row]:

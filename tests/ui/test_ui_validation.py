@@ -90,11 +90,16 @@ def test_help_lists_every_row_of_every_lab(qtbot, window):
 
 @pytest.mark.parametrize("status", ["pass", "fail", "error", "unvalidated"])
 def test_each_verdict_has_words_in_both_languages(qtbot, status):
+    from ui import i18n
     from ui.widgets.validation_view import ValidationSheet
 
     table = ValidationSheet()
     qtbot.addWidget(table)
-    assert VERDICTS[status] in table.verdict(status)
+    english = table.verdict(status)
+    assert VERDICTS[status] in english
+    i18n.set_language("zh")  # the fixture puts English back
+    chinese = table.verdict(status)
+    assert chinese and chinese != english and not any("a" <= c <= "z" for c in chinese)
 
 
 def test_the_cpu_vs_gpu_page_shows_the_rows_of_the_experiment_picked_in_its_combo(qtbot, window):

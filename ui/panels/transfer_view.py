@@ -156,31 +156,48 @@ class Bar(QWidget):
         painter.end()
 
 
-class BatchBars(QWidget):
-    """Keep it on the GPU: the total time of N round trips and of one batched copy as two bars,
-    their times in ms, and how many times faster the batch is (measured when there is a measurement)."""
+class LabelledBars(QWidget):
+    """A bold title, then rows of a name with its figure at the right and a bar under both, then
+    why it matters: the shape of the transfer lab's bar tabs. ``values`` holds the figures' labels."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, rows: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.names = [QLabel(), QLabel()]
-        self.bars = [Bar(), Bar()]
-        self.times = [QLabel(), QLabel()]
+        self.names = [QLabel() for _ in range(rows)]
+        self.bars = [Bar() for _ in range(rows)]
+        self.values = [QLabel() for _ in range(rows)]
         self.why = QLabel()
         self.why.setWordWrap(True)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addWidget(self.title, 0, 0, 1, 2)
-        for row, (name, bar, seconds) in enumerate(zip(self.names, self.bars, self.times, strict=True)):
+        for row, (name, bar, value) in enumerate(zip(self.names, self.bars, self.values, strict=True)):
             name.setWordWrap(True)  # a long name wraps: the panel must not grow wider than the window
             grid.addWidget(name, 1 + 2 * row, 0)
-            grid.addWidget(seconds, 1 + 2 * row, 1, Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(value, 1 + 2 * row, 1, Qt.AlignmentFlag.AlignRight)
             grid.addWidget(bar, 2 + 2 * row, 0, 1, 2)  # the bar under its name, the whole width
-        grid.addWidget(self.why, 5, 0, 1, 2)
+        grid.addWidget(self.why, 1 + 2 * rows, 0, 1, 2)
         grid.setColumnStretch(0, 1)
-        self.pair: tuple[Series, Series] | None = None
         self.hide()
+
+    def retranslate(self) -> None:
+        """Set every text from what is shown (a subclass); hide when there is nothing to show."""
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+class BatchBars(LabelledBars):
+    """Keep it on the GPU: the total time of N round trips and of one batched copy as two bars,
+    their times in ms, and how many times faster the batch is (measured when there is a measurement)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(2, parent)
+        self.times = self.values
+        self.pair: tuple[Series, Series] | None = None
 
     def show_result(self, result: Result | None) -> None:
         """The result's measured pair (``batch-*``), else its modelled one; hidden when it has neither."""
@@ -207,11 +224,6 @@ class BatchBars(QWidget):
                                  "on the GPU between steps."))  # fmt: skip
         self.show()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
 
 def batch_pair(result: Any) -> tuple[Series, Series] | None:
     """(round trips, one batch) of ``result``: measured when both were measured, else modelled."""
@@ -236,32 +248,15 @@ def both_ways_pair(result: Any) -> tuple[Point, Point] | None:
     return h2d, d2h
 
 
-class BothWaysBars(QWidget):
+class BothWaysBars(LabelledBars):
     """Copies both ways at once: each direction's rate one way at a time and while the other
     direction copies, as four bars with their GB/s, the largest copy modelled."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.title = QLabel()
-        self.title.setWordWrap(True)
-        self.names = [QLabel() for _ in range(4)]
-        self.bars = [Bar() for _ in range(4)]
-        self.rates = [QLabel() for _ in range(4)]
-        self.why = QLabel()
-        self.why.setWordWrap(True)
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.title, 0, 0, 1, 2)
-        for row, (name, bar, rate) in enumerate(zip(self.names, self.bars, self.rates, strict=True)):
-            name.setWordWrap(True)
-            grid.addWidget(name, 1 + 2 * row, 0)
-            grid.addWidget(rate, 1 + 2 * row, 1, Qt.AlignmentFlag.AlignRight)
-            grid.addWidget(bar, 2 + 2 * row, 0, 1, 2)
-        grid.addWidget(self.why, 9, 0, 1, 2)
-        grid.setColumnStretch(0, 1)
+        super().__init__(4, parent)
+        self.rates = self.values
         self.pair: tuple[Point, Point] | None = None
         self.link = ""
-        self.hide()
 
     def show_result(self, result: Result | None) -> None:
         """The result's modelled both-ways pair; hidden when it has none."""
@@ -291,8 +286,3 @@ class BothWaysBars(QWidget):
                                  "back keep nearly all of theirs (nvbandwidth, PCIe Gen4). A copy out of one chunk "
                                  "beside the copy in of the next is slower than either alone."))  # fmt: skip
         self.show()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

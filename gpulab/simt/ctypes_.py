@@ -4,17 +4,17 @@ Integer conversions follow C on an LP64 machine (CUDA on Linux): ``int`` is 32-b
 ``long`` and ``long long`` are 64-bit. The usual arithmetic conversions, integer
 promotion and wrap-around are implemented here once, so the compiler only has to ask
 "what is the common type" and "convert this value to that type".
+
+A struct type carries its :class:`StructLayout` (members, leaves, memory chunks); the two
+refer to each other, so both live here. :mod:`.layout` places the members as C does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cached_property
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .layout import StructLayout
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,96 @@ class CType:
             return f"{self.pointee}[{self.length}]"
         return self.name
 
+
+
+# ---------------------------------------------------------------------- struct layouts
+@dataclass(frozen=True)
+class Member:
+    """One named member of a struct at a byte offset."""
+
+    name: str
+    ctype: CType
+    offset: int
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A scalar or pointer inside a struct: ``path`` as C spells it (``pos.x``, ``v[2]``)."""
+
+    path: str
+    ctype: CType
+    offset: int
+
+    @property
+    def memory_dtype(self) -> np.dtype:
+        """How the leaf is stored in memory (a pointer is a 64-bit address)."""
+        return self.ctype.dtype if self.ctype.dtype is not None else np.dtype(np.int64)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One memory access of a whole-struct load or store: ``size`` bytes at ``offset``."""
+
+    offset: int
+    size: int
+    leaves: tuple[int, ...]  # indices into StructLayout.leaves
+
+
+@dataclass(frozen=True)
+class StructLayout:
+    """Members, size and alignment of a struct type."""
+
+    tag: str
+    members: tuple[Member, ...]
+    size: int
+    align: int
+    vector: bool = False  # one of CUDA's built-in vector types
+
+    def member(self, name: str) -> Member | None:
+        for m in self.members:
+            if m.name == name:
+                return m
+        return None
+
+    @cached_property
+    def leaves(self) -> tuple[Leaf, ...]:
+        out: list[Leaf] = []
+        for m in self.members:
+            out.extend(_leaves(m.name, m.ctype, m.offset))
+        return tuple(out)
+
+    @cached_property
+    def chunks(self) -> tuple[Chunk, ...]:
+        """The accesses of a whole-struct load or store, in memory order."""
+        chunks: list[Chunk] = []
+        leaves = self.leaves
+        k = 0
+        for start in range(0, self.size, self.align):
+            inside = []
+            while k < len(leaves) and leaves[k].offset < start + self.align:
+                inside.append(k)
+                k += 1
+            if not inside:
+                continue
+            filled = sum(leaves[i].memory_dtype.itemsize for i in inside)
+            if len(inside) > 1 and filled == self.align:
+                chunks.append(Chunk(start, self.align, tuple(inside)))
+            else:
+                chunks.extend(Chunk(leaves[i].offset, leaves[i].memory_dtype.itemsize, (i,))
+                              for i in inside)
+        return tuple(chunks)
+
+
+def _leaves(path: str, ctype: CType, offset: int) -> list[Leaf]:
+    if ctype.layout is not None:
+        return [Leaf(f"{path}.{leaf.path}", leaf.ctype, offset + leaf.offset)
+                for leaf in ctype.layout.leaves]
+    if ctype.is_array:
+        assert ctype.pointee is not None
+        step = ctype.pointee.size
+        return [leaf for i in range(ctype.length)
+                for leaf in _leaves(f"{path}[{i}]", ctype.pointee, offset + i * step)]
+    return [Leaf(path, ctype, offset)]
 
 def _scalar(name: str, dtype: type, rank: int, signed: bool = True) -> CType:
     return CType(name, np.dtype(dtype), rank, signed)

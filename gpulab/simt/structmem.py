@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .ctypes_ import CType
-from .layout import StructLayout
+from .ctypes_ import CType, StructLayout
 from .machine import Machine, Mask, Site
 from .values import CExpr, Frame, LValue, MemLV, store_register
 

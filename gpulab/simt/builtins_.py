@@ -13,21 +13,13 @@ import numpy as np
 from pycparser import c_ast
 
 from . import ctypes_ as ct
+from .builtins_more import MORE_BUILTINS, Handler, check_arity
 from .ctypes_ import CType
 from .errors import KernelFault
 from .machine import Mask
 from .values import CExpr, Frame, converted
 
-Handler = Callable[[Any, c_ast.FuncCall, list[CExpr]], CExpr]
 BUILTINS: dict[str, Handler] = {}
-
-
-def _arity(comp: Any, node: c_ast.FuncCall, args: list[CExpr], lo: int, hi: int | None = None) -> None:
-    hi = lo if hi is None else hi
-    if not lo <= len(args) <= hi:
-        name = node.name.name
-        want = str(lo) if lo == hi else f"{lo} to {hi}"
-        raise comp.error(node, f"{name} takes {want} arguments, not {len(args)}", f"call to {name}")
 
 
 def _pure_call(ctype: CType, f: Callable, args: list[CExpr], comp: Any) -> CExpr:
@@ -72,7 +64,7 @@ _MATH2: dict[str, Callable[[Any, Any], Any]] = {
 
 def _math(name: str, f: Callable, nargs: int, ctype: CType) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, nargs)
+        check_arity(comp, node, args, nargs)
         return _pure_call(ctype, f, [converted(a, ctype) for a in args], comp)
     return handler
 
@@ -111,7 +103,7 @@ BUILTINS["__saturatef"] = _math("sat", lambda x: np.clip(x, np.float32(0), np.fl
 def _minmax(int_f: Callable, float_f: Callable) -> Handler:
     """CUDA's min/max: integer overloads, and fminf/fmaxf (NaN-ignoring) for floats."""
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 2)
+        check_arity(comp, node, args, 2)
         if not all(a.ctype.is_scalar for a in args):
             raise comp.error(node, f"{node.name.name} needs arithmetic arguments",
                              f"{node.name.name} on pointer")
@@ -126,7 +118,7 @@ BUILTINS["max"] = _minmax(np.maximum, np.fmax)
 
 
 def _abs(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    _arity(comp, node, args, 1)
+    check_arity(comp, node, args, 1)
     t = ct.promote(args[0].ctype)
     return _pure_call(t, np.abs, [converted(args[0], t)], comp)
 
@@ -137,7 +129,7 @@ BUILTINS["llabs"] = _abs
 
 def _is(f: Callable) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 1)
+        check_arity(comp, node, args, 1)
         return _pure_call(ct.TRUTH, f, args, comp)
     return handler
 
@@ -160,7 +152,7 @@ def _bit_length(x: Any, bits: int) -> Any:
 
 def _int_intrinsic(f: Callable, arg_type: CType, ret: CType = ct.INT) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 1)
+        check_arity(comp, node, args, 1)
         return _pure_call(ret, f, [converted(args[0], arg_type)], comp)
     return handler
 
@@ -196,7 +188,7 @@ BUILTINS["__brev"] = _int_intrinsic(_brev, ct.UINT, ct.UINT)
 
 def _reinterpret(dst: CType, src: CType) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 1)
+        check_arity(comp, node, args, 1)
         dst_dtype = dst.dtype
         assert dst_dtype is not None
 
@@ -214,7 +206,7 @@ BUILTINS["__float_as_uint"] = _reinterpret(ct.UINT, ct.FLOAT)
 
 def _convert_rounded(f: Callable, dst: CType, src: CType) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 1)
+        check_arity(comp, node, args, 1)
         return _pure_call(dst, lambda x: ct.convert(f(x), src, dst), [converted(args[0], src)],
                           comp)
     return handler
@@ -229,7 +221,7 @@ BUILTINS["__int2float_rn"] = _convert_rounded(lambda x: x, ct.FLOAT, ct.INT)
 
 def _ldg(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
     """``__ldg(p)``: a read-only-cache load; in the emulator an ordinary load of ``*p``."""
-    _arity(comp, node, args, 1)
+    check_arity(comp, node, args, 1)
     ptr = args[0]
     if not ptr.ctype.is_pointer or ptr.ctype.pointee is None:
         raise comp.error(node, "__ldg needs a pointer", "__ldg argument")
@@ -241,7 +233,7 @@ BUILTINS["__ldg"] = _ldg
 
 # ---------------------------------------------------------------------- barrier
 def _syncthreads(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    _arity(comp, node, args, 0)
+    check_arity(comp, node, args, 0)
     site = comp.site(node)
 
     def run(fr: Frame, m: Mask) -> Any:
@@ -281,7 +273,7 @@ def _check_mask(fr: Frame, m: Mask, mask: Any, site: Any, name: str) -> np.ndarr
 def _shuffle(kind: str) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         name = node.name.name
-        _arity(comp, node, args, 3, 4)
+        check_arity(comp, node, args, 3, 4)
         mask = converted(args[0], ct.UINT).ev
         value = args[1]
         if not value.ctype.is_scalar:
@@ -344,7 +336,7 @@ def _warp_bits(bits: np.ndarray) -> np.ndarray:
 def _vote(kind: str) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         name = node.name.name
-        _arity(comp, node, args, 2)
+        check_arity(comp, node, args, 2)
         mask = converted(args[0], ct.UINT).ev
         pred = converted(args[1], ct.BOOL).ev
         site = comp.site(node)
@@ -368,7 +360,7 @@ BUILTINS["__all_sync"] = _vote("all")
 
 
 def _activemask(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    _arity(comp, node, args, 0)
+    check_arity(comp, node, args, 0)
     return CExpr(ct.UINT, lambda fr, m: _warp_bits(m.bits), False)
 
 
@@ -476,7 +468,7 @@ _ATOMIC_TYPES: dict[str, tuple[Any, ...]] = {  # CUDA's overloads (sm_80), as NV
 def _atomic(op: str) -> Handler:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         name = node.name.name
-        _arity(comp, node, args, 3 if op == "cas" else 2)
+        check_arity(comp, node, args, 3 if op == "cas" else 2)
         ptr = args[0]
         if not ptr.ctype.is_pointer or not (ptr.ctype.pointee and ptr.ctype.pointee.is_scalar):
             raise comp.error(node, f"{name} needs a pointer to memory as first argument",
@@ -514,6 +506,4 @@ def _atomic(op: str) -> Handler:
 for _op in ("add", "sub", "min", "max", "exch", "and", "or", "xor"):
     BUILTINS["atomic" + _op.capitalize()] = _atomic(_op)
 BUILTINS["atomicCAS"] = _atomic("cas")
-
-
-from . import builtins_more  # noqa: E402, F401  (registers atomicInc/Dec, clock, __nanosleep)
+BUILTINS.update(MORE_BUILTINS)  # atomicInc/Dec, clock, __nanosleep

@@ -13,19 +13,34 @@ lane of one call reads the same value; it never decreases, so ``clock64() - star
 number of warp-steps (of all warps) that ran in between. ``clock()`` returns ``clock_t``
 (``long``, 64-bit), ``clock64()`` ``long long``. ``__nanosleep(ns)`` does nothing (an emulated
 launch claims no time).
+
+The handlers go into :data:`MORE_BUILTINS`, which :mod:`.builtins_` merges into its table;
+:func:`check_arity`, which both use, lives here so that this module needs nothing of that one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from pycparser import c_ast
 
 from . import ctypes_ as ct
-from .builtins_ import BUILTINS, _arity
 from .machine import Mask
 from .values import CExpr, Frame, converted
+
+Handler = Callable[[Any, c_ast.FuncCall, list[CExpr]], CExpr]
+MORE_BUILTINS: dict[str, Handler] = {}
+
+
+def check_arity(comp: Any, node: c_ast.FuncCall, args: list[CExpr], lo: int, hi: int | None = None) -> None:
+    """A compile error unless the call passes ``lo`` (to ``hi``) arguments."""
+    hi = lo if hi is None else hi
+    if not lo <= len(args) <= hi:
+        name = node.name.name
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        raise comp.error(node, f"{name} takes {want} arguments, not {len(args)}", f"call to {name}")
 
 
 # ---------------------------------------------------------------------- wrapping counters
@@ -87,7 +102,7 @@ def wrap_apply(op: str, flat: np.ndarray, e: np.ndarray, vals: np.ndarray) -> np
 def _wrapping_atomic(op: str) -> Any:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
         name = node.name.name
-        _arity(comp, node, args, 2)
+        check_arity(comp, node, args, 2)
         ptr = args[0]
         if not ptr.ctype.is_pointer or ptr.ctype.pointee is None or ptr.ctype.pointee.dtype != ct.UINT.dtype:
             raise comp.error(node, f"{name} takes an unsigned int* (CUDA has no other overload), not "
@@ -110,27 +125,27 @@ def _wrapping_atomic(op: str) -> Any:
     return handler
 
 
-BUILTINS["atomicInc"] = _wrapping_atomic("inc")
-BUILTINS["atomicDec"] = _wrapping_atomic("dec")
+MORE_BUILTINS["atomicInc"] = _wrapping_atomic("inc")
+MORE_BUILTINS["atomicDec"] = _wrapping_atomic("dec")
 
 
 # ---------------------------------------------------------------------- clocks
 def _clock(ctype: ct.CType) -> Any:
     def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-        _arity(comp, node, args, 0)
+        check_arity(comp, node, args, 0)
         make = ctype.dtype.type  # type: ignore[union-attr]
         return CExpr(ctype, lambda fr, m: make(fr.mc.counters.inst), False)
     return handler
 
 
-BUILTINS["clock"] = _clock(ct.LLONG)  # clock_t is long: 64-bit, as in CUDA on Linux
-BUILTINS["clock64"] = _clock(ct.LLONG)
+MORE_BUILTINS["clock"] = _clock(ct.LLONG)  # clock_t is long: 64-bit, as in CUDA on Linux
+MORE_BUILTINS["clock64"] = _clock(ct.LLONG)
 
 
 def _nanosleep(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    _arity(comp, node, args, 1)
+    check_arity(comp, node, args, 1)
     converted(args[0], ct.UINT)  # type check: an arithmetic argument
     return CExpr(ct.VOID, lambda fr, m: None, False)
 
 
-BUILTINS["__nanosleep"] = _nanosleep
+MORE_BUILTINS["__nanosleep"] = _nanosleep

@@ -1,12 +1,25 @@
-"""Languages: install the compiled translations, and notice a missing Chinese font.
+"""Languages: install the translations, and notice a missing Chinese font.
 
-Translations live in ``resources/i18n/gpulab_<locale>.qm`` (made by ``ui/i18n_update.py``).
+English is the language the sources are written in, so it has no catalogue: choosing it removes
+every translator and Qt shows the ``tr()`` texts as written. Every other language has a source
+``resources/i18n/gpulab_<locale>.ts`` (kept up to date by ``python -m ui.i18n_update``).
+
+The binary ``.qm`` Qt loads is not committed: :mod:`ui.i18n_compile` compiles it from the ``.ts``
+on first use, with the ``lrelease`` the PySide6 wheel ships, into the user's cache, named by the
+hash of its ``.ts``. Why at run time rather than a committed ``.qm`` checked by a test: a committed
+binary changed with every lab and could disagree with its source between a ``.ts`` edit and the
+next ``ui.i18n_update``; compiling on use makes disagreement impossible, works the same in a fresh
+clone, an editable install and a wheel (the installed package may be read-only; the cache is
+not), and costs ~0.1 s once per edit of the ``.ts``. Without ``lrelease`` (a PySide6 packaged
+without Qt's tools) the language cannot be loaded and :func:`set_language` says so (False).
+
 Installing a translator makes Qt send every widget a LanguageChange event; widgets then
 re-read their texts in ``retranslate()``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -18,12 +31,14 @@ from PySide6.QtGui import QFontDatabase
 from gpulab import catalogue, experiments
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.devices import CudaStatus, explain
-from gpulab.experiments.base import param_text
+from gpulab.lab.base import param_text
 from gpulab.paths import resource_path
+from ui import i18n_compile
 
 LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}  # each in its own language, never translated
 DEFAULT_LANGUAGE = "en"
+SOURCE_LANGUAGE = "en"  # the language of the tr() texts themselves: no catalogue, no translator
 
 # Deliberately not translated: without a Chinese font, Chinese text would be unreadable.
 NO_CJK_FONT_MESSAGE = (
@@ -31,6 +46,7 @@ NO_CJK_FONT_MESSAGE = (
     "Install one (for example: sudo apt install fonts-noto-cjk) and restart gpulab."
 )
 
+_log = logging.getLogger(__name__)
 _installed: list[QTranslator] = []
 _language = DEFAULT_LANGUAGE
 
@@ -48,8 +64,24 @@ def system_language() -> str:
     return normalize_language(QLocale.system().name()) or DEFAULT_LANGUAGE
 
 
-def translation_file(language: str) -> str:
-    return str(resource_path("i18n", f"gpulab_{LANGUAGES[language]}.qm"))
+def translation_source(language: str) -> Path | None:
+    """``language``'s ``.ts`` file; None for the source language, which needs none."""
+    if language == SOURCE_LANGUAGE:
+        return None
+    return resource_path("i18n", f"gpulab_{LANGUAGES[language]}.ts")
+
+
+def translation_file(language: str) -> str | None:
+    """The compiled ``.qm`` Qt loads for ``language`` (compiled now if the cache has none of its
+    current ``.ts``); None for the source language, or when it cannot be compiled (logged)."""
+    source = translation_source(language)
+    if source is None:
+        return None
+    try:
+        return str(i18n_compile.compiled(source))
+    except (OSError, i18n_compile.TranslationUnavailable) as exc:
+        _log.warning("the %s translation cannot be loaded: %s", language, exc)
+        return None
 
 
 def qt_translation_file(language: str) -> str:
@@ -59,23 +91,30 @@ def qt_translation_file(language: str) -> str:
 
 
 def set_language(language: str) -> bool:
-    """Install ``language``'s translators (replacing the previous ones); False if ours failed."""
+    """Install ``language``'s translators (replacing the previous ones); False if ours failed.
+    The source language installs none: its texts are the sources'."""
     global _language
     app = QCoreApplication.instance()
     language = normalize_language(language) or DEFAULT_LANGUAGE
     while _installed:
         app.removeTranslator(_installed.pop())
-    loaded = False
-    for path in (translation_file(language), qt_translation_file(language)):
-        translator = QTranslator(app)
-        if translator.load(path):
-            app.installTranslator(translator)
-            _installed.append(translator)
-            loaded = loaded or path == translation_file(language)
+    loaded = language == SOURCE_LANGUAGE
+    if not loaded:
+        loaded = _install(app, translation_file(language))
+        _install(app, qt_translation_file(language))
     _language = language
     # Qt posts LanguageChange to every widget; deliver them now so texts switch at once.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     return loaded
+
+
+def _install(app: QCoreApplication, path: str | None) -> bool:
+    translator = QTranslator(app)
+    if path is None or not translator.load(path):
+        return False
+    app.installTranslator(translator)
+    _installed.append(translator)
+    return True
 
 
 def current_language() -> str:
@@ -131,7 +170,7 @@ def engine_text(source: Any, attribute: str) -> str:
 
 def field_text(params_type: type, name: str, what: str = "label") -> str:
     """Field ``name``'s label or help (``what``) in the current language, from the text catalogue
-    (:func:`gpulab.experiments.base.param_text`); '' when the catalogue has none."""
+    (:func:`gpulab.lab.base.param_text`); '' when the catalogue has none."""
     message = param_text(params_type, name, what)
     return render(message, _language) if message is not None else ""
 

@@ -2,9 +2,10 @@
 
 1. ``pyside6-lupdate`` collects every ``tr()`` / ``translate()`` string of ``ui/`` into
    ``resources/i18n/gpulab_<locale>.ts``, keeping the translations already there.
-2. English is the source language, so its unfinished entries are filled with the source text.
-3. ``pyside6-lrelease`` compiles each ``.ts`` to the ``.qm`` the app loads.
+2. The ``.ts`` is compiled, as the app does on first use (:mod:`ui.i18n_compile`), to check that
+   it compiles and to have it ready in the cache. No ``.qm`` is written into the repository.
 
+English is the source language: it has no ``.ts`` (its texts are the sources themselves).
 Chinese entries that are new show as ``type="unfinished"``: translate them in
 ``pyside6-linguist resources/i18n/gpulab_zh_CN.ts`` (or by hand), then run this again.
 """
@@ -17,9 +18,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ui.i18n_compile import compiled
+
 UI_DIR = Path(__file__).resolve().parent
 I18N_DIR = UI_DIR.parent / "resources" / "i18n"
-LOCALES = ("zh_CN", "en")
+LOCALES = ("zh_CN",)  # every language but the source language (English)
 
 
 def tool(name: str) -> str | None:
@@ -52,34 +55,14 @@ def messages(ts_path: Path) -> dict[tuple[str, str], ET.Element]:
     return found
 
 
-def fill_with_source(ts_path: Path) -> None:
-    """English translates to itself: mark every message finished with its source text."""
-    tree = ET.parse(ts_path)
-    for message in tree.getroot().iter("message"):
-        translation = message.find("translation")
-        if translation is not None and translation.get("type") == "unfinished":
-            translation.text = message.findtext("source", "")
-            del translation.attrib["type"]
-    tree.write(ts_path, encoding="utf-8", xml_declaration=True)
-
-
-def lrelease(ts_path: Path) -> None:
-    exe = tool("pyside6-lrelease")
-    if exe is None:
-        raise FileNotFoundError("pyside6-lrelease was not found (install PySide6)")
-    qm_path = ts_path.with_suffix(".qm")
-    subprocess.run([exe, str(ts_path), "-qm", str(qm_path)], check=True, capture_output=True)
-
-
 def main() -> int:
     for locale in LOCALES:
         ts_path = I18N_DIR / f"gpulab_{locale}.ts"
         lupdate(ts_path, locale)
-        if locale == "en":
-            fill_with_source(ts_path)
-        lrelease(ts_path)
-        unfinished = [key for key, tr in messages(ts_path).items() if tr.get("type")]
-        print(f"{ts_path.name}: {len(messages(ts_path))} strings, {len(unfinished)} unfinished")
+        qm_path = compiled(ts_path)  # fails here, not in a user's window, if the .ts does not compile
+        entries = messages(ts_path)
+        unfinished = [key for key, tr in entries.items() if tr.get("type")]
+        print(f"{ts_path.name}: {len(entries)} strings, {len(unfinished)} unfinished; compiled to {qm_path}")
     return 0
 
 

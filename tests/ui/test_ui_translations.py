@@ -1,12 +1,16 @@
-"""The committed translations cover every string in ui/, and Chinese is complete."""
+"""Translations: the Chinese source covers every string in ui/ and is complete; English, the source
+language, has no catalogue; the binary Qt loads is compiled from the source, never stale."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QTranslator
+from PySide6.QtCore import QCoreApplication, QTranslator
 
-from ui import i18n_update
+from tests.ui.walk import switch_language
+from ui import i18n, i18n_compile, i18n_update
 from ui.i18n_update import I18N_DIR, lupdate, messages
+
+ZH_TS = I18N_DIR / "gpulab_zh_CN.ts"
 
 
 @pytest.fixture(scope="module")
@@ -18,35 +22,86 @@ def source_strings(tmp_path_factory) -> set[tuple[str, str]]:
     return set(messages(ts_path))
 
 
-@pytest.mark.parametrize("locale", ["zh_CN", "en"])
-def test_every_source_string_is_in_the_committed_ts_file(source_strings, locale):
-    committed = set(messages(I18N_DIR / f"gpulab_{locale}.ts"))
-    missing = sorted(source_strings - committed)
-    assert not missing, f"run: python -m ui.i18n_update (missing from {locale}: {missing})"
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """Compiled translations go to a folder of the test's own, so each test compiles afresh."""
+    folder = tmp_path / "cache"
+    monkeypatch.setattr(i18n_compile, "cache_dirs", lambda: [folder])
+    return folder
+
+
+def test_every_source_string_is_in_the_chinese_ts_file(source_strings):
+    missing = sorted(source_strings - set(messages(ZH_TS)))
+    assert not missing, f"run: python -m ui.i18n_update (missing: {missing})"
     assert len(source_strings) > 50
 
 
-@pytest.mark.parametrize("locale", ["zh_CN", "en"])
-def test_every_committed_string_is_translated(locale):
-    entries = messages(I18N_DIR / f"gpulab_{locale}.ts")
-    untranslated = [key for key, tr in entries.items() if tr is None or tr.get("type") or not tr.text]
-    assert not untranslated, f"untranslated in {locale}: {untranslated}"
+def test_every_chinese_string_is_translated():
+    untranslated = [key for key, tr in messages(ZH_TS).items() if tr is None or tr.get("type") or not tr.text]
+    assert not untranslated, f"untranslated: {untranslated}"
 
 
 def test_chinese_translations_are_really_chinese():
-    entries = messages(I18N_DIR / "gpulab_zh_CN.ts")
+    entries = messages(ZH_TS)
     with_han = [tr.text for tr in entries.values() if any("\u4e00" <= ch <= "\u9fff" for ch in tr.text)]
     assert len(with_han) >= 0.9 * len(entries)
 
 
-@pytest.mark.parametrize("locale", ["zh_CN", "en"])
-def test_the_compiled_qm_file_loads_and_is_up_to_date(locale):
-    ts_path = I18N_DIR / f"gpulab_{locale}.ts"
-    qm_path = ts_path.with_suffix(".qm")
+def test_english_is_the_source_language_with_no_catalogue_and_no_committed_binary():
+    assert sorted(path.name for path in I18N_DIR.iterdir()) == ["gpulab_zh_CN.ts"]
+    assert i18n.translation_source("en") is None and i18n.translation_file("en") is None
+    assert i18n.translation_source("zh") == ZH_TS
+
+
+def test_the_compiled_chinese_translation_gives_every_entry_of_its_source(private_cache):
     translator = QTranslator()
-    assert translator.load(str(qm_path))
-    expected = "运行" if locale == "zh_CN" else "Run"
-    assert translator.translate("RunControls", "Run") == expected
-    for (context, source), tr in messages(ts_path).items():
+    assert translator.load(str(i18n_compile.compiled(ZH_TS)))
+    assert translator.translate("RunControls", "Run") == "运行"
+    for (context, source), tr in messages(ZH_TS).items():
         if tr is not None and not tr.get("type"):  # unfinished ones are another test's business
             assert translator.translate(context, source) == tr.text, (context, source)
+
+
+def test_an_edited_ts_file_is_compiled_again_and_the_old_binary_goes(private_cache, tmp_path):
+    ts_path = tmp_path / "gpulab_zh_CN.ts"
+    ts_path.write_bytes(ZH_TS.read_bytes())
+    before = i18n_compile.compiled(ts_path)
+    assert i18n_compile.compiled(ts_path) == before  # unchanged source: the cached binary
+    source = ZH_TS.read_text(encoding="utf-8")
+    edited = source.replace("<translation>运行</translation>", "<translation>开跑</translation>")
+    assert edited != source
+    ts_path.write_text(edited, encoding="utf-8")
+    after = i18n_compile.compiled(ts_path)
+    translator = QTranslator()
+    assert translator.load(str(after))
+    assert translator.translate("RunControls", "Run") == "开跑"
+    assert not before.exists()
+    assert [path.name for path in private_cache.iterdir()] == [after.name]
+
+
+def test_picking_chinese_then_english_in_the_language_menu_retranslates_the_window(window, private_cache):
+    run_button = window.panels["experiments"].run_button
+    switch_language(window, "zh")
+    assert run_button.text() == "运行"
+    assert window.view_menu.title() == "视图(&V)"
+    assert window.sidebar.panel_item("devices").text() == "设备"
+    assert window.language_actions["zh"].isChecked()
+    assert any(private_cache.glob("gpulab_zh_CN-*.qm"))
+    switch_language(window, "en")
+    assert run_button.text() == "Run"
+    assert window.view_menu.title() == "&View"
+    assert window.sidebar.panel_item("devices").text() == "Devices"
+    assert QCoreApplication.translate("RunControls", "Run") == "Run"  # no translator left behind
+
+
+def test_without_lrelease_picking_chinese_says_the_translation_could_not_be_loaded(window, private_cache, monkeypatch):
+    monkeypatch.setattr(i18n_compile, "lrelease_tool", lambda: None)
+    switch_language(window, "zh")
+    assert window.panels["experiments"].run_button.text() == "Run"
+    assert any("could not be loaded" in text for _level, text in window.services.notifier.history)
+    assert not any(private_cache.glob("*.qm"))
+
+
+def test_lrelease_is_found_in_the_installed_pyside6():
+    tool = i18n_compile.lrelease_tool()
+    assert tool is not None and "lrelease" in tool

@@ -13,10 +13,10 @@ import os
 import platform
 import sys
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from gpulab import nvml
 from gpulab.catalogue import Message, entries, msg, plain, render
 
 # cudaError_t codes CuPy reports (CUDA runtime API documentation, "Data types: cudaError").
@@ -221,51 +221,35 @@ def peak_bandwidth_gb_s(memory_clock_khz: int | None, bus_width_bits: int | None
 # -------------------------------------------------------------------- NVML
 
 
-@cache
-def _nvml() -> Any | None:
-    """The initialised pynvml module, or None when NVML is not usable here."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        return pynvml
-    except Exception:
-        return None
-
-
-def _nvml_call(fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except Exception:
-        return None
-
-
 def nvml_handle(pci_bus_id: str | None) -> Any | None:
     """NVML's handle for the device at ``pci_bus_id`` (CUDA and NVML orders can differ)."""
-    nv = _nvml()
-    if nv is None or not pci_bus_id:
+    if not pci_bus_id:
         return None
-    return _nvml_call(nv.nvmlDeviceGetHandleByPciBusId, pci_bus_id.encode())
+    return nvml.query("nvmlDeviceGetHandleByPciBusId", pci_bus_id.encode())
+
+
+def _watts(milliwatts: Any) -> float | None:
+    return milliwatts / 1000 if isinstance(milliwatts, (int, float)) else None
 
 
 def nvml_info(pci_bus_id: str | None) -> NvmlInfo | None:
-    """Link, power and temperature for one device, or None without NVML."""
-    nv = _nvml()
+    """Link, power and temperature for one device (through :mod:`gpulab.nvml`), or None without NVML."""
     handle = nvml_handle(pci_bus_id)
-    if nv is None or handle is None:
+    if handle is None:
         return None
-    power_mw = _nvml_call(nv.nvmlDeviceGetPowerUsage, handle)
-    limit_mw = _nvml_call(nv.nvmlDeviceGetEnforcedPowerLimit, handle)
-    driver = _nvml_call(nv.nvmlSystemGetDriverVersion)
+
+    def ask(name: str, *args: Any) -> Any:
+        return nvml.query(name, handle, *args)
+
     return NvmlInfo(
-        driver_version=driver.decode() if isinstance(driver, bytes) else driver,
-        pcie_gen_current=_nvml_call(nv.nvmlDeviceGetCurrPcieLinkGeneration, handle),
-        pcie_gen_max=_nvml_call(nv.nvmlDeviceGetMaxPcieLinkGeneration, handle),
-        pcie_width_current=_nvml_call(nv.nvmlDeviceGetCurrPcieLinkWidth, handle),
-        pcie_width_max=_nvml_call(nv.nvmlDeviceGetMaxPcieLinkWidth, handle),
-        power_draw_w=power_mw / 1000 if power_mw is not None else None,
-        power_limit_w=limit_mw / 1000 if limit_mw is not None else None,
-        temperature_c=_nvml_call(nv.nvmlDeviceGetTemperature, handle, nv.NVML_TEMPERATURE_GPU),
+        driver_version=nvml.text(nvml.query("nvmlSystemGetDriverVersion")),
+        pcie_gen_current=ask("nvmlDeviceGetCurrPcieLinkGeneration"),
+        pcie_gen_max=ask("nvmlDeviceGetMaxPcieLinkGeneration"),
+        pcie_width_current=ask("nvmlDeviceGetCurrPcieLinkWidth"),
+        pcie_width_max=ask("nvmlDeviceGetMaxPcieLinkWidth"),
+        power_draw_w=_watts(ask("nvmlDeviceGetPowerUsage")),
+        power_limit_w=_watts(ask("nvmlDeviceGetEnforcedPowerLimit")),
+        temperature_c=ask("nvmlDeviceGetTemperature", nvml.constant("NVML_TEMPERATURE_GPU", 0)),
     )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gpulab import nvml
 from gpulab.catalogue import Message, msg, render
 
 __all__ = [
@@ -98,20 +99,20 @@ def cpu_source() -> Source:
 # ----------------------------------------------------------------- NVML
 
 
+# What each of gpulab.nvml's reason codes means to a reader of the monitor.
+_REASON_KEYS = {nvml.NO_PYNVML: "monitor.reason.no-pynvml", nvml.NO_DRIVER: "monitor.reason.no-driver",
+                nvml.INIT_FAILED: "monitor.reason.nvml-init"}  # fmt: skip
+
+
 def _nvml_init() -> tuple[Any | None, Message | None]:
-    """The initialised pynvml module, or None and the reason as a message."""
-    try:
-        import pynvml
-    except ImportError:
-        return None, msg("monitor.reason.no-pynvml")
-    try:
-        pynvml.nvmlInit()
-    except Exception as exc:
-        text = str(exc) or type(exc).__name__
-        if "Library Not Found" in text or "LibraryNotFound" in type(exc).__name__:
-            return None, msg("monitor.reason.no-driver")  # NVML's own words ("... Not Found") add nothing
-        return None, msg("monitor.reason.nvml-init", detail=text)
-    return pynvml, None
+    """The initialised pynvml module (:mod:`gpulab.nvml`), or None and the reason as a message."""
+    state = nvml.opened()
+    if state.module is not None:
+        return state.module, None
+    key = _REASON_KEYS.get(state.reason, "monitor.reason.nvml-init")
+    if key != "monitor.reason.nvml-init":
+        return None, msg(key)  # NVML's own words add nothing to "no driver" ("... Not Found")
+    return None, msg(key, detail=state.detail or "?")
 
 
 def nvml_source() -> Source:
@@ -128,17 +129,6 @@ def nvml_source() -> Source:
     return Source("nvml", True)
 
 
-def _call(fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except Exception:  # a counter a GPU does not support reads as None
-        return None
-
-
-def _text(value: Any) -> str:
-    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
-
-
 def _kb_per_s(value: Any) -> float | None:
     return None if value is None else float(value) * 1024
 
@@ -150,27 +140,35 @@ class NvmlReader:
         self.nv = nv
         count = int(nv.nvmlDeviceGetCount())
         self.handles = [nv.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
-        self.names = [_text(_call(nv.nvmlDeviceGetName, h) or f"GPU {i}") for i, h in enumerate(self.handles)]
+        self.names = [nvml.text(self._ask("nvmlDeviceGetName", h)) or f"GPU {i}" for i, h in enumerate(self.handles)]
+
+    def _ask(self, name: str, *args: Any) -> Any:
+        return nvml.query(name, *args, module=self.nv)  # a counter a GPU does not support reads as None
+
+    def _constant(self, name: str, default: int) -> int:
+        return nvml.constant(name, default, module=self.nv)
 
     def read(self) -> tuple[GpuSample, ...]:
         return tuple(self._one(i, h) for i, h in enumerate(self.handles))
 
+    def _pcie_bytes_s(self, handle: Any, counter: str, default: int) -> float | None:
+        return _kb_per_s(self._ask("nvmlDeviceGetPcieThroughput", handle, self._constant(counter, default)))
+
     def _one(self, index: int, handle: Any) -> GpuSample:
-        nv = self.nv
-        util = _call(nv.nvmlDeviceGetUtilizationRates, handle)
-        memory = _call(nv.nvmlDeviceGetMemoryInfo, handle)
-        power_mw = _call(nv.nvmlDeviceGetPowerUsage, handle)
+        util = self._ask("nvmlDeviceGetUtilizationRates", handle)
+        memory = self._ask("nvmlDeviceGetMemoryInfo", handle)
+        power_mw = self._ask("nvmlDeviceGetPowerUsage", handle)
         return GpuSample(
             index=index,
             name=self.names[index],
             utilization_pct=float(util.gpu) if util is not None else None,
             memory_used_bytes=int(memory.used) if memory is not None else None,
             memory_total_bytes=int(memory.total) if memory is not None else None,
-            sm_clock_mhz=_call(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_SM),
+            sm_clock_mhz=self._ask("nvmlDeviceGetClockInfo", handle, self._constant("NVML_CLOCK_SM", 1)),
             power_w=power_mw / 1000 if power_mw is not None else None,
-            temperature_c=_call(nv.nvmlDeviceGetTemperature, handle, nv.NVML_TEMPERATURE_GPU),
-            pcie_tx_bytes_s=_kb_per_s(_call(nv.nvmlDeviceGetPcieThroughput, handle, nv.NVML_PCIE_UTIL_TX_BYTES)),
-            pcie_rx_bytes_s=_kb_per_s(_call(nv.nvmlDeviceGetPcieThroughput, handle, nv.NVML_PCIE_UTIL_RX_BYTES)),
+            temperature_c=self._ask("nvmlDeviceGetTemperature", handle, self._constant("NVML_TEMPERATURE_GPU", 0)),
+            pcie_tx_bytes_s=self._pcie_bytes_s(handle, "NVML_PCIE_UTIL_TX_BYTES", 0),
+            pcie_rx_bytes_s=self._pcie_bytes_s(handle, "NVML_PCIE_UTIL_RX_BYTES", 1),
         )
 
 

@@ -1,6 +1,6 @@
 """The GPUs of this machine and the links between them, as NVML reports them.
 
-:func:`read_topology` asks NVML (nvidia-ml-py's ``pynvml``) for every GPU, its NVLink links
+:func:`read_topology` asks NVML (through :mod:`gpulab.nvml`) for every GPU, its NVLink links
 (``nvmlDeviceGetNvLinkState``, ``...RemoteDeviceType``, ``...RemotePciInfo``, ``...Version``), its
 PCIe link (``nvmlDeviceGetMaxPcieLinkGeneration`` / ``...Width``), and for every pair the closest
 common ancestor on the PCIe tree (``nvmlDeviceGetTopologyCommonAncestor``) and whether peer copies
@@ -28,6 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
+from gpulab import nvml
 from gpulab.paths import resource_path
 
 # nvmlGpuTopologyLevel_t (NVML API reference, "Device Queries"): the closest common ancestor of two GPUs.
@@ -191,25 +192,9 @@ def nominal_gb_s(kind: str, links: int | None, a: Gpu, b: Gpu) -> float | None:
 # ------------------------------------------------------------------ NVML
 
 
-def _call(fn: Callable[..., Any] | None, *args: Any) -> Any:
-    """``fn(*args)``, or None when the function is missing, unsupported or fails."""
-    if fn is None:
-        return None
-    try:
-        return fn(*args)
-    except Exception:
-        return None
-
-
-def _text(value: Any) -> str | None:
-    if isinstance(value, bytes):
-        return value.decode(errors="replace")
-    return str(value) if value is not None else None
-
-
 def _bus_id(pci: Any) -> str | None:
     """The bus id of an nvmlPciInfo_t, normalised to the short form NVML and CUDA both understand."""
-    raw = _text(getattr(pci, "busId", None)) or _text(getattr(pci, "busIdLegacy", None))
+    raw = nvml.text(getattr(pci, "busId", None)) or nvml.text(getattr(pci, "busIdLegacy", None))
     return normal_bus_id(raw)
 
 
@@ -230,30 +215,30 @@ class _Reader:
     nv: Any
     handles: list[Any]
 
-    def fn(self, name: str) -> Callable[..., Any] | None:
-        return getattr(self.nv, name, None)
+    def ask(self, name: str, *args: Any) -> Any:
+        """NVML's ``name(*args)``, or None where the module lacks it or the driver does not answer."""
+        return nvml.query(name, *args, module=self.nv)
 
     def gpu(self, index: int) -> Gpu:
         handle = self.handles[index]
         links = self.active_links(handle)
-        versions = [_call(self.fn("nvmlDeviceGetNvLinkVersion"), handle, link) for link in links]
+        versions = [self.ask("nvmlDeviceGetNvLinkVersion", handle, link) for link in links]
         generations = {NVLINK_GENERATION_OF_VERSION.get(v) for v in versions if isinstance(v, int)} - {None}
         return Gpu(
             index=index,
-            name=_text(_call(self.fn("nvmlDeviceGetName"), handle)),
-            bus_id=_bus_id(_call(self.fn("nvmlDeviceGetPciInfo"), handle)),
+            name=nvml.text(self.ask("nvmlDeviceGetName", handle)),
+            bus_id=_bus_id(self.ask("nvmlDeviceGetPciInfo", handle)),
             nvlinks=len(links) if links or self.nvlink_supported(handle) else None,
             nvlink_generation=max(generations) if generations else None,  # type: ignore[type-var]
-            pcie_gen=_int(_call(self.fn("nvmlDeviceGetMaxPcieLinkGeneration"), handle)),
-            pcie_width=_int(_call(self.fn("nvmlDeviceGetMaxPcieLinkWidth"), handle)),
+            pcie_gen=_int(self.ask("nvmlDeviceGetMaxPcieLinkGeneration", handle)),
+            pcie_width=_int(self.ask("nvmlDeviceGetMaxPcieLinkWidth", handle)),
         )  # fmt: skip
 
     def active_links(self, handle: Any) -> list[int]:
         """The link numbers NVML calls active; stops at the first link the device does not have."""
-        state = self.fn("nvmlDeviceGetNvLinkState")
         active = []
         for link in range(MAX_LINKS):
-            answer = _call(state, handle, link)
+            answer = self.ask("nvmlDeviceGetNvLinkState", handle, link)
             if answer is None:
                 break
             if answer:
@@ -262,25 +247,25 @@ class _Reader:
 
     def nvlink_supported(self, handle: Any) -> bool:
         """True when link 0 answers at all (inactive links on an NVLink GPU: 0 links, not unknown)."""
-        return _call(self.fn("nvmlDeviceGetNvLinkState"), handle, 0) is not None
+        return self.ask("nvmlDeviceGetNvLinkState", handle, 0) is not None
 
     def remote_ends(self, index: int) -> list[tuple[str, str | None]]:
         """Each active link's far end: (``gpu`` | ``switch`` | ``other``, its bus id)."""
         handle = self.handles[index]
         ends = []
         for link in self.active_links(handle):
-            kind = _call(self.fn("nvmlDeviceGetNvLinkRemoteDeviceType"), handle, link)
-            bus = _bus_id(_call(self.fn("nvmlDeviceGetNvLinkRemotePciInfo"), handle, link))
+            kind = self.ask("nvmlDeviceGetNvLinkRemoteDeviceType", handle, link)
+            bus = _bus_id(self.ask("nvmlDeviceGetNvLinkRemotePciInfo", handle, link))
             name = {NVLINK_DEVICE_TYPE_GPU: "gpu", NVLINK_DEVICE_TYPE_SWITCH: "switch"}.get(kind, "other")
             ends.append((name, bus))
         return ends
 
     def level(self, a: int, b: int) -> str | None:
-        value = _call(self.fn("nvmlDeviceGetTopologyCommonAncestor"), self.handles[a], self.handles[b])
+        value = self.ask("nvmlDeviceGetTopologyCommonAncestor", self.handles[a], self.handles[b])
         return TOPOLOGY_LEVELS.get(value) if isinstance(value, int) else None
 
     def p2p(self, a: int, b: int) -> bool | None:
-        value = _call(self.fn("nvmlDeviceGetP2PStatus"), self.handles[a], self.handles[b], P2P_CAPS_INDEX_READ)
+        value = self.ask("nvmlDeviceGetP2PStatus", self.handles[a], self.handles[b], P2P_CAPS_INDEX_READ)
         return value == P2P_STATUS_OK if isinstance(value, int) else None
 
 
@@ -290,26 +275,24 @@ def _int(value: Any) -> int | None:
 
 def load_nvml() -> tuple[Any | None, str]:
     """(the initialised pynvml module, "") or (None, why not): ``no-nvml``."""
-    from gpulab import devices
-
-    nv = devices._nvml()
+    nv = nvml.library()
     return (nv, "") if nv is not None else (None, "no-nvml")
 
 
-def read_topology(nvml: Any | None = None) -> Topology:
-    """This machine's GPUs and links from NVML (``nvml``: an initialised module or a stand-in with
-    the same functions; default: pynvml). Never raises; see the module docstring."""
+def read_topology(module: Any | None = None) -> Topology:
+    """This machine's GPUs and links from NVML (``module``: an initialised pynvml or a stand-in with
+    the same functions; default: :func:`gpulab.nvml.library`). Never raises; see the module docstring."""
     reason = ""
-    if nvml is None:
-        nvml, reason = load_nvml()
-    if nvml is None:
+    if module is None:
+        module, reason = load_nvml()
+    if module is None:
         return Topology(source="none", reason=reason or "no-nvml")
-    count = _int(_call(getattr(nvml, "nvmlDeviceGetCount", None))) or 0
-    handles = [_call(getattr(nvml, "nvmlDeviceGetHandleByIndex", None), i) for i in range(count)]
+    count = _int(nvml.query("nvmlDeviceGetCount", module=module)) or 0
+    handles = [nvml.query("nvmlDeviceGetHandleByIndex", i, module=module) for i in range(count)]
     if not count or any(h is None for h in handles):
         return Topology(source="none", reason="no-gpu")
     try:
-        return _build(_Reader(nvml, handles))
+        return _build(_Reader(module, handles))
     except Exception:  # a driver answer of a shape nobody expected: say "not available", never crash
         return Topology(source="none", reason="nvml-error")
 

@@ -64,9 +64,9 @@ def test_a_zero_rate_is_refused():
 
 
 def test_without_a_driver_nvml_is_reported_unavailable_with_a_reason():
-    from gpulab.devices import _nvml
+    from gpulab import nvml
 
-    if _nvml() is not None:
+    if nvml.library() is not None:
         pytest.skip("NVML works on this machine")
     source = nvml_source()
     assert not source.available and "NVML" in source.reason

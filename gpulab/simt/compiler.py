@@ -158,7 +158,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
 
     def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None,
                  requests: tuple[str, ...] = ()) -> None:
-        self.pre = pre
+        self.pre: Preprocessed = pre
         self.filename = filename
         self.functions: dict[str, Function] = {}
         self.memory: list[MemoryDecl] = []

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from pycparser import c_ast
@@ -72,9 +72,6 @@ from .errors import CompileError
 from .machine import Mask
 from .values import CExpr, Frame, converted
 
-if TYPE_CHECKING:
-    from .preprocess import Preprocessed
-
 NAMESPACE = "cooperative_groups"
 GRID_CONSTRUCT = "grid-wide synchronisation (cooperative launch)"
 _TYPES = {"thread_block", "thread_block_tile", "thread_group", "coalesced_group"}
@@ -94,6 +91,15 @@ class CgName:
 
     name: str
     arg: int | str | None = None
+
+
+class CgSource(Protocol):
+    """What this module uses of :class:`.preprocess.Preprocessed` (which calls the lowering,
+    so that module imports this one and not the other way round)."""
+
+    cg_names: dict[str, CgName]
+
+    def original_column(self, line: int, column: int) -> int: ...
 
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](cooperative_groups(?:/[\w/]+)?\.h)[>"][ \t]*$',
@@ -120,13 +126,13 @@ def _blank(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", m.group(0))
 
 
-def _where(text: str, pos: int, pre: Preprocessed) -> tuple[int, int]:
+def _where(text: str, pos: int, pre: CgSource) -> tuple[int, int]:
     line = text.count("\n", 0, pos) + 1
     col = pos - text.rfind("\n", 0, pos)
     return line, pre.original_column(line, col)
 
 
-def _error(text: str, pos: int, pre: Preprocessed, message: str, construct: str) -> CompileError:
+def _error(text: str, pos: int, pre: CgSource, message: str, construct: str) -> CompileError:
     line, col = _where(text, pos, pre)
     return CompileError(message, line, col, construct)
 
@@ -134,7 +140,7 @@ def _error(text: str, pos: int, pre: Preprocessed, message: str, construct: str)
 class _Lowering:
     """One run of :func:`lower` over a preprocessed text."""
 
-    def __init__(self, text: str, pre: Preprocessed, headers: set[str]) -> None:
+    def __init__(self, text: str, pre: CgSource, headers: set[str]) -> None:
         self.text = text
         self.pre = pre
         self.headers = headers
@@ -230,7 +236,7 @@ class _Lowering:
                          "constants", f"{NAMESPACE}::{what.name}")
 
 
-def lower(text: str, pre: Preprocessed, headers: set[str]) -> str:
+def lower(text: str, pre: CgSource, headers: set[str]) -> str:
     """Lower cooperative-groups spellings in ``text`` (see the module docstring)."""
     if NAMESPACE not in text:
         return text
@@ -247,7 +253,7 @@ def tile_size_problem(name: str, size: int) -> tuple[str, str] | None:
     return f"{name}<{size}>: the size must be one of 1/2/4/8/16/32", "thread_block_tile size"
 
 
-def typedef_prelude(pre: Preprocessed) -> str:
+def typedef_prelude(pre: CgSource) -> str:
     """Typedefs that make the lowered group type names parse (on the prelude line)."""
     return "".join(f" typedef int {ident};" for ident, what in pre.cg_names.items()
                    if what.name in _TYPES)
@@ -257,7 +263,7 @@ class CoopGroups:
     """Compiler mixin: cooperative-groups declarations, conversions and calls."""
 
     # provided by the Compiler this class is mixed into
-    pre: Preprocessed
+    pre: CgSource
     typedefs: dict[str, CType]
     error: Callable[..., CompileError]
     site: Callable[..., Any]

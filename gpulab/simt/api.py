@@ -17,11 +17,11 @@ from .ctypes_ import CType
 from .errors import KernelFault, SimtError
 from .instantiate import template_launch_error
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
-from .machine import Counters, Machine
+from .machine import Counters, Footprint, Machine
 from .printf import PrintfRecord
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .values import Frame
-from .work import Footprint, work_metrics
+from .work import work_metrics
 
 DEFAULT_MAX_STEPS = 10**8
 DEFAULT_MAX_LOOP_ITERATIONS = 10**6

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,9 +23,6 @@ from .errors import Cancelled, KernelFault
 from .printf import PrintfLog
 from .registers import RegisterRecorder, RegisterTable
 from .trace import MAX_STEPS_PER_WARP, TraceStep
-
-if TYPE_CHECKING:
-    from .work import Footprint
 
 GLOBAL_BASE = 0x7F00_0000_0000
 SHARED_BASE = 0x0100_0000
@@ -166,6 +162,33 @@ class Counters:
     flops_dp: int = 0
 
 
+class Footprint:
+    """Which bytes of each global buffer a launch has read and written (one flag per byte)."""
+
+    def __init__(self) -> None:
+        self.read: dict[int, np.ndarray] = {}
+        self.written: dict[int, np.ndarray] = {}
+
+    def touch(self, region: Region, kind: str, addresses: np.ndarray, itemsize: int) -> None:
+        """Mark the bytes of one access; an atomic (``kind="atomic"``) reads and writes them."""
+        offsets = addresses - region.base
+        if itemsize > 1:
+            offsets = (offsets[:, None] + np.arange(itemsize, dtype=np.int64)).ravel()
+        tables = (self.read, self.written) if kind == "atomic" else \
+            ((self.read,) if kind == "load" else (self.written,))
+        for table in tables:
+            flags = table.get(region.base)
+            if flags is None:
+                flags = table[region.base] = np.zeros(region.nbytes, dtype=bool)
+            flags[offsets] = True
+
+    def read_bytes(self) -> int:
+        return sum(int(np.count_nonzero(flags)) for flags in self.read.values())
+
+    def written_bytes(self) -> int:
+        return sum(int(np.count_nonzero(flags)) for flags in self.written.values())
+
+
 class Machine:
     """State of one launch; the compiled kernel drives it."""
 
@@ -199,7 +222,7 @@ class Machine:
         self.loop_line: int | None = None  # the loop that last went round (named by a budget stop)
         self.counters = Counters()
         self.printf = PrintfLog()  # what the lanes' printf calls printed
-        self.footprint: Footprint | None = None  # global bytes touched, with count_flops (work.py)
+        self.footprint: Footprint | None = None  # global bytes touched, with count_flops (see work.py)
         self.regions: list[Region] = []
         self._bases = np.zeros(0, dtype=np.int64)
         self._next_global = GLOBAL_BASE

@@ -12,16 +12,21 @@ last ones recorded.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from .trace import MAX_REGISTER_CHANGES_PER_WARP, MAX_STEPS_PER_WARP, WARP, RegisterTrace, encode_registers
-
-if TYPE_CHECKING:
-    from .machine import Machine
+from .trace import MAX_REGISTER_CHANGES_PER_WARP, MAX_STEPS_PER_WARP, WARP, RegisterTrace, TraceStep, encode_registers
 
 Visible = tuple[tuple[int, int], ...]  # (variable id, register slot) pairs in scope
+
+
+class TracedLaunch(Protocol):
+    """What the recorder reads of the launch (a :class:`~.machine.Machine`, which owns a
+    recorder, so this module does not import that one)."""
+
+    trace: dict[int, list[TraceStep]] | None
+    exited: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class RegisterRecorder:
         self.last_values: dict[int, np.ndarray] = {}
         self.last_defined: dict[int, np.ndarray] = {}
 
-    def record(self, mc: Machine, shadow: Shadow, registers: list[Any], active_bits: np.ndarray,
+    def record(self, mc: TracedLaunch, shadow: Shadow, registers: list[Any], active_bits: np.ndarray,
                scope_id: int, visible: Visible) -> None:
         """After a statement: snapshot the visible registers of the warps active in it."""
         active = active_bits[self.lanes]

@@ -20,24 +20,22 @@ What counts as a FLOP (as nvprof's ``flop_count_sp``/``flop_count_dp`` count the
 
 A ``sum += a * b`` is 2 FLOP whether the GPU fuses it into one FMA or not.
 
-Bytes (:class:`Footprint`): the distinct bytes of global memory the launch's loads read
-and its stores wrote (an atomic both reads and writes). That is the traffic an ideal cache
-would leave for DRAM: every byte moved once, however often it is used. The emulated
-32-byte sector traffic (``gld_transactions`` and ``gst_transactions``) is the other
-extreme: no reuse at all between instructions.
+Bytes (:class:`~.machine.Footprint`, which the machine fills): the distinct bytes of global
+memory the launch's loads read and its stores wrote (an atomic both reads and writes). That is
+the traffic an ideal cache would leave for DRAM: every byte moved once, however often it is
+used. The emulated 32-byte sector traffic (``gld_transactions`` and ``gst_transactions``) is
+the other extreme: no reuse at all between instructions.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .values import CExpr, Frame
 
 if TYPE_CHECKING:
     from .ctypes_ import CType
-    from .machine import Machine, Mask, Region
+    from .machine import Machine, Mask
 
 FLOPS_PER_BUILTIN: dict[str, int] = {"fmaf": 2, "fma": 2, "__fdividef": 1}
 for _suffix in ("rn", "rz", "ru", "rd"):
@@ -74,33 +72,6 @@ class FlopCounting:
         """A builtin call's expression, counted when it is arithmetic (``fmaf`` is 2 FLOP)."""
         per_lane = FLOPS_PER_BUILTIN.get(name)
         return e if per_lane is None else self.flop_counted(e, e.ctype, per_lane)
-
-
-class Footprint:
-    """Which bytes of each global buffer a launch has read and written (one flag per byte)."""
-
-    def __init__(self) -> None:
-        self.read: dict[int, np.ndarray] = {}
-        self.written: dict[int, np.ndarray] = {}
-
-    def touch(self, region: Region, kind: str, addresses: np.ndarray, itemsize: int) -> None:
-        """Mark the bytes of one access; an atomic (``kind="atomic"``) reads and writes them."""
-        offsets = addresses - region.base
-        if itemsize > 1:
-            offsets = (offsets[:, None] + np.arange(itemsize, dtype=np.int64)).ravel()
-        tables = (self.read, self.written) if kind == "atomic" else \
-            ((self.read,) if kind == "load" else (self.written,))
-        for table in tables:
-            flags = table.get(region.base)
-            if flags is None:
-                flags = table[region.base] = np.zeros(region.nbytes, dtype=bool)
-            flags[offsets] = True
-
-    def read_bytes(self) -> int:
-        return sum(int(np.count_nonzero(flags)) for flags in self.read.values())
-
-    def written_bytes(self) -> int:
-        return sum(int(np.count_nonzero(flags)) for flags in self.written.values())
 
 
 def work_metrics(mc: Machine) -> dict[str, float]:

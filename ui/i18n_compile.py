@@ -27,20 +27,18 @@ class TranslationUnavailable(RuntimeError):
 
 
 def lrelease_tool() -> str | None:
-    """Qt's lrelease: the one inside the PySide6 wheel, else ``pyside6-lrelease`` or ``lrelease``
-    beside this Python or on PATH (a PySide6 from a Linux distribution or conda)."""
+    """Qt's lrelease: the one inside the PySide6 wheel; else the one of the Qt that PySide6 runs on
+    (a Linux distribution's or conda's Qt keeps it in its binaries folder); else one on PATH."""
     import PySide6
+    from PySide6.QtCore import QLibraryInfo
 
-    package = Path(PySide6.__file__).resolve().parent
-    for name in ("lrelease", "lrelease.exe"):
-        if (package / name).is_file():
-            return str(package / name)
-    for name in ("pyside6-lrelease", "lrelease"):
-        beside = Path(sys.executable).parent / name
-        found = str(beside) if beside.is_file() else shutil.which(name)
-        if found:
-            return found
-    return None
+    qt_bin = QLibraryInfo.path(QLibraryInfo.LibraryPath.BinariesPath)
+    for folder in (Path(PySide6.__file__).resolve().parent, Path(qt_bin), Path(sys.executable).parent):
+        for name in ("lrelease", "lrelease.exe", "pyside6-lrelease"):
+            if (folder / name).is_file():
+                return str(folder / name)
+    names = ("pyside6-lrelease", "lrelease", "lrelease-qt6", "lrelease6")  # as distributions name it
+    return next((found for found in map(shutil.which, names) if found), None)
 
 
 def cache_dirs() -> list[Path]:

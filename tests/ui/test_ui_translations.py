@@ -105,3 +105,20 @@ def test_without_lrelease_picking_chinese_says_the_translation_could_not_be_load
 def test_lrelease_is_found_in_the_installed_pyside6():
     tool = i18n_compile.lrelease_tool()
     assert tool is not None and "lrelease" in tool
+
+
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_the_next(tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    spare = tmp_path / "spare"
+    qm_path = i18n_compile.compiled(ZH_TS, [blocked, spare])
+    assert qm_path.parent == spare
+    translator = QTranslator()
+    assert translator.load(str(qm_path)) and translator.translate("RunControls", "Run") == "运行"
+
+
+def test_with_no_folder_to_write_to_the_error_names_the_translation(tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder")
+    with pytest.raises(i18n_compile.TranslationUnavailable, match=r"gpulab_zh_CN\.ts"):
+        i18n_compile.compiled(ZH_TS, [blocked])

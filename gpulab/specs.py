@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "SpecTable",
     "load_specs",
     "name_tokens",
+    "shipped_specs",
 ]
 
 DTYPES: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
@@ -352,11 +354,16 @@ class SpecTable:
         pcie_x16_gb_s_per_direction: Mapping[int, float],
         sources: Mapping[str, Source],
         pcie_source: Source,
+        nvlink_gb_s_per_link: Mapping[int, float] | None = None,
+        nvlink_source: Source | None = None,
     ) -> None:
         self._gpus = dict(gpus)
         self.pcie_x16_gb_s_per_direction: Mapping[int, float] = MappingProxyType(dict(pcie_x16_gb_s_per_direction))
         self.sources: Mapping[str, Source] = MappingProxyType(dict(sources))
         self.pcie_source = pcie_source
+        # One NVLink link's rate per direction by NVLink generation (the file's [nvlink]; empty without it).
+        self.nvlink_link_gb_s_per_direction: Mapping[int, float] = MappingProxyType(dict(nvlink_gb_s_per_link or {}))
+        self.nvlink_source = nvlink_source
 
     def __iter__(self) -> Iterator[GpuSpec]:
         return iter(self._gpus.values())
@@ -410,6 +417,12 @@ class SpecTable:
             raise KeyError(f"PCIe generation {gen} is not in the spec table")
         return self.pcie_x16_gb_s_per_direction[gen] * lanes / 16
 
+    def nvlink_gb_s_per_link(self, generation: int) -> float:
+        """One NVLink link's rate per direction in GB/s for an NVLink generation."""
+        if generation not in self.nvlink_link_gb_s_per_direction:
+            raise KeyError(f"NVLink generation {generation} is not in the spec table")
+        return self.nvlink_link_gb_s_per_direction[generation]
+
 
 # ---------------------------------------------------------------------------------------
 # Loading
@@ -460,16 +473,29 @@ def _sourced_table(file_name: str, section: str, raw: Any, sources: Mapping[str,
     return table, sources[source_key], fail
 
 
-def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tuple[dict[int, float], Source]:
-    table, source, fail = _sourced_table(file_name, "pcie", raw, sources, "x16_gb_s_per_direction")
+def _rates_by_generation(file_name: str, section: str, raw: Any, sources: Mapping[str, Source],
+                         table_key: str) -> tuple[dict[int, float], Source]:  # fmt: skip
+    """A link-rate table keyed by generation (``[pcie]``, ``[nvlink]``): positive GB/s and its source."""
+    table, source, fail = _sourced_table(file_name, section, raw, sources, table_key)
     rates: dict[int, float] = {}
     for gen, rate in table.items():
         if not gen.isdigit():
-            raise fail(f"x16_gb_s_per_direction key must be a generation number, got {gen!r}")
+            raise fail(f"{table_key} key must be a generation number, got {gen!r}")
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
-            raise fail(f"x16_gb_s_per_direction.{gen} must be a positive number, got {rate!r}")
+            raise fail(f"{table_key}.{gen} must be a positive number, got {rate!r}")
         rates[int(gen)] = float(rate)
     return rates, source
+
+
+def _parse_pcie(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tuple[dict[int, float], Source]:
+    return _rates_by_generation(file_name, "pcie", raw, sources, "x16_gb_s_per_direction")
+
+
+def _parse_nvlink(file_name: str, raw: Any, sources: Mapping[str, Source]) -> tuple[dict[int, float], Source | None]:
+    """The [nvlink] table, which a file of PCIe-only GPUs may leave out."""
+    if raw is None:
+        return {}, None
+    return _rates_by_generation(file_name, "nvlink", raw, sources, "link_gb_s_per_direction")
 
 
 @dataclass(frozen=True)
@@ -534,5 +560,13 @@ def load_specs(path: str | Path | None = None) -> SpecTable:
     sources = _parse_sources(file_name, document.get("sources"))
     pcie_rates, pcie_source = _parse_pcie(file_name, document.get("pcie"), sources)
     limits = _parse_sm_limits(file_name, document.get("sm_limits"), sources)
+    nvlink_rates, nvlink_source = _parse_nvlink(file_name, document.get("nvlink"), sources)
     gpus = _parse_gpus(file_name, document.get("gpu"), sources, frozenset(pcie_rates), limits)
-    return SpecTable(gpus, pcie_rates, sources, pcie_source)
+    return SpecTable(gpus, pcie_rates, sources, pcie_source, nvlink_rates, nvlink_source)
+
+
+@cache
+def shipped_specs() -> SpecTable:
+    """The packaged ``resources/gpus.toml``, read and checked once: the one source of the link rates
+    every model prices a copy with (reading the file takes milliseconds, a sweep prices thousands)."""
+    return load_specs()

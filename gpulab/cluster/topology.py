@@ -30,6 +30,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 
 from gpulab import nvml
 from gpulab.paths import resource_path
+from gpulab.specs import SpecError, shipped_specs
 
 # nvmlGpuTopologyLevel_t (NVML API reference, "Device Queries"): the closest common ancestor of two GPUs.
 TOPOLOGY_LEVELS = {0: "internal", 10: "single", 20: "multiple", 30: "hostbridge", 40: "node", 50: "system"}
@@ -150,7 +151,7 @@ def topology_from_json(data: Any) -> Topology | None:
 
 @cache
 def _topology_tables() -> dict[str, Any]:
-    """The [nvlink], [node.*] and [fabric.*] tables of resources/gpus.toml ({} when unreadable)."""
+    """The [node.*] and [fabric.*] tables of resources/gpus.toml ({} when unreadable)."""
     try:
         with resource_path("gpus.toml").open("rb") as handle:
             return tomllib.load(handle)
@@ -159,21 +160,22 @@ def _topology_tables() -> dict[str, Any]:
 
 
 def nvlink_gb_s_per_link(generation: int | None) -> float | None:
-    """One NVLink link's rate per direction for an NVLink generation (spec table), or None."""
-    table = _topology_tables().get("nvlink", {}).get("link_gb_s_per_direction", {})
-    value = table.get(str(generation)) if generation is not None else None
-    return float(value) if isinstance(value, (int, float)) else None
+    """One NVLink link's rate per direction for an NVLink generation (the spec table's [nvlink]), or None."""
+    if generation is None:
+        return None
+    try:
+        return shipped_specs().nvlink_gb_s_per_link(generation)
+    except (KeyError, SpecError):  # a generation the table lacks, or an unreadable spec file: not known
+        return None
 
 
 def pcie_gb_s(gen: int | None, width: int | None) -> float | None:
-    """A PCIe link's theoretical rate per direction (spec table), or None when unknown."""
+    """A PCIe link's theoretical rate per direction (the spec table's [pcie]), or None when unknown."""
     if gen is None or width is None:
         return None
     try:
-        from gpulab.specs import load_specs
-
-        return load_specs().pcie_gb_s_per_direction(gen, width)
-    except Exception:  # an unknown generation or an unreadable spec file: not known
+        return shipped_specs().pcie_gb_s_per_direction(gen, width)
+    except (KeyError, SpecError):
         return None
 
 

@@ -13,13 +13,14 @@ from typing import Literal
 
 from gpulab.catalogue import Note, msg
 from gpulab.model.estimate import ModelEstimate
-from gpulab.specs import GpuSpec
+from gpulab.specs import GpuSpec, shipped_specs
 
 __all__ = [
     "BOTH_WAYS_SHARE",
     "DEFAULT_COPY_LATENCY_S",
     "DEFAULT_PAGEABLE_EFFICIENCY",
     "DEFAULT_PINNED_EFFICIENCY",
+    "PCIE_LANES",
     "Direction",
     "PcieLink",
     "both_ways_share",
@@ -29,10 +30,8 @@ __all__ = [
 
 Direction = Literal["h2d", "d2h"]
 
-# Per-lane signalling rate (GT/s) and line-code efficiency of each PCIe generation, from the
-# PCI Express Base Specifications. resources/gpus.toml lists the resulting x16 rates.
-_PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
-_PCIE_ENCODING = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130}
+PCIE_LANES = (1, 2, 4, 8, 16)
+"""Lane counts a PCIe link trains to (PCI Express Base Specification)."""
 
 DEFAULT_PINNED_EFFICIENCY = 0.85
 """Share of the theoretical link rate a copy from pinned memory reaches. Measured: 25-26 GB/s of
@@ -66,18 +65,23 @@ def both_ways_share(gen: int, direction: Direction) -> float:
     direction copies too (see :data:`BOTH_WAYS_SHARE`; generations before 4 as Gen4)."""
     if direction not in ("h2d", "d2h"):
         raise ValueError(f"direction must be 'h2d' or 'd2h', got {direction!r}")
-    if gen not in _PCIE_GT_PER_S:
-        raise ValueError(f"unknown PCIe generation {gen!r}; known: {sorted(_PCIE_GT_PER_S)}")
+    _check_generation(gen)
     return BOTH_WAYS_SHARE[max(4, min(gen, max(BOTH_WAYS_SHARE)))][direction]
 
 
+def _check_generation(gen: int) -> None:
+    known = shipped_specs().pcie_x16_gb_s_per_direction
+    if gen not in known:
+        raise ValueError(f"unknown PCIe generation {gen!r}; known: {sorted(known)}")
+
+
 def pcie_gb_s_per_direction(gen: int, lanes: int = 16) -> float:
-    """Theoretical PCIe bandwidth in one direction, GB/s (Gen4 x16: about 31.5)."""
-    if gen not in _PCIE_GT_PER_S:
-        raise ValueError(f"unknown PCIe generation {gen!r}; known: {sorted(_PCIE_GT_PER_S)}")
-    if lanes not in (1, 2, 4, 8, 16):
+    """Theoretical PCIe bandwidth in one direction, GB/s (Gen4 x16: 31.5), from the spec table's
+    ``[pcie]`` rates (:func:`gpulab.specs.shipped_specs`), the one source of them."""
+    _check_generation(gen)
+    if lanes not in PCIE_LANES:
         raise ValueError(f"PCIe lanes must be 1, 2, 4, 8 or 16, got {lanes!r}")
-    return _PCIE_GT_PER_S[gen] * _PCIE_ENCODING[gen] / 8 * lanes
+    return shipped_specs().pcie_gb_s_per_direction(gen, lanes)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gpulab.cluster import topology
 from gpulab.model import pcie_gb_s_per_direction
 from gpulab.specs import PEAK_KEYS, GpuSpec, SpecError, SpecTable, load_specs, name_tokens
 
@@ -148,11 +149,36 @@ def test_a_gpu_takes_its_threads_per_sm_from_the_sm_limits_table(tmp_path: Path)
     assert load_specs(write_specs(tmp_path, text))["toy"].max_threads_per_sm == 1536
 
 
-def test_shipped_pcie_rates_agree_with_the_encoding_formula(shipped: SpecTable) -> None:
+# Per-lane signalling rate (GT/s) and line code of each PCIe generation (PCI Express Base Specifications):
+# the shipped x16 rates must follow from them.
+PCIE_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
+PCIE_LINE_CODE = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130}
+
+
+def test_shipped_pcie_rates_agree_with_each_generations_signalling_rate_and_line_code(shipped: SpecTable) -> None:
+    assert set(shipped.pcie_x16_gb_s_per_direction) == set(PCIE_GT_PER_S)
     for gen, rate in shipped.pcie_x16_gb_s_per_direction.items():
-        assert rate == pytest.approx(pcie_gb_s_per_direction(gen), rel=0.002)
-    assert shipped.pcie_gb_s_per_direction(4) == pytest.approx(31.5)
-    assert shipped.pcie_gb_s_per_direction(4, lanes=8) == pytest.approx(15.75)
+        assert rate == pytest.approx(PCIE_GT_PER_S[gen] * PCIE_LINE_CODE[gen] / 8 * 16, rel=0.002)
+    assert shipped.pcie_gb_s_per_direction(4, lanes=8) == pytest.approx(shipped.pcie_gb_s_per_direction(4) / 2)
+
+
+def test_the_copy_model_and_the_topology_price_every_link_at_the_spec_tables_rate(shipped: SpecTable) -> None:
+    for gen in shipped.pcie_x16_gb_s_per_direction:
+        for lanes in (8, 16):
+            rate = shipped.pcie_gb_s_per_direction(gen, lanes)
+            assert pcie_gb_s_per_direction(gen, lanes) == rate == topology.pcie_gb_s(gen, lanes)
+    assert shipped.nvlink_link_gb_s_per_direction  # the shipped file has NVLink
+    for gen, rate in shipped.nvlink_link_gb_s_per_direction.items():
+        assert topology.nvlink_gb_s_per_link(gen) == rate == shipped.nvlink_gb_s_per_link(gen)
+    assert topology.nvlink_gb_s_per_link(99) is None and topology.pcie_gb_s(99, 16) is None
+
+
+def test_a_file_without_nvlink_has_no_nvlink_rates_and_a_bad_nvlink_rate_is_refused(tmp_path: Path) -> None:
+    assert load_specs(write_specs(tmp_path, VALID)).nvlink_link_gb_s_per_direction == {}
+    nvlink = '[nvlink]\nsource = "toy-sheet"\nlink_gb_s_per_direction = { "4" = 25.0 }\n'
+    assert load_specs(write_specs(tmp_path, VALID + nvlink)).nvlink_gb_s_per_link(4) == 25.0
+    with pytest.raises(SpecError, match=r"\[nvlink\]: link_gb_s_per_direction.4 must be a positive number"):
+        load_specs(write_specs(tmp_path, VALID + nvlink.replace("25.0", "0")))
 
 
 # --- matching CUDA/NVML device names --------------------------------------------------------

@@ -107,7 +107,7 @@ def run_one(name: str) -> dict[str, Any]:
     import time
 
     from gpulab import simt
-    from gpulab.simt.compiler import compile_source
+    from gpulab.simt import compile_source
     source, kernel, grid, block, args, check = _setup(name)
     start = time.perf_counter()
     compile_source(source)

@@ -155,10 +155,10 @@ line that lacks it, and a source that ends inside a construct at its last token.
 """
 
 from .api import LaunchResult, launch, struct_dtype
-from .compiler import compile_source
 from .errors import Cancelled, CompileError, KernelFault, SimtError
 from .layout import numpy_dtype
 from .trace import RegisterTrace, TraceStep
+from .translate import compile_source
 
 __all__ = [
            "Cancelled",

@@ -30,12 +30,12 @@ from .layout import VECTOR_TYPES, builtin_struct, numpy_dtype, struct_type
 from .machine import Mask
 from .structmem import StructRegLV, leaf_range, memory_struct, register_struct, select, zero_value
 from .structs import MemberInfo, StructTable
+from .symbols import Function, Scope, Var, is_const_declarator, run_body
 from .values import CExpr, Frame, LValue, MemLV, VarLV, truth
 
 if TYPE_CHECKING:
     from pycparser.c_ast import Node
 
-    from .compiler import Function, Scope, Var
     from .machine import Site
     from .registers import Visible
 
@@ -208,7 +208,6 @@ class AggregateCompiler:
     def struct_register(self, name: str, ctype: CType, scope: Scope, const: bool = False,
                         line: int = 0) -> Var:
         """A struct variable: one register (and register-trace entry, ``name.leaf``) per leaf."""
-        from .compiler import Var
         assert ctype.layout is not None
         first = -1
         for leaf in ctype.layout.leaves:
@@ -230,7 +229,6 @@ class AggregateCompiler:
         for member in ctype.layout.members:
             first, _ = leaf_range(ctype.layout, member.name)
             if member.ctype.is_struct:
-                from .compiler import Var
                 scope.names[member.name] = Var("struct", member.ctype, var.slot + first, const=const)
             elif not member.ctype.is_array:
                 scope.names[member.name] = scope.names[f"this.{member.name}"]
@@ -240,11 +238,10 @@ class AggregateCompiler:
 
     def declare_struct(self, node: c_ast.Decl, ctype: CType, scope: Scope):
         """``T v;``, ``T v = expr;``, ``T v = {...};`` (also ``T v(args)``/``T v{args}``)."""
-        from .compiler import _is_const
         coord = node.coord
         paren = coord is not None and (coord.line, coord.column) in self.struct_table.paren_decls
         init = self.struct_initializer(node.init, ctype, node, scope, paren)
-        var = self.struct_register(node.name, ctype, scope, _is_const(node.type),
+        var = self.struct_register(node.name, ctype, scope, is_const_declarator(node.type),
                                    self.position(node)[0] or 0)
         start, end = var.slot, var.slot + len(ctype.layout.leaves)  # type: ignore[union-attr]
         site = self.site(node)
@@ -463,7 +460,6 @@ class AggregateCompiler:
             raise self.error(node, f"the call to {what} is ambiguous ({scored[0][1]} or "
                              f"{scored[1][1]})", f"ambiguous call to {what}")
         fn = self.functions[scored[0][1]]
-        from .compiler import Scope
         defaults = self.default_args.get(fn.name, [])
         args.extend(self.scalar(d, Scope()) for d in defaults[len(args):] if d is not None)
         return fn
@@ -473,7 +469,6 @@ class AggregateCompiler:
         """Call a function with struct parameters or result. ``result="this"`` gives the
         final value of the first parameter (a constructed object); ``write_back`` stores it
         into that lvalue (a non-const method's object), whose value is then the argument."""
-        from .compiler import run_body
         if len(args) != len(fn.params):
             raise self.error(node, f"{fn.name} takes {len(fn.params)} arguments, not {len(args)}",
                              "argument count")

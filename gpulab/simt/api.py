@@ -12,14 +12,15 @@ from typing import Any
 import numpy as np
 
 from . import dynshared
-from .compiler import Function, Program, compile_source
 from .ctypes_ import CType
 from .errors import KernelFault, SimtError
 from .instantiate import template_launch_error
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Footprint, Machine
 from .printf import PrintfRecord
+from .symbols import Function, Program
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
+from .translate import compile_source
 from .values import Frame
 from .work import work_metrics
 

@@ -37,8 +37,8 @@ import numpy as np
 
 from .api import DEFAULT_MAX_STEPS, launch, template_requests
 from .argcheck import ArgumentError, range_text, value_problem
-from .compiler import compile_source
 from .errors import SimtError
+from .translate import compile_source
 
 DEFAULT_TIME_LIMIT_S = 60.0  # a runaway kernel stops within a minute
 

@@ -24,17 +24,15 @@ at each entry: a lane that jumps over ``int y = 2;`` sees 0, where C++ leaves y 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 from pycparser import c_ast
 
 from . import ctypes_ as ct
 from .machine import Mask
-
-if TYPE_CHECKING:
-    from .compiler import Compiler, Scope, Stmt
-    from .values import Frame
+from .symbols import CompilerView, Scope, Stmt
+from .values import Frame
 
 SWITCH = "switch statement"
 CASE = "case label"
@@ -71,18 +69,17 @@ class SwitchCompiler:
     switch_depth = 0  # switches being compiled around the current statement (a ``break`` target)
 
     def visit_Switch(self, node: c_ast.Switch, scope: Scope) -> tuple[Stmt, bool]:
-        return compile_switch(cast("Compiler", self), node, scope)
+        return compile_switch(cast("CompilerView", self), node, scope)
 
     def visit_Case(self, node: c_ast.Node, scope: Scope) -> tuple[Stmt, bool]:
-        raise _misplaced_label(cast("Compiler", self), node, "case")
+        raise _misplaced_label(cast("CompilerView", self), node, "case")
 
     def visit_Default(self, node: c_ast.Node, scope: Scope) -> tuple[Stmt, bool]:
-        raise _misplaced_label(cast("Compiler", self), node, "default")
+        raise _misplaced_label(cast("CompilerView", self), node, "default")
 
 
-def compile_switch(comp: Compiler, node: c_ast.Switch, scope: Scope) -> tuple[Stmt, bool]:
+def compile_switch(comp: CompilerView, node: c_ast.Switch, scope: Scope) -> tuple[Stmt, bool]:
     """The switch as one statement closure, and whether lanes may leave through it."""
-    from .compiler import Scope
 
     cond = comp.scalar(node.cond, scope)
     if not cond.ctype.is_integer:
@@ -134,7 +131,7 @@ def compile_switch(comp: Compiler, node: c_ast.Switch, scope: Scope) -> tuple[St
     return run, finish is not _no_jumps
 
 
-def _segments(comp: Compiler, node: c_ast.Switch, body: Scope,
+def _segments(comp: CompilerView, node: c_ast.Switch, body: Scope,
               ctype: ct.CType) -> tuple[list[Stmt], dict[int, int], int]:
     """The body cut at its labels: (segment closures, case value -> segment, default segment).
 
@@ -170,7 +167,7 @@ def _segments(comp: Compiler, node: c_ast.Switch, body: Scope,
     return segments, labels, default
 
 
-def _case_value(comp: Compiler, item: c_ast.Case, scope: Scope, ctype: ct.CType) -> int:
+def _case_value(comp: CompilerView, item: c_ast.Case, scope: Scope, ctype: ct.CType) -> int:
     """The label's value, converted to the promoted condition type as C++ allows."""
     value = comp.expr(item.expr, scope)
     if value.const is None or not value.ctype.is_integer:
@@ -185,7 +182,7 @@ def _case_value(comp: Compiler, item: c_ast.Case, scope: Scope, ctype: ct.CType)
     return number
 
 
-def _misplaced_label(comp: Compiler, node: c_ast.Node, word: str) -> Exception:
+def _misplaced_label(comp: CompilerView, node: c_ast.Node, word: str) -> Exception:
     if comp.switch_depth:
         return comp.error(node, f"switch: a '{word}' label inside a nested block of the switch (as in "
                           "Duff's device) is not supported by the emulator; put the labels directly in "

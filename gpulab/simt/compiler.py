@@ -6,23 +6,22 @@ under an execution mask. A statement closure has the signature ``run(frame, mask
 mask`` and returns the mask of lanes that carry on after it (lanes that executed
 ``break``, ``continue`` or ``return`` drop out); constructs reconverge at their end.
 Expression closures are described in :mod:`gpulab.simt.values`.
+What the compiler shares with its helpers (:class:`~.symbols.Var`, :class:`~.symbols.Scope`,
+:class:`~.symbols.Function`, ...) is in :mod:`gpulab.simt.symbols`; :func:`~.translate.compile_source`
+runs the whole way from source text.
 """
 
 from __future__ import annotations
 
 import operator
-import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pycparser import c_ast, c_parser
+from pycparser import c_ast
 
 from . import ctypes_ as ct
-from . import cxx
 from .aggregates import AggregateCompiler, needs_struct_call
 from .builtins_ import BUILTINS
 from .compile_printf import compile_printf
@@ -33,95 +32,17 @@ from .errors import CompileError, KernelFault
 from .filescope import FileScope
 from .instantiate import Templates
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
-from .preprocess import Preprocessed, preprocess, reads_files
+from .preprocess import Preprocessed
 from .registers import RegisterTable, Visible
 from .structmem import memory_struct
-from .structs import StructTable, lower_structs
+from .structs import StructTable
+from .symbols import Function, MemoryDecl, Program, Scope, Stmt, Var, is_const_declarator, run_body
 from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
 from .work import FLOP_OPERATORS, FlopCounting
 
-Stmt = Callable[[Frame, Mask], Mask]
-MAX_CALL_DEPTH = 64
 _PRELUDE_TYPEDEFS = {"bool", "size_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
                      "uint32_t", "int64_t", "uint64_t"}
 _DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
-
-
-@dataclass
-class Var:
-    """A name in scope: a register slot, or a fixed address (arrays, shared scalars)."""
-
-    kind: str  # "reg", "array", "mem", "struct" (leaves in consecutive slots from ``slot``)
-    #            or "const" (a compile-time constant: value)
-    ctype: CType
-    slot: int = -1
-    address: int = 0
-    var_id: int = -1  # register variables: index in the program's RegisterTable
-    const: bool = False  # declared const: assigning to it is a compile error, as in C
-    line: int = 0  # where it was declared (for "already declared" errors)
-    value: Any = None  # "const": the constant's value
-
-
-@dataclass
-class Function:
-    """A compiled ``__global__`` or ``__device__`` function."""
-
-    name: str
-    params: list[tuple[str, CType]]
-    ret: CType
-    is_kernel: bool
-    site: Site
-    nslots: int = 0
-    body: Stmt | None = None
-    returns: bool = False
-
-
-@dataclass
-class MemoryDecl:
-    """A ``__shared__`` or thread-local array to allocate at launch."""
-
-    name: str
-    space: str
-    offset: int
-    dtype: np.dtype
-    count: int
-    function: str = ""  # the function declaring it
-
-
-@dataclass
-class Program:
-    """A compiled translation unit."""
-
-    functions: dict[str, Function]
-    memory: list[MemoryDecl]
-    pre: Preprocessed
-    shared_bytes: int = 0
-    local_bytes: int = 0
-    registers: RegisterTable = field(default_factory=RegisterTable)
-    structs: dict[str, CType] = field(default_factory=dict)  # struct types by name
-    templates: dict[str, Any] = field(default_factory=dict)  # name -> templates.TemplateDef
-    aliases: dict[str, str] = field(default_factory=dict)  # requested name -> instance name
-    dynamic_shared: dict[str, list[str]] = field(default_factory=dict)  # function -> extern __shared__
-
-    @property
-    def kernels(self) -> list[str]:
-        return [f.name for f in self.functions.values() if f.is_kernel]
-
-
-class Scope:
-    """Nested C block scope."""
-
-    def __init__(self, parent: Scope | None = None) -> None:
-        self.parent = parent
-        self.names: dict[str, Var] = {}
-
-    def lookup(self, name: str) -> Var | None:
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            scope = scope.parent
-        return None
 
 
 def _int_div(a: Any, b: Any) -> Any:
@@ -148,13 +69,8 @@ _UNSUPPORTED = {
 }
 
 
-def _is_const(type_node: c_ast.Node) -> bool:
-    """Whether a declarator itself is const (``const int n``, ``float* const p``), not what it points to."""
-    return isinstance(type_node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (type_node.quals or [])
-
-
 class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
-    """Compiles one preprocessed source; use :func:`compile_source`."""
+    """Compiles one preprocessed source; use :func:`~.translate.compile_source`."""
 
     def __init__(self, pre: Preprocessed, filename: str, structs: StructTable | None = None,
                  requests: tuple[str, ...] = ()) -> None:
@@ -336,7 +252,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         self.loop_depth = 0
         scope = Scope(self.const_scope)
         const_params = {p.name for p in (fdef.decl.type.args.params if fdef.decl.type.args else [])
-                        if isinstance(p, c_ast.Decl) and _is_const(p.type)}
+                        if isinstance(p, c_ast.Decl) and is_const_declarator(p.type)}
         for name, ptype in fn.params:
             if ptype.is_struct:
                 self.struct_param(name, ptype, scope, name in const_params)
@@ -443,7 +359,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         var = self.register_var(node.name, ctype)
         slot = var.slot
         scope.names[node.name] = var
-        var.const = _is_const(node.type)
+        var.const = is_const_declarator(node.type)
         if var.const and init is not None and init.const is not None and ctype.is_integer:
             var.value = init.const
         var.line = self.position(node)[0] or 0
@@ -1175,20 +1091,6 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         return CExpr(fn.ret, call, False)
 
 
-def run_body(fn: Function, callee: Frame, m: Mask, site: Site) -> None:
-    """Run a called function's body one call deeper; a runaway recursion is a fault."""
-    mc = callee.mc
-    depth = mc.call_depth
-    if depth >= MAX_CALL_DEPTH:
-        raise KernelFault(f"{mc.kernel}: line {site.line}: call depth exceeds "
-                          f"{MAX_CALL_DEPTH} (runaway recursion?)", mc.kernel, site.line)
-    mc.call_depth = depth + 1
-    try:
-        fn.body(callee, m)  # type: ignore[misc]
-    finally:
-        mc.call_depth = depth
-
-
 def _element_type(ctype: CType) -> CType:
     while ctype.is_array and ctype.pointee is not None:
         ctype = ctype.pointee
@@ -1228,168 +1130,3 @@ def _contains(node: c_ast.Node | None, kind: type) -> bool:
 
 def _align(n: int, a: int) -> int:
     return -(-n // a) * a
-
-
-_PARSE_ERROR = re.compile(r":(\d+):(\d+): (.*)$", re.S)
-_SUBSET = "(the emulator accepts a C subset of CUDA)"
-_ENDS_EXPRESSION = {"ID", "TYPEID", "INT_CONST_DEC", "INT_CONST_OCT", "INT_CONST_HEX", "INT_CONST_BIN",
-                    "INT_CONST_CHAR", "FLOAT_CONST", "HEX_FLOAT_CONST", "CHAR_CONST", "RPAREN", "RBRACKET",
-                    "PLUSPLUS", "MINUSMINUS"}
-
-
-def _next_token_position(parser: c_parser.CParser) -> tuple[int, int, str] | None:
-    """Where a coordinate-less pycparser 3 error happened (private API, best effort)."""
-    peek = getattr(parser, "_peek", None)
-    try:
-        tok = peek() if peek is not None else None
-        return (int(tok.lineno), int(tok.column), str(tok.value)) if tok is not None else None
-    except Exception:
-        return None
-
-
-def _tokens(text: str, filename: str) -> list[Any]:
-    """pycparser's tokens of the preprocessed text (empty if it does not even lex)."""
-    from pycparser.c_lexer import CLexer
-
-    def ignore(message: str, line: int, column: int) -> None:
-        return None
-
-    lexer = CLexer(ignore)
-    lexer.input(text, filename)
-    tokens = []
-    try:
-        while (tok := lexer.token()) is not None:
-            tokens.append(tok)
-    except Exception:
-        return tokens
-    return tokens
-
-
-def _after(pre: Preprocessed, tok: Any) -> tuple[int, int]:
-    """Line and original column just after a token."""
-    return int(tok.lineno), pre.original_column(int(tok.lineno), int(tok.column) + len(str(tok.value)))
-
-
-def _end_of_input_error(pre: Preprocessed, filename: str) -> CompileError:
-    tokens = [t for t in _tokens(pre.text, filename) if t.lineno >= 1]
-    message = "syntax error: the source ends in the middle of a construct (is a '}' or ';' missing?)"
-    if not tokens:
-        return CompileError(message, None, None, "syntax")
-    line, col = _after(pre, tokens[-1])
-    return CompileError(message, line, col, "syntax")
-
-
-def _missing_semicolon_error(pre: Preprocessed, filename: str, line: int, col: int,
-                             detail: str) -> CompileError | None:
-    """A "before: X" error on the first token of a line after an expression usually means
-    the previous line lacks its ';': point at the end of that line, as a C compiler does."""
-    if not detail.startswith("before:"):
-        return None
-    tokens = _tokens(pre.text, filename)
-    at = next((k for k, t in enumerate(tokens) if (t.lineno, t.column) == (line, col)), None)
-    if not at:
-        return None
-    prev = tokens[at - 1]
-    if prev.lineno >= line or prev.type not in _ENDS_EXPRESSION:
-        return None
-    end_line, end_col = _after(pre, prev)
-    return CompileError(f"syntax error: expected ';' at the end of line {end_line} (before "
-                        f"{tokens[at].value!r} on line {line})", end_line, end_col, "syntax")
-
-
-def _stray_comma_error(pre: Preprocessed, filename: str) -> CompileError | None:
-    """A ',' followed by ';', '}', ')' or the end of the file: a declaration missing its last name."""
-    tokens = _tokens(pre.text, filename)
-    for k, tok in enumerate(tokens):
-        following = tokens[k + 1] if k + 1 < len(tokens) else None
-        if tok.type == "COMMA" and (following is None or following.type in ("SEMI", "RBRACE", "RPAREN")):
-            line, col = int(tok.lineno), pre.original_column(int(tok.lineno), int(tok.column))
-            after = f"before {following.value!r}" if following is not None else "at the end of the file"
-            return CompileError(f"syntax error: a name is missing after this ',' ({after}); is the comma "
-                                "a stray one?", line, col, "syntax")
-    return None
-
-
-def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
-    parser = c_parser.CParser()
-    try:
-        return parser.parse(pre.text, filename=filename)
-    except RecursionError:
-        where = _next_token_position(parser)
-        line = where[0] if where is not None and where[0] >= 1 else None
-        raise CompileError("the code is nested too deeply for the emulator's parser (blocks, "
-                           "ifs, loops or parentheses inside each other, about 100 levels at most)",
-                           line, None, "nesting") from None
-    except Exception as exc:  # pycparser raises ParseError and, on odd input, others
-        text = str(exc)
-        if "Invalid declarator" in text or text.endswith("At end of input"):
-            stray = _stray_comma_error(pre, filename)
-            if stray is not None:
-                raise stray from None
-        m = _PARSE_ERROR.search(text)
-        if m is None:
-            if text.endswith("At end of input"):
-                raise _end_of_input_error(pre, filename) from None
-            where = _next_token_position(parser)
-            if where is None or where[0] < 1:
-                raise CompileError(f"syntax error: {text}", None, None, "syntax") from None
-            line, col, value = where
-            raise CompileError(f"syntax error near {value!r} ({text.split(': ')[-1]})", line,
-                               pre.original_column(line, col), "syntax") from None
-        line, col = int(m.group(1)), int(m.group(2))
-        detail = m.group(3).strip()
-        semicolon = _missing_semicolon_error(pre, filename, line, col, detail)
-        if semicolon is not None:
-            raise semicolon from None
-        raise CompileError(f"syntax error {detail} {_SUBSET}", line, pre.original_column(line, col),
-                           "syntax") from None
-
-
-def compile_source(source: str, filename: str = "kernel.cu",
-                   include_dirs: Sequence[str | os.PathLike[str]] = (), *,
-                   instantiate: tuple[str, ...] = (), count_flops: bool = False) -> Program:
-    """Preprocess, parse and compile ``source``; cached by source text (and by the files
-    it includes, found in ``include_dirs``, with their modification times).
-
-    ``instantiate`` names template instances to compile besides those the source asks
-    for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`.
-    ``count_flops`` compiles the variant that counts floating-point work (:mod:`.work`)."""
-    dirs = tuple(os.fspath(d) for d in include_dirs)
-    stamp: tuple[tuple[str, int, int], ...] = ()
-    if reads_files(source):
-        try:
-            stamp = preprocess(source, filename, dirs).included_files
-        except CompileError:
-            pass  # the cached call raises it again
-    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate), count_flops)
-
-
-@lru_cache(maxsize=64)
-def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
-                    stamp: tuple[tuple[str, int, int], ...], instantiate: tuple[str, ...],
-                    count_flops: bool = False) -> Program:
-    pre = preprocess(source, filename, include_dirs)
-    try:
-        return _compile(pre, filename, instantiate, count_flops)
-    except CompileError as exc:
-        raise pre.relocate(exc) from None
-
-
-def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], count_flops: bool = False) -> Program:
-    from .cxx_compile import CxxCompiler  # builds on this module's Compiler
-
-    cxx.reject_unsupported(pre)  # lambdas, new, virtual, ...: named before a pass misreads them
-    pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
-    pre = cxx.lower(pre)  # auto, references, C++ casts, brace init, default arguments, namespaces
-    ast = _parse(pre, filename)
-    try:
-        with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
-            compiler = CxxCompiler(pre, filename, structs, instantiate)
-            compiler.count_flops = count_flops
-            return compiler.compile(ast)
-    except RecursionError:
-        raise CompileError("expression nested too deeply", None, None, "nesting") from None
-    except (AttributeError, TypeError, ValueError, KeyError, IndexError, AssertionError) as exc:
-        raise CompileError(f"internal error in the emulator's compiler ({type(exc).__name__}: "
-                           f"{exc}); please report this kernel", None, None,
-                           "internal error") from exc

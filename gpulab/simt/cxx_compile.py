@@ -4,13 +4,11 @@
 with other compiler mixins in any order before :class:`~gpulab.simt.compiler.Compiler`.
 
 References are bound once, when declared or passed, to a *cell* that every use goes
-through: :class:`RegCell` (a register of some activation: writes are masked register
-writes, so two references to one variable alias exactly as in C++), :class:`MemCell`
-(per-lane addresses: reads and writes are ordinary loads and stores, traced and counted at
-the use) or :class:`ValueCell` (a ``const T&`` bound to a temporary). The cell lives in a
-register slot of the function that is not shown in the register trace. Another helper's
-lvalue kind becomes bindable by giving it a ``reference_cell()`` method that returns an
-evaluator ``(frame, mask) -> cell`` (a struct field in memory is already a MemLV).
+through (:class:`~.refcells.RegCell`, :class:`~.refcells.MemCell` or
+:class:`~.refcells.ValueCell`, see :mod:`.refcells`). The cell lives in a register slot of the
+function that is not shown in the register trace. Another helper's lvalue kind becomes
+bindable by giving it a ``reference_cell()`` method that returns an evaluator
+``(frame, mask) -> cell`` (a struct field in memory is already a MemLV).
 """
 
 from __future__ import annotations
@@ -21,23 +19,17 @@ import numpy as np
 from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
-from .compiler import Compiler, Function, Scope, Var
+from .compiler import Compiler
 from .ctypes_ import CType
 from .cxx import AUTO, CAST_FUNCTIONS, Lowered
 from .errors import CompileError
-from .machine import Mask, Site
-from .values import CExpr, Eval, Frame, LValue, MemLV, VarLV, constant, store_register
+from .machine import Mask
+from .refcells import MemCell, RefLV, RegCell, ValueCell, is_ref, ref_to
+from .structrefs import StructRefMixin
+from .symbols import Function, Scope, Var
+from .values import CExpr, Eval, Frame, LValue, MemLV, VarLV, constant
 
 _CAST_KINDS = {v: k for k, v in CAST_FUNCTIONS.items()}
-
-
-def ref_to(referent: CType, const: bool) -> CType:
-    """The type ``referent&`` (``const referent&`` when ``const``)."""
-    return CType("const ref" if const else "ref", pointee=referent)
-
-
-def is_ref(t: CType) -> bool:
-    return t.name in ("ref", "const ref")
 
 
 def _is_ref_node(node: c_ast.Node) -> bool:
@@ -68,74 +60,6 @@ def _points_to_const(node: c_ast.Node | None) -> bool:
         node = node.type
     return isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.TypeDecl) \
         and "const" in (node.type.quals or [])
-
-
-class RegCell:
-    """A reference to a register variable of one activation."""
-
-    __slots__ = ("frame", "slot")
-
-    def __init__(self, frame: Frame, slot: int) -> None:
-        self.frame = frame
-        self.slot = slot
-
-    def get(self, fr: Frame, m: Mask, ctype: CType, site: Site) -> Any:
-        return self.frame.v[self.slot]
-
-    def set(self, fr: Frame, m: Mask, ctype: CType, site: Site, value: Any) -> None:
-        store_register(self.frame, self.slot, m, value)
-
-
-class MemCell:
-    """A reference to memory (per-lane addresses)."""
-
-    __slots__ = ("addr",)
-
-    def __init__(self, addr: Any) -> None:
-        self.addr = addr
-
-    def get(self, fr: Frame, m: Mask, ctype: CType, site: Site) -> Any:
-        return fr.mc.load(self.addr, m, ctype, site)
-
-    def set(self, fr: Frame, m: Mask, ctype: CType, site: Site, value: Any) -> None:
-        fr.mc.store(self.addr, value, m, ctype, site)
-
-
-class ValueCell:
-    """A ``const T&`` bound to a temporary: the value it was initialized with."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def get(self, fr: Frame, m: Mask, ctype: CType, site: Site) -> Any:
-        return self.value
-
-    def set(self, fr: Frame, m: Mask, ctype: CType, site: Site, value: Any) -> None:
-        raise AssertionError("a const reference is never assigned (checked when compiling)")
-
-
-class RefLV(LValue):
-    """A use of a reference: reads and writes go through the cell in ``slot``."""
-
-    def __init__(self, slot: int, ctype: CType, site: Site) -> None:
-        self.slot = slot
-        self.ctype = ctype
-        self.site = site
-
-    def prepare(self, fr: Frame, m: Mask) -> Any:
-        return fr.v[self.slot]
-
-    def get(self, fr: Frame, m: Mask, handle: Any) -> Any:
-        return handle.get(fr, m, self.ctype, self.site)
-
-    def set(self, fr: Frame, m: Mask, handle: Any, value: Any) -> None:
-        handle.set(fr, m, self.ctype, self.site, value)
-
-    def reference_cell(self) -> Eval:
-        slot = self.slot
-        return lambda fr, m: fr.v[slot]
 
 
 class CxxMixin:
@@ -490,8 +414,6 @@ def _walk(node: c_ast.Node):
         yield from _walk(child)
 
 
-from .structrefs import StructRefMixin  # noqa: E402  (it builds on the cells above)
-
 
 class CxxCompiler(StructRefMixin, CxxMixin, Compiler):
-    """The compiler with the C++ basics (what :func:`compile_source` uses)."""
+    """The compiler with the C++ basics (what :func:`~.translate.compile_source` uses)."""

@@ -18,16 +18,12 @@ start, as in CUDA; pointer casts carve several arrays out of it. The launch side
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pycparser import c_ast
 
 from . import ctypes_ as ct
 from .dynshared import DYNAMIC_SHARED_OFFSET
 from .machine import SHARED_BASE
-
-if TYPE_CHECKING:
-    from .compiler import Compiler, Scope, Stmt
+from .symbols import CompilerView, Scope, Stmt, Var
 
 
 def _is_dynamic_shared(node: c_ast.Decl) -> bool:
@@ -44,7 +40,7 @@ def _declared_const(type_node: c_ast.Node) -> bool:
 class FileScope:
     """File-scope and ``extern`` declarations, a part of one :class:`~.compiler.Compiler`."""
 
-    def __init__(self, compiler: Compiler) -> None:
+    def __init__(self, compiler: CompilerView) -> None:
         self.c = compiler
         self.dynamic_shared: dict[str, list[str]] = {}  # function ('' at file scope) -> arrays
 
@@ -61,7 +57,6 @@ class FileScope:
         self.file_constant(node)
 
     def file_constant(self, node: c_ast.Decl) -> None:
-        from .compiler import Var
 
         ctype = self.c.resolve_type(node.type)
         if ctype.is_array:
@@ -97,7 +92,6 @@ class FileScope:
 
     def dynamic_shared_array(self, node: c_ast.Decl, scope: Scope) -> None:
         """``extern __shared__ T name[];``: an array at the start of the dynamic buffer."""
-        from .compiler import Var
 
         if not isinstance(node.type, c_ast.ArrayDecl) or node.type.dim is not None:
             raise self.c.error(node, f"dynamic shared memory: declare it as an unsized array, "

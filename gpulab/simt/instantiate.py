@@ -6,7 +6,7 @@ sets those functions aside and compiles a copy, named as CuPy's name expressions
 (``reduce<256>``, ``k<float>``), whenever one is asked for:
 
 * by the launch (``simt.launch(src, "reduce<256>", ...)``, ``--kernel 'k<float>'``), passed
-  to :func:`gpulab.simt.compiler.compile_source` as a request (part of its cache key);
+  to :func:`gpulab.simt.translate.compile_source` as a request (part of its cache key);
 * by an explicit instantiation in the source (``template __global__ void k<float>(float*);``);
 * by a call, with explicit arguments (``warpReduce<blockSize>(sdata, tid)``), arguments
   deduced from the call's argument types (``maxof(x, y)`` with float x, y), or both.
@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 from pycparser import c_ast, c_parser
@@ -34,11 +34,9 @@ from pycparser import c_ast, c_parser
 from . import ctypes_ as ct
 from .ctypes_ import TYPEDEF_PRELUDE, CType
 from .errors import CompileError
+from .symbols import CompilerView, Function, Scope, Var
 from .templates import TemplateDef, TemplateParam, split_name_expression
-from .values import CExpr
-
-if TYPE_CHECKING:
-    from .compiler import Compiler, Function
+from .values import CExpr, constant
 
 MAX_INSTANCES = 256  # a template that instantiates itself without end stops here
 _INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*")
@@ -90,7 +88,7 @@ def _pattern(node: c_ast.Node, type_params: set[str]) -> tuple[str, int] | None:
 class Templates:
     """Template instantiation, a part of one :class:`gpulab.simt.compiler.Compiler`."""
 
-    def __init__(self, compiler: Compiler) -> None:
+    def __init__(self, compiler: CompilerView) -> None:
         self.c = compiler
         self.templates: dict[str, Template] = {}
         self.instances: dict[tuple[Any, ...], Function] = {}
@@ -271,7 +269,6 @@ class Templates:
         return ptype.dtype.type(number)
 
     def value_from_text(self, text: str, what: str, where: Where) -> CExpr:
-        from .values import constant
 
         if _INT_LITERAL.fullmatch(text):
             return constant(*ct.parse_int_literal(text))
@@ -338,7 +335,6 @@ class Templates:
     @contextmanager
     def template_context(self, bound: list[Binding]) -> Iterator[None]:
         """Type parameters as typedefs, value parameters as constants around the function."""
-        from .compiler import Scope, Var
 
         saved = self.c.typedefs, self.c.const_scope
         typedefs = dict(self.c.typedefs)

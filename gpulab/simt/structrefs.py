@@ -1,7 +1,7 @@
 """References to structs and CUDA vector types (``float3 &a``, ``const float4 &b``, ``Complex &c``).
 
 A reference is bound once, when it is declared or passed, to a *cell* (see
-:mod:`gpulab.simt.cxx_compile`); this module adds the cells for struct referents:
+:mod:`gpulab.simt.refcells`); this module adds the cells for struct referents:
 
 - :class:`StructRegCell`: a struct held in registers of one activation (its leaves'
   consecutive slots). Reads see the slots' current values; writes are masked register writes,
@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pycparser import c_ast
 
-from .compiler import Function, Scope
 from .ctypes_ import CType
-from .cxx_compile import MemCell, RefLV, RegCell, is_ref
 from .errors import CompileError
 from .machine import Mask, Site
+from .refcells import MemCell, RefLV, RegCell, is_ref
 from .structmem import StructRegLV, leaf_range, load_struct, store_struct
+from .symbols import Function, Scope
 from .values import CExpr, Eval, Frame, LValue, MemLV, store_register
 
 Value = Any

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gpulab.simt import CompileError, launch
-from gpulab.simt.compiler import compile_source
 from gpulab.simt.preprocess import preprocess
+from gpulab.simt.translate import compile_source
 from tests.gpulab.simt.nvrtc_check import compiles
 
 

@@ -13,8 +13,8 @@ import pytest
 from gpulab import nvrtc
 from gpulab.cli import main as cli_main
 from gpulab.simt import CompileError, launch
-from gpulab.simt.compiler import compile_source
 from gpulab.simt.includes import BUILTIN_HEADERS
+from gpulab.simt.translate import compile_source
 
 REDUCE_CUH = """\
 // warp-level helpers, as a course's common header would have them

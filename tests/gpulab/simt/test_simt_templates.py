@@ -7,8 +7,8 @@ import pytest
 
 from gpulab import simt
 from gpulab.simt import cli
-from gpulab.simt.compiler import compile_source
 from gpulab.simt.errors import CompileError
+from gpulab.simt.translate import compile_source
 
 # The classic "reduce #6" of the CUDA samples: the block size is a template parameter, the
 # last warp is unrolled in a template device function called with an explicit argument.

@@ -148,13 +148,16 @@ chunk the GPU would use (a ``float4`` is one aligned 16-byte access per lane). A
 parameter takes a numpy array with T's layout (:func:`struct_dtype`; a vector type also an
 array of its component with a last axis of its length, a struct of two floats also
 complex64); a struct parameter by value takes a tuple or a structured scalar.
+:func:`declared_itemsizes` reads the element size of each pointer parameter and array from
+the compiled program (for tools that show memory accesses; nothing outside the emulator
+needs to parse C declarations).
 
 Syntax errors raise :class:`CompileError` with ``line`` and ``column`` in the original
 source (through macros and conditionals); a missing ``;`` is reported at the end of the
 line that lacks it, and a source that ends inside a construct at its last token.
 """
 
-from .api import LaunchResult, launch, struct_dtype
+from .api import LaunchResult, declared_itemsizes, launch, struct_dtype
 from .errors import Cancelled, CompileError, KernelFault, SimtError
 from .layout import numpy_dtype
 from .trace import RegisterTrace, TraceStep
@@ -169,6 +172,7 @@ __all__ = [
            "SimtError",
            "TraceStep",
            "compile_source",
+           "declared_itemsizes",
            "launch",
            "numpy_dtype",
            "struct_dtype",

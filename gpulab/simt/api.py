@@ -288,3 +288,22 @@ def struct_dtype(source: str, name: str, filename: str = "kernel.cu") -> np.dtyp
     if ctype is None:
         raise SimtError(f"no struct named {name!r} in the source")
     return numpy_dtype(ctype)
+
+
+def declared_itemsizes(source: str, kernel: str = "", filename: str = "kernel.cu",
+                       include_dirs: Sequence[str | os.PathLike[str]] = ()) -> dict[str, int]:
+    """Element size in bytes of every pointer parameter and array the source declares, by name:
+    ``float* a`` 4, ``__shared__ double t[16][17]`` 8, ``extern __shared__ float4 s[]`` 16.
+
+    Read from the compiled program, so it sees through macros, typedefs and templates;
+    ``kernel`` names the template instance to compile (``"reduce<256>"``) as :func:`launch`
+    does. Raises :class:`CompileError` for a source the emulator does not compile."""
+    program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel))
+    sizes: dict[str, int] = {}
+    for fn in program.functions.values():
+        for name, ctype in fn.params:
+            if ctype.is_pointer and ctype.pointee is not None and ctype.pointee.size:
+                sizes[name] = ctype.pointee.size
+    sizes.update((decl.name, decl.dtype.itemsize) for decl in program.memory)
+    sizes.update((name, ctype.size) for name, ctype in program.dynamic_elements.items())
+    return sizes

@@ -213,7 +213,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         return Program(self.functions, self.memory, self.pre, self.shared_bytes,
                        self.local_bytes, self.register_table(),
                        {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}},
-                       self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared)
+                       self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared,
+                       self.files.dynamic_elements)
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type

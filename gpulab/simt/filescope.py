@@ -21,6 +21,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from . import ctypes_ as ct
+from .ctypes_ import CType
 from .dynshared import DYNAMIC_SHARED_OFFSET
 from .machine import SHARED_BASE
 from .symbols import CompilerView, Scope, Stmt, Var
@@ -43,6 +44,7 @@ class FileScope:
     def __init__(self, compiler: CompilerView) -> None:
         self.c = compiler
         self.dynamic_shared: dict[str, list[str]] = {}  # function ('' at file scope) -> arrays
+        self.dynamic_elements: dict[str, CType] = {}  # array -> its element type
 
     # ------------------------------------------------------------------ file scope
     def declaration(self, node: c_ast.Decl) -> None:
@@ -109,6 +111,7 @@ class FileScope:
                              "(only numbers)", "extern __shared__")
         owner = self.c.current.name if self.c.current is not None else ""
         self.dynamic_shared.setdefault(owner, []).append(node.name)
+        self.dynamic_elements[node.name] = inner
         scope.names[node.name] = Var("array", ct.array_of(elem, 0),
                                      address=SHARED_BASE + DYNAMIC_SHARED_OFFSET,
                                      line=self.c.position(node)[0] or 0)

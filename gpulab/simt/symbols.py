@@ -83,6 +83,7 @@ class Program:
     templates: dict[str, Any] = field(default_factory=dict)  # name -> templates.TemplateDef
     aliases: dict[str, str] = field(default_factory=dict)  # requested name -> instance name
     dynamic_shared: dict[str, list[str]] = field(default_factory=dict)  # function -> extern __shared__
+    dynamic_elements: dict[str, CType] = field(default_factory=dict)  # extern __shared__ -> element type
 
     @property
     def kernels(self) -> list[str]:

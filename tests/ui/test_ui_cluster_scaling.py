@@ -22,6 +22,27 @@ def test_pressing_the_arrow_key_on_the_message_slider_redraws_the_allreduce_curv
     assert panel.provenance == "modelled"
 
 
+def test_after_the_user_moves_two_sliders_the_view_shows_exactly_the_labs_own_figures(qtbot, window):
+    from gpulab.experiments import cluster_scaling
+
+    explorer = open_panel(qtbot, window, "cluster-scaling").explorer
+    before = explorer.params
+    for slider, key in ((explorer.sliders.rate, Qt.Key.Key_Right), (explorer.sliders.gpus, Qt.Key.Key_Left)):
+        slider.qslider.setFocus()
+        qtbot.keyClick(slider.qslider, key)
+    params = explorer.params
+    assert params.failures_per_gpu_year > before.failures_per_gpu_year and params.gpus < before.gpus
+    lab = cluster_scaling.figures(params)  # what a Run with these Params computes and stores
+    shown = explorer.numbers()["allreduce"]
+    assert list(shown.values()) == [[s * 1e3 for _n, s in rows] for rows in lab.allreduce.values() if rows]
+    curves = {name: [p.y for p in points] for name, points in explorer.scaling_plot.series.items()}
+    assert curves["goodput, % of wall time"] == [r.goodput * 100 for r in lab.failures]
+    assert curves["scaling efficiency, % of the ideal step"] == [p.efficiency * 100 for _n, p in lab.scaling if p]
+    assert explorer.table.plans == lab.plans
+    assert f"Goodput {lab.here.goodput * 100:.0f}% on {params.gpus:,} GPUs" in explorer.figures_line.text()
+    assert f"model: {lab.llama3_model_per_day:.1f}/day" in explorer.llama_line.text()
+
+
 def test_clicking_the_left_end_of_the_gpu_slider_shrinks_the_job_and_its_failures(qtbot, window):
     panel = open_panel(qtbot, window, "cluster-scaling")
     explorer = panel.explorer

@@ -1,10 +1,8 @@
 """The scaling explorer: sliders over the model, two live charts, the Llama 3 check and the planner table.
 
-Every number is recomputed from the engine's pure model functions on the GUI thread as a slider
-moves: a slider redoes only what depends on it (the GPU count: the table and the markers; the
-message size: the AllReduce curves; failures and checkpoints: goodput), a few milliseconds each.
-The scaling-efficiency curve, which prices every layout at every GPU count, is redone only when
-the form's Params change (a Run).
+Every number comes from the lab's own :func:`gpulab.experiments.cluster_scaling.figures`, asked
+again on the GUI thread as a slider moves (about 10 ms for all of it), so the view shows what a Run
+with the same Params would store and keeps no second copy of the model's arithmetic.
 """
 
 from __future__ import annotations
@@ -137,7 +135,7 @@ class ScalingExplorer(QWidget):
         self.figs = cluster_scaling.figures(base)
         self.redraw()
 
-    def _slider_moved(self, name: str) -> None:
+    def _slider_moved(self, _name: str) -> None:
         try:
             params = dataclasses.replace(self.base, **self.sliders.values())
         except ParamError as exc:  # a fixed DP × TP × PP that no longer multiplies to the GPU count
@@ -146,27 +144,9 @@ class ScalingExplorer(QWidget):
             return
         self.problem = None
         self.params = params
-        self.figs = self._recompute(name, params)
+        self.figs = cluster_scaling.figures(params)  # the lab's own figures, as a Run would compute them
         self.redraw()
         self.params_changed.emit(params)
-
-    def _recompute(self, name: str, params: cluster_scaling.Params) -> cluster_scaling.Figures:
-        """Redo only what the moved slider changes; the efficiency curve stays as it was."""
-        figs, spec, fabric = self.figs, self.figs.spec, self.figs.fabric
-        counts = sorted(set(params.gpu_counts))
-        if name == "message_bytes":
-            allreduce = cluster_scaling.allreduce_curves(params.algorithms, counts, params.message_bytes, fabric)
-            return dataclasses.replace(figs, allreduce=allreduce)
-        failures = (params.failures_per_gpu_year, params.checkpoint_seconds, params.restart_seconds)
-        llama3 = reliability.interruptions_per_day(reliability.LLAMA3.gpus, params.failures_per_gpu_year)
-        figs = dataclasses.replace(
-            figs, failures=[reliability.reliability(n, *failures) for n, _plan in figs.scaling] or figs.failures,
-            here=reliability.reliability(params.gpus, *failures), llama3_model_per_day=llama3)
-        if name == "gpus":
-            plans = parallelism.plan_all(params.shape, params.gpus, spec, fabric, params.training,
-                                         params.dp, params.tp, params.pp)  # fmt: skip
-            figs = dataclasses.replace(figs, plans=plans)
-        return figs
 
     # ------------------------------------------------------------ drawing
 
@@ -199,10 +179,8 @@ class ScalingExplorer(QWidget):
                 continue  # NVLS on a GPU without it: the line under the chart says why
             self._curve(plot, algorithm_name(algorithm), [Point(n, s * 1e3) for n, s in rows])
         if self.local is not None:  # the same ring on the link this machine's AllReduce was fitted to
-            counts = sorted(set(self.params.gpu_counts))
-            link, size = self.local.fit.link, self.params.message_bytes
             name = translate("ScalingExplorer", "ring on the fitted link")  # the label under the form says which
-            self._curve(plot, name, [Point(n, cluster.ring_allreduce_seconds(n, size, link) * 1e3) for n in counts])
+            self._curve(plot, name, list(cluster_scaling.fitted_series(self.local, self.params).points))
         plot.redraw()
         plot.setLabel("left", "ms")
         plot.setLabel("bottom", translate("ScalingExplorer", "GPUs"))

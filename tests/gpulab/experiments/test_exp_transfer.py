@@ -146,7 +146,7 @@ def _fake_nvml(gen_now=1, gen_max=5, width_now=16, width_max=16, fail_pcie=False
 
 
 def test_an_idle_link_below_its_maximum_reads_as_downshifted_and_is_compared_with_its_maximum(monkeypatch):
-    monkeypatch.setattr(devices, "_nvml", lambda: _fake_nvml(gen_now=1, gen_max=5))
+    monkeypatch.setattr("gpulab.nvml.library", lambda: _fake_nvml(gen_now=1, gen_max=5))
     reading = transfer_gpu.link_from_nvml(devices.nvml_info("0000:07:00.0"))
     assert (reading.gen_current, reading.gen_max, reading.width_current, reading.width_max) == (1, 5, 16, 16)
     assert reading.source == "nvml" and reading.downshifted and reading.current_label == "Gen1 x16"
@@ -158,7 +158,7 @@ def test_an_idle_link_below_its_maximum_reads_as_downshifted_and_is_compared_wit
 
 
 def test_a_link_at_its_maximum_and_a_narrowed_link(monkeypatch):
-    monkeypatch.setattr(devices, "_nvml", lambda: _fake_nvml(gen_now=4, gen_max=4))
+    monkeypatch.setattr("gpulab.nvml.library", lambda: _fake_nvml(gen_now=4, gen_max=4))
     full = transfer_gpu.link_from_nvml(devices.nvml_info("0000:07:00.0"))
     assert not full.downshifted and len(transfer.link_notes(full)) == 1
     narrow = LinkReading(4, 4, 8, 16, "nvml")
@@ -169,7 +169,7 @@ def test_a_link_at_its_maximum_and_a_narrowed_link(monkeypatch):
 
 @pytest.mark.parametrize("nvml", [None, _fake_nvml(fail_pcie=True)])
 def test_without_nvml_or_its_pcie_figures_the_link_is_unknown_and_nothing_raises(monkeypatch, nvml):
-    monkeypatch.setattr(devices, "_nvml", lambda: nvml)
+    monkeypatch.setattr("gpulab.nvml.library", lambda: nvml)
     reading = transfer_gpu.link_from_nvml(devices.nvml_info("0000:07:00.0"))
     assert reading.link is None and not reading.downshifted and reading.current_label == "Gen? x?"
     assert reading.details()["link_gb_s_per_direction"] is None
@@ -184,7 +184,7 @@ def _gpu_status(name="NVIDIA H100 PCIe"):
 
 def test_read_link_falls_back_to_the_spec_table_when_nvml_says_nothing(monkeypatch):
     monkeypatch.setattr(cuda, "cuda_status", _gpu_status)
-    monkeypatch.setattr(devices, "_nvml", lambda: None)
+    monkeypatch.setattr("gpulab.nvml.library", lambda: None)
     reading = transfer_gpu.read_link(0)
     assert reading.source == "spec" and reading.link == transfer.PcieLink(5, 16)  # H100 PCIe: Gen5 x16
     assert transfer_gpu.read_link(3) == LinkReading()  # no such device

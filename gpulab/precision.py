@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -68,13 +68,15 @@ FORMATS: dict[str, Format] = {
     # TF32 lives in memory as FP32 (4 bytes); only the tensor cores' multiply sees 10 mantissa bits.
     "tf32": Format("tf32", 11, 8, (2 - 2**-10) * 2.0**127, 4, "fp32", "fp32"),
     "fp16": Format("fp16", 11, 5, 65504.0, 2, "fp32", "fp16"),
-    "bf16": Format("bf16", 8, 8, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max), 2, "fp32", "bf16"),
+    # The largest finite values follow from the bits (1.1111111 x 2^127; 1.11 x 2^15), so ml_dtypes,
+    # a slow import, loads only when a value is rounded (a test checks them against its finfo).
+    "bf16": Format("bf16", 8, 8, (2 - 2**-7) * 2.0**127, 2, "fp32", "bf16"),
     # FP8 is E4M3 (the 'fn' variant: no infinities, largest 448), the format of the forward pass.
     # Its C stays in FP32, one of the output types cuBLASLt offers for FP8 inputs.
     "fp8": Format("fp8", 4, 4, 448.0, 1, "fp32", "fp32"),
     # FP8 E5M2: IEEE-like (infinities and NaNs), two exponent bits more range, one mantissa bit
     # less precision; the format of gradients. C in FP32 as for E4M3.
-    "fp8e5m2": Format("fp8e5m2", 3, 5, float(ml_dtypes.finfo(ml_dtypes.float8_e5m2).max), 1, "fp32", "fp32"),
+    "fp8e5m2": Format("fp8e5m2", 3, 5, (2 - 2**-2) * 2.0**15, 1, "fp32", "fp32"),
 }
 
 
@@ -93,10 +95,18 @@ _CASTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "fp32": lambda x: x.astype(np.float32),
     "tf32": lambda x: _tf32(x.astype(np.float32)),
     "fp16": lambda x: x.astype(np.float16),
-    "bf16": lambda x: x.astype(ml_dtypes.bfloat16),
-    "fp8": lambda x: x.astype(ml_dtypes.float8_e4m3fn),
-    "fp8e5m2": lambda x: x.astype(ml_dtypes.float8_e5m2),
+    "bf16": lambda x: x.astype(narrow_dtype("bfloat16")),
+    "fp8": lambda x: x.astype(narrow_dtype("float8_e4m3fn")),
+    "fp8e5m2": lambda x: x.astype(narrow_dtype("float8_e5m2")),
 }
+
+
+def narrow_dtype(name: str) -> Any:
+    """ml_dtypes' numpy dtype ``name`` (``bfloat16``, ``float8_e4m3fn``, ...), imported on first use:
+    the import takes about a second, and the lab window opens without it."""
+    import ml_dtypes
+
+    return getattr(ml_dtypes, name)
 
 
 def round_to(values: np.ndarray, name: str) -> np.ndarray:

@@ -28,6 +28,28 @@ def test_each_format_has_its_published_significand_width_and_unit_roundoff():
         8, 4, 4, 2, 2, 1, 1]
 
 
+NARROW_DTYPES = [("bf16", "bfloat16"), ("fp8", "float8_e4m3fn"), ("fp8e5m2", "float8_e5m2")]
+
+
+@pytest.mark.parametrize(("name", "dtype"), NARROW_DTYPES)
+def test_each_narrow_format_tops_out_where_its_ml_dtypes_type_does(name, dtype):
+    import ml_dtypes
+
+    assert FORMATS[name].max_finite == float(ml_dtypes.finfo(getattr(ml_dtypes, dtype)).max)
+
+
+def test_importing_the_formats_leaves_ml_dtypes_for_the_first_rounding():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gpulab.precision as p; print('ml_dtypes' in sys.modules); "
+        "p.round_to([1.0], 'bf16'); print('ml_dtypes' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
 def test_fp8_e5m2_reaches_57344_overflows_to_infinity_and_keeps_two_mantissa_bits():
     # Micikevicius et al., "FP8 Formats for Deep Learning" (arXiv:2209.05433), Table 1: E5M2 max 57344.
     assert FORMATS["fp8e5m2"].max_finite == 57344.0

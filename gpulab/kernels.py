@@ -46,6 +46,30 @@ class LaunchPreset:
 
 
 @dataclass(frozen=True)
+class Complexity:
+    """How a kernel's work grows with its size ``n``: FLOPs, unique bytes and sector bytes are each
+    a sum of ``c·n^p`` over the listed powers (no powers: none of that work). ``square``: ``n`` is
+    the side of an ``n × n`` problem. ``stated``: False for the linear guess made for a kernel
+    that states nothing."""
+
+    flop_powers: tuple[int, ...] = (1,)
+    byte_powers: tuple[int, ...] = (1,)
+    sector_powers: tuple[int, ...] | None = None  # None: the same as byte_powers
+    square: bool = False
+    stated: bool = True
+
+    @property
+    def sector_terms(self) -> tuple[int, ...]:
+        return self.byte_powers if self.sector_powers is None else self.sector_powers
+
+
+# The stated complexities the base catalogue's kernels share.
+_INTEGER_1D = Complexity(flop_powers=())
+_MATMUL = Complexity(flop_powers=(3,), byte_powers=(2,), sector_powers=(3, 2), square=True)
+_SQUARE_COPY = Complexity(flop_powers=(), byte_powers=(2,), square=True)
+
+
+@dataclass(frozen=True)
 class KernelSpec:
     """One catalogue entry. ``reference(args)`` returns expected outputs by argument index.
 
@@ -64,6 +88,7 @@ class KernelSpec:
     atol: float = 1e-6
     tags: tuple[str, ...] = ()
     lesson_key: str = ""
+    complexity: Complexity | None = None  # how its work grows with n; None: assumed linear (the roofline says so)
 
     @property
     def title_message(self) -> Message:
@@ -377,9 +402,9 @@ def _reduce_ref(args: Args) -> dict[int, np.ndarray]:
 
 
 def _lab(file: str, lesson_key: str, tags: tuple[str, ...], presets: tuple[LaunchPreset, ...],
-         make_args: ArgMaker, reference: Reference) -> KernelSpec:
+         make_args: ArgMaker, reference: Reference, complexity: Complexity = _INTEGER_1D) -> KernelSpec:
     return KernelSpec(file=file, entry=file.removesuffix(".cu"), presets=presets, make_args=make_args,
-                      reference=reference, tags=tags, lesson_key=lesson_key)
+                      reference=reference, tags=tags, lesson_key=lesson_key, complexity=complexity)
 
 
 def _divergence_presets(**sizes: int) -> tuple[LaunchPreset, ...]:
@@ -419,19 +444,21 @@ _LAB_ENTRIES: tuple[KernelSpec, ...] = (
     _lab("load_strided.cu", _COALESCING, ("coalescing",),  # a tiny launch per stride the access-pattern lab opens
          (*_load_presets(stride=4), *(lab_preset(f"stride={s}", 64, 64, stride=s) for s in (2, 8, 32))),
          _strided_args, _strided_ref),
-    _lab("load_gather.cu", _COALESCING, ("coalescing",), _load_presets(), _gather_args, _gather_ref),
+    _lab("load_gather.cu", _COALESCING, ("coalescing",), _load_presets(), _gather_args,
+         _gather_ref),  # random indices: linear on average, exact only at the counted size
     _lab("load_misaligned.cu", _COALESCING, ("coalescing",), _load_presets(offset=1), _misaligned_args,
          _misaligned_ref),
     _lab("transpose_shared.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
-         _transpose_args, _transpose_ref),
+         _transpose_args, _transpose_ref, _SQUARE_COPY),
     _lab("transpose_shared_padded.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (preset_transpose("tiny", 32), preset_transpose("small", 64), preset_transpose("large", 2048)),
-         _transpose_args, _transpose_ref),
+         _transpose_args, _transpose_ref, _SQUARE_COPY),
     _lab("shared_stride.cu", _BANKS, ("shared-memory", "bank-conflicts"),
          (lab_preset("tiny", 64, 64, stride=2), lab_preset("small", 1024, 256, stride=2),
           lab_preset("large", 1 << 20, 256, stride=2)),
-         _shared_stride_args, _shared_stride_ref),
+         _shared_stride_args, _shared_stride_ref,
+         Complexity(flop_powers=(), byte_powers=(1, 0))),  # + one 4 KiB table, read by every block
     _lab("reduce_interleaved.cu", _REDUCTION, ("reduction", "divergence"), _reduce_presets(), _reduce_args,
          _reduce_ref),
     _lab("reduce_sequential.cu", _REDUCTION, ("reduction",), _reduce_presets(), _reduce_args, _reduce_ref),
@@ -448,6 +475,7 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         presets=(preset_1d("tiny", 1000, 128), preset_1d("small", 4096), preset_1d("large", 1 << 20)),
         make_args=_vector_add_args,
         reference=_vector_add_ref,
+        complexity=Complexity(),
     ),
     KernelSpec(
         file="matmul_naive.cu",
@@ -457,6 +485,7 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         reference=_matmul_ref,
         rtol=1e-4,
         atol=1e-4,
+        complexity=_MATMUL,
     ),
     KernelSpec(
         file="matmul_tiled.cu",
@@ -466,6 +495,7 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         reference=_matmul_ref,
         rtol=1e-4,
         atol=1e-4,
+        complexity=_MATMUL,
     ),
     *_LAB_ENTRIES,
 )

@@ -44,85 +44,73 @@ def _run_experiment(panel) -> None:
     panel.run_button.click()
 
 
-def _run_bandwidth(panel) -> None:
-    from gpulab.experiments import bandwidth
-
-    sizes = panel.editors["working_sets"]
-    sizes.combo.setCurrentIndex(sizes.values.index(dict(bandwidth.WORKING_SETS)["quick"]))
-    panel.editors["seconds_per_point"].setText("0.01")
-    panel.run_button.click()
-
-
-def _run_access_pattern(panel) -> None:
-    panel.editors["n"].setText("512")  # the quickest emulation; every case still shows
-    panel.run_button.click()
-
-
-def _run_transfer(panel) -> None:
-    from gpulab.experiments.transfer import SIZE_PRESETS
-
-    editor = panel.editors["sizes"]
-    editor.combo.setCurrentIndex(editor.values.index(dict(SIZE_PRESETS)["quick"]))
-    panel.run_button.click()
-
-
-def _run_collectives(panel) -> None:
-    from gpulab.experiments.collectives import SIZE_PRESETS
-
-    sizes = panel.editors["sizes"]
-    sizes.combo.setCurrentIndex(sizes.values.index(dict(SIZE_PRESETS)["quick"]))  # 2 CPU ranks, 8 B ... 2 MiB
-    panel.editors["seconds_per_point"].setText("0.005")
-    panel.run_button.click()
-
-
-def _run_launch(panel) -> None:
-    from gpulab.experiments.launch import K_PRESETS
-
-    editor = panel.editors["ks"]
-    editor.combo.setCurrentIndex(editor.values.index(dict(K_PRESETS)["quick"]))
-    panel.run_button.click()
-
-
-def _run_precision(panel) -> None:
-    panel.editors["sizes"].edit.setText("64, 128, 256")  # the quick sweep: numpy's FP16 stays fast
-    panel.run_button.click()
-
-
-def _run_fusion(panel) -> None:
-    sizes = panel.editors["sizes"]
-    sizes.combo.setCurrentIndex(next((i for i, v in enumerate(sizes.values) if max(v) <= 1 << 20), 0))  # quick
-    panel.run_button.click()
-
-
 def _run_allreduce(panel) -> None:
-    """Run (4 ranks, a fraction of a second on numpy), then three steps into the ring: messages and partial sums."""
-    from PySide6.QtWidgets import QApplication
-
-    panel.run_button.click()
-    _wait(QApplication.instance(), lambda: panel.job is None and panel.last_result is not None)
+    """Three steps into the ring after the quick run: messages and partial sums on the picture."""
     for _ in range(3):
         panel.transport.forward_button.click()
 
 
-# panel name -> what a user does before the picture is taken (None: just open it)
-RUNS: dict[str, Callable | None] = {
+def fill_form(panel, assignments: dict[str, str]) -> None:
+    """Put a lab's quick run into its page's form, as a person would pick or type it (fields the
+    page does not show keep their defaults)."""
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
+
+    from ui.widgets.params_form import PresetEditor
+
+    for name, text in assignments.items():
+        editor = panel.editors.get(name)
+        if isinstance(editor, PresetEditor):
+            if text in editor.names:
+                editor.combo.setCurrentIndex(editor.names.index(text))
+            else:
+                editor.edit.setText(text)
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentIndex(max(0, editor.findData(text)))
+        elif isinstance(editor, QCheckBox):
+            editor.setChecked(text.lower() in ("1", "true", "yes", "on"))
+        elif isinstance(editor, QLineEdit):
+            editor.setText(text)
+
+
+def _quick_run(lab):
+    """A lab page's run: its declared quick run in the form, then Run."""
+    from gpulab.lab.declare import quick_assignments
+
+    def run(panel) -> None:
+        fill_form(panel, quick_assignments(lab))
+        panel.run_button.click()
+
+    return run
+
+
+# The pages of no one lab: what a user does before the picture is taken (None: just open it).
+OWN_RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
-    "roofline": lambda panel: panel.run_button.click(),  # counts every kernel, measures this CPU's roof
-    "access-pattern": _run_access_pattern,
-    "transfer": _run_transfer,
-    "launch": _run_launch,
-    "precision": _run_precision,
-    "bandwidth": _run_bandwidth,
-    "streams": lambda panel: panel.run_button.click(),  # the balanced default: modelled in well under a second
-    "fusion": _run_fusion,
-    "allreduce-steps": _run_allreduce,
-    "collectives": _run_collectives,
-    "topology": lambda panel: panel.run_button.click(),  # reads NVML; models the node without two GPUs
-    "cluster-scaling": lambda panel: panel.run_button.click(),  # modelled in milliseconds
 }
+# What a lab page shows after its quick run, beyond the run itself.
+AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce}
+
+
+def runs() -> dict[str, Callable | None]:
+    """Page name -> what a user does before the picture is taken: every lab page runs its lab's quick run."""
+    from ui.panels import PANELS
+
+    table: dict[str, Callable | None] = {}
+    for spec in PANELS:
+        if spec.lab:
+            table[spec.name] = _quick_run(spec_lab(spec.lab))
+        else:
+            table[spec.name] = OWN_RUNS.get(spec.name)
+    return table
+
+
+def spec_lab(name: str):
+    from gpulab.lab.declare import registry
+
+    return registry()[name].lab
 
 
 def _shoot_validation(app, panel, path: Path, size: tuple[int, int]) -> list[Path]:
@@ -149,6 +137,7 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
     from ui.theme import apply_theme
 
     app = get_app()
+    table = runs()
     written = []
     for lang in languages:
         i18n.set_language(lang)
@@ -161,10 +150,12 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
                 for name in panels:
                     window.show_panel(name)
                     _wait(app, window.services.runner.is_idle)
-                    run = RUNS.get(name)
+                    run = table.get(name)
                     if run is not None and size == sizes[0]:  # one run per window; later sizes show its result
                         run(window.panels[name])
                         _wait(app, window.services.runner.is_idle)
+                        if name in AFTER_RUN:
+                            AFTER_RUN[name](window.panels[name])
                     _wait(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                     image = window.grab().toImage()
                     path = out / f"{name}-{lang}-{theme}-{size[0]}x{size[1]}.png"
@@ -180,7 +171,7 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ui.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder for the PNGs (created if missing)")
-    parser.add_argument("--panels", default=",".join(RUNS), help="comma-separated panel names")
+    parser.add_argument("--panels", default=",".join(runs()), help="comma-separated panel names")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="comma-separated: en, zh")
     parser.add_argument("--themes", default=",".join(THEMES), help="comma-separated: light, projector, dark")
     args = parser.parse_args(argv)

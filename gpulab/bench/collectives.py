@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from gpulab.cluster import mpi_backend
 from gpulab.experiments import Context, ExperimentError, drive
 from gpulab.experiments import collectives as lab
-from gpulab.experiments.base import powers_of_two
+from gpulab.lab.base import powers_of_two
 
 MPI_TARGET = 0.10
 SWEEP_TARGET_S = 60.0

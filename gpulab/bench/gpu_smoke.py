@@ -5,11 +5,11 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 
 * ``info.json``                  ``gpulab info --json``
 * ``pytest-gpu.log``, ``.xml``   ``pytest -m gpu`` and its JUnit report
-* ``run-NAME.json``, ``.log``    every experiment at small sizes, ``--json``
+* ``run-NAME.json``, ``.log``    every lab's quick run (its declared ``LAB.quick``), ``--json``
 * ``bench-memory.log``           ``gpulab bench memory``: the STREAM triad against the spec bandwidth
 * ``run-transfer-full.json``     the transfer lab's full sweep, 4 KiB ... 1 GiB (its target: < 60 s;
-                                 and pinned host-to-GPU at 256 MiB >= 80% of the link, from run-transfer.json)
-* ``run-launch.json``            the launch lab's default sweep, K = 1 ... 10,000 (its target: < 60 s, the run
+                                 and pinned host-to-GPU at 256 MiB >= 80% of the link, read from it)
+* ``run-launch-full.json``       the launch lab's default sweep, K = 1 ... 10,000 (its target: < 60 s, the run
                                  step's timeout); read for two more targets: per-launch cost from events and
                                  from the wall clock within 20%, and a graph replay cheaper per kernel for K >= 100
 * ``compare.json``               the emulator against the GPU for every catalogue kernel
@@ -18,8 +18,8 @@ One prepared run for a person with an NVIDIA GPU; everything lands under one out
 Each step runs in its own process under a timeout, and the whole run under ``--total-s``
 (default 450 s, so it ends within 8 minutes on one H100-class GPU). Without a usable GPU it
 records ``info.json``, says why there is no GPU, skips the GPU steps and ends with its
-"no GPU" summary (exit 0). Exit 1 when a GPU step failed or timed out. Later labs add their
-steps to :data:`SMALL_RUNS` (and their kernels to the catalogue, which the comparison reads).
+"no GPU" summary (exit 0). Exit 1 when a GPU step failed or timed out. A new lab is in it by its
+declaration: its quick run, and its kernels in the catalogue, which the comparison reads.
 """
 
 from __future__ import annotations
@@ -32,32 +32,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-# Small sizes for each experiment's GPU run (a few seconds each on a GPU).
-SMALL_RUNS: dict[str, list[str]] = {
-    "vector-add": ["sizes=1024,262144", "repeats=3"],
-    "matmul": ["sizes=64,256", "repeats=2"],
-    "divergence": ["n=256", "kways=2,4", "gpu_n=65536", "repeats=3"],
-    "access-pattern": ["n=1024", "strides=1,32", "f64_strides=1", "gpu_n=65536", "repeats=3"],
-    "bank-conflicts": ["side=32", "strides=1,32", "gpu_side=256", "repeats=3"],
-    "reduction": ["n=1024", "gpu_n=65536", "repeats=3"],
-    "saxpy": ["sizes=1024,262144", "repeats=3"],
-    "roofline": ["elements=1048576", "repeats=3"],
-    "transfer": ["sizes=4096,1048576,268435456", "batch_chunks=256"],
-    "precision": ["sizes=256,1024", "gpu_size=4096", "repeats=3"],
-    "launch": [],  # the default sweep, K = 1 ... 10,000: it must end within the run step's 60 s
-    "bandwidth": ["working_sets=2^20,2^30", "operations=copy,mul,add,triad,dot", "forms=numpy-out",
-                  "seconds_per_point=0.05"],
-    "streams": ["chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"],  # the balanced size
-    "fusion": ["sizes=1024,1048576", "chain=((a+b)*c-d)*0.5", "repeats=3"],
-    "allreduce-steps": ["ranks=4", "chunk_elements=2"],  # no GPU: executed on numpy, times modelled
-    "collectives": ["sizes=8,65536,2^24", "seconds_per_point=0.02"],  # NCCL with 2+ GPUs, else MPI CPU ranks
-    "p2p": ["copy_bytes=2^24", "repeats=3"],  # every ordered GPU pair; modelled on one GPU
-    "cluster-scaling": ["gpu_counts=8,1024,16384"],  # modelled only: no GPU work, milliseconds
-}
+from gpulab.lab import declare
+
+
+def small_runs() -> dict[str, list[str]]:
+    """Each lab's GPU run at small sizes: its declared quick run (``LAB.quick``), a few seconds on a GPU."""
+    return {name: list(entry.lab.quick) for name, entry in declare.registry().items()}
+
 
 STREAMS_TARGET_SPEEDUP = 1.5  # measured, 4 streams with pinned memory vs 1 stream, balanced copy and kernel
 
-# The launch lab's targets, read from run-launch.json: at the largest K the per-launch cost of queued launches
+# The launch lab's targets, read from run-launch-full.json: at the largest K the per-launch cost of queued launches
 # from CUDA events and from the wall clock agree within this fraction; a graph replay costs less per kernel
 # than plain launches from this K up.
 LAUNCH_AGREEMENT = 0.20
@@ -213,12 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         smoke.run("pytest -m gpu", [python, "-m", "pytest", "-m", "gpu", "-q", "-p", "no:cacheprovider",
                                     f"--junitxml={out / 'pytest-gpu.xml'}"],
                   STEP_TIMEOUT_S["pytest"], "pytest-gpu.log")
-        for name, assignments in SMALL_RUNS.items():
+        for name, assignments in small_runs().items():
             sets = [item for a in assignments for item in ("--set", a)]
             smoke.run(f"run {name}", [*gpulab, "run", name, "--quiet", *sets, "--json",
                                       str(out / f"run-{name}.json")], STEP_TIMEOUT_S["run"], f"run-{name}.log")
         _transfer_steps(smoke, gpulab)
-        _launch_steps(smoke)
+        _launch_steps(smoke, gpulab)
         smoke.run("bench memory (GPU triad vs spec)", [*gpulab, "bench", "memory", "--rounds", "2"],
                   STEP_TIMEOUT_S["bench"], "bench-memory.log")
         smoke.steps.append(streams_overlap_step(out / "run-streams.json"))
@@ -234,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def transfer_target(run_json: Path) -> tuple[str, str]:
-    """(status, detail) of the transfer target from a ``run-transfer.json``: pinned host-to-GPU at
+    """(status, detail) of the transfer target from a ``run-transfer-full.json``: pinned host-to-GPU at
     256 MiB as a percentage of the link's theoretical rate, against :data:`TRANSFER_TARGET_PERCENT`."""
     try:
         document = json.loads(run_json.read_text(encoding="utf-8"))
@@ -252,13 +237,13 @@ def transfer_target(run_json: Path) -> tuple[str, str]:
 
 
 def _transfer_steps(smoke: Smoke, gpulab: list[str]) -> None:
-    """The transfer lab's two targets: 80% of the link at 256 MiB, and a full sweep within 60 s."""
-    status, detail = transfer_target(smoke.out / "run-transfer.json")
-    smoke.steps.append(Step("transfer: pinned H2D 256 MiB", status, 0.0, detail))
+    """The transfer lab's two targets: a full sweep within 60 s, and in it 80% of the link at 256 MiB."""
     sets = [item for a in TRANSFER_FULL_SWEEP for item in ("--set", a)]
     smoke.run("transfer: full sweep < 60 s", [*gpulab, "run", "transfer", "--quiet", *sets, "--json",
                                                str(smoke.out / "run-transfer-full.json")],
               STEP_TIMEOUT_S["transfer-full"], "run-transfer-full.log")
+    status, detail = transfer_target(smoke.out / "run-transfer-full.json")
+    smoke.steps.append(Step("transfer: pinned H2D 256 MiB", status, 0.0, detail))
 
 
 def _launch_series(run_json: Path) -> dict[str, dict[float, dict]]:
@@ -271,7 +256,7 @@ def _launch_series(run_json: Path) -> dict[str, dict[float, dict]]:
 
 
 def launch_targets(run_json: Path) -> list[tuple[str, str, str]]:
-    """(name, status, detail) of the launch lab's two targets, read from a ``run-launch.json``:
+    """(name, status, detail) of the launch lab's two targets, read from a ``run-launch-full.json``:
     events and wall clock agree within :data:`LAUNCH_AGREEMENT` per queued launch at the largest K,
     and a graph replay costs less per kernel than plain launches at every K >= :data:`LAUNCH_GRAPH_FROM_K`."""
     series = _launch_series(run_json)
@@ -306,9 +291,13 @@ def _graph_target(plain: dict[float, dict], graph: dict[float, dict], name: str)
     return title, ("ok" if verdict == "met" else "failed"), f"{detail} ({verdict})"
 
 
-def _launch_steps(smoke: Smoke) -> None:
-    """The launch lab's two measured targets, printed in the summary."""
-    for title, status, detail in launch_targets(smoke.out / "run-launch.json"):
+def _launch_steps(smoke: Smoke, gpulab: list[str]) -> None:
+    """The launch lab's default sweep (K = 1 ... 10,000, within the run step's 60 s) and its two measured
+    targets, printed in the summary."""
+    run_json = smoke.out / "run-launch-full.json"
+    smoke.run("launch: default sweep < 60 s", [*gpulab, "run", "launch", "--quiet", "--json", str(run_json)],
+              STEP_TIMEOUT_S["run"], "run-launch-full.log")
+    for title, status, detail in launch_targets(run_json):
         smoke.steps.append(Step(title, status, 0.0, detail))
 
 

@@ -157,8 +157,8 @@ def free_gpu_bytes(cupy: Any, ranks: int) -> int:
 
 def run_local(params: Any, ctx: Any, notes: list[Message]) -> Any:
     """The NCCL lab on this machine's first ``params.ranks`` GPUs (a generator returning the Result)."""
-    from gpulab.experiments.base import ExperimentError, Progress, params_to_dict
     from gpulab.experiments.collectives import Collector, fit_sizes
+    from gpulab.lab.base import ExperimentError, Progress, params_to_dict
 
     group = LocalGroup(params.ranks)
     sizes, size_notes = fit_sizes(params, free_gpu_bytes(group.cupy, params.ranks) * params.ranks)

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 
 from gpulab import experiments
-from gpulab.experiments.base import Event, ExperimentError, PartialPoint, Progress
+from gpulab.lab.base import Event, ExperimentError, PartialPoint, Progress
 from gpulab.results import Point, Result
 
 

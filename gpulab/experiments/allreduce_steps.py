@@ -27,7 +27,7 @@ import numpy as np
 
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.cluster import allreduce_steps as ar
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     ExperimentGen,
@@ -37,6 +37,7 @@ from gpulab.experiments.base import (
     params_to_dict,
     random_normal,
 )
+from gpulab.lab.declare import Lab
 from gpulab.results import Point, Provenance, Result, Series
 
 TITLE = render("experiment.allreduce-steps.title")
@@ -199,3 +200,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
              msg("allreduce.note.model", gb_s=f"{params.link_gb_s:g}"),
              msg("allreduce.note.busbw")]  # fmt: skip
     return Result("allreduce-steps", params_to_dict(params), (*swept, *stepped), tuple(notes))
+
+
+LAB = Lab("allreduce-steps", section="cluster", order=30, page="allreduce-steps", quick=("ranks=4", "chunk_elements=2"))

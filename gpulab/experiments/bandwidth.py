@@ -30,7 +30,7 @@ import numpy as np
 
 from gpulab import cuda, hostmem, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
     Context,
@@ -41,7 +41,8 @@ from gpulab.experiments.base import (
     params_to_dict,
     powers_of_two,
 )
-from gpulab.experiments.sweep import gpu_bandwidth_ceiling_of, gpu_details
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import gpu_bandwidth_ceiling_of, gpu_details
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
@@ -671,3 +672,7 @@ def _kernel(op: str) -> kernels.KernelSpec:
 
 
 KERNELS = tuple(_kernel(op) for op in OPERATIONS)
+
+
+LAB = Lab("bandwidth", section="memory", order=10, page="bandwidth",
+          quick=("working_sets=quick", "seconds_per_point=0.01"), kernels=KERNELS)

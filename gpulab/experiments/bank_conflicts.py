@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulab.catalogue import msg, render
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
-from gpulab.experiments.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
+from gpulab.lab.declare import Lab
+from gpulab.lab.emulated import LabPlan, MetricSeries, Variant, metric, run_variants
 
 # English, for scripts and the command line; a front end renders experiment.bank-conflicts.* itself.
 TITLE = render("experiment.bank-conflicts.title")
@@ -60,3 +61,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     plan = LabPlan("bank-conflicts", params_to_dict(params), variants(params), SERIES, params.side ** 2,
                    params.gpu_side ** 2, params.repeats, NOTES)
     return (yield from run_variants(plan, ctx))
+
+
+LAB = Lab("bank-conflicts", section="inside", order=30, quick=("side=32", "strides=1,32", "gpu_side=256", "repeats=3"))

@@ -24,7 +24,7 @@ from gpulab import hostmem
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.cluster import busbw
 from gpulab.cluster.mpi_backend import INSTALL_HINT, RankFailure, launch_command, launch_env, mpi_status, stream_events
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     Event,
@@ -36,6 +36,7 @@ from gpulab.experiments.base import (
     params_to_dict,
     powers_of_two,
 )
+from gpulab.lab.declare import Lab
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = render("experiment.collectives.title")
@@ -275,3 +276,7 @@ def write_report(events: Sequence[Mapping[str, Any]], args: Any, path: str) -> R
     result = collector.result()
     result.save(Path(path))
     return result
+
+
+LAB = Lab("collectives", section="cluster", order=20, page="collectives",
+          quick=("sizes=quick", "seconds_per_point=0.005"))

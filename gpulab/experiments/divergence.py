@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulab.catalogue import msg, render
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
-from gpulab.experiments.emulated import (
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
+from gpulab.lab.declare import Lab
+from gpulab.lab.emulated import (
     BRANCH_EFFICIENCY,
     INSTRUCTIONS_EXECUTED,
     WARP_EXECUTION_EFFICIENCY,
@@ -65,3 +66,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     plan = LabPlan("divergence", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
                    params.repeats, NOTES)
     return (yield from run_variants(plan, ctx))
+
+
+LAB = Lab("divergence", section="inside", order=20, quick=("n=256", "kways=2,4", "gpu_n=65536", "repeats=3"))

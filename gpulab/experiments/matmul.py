@@ -21,7 +21,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     ExperimentError,
@@ -30,7 +30,8 @@ from gpulab.experiments.base import (
     powers_of_two,
     random_normal,
 )
-from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
@@ -402,3 +403,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         what_if_copied=_what_if_copied(plan), note_groups=(_general_notes(params), plan.notes, plan.model_assumptions),
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))
+
+
+LAB = Lab("matmul", order=50, quick=("sizes=64,256", "repeats=2"))

@@ -32,7 +32,8 @@ import numpy as np
 from gpulab import cuda
 from gpulab import precision as formats
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.experiments.matmul import flops, resolve_model_gpu
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     ExperimentGen,
@@ -43,8 +44,8 @@ from gpulab.experiments.base import (
     params_to_dict,
     random_normal,
 )
-from gpulab.experiments.matmul import flops, resolve_model_gpu
-from gpulab.experiments.sweep import estimate_point, gpu_details, numpy_cpu_provenance
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import estimate_point, gpu_details, numpy_cpu_provenance
 from gpulab.measure import (
     BUSY_FRACTION,
     NOISY_SPREAD,
@@ -558,3 +559,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     notes = [msg("note.precision.rates", size=params.gpu_size), msg("note.precision.error"), _memory_note(params),
              *_noisy_notes(series), *lab.notes]  # fmt: skip
     return Result("precision", params_to_dict(params), tuple(series), tuple(notes))
+
+
+LAB = Lab("precision", section="execution", order=40, page="precision",
+          quick=("sizes=quick", "gpu_size=4096", "repeats=3"))

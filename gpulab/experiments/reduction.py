@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulab.catalogue import msg, render
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
-from gpulab.experiments.emulated import (
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
+from gpulab.lab.declare import Lab
+from gpulab.lab.emulated import (
     BRANCH_EFFICIENCY,
     INSTRUCTIONS_EXECUTED,
     WARP_EXECUTION_EFFICIENCY,
@@ -59,3 +60,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     plan = LabPlan("reduction", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
                    params.repeats, NOTES)
     return (yield from run_variants(plan, ctx))
+
+
+LAB = Lab("reduction", section="inside", order=40, quick=("n=1024", "gpu_n=65536", "repeats=3"))

@@ -17,8 +17,9 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, param, powers_of_two, random_normal
-from gpulab.experiments.sweep import (
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, powers_of_two, random_normal
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import (
     Axes,
     Sweep,
     SweepSeries,
@@ -53,6 +54,7 @@ KERNEL = kernels.KernelSpec(
              kernels.preset_1d("large", 1 << 20)),
     make_args=_args,
     reference=_reference,
+    complexity=kernels.Complexity(),
 )  # fmt: skip
 KERNELS = (KERNEL,)
 
@@ -167,3 +169,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     sweep = Sweep("saxpy", params, AXES, series, unit="n", operands=_operands(np.random.default_rng(0)),
                   note_groups=(notes, assumptions))  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))
+
+
+LAB = Lab("saxpy", order=60, quick=("sizes=1024,262144", "repeats=3"), kernels=KERNELS)

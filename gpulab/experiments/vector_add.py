@@ -17,7 +17,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     ExperimentGen,
@@ -25,7 +25,8 @@ from gpulab.experiments.base import (
     powers_of_two,
     random_normal,
 )
-from gpulab.experiments.sweep import (
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import (
     Axes,
     Sweep,
     SweepSeries,
@@ -227,3 +228,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         what_if_copied=what_if, note_groups=(_notes(params, gpu_reason, spec), assumptions),
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))
+
+
+LAB = Lab("vector-add", order=40, quick=("sizes=1024,262144", "repeats=3"))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from gpulab.catalogue import Message, msg, plain, render
+from gpulab.lab.declare import registry
 from gpulab.results import Point, Provenance, Result
 
 
@@ -153,9 +154,7 @@ def param_key(params_type: type, name: str) -> str | None:
     declared = found.metadata.get("key") if found is not None else None
     if declared:
         return str(declared)
-    from gpulab.experiments import REGISTRY  # the registry imports this module
-
-    experiment = next((n for n, path in REGISTRY.items() if path == params_type.__module__), None)
+    experiment = next((n for n, e in registry().items() if e.module == params_type.__module__), None)
     return f"experiment.{experiment}.param.{name}" if experiment is not None else None
 
 
@@ -302,7 +301,10 @@ def _rule(spec: ParamSpec, value_type: Any) -> Message:
 
 
 def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> Any:
-    """Build a Params dataclass from ``key=value`` strings, converting each to its field type."""
+    """Build a Params dataclass from ``key=value`` strings, converting each to its field type.
+
+    A field with named presets also takes a preset's name (``sizes=quick``): a lab's quick run
+    and a script can name a sweep instead of spelling it out."""
     fields = {f.name: f for f in dataclasses.fields(params_type)}
     hints = typing.get_type_hints(params_type)
     values: dict[str, Any] = {}
@@ -310,6 +312,10 @@ def params_from_strings(params_type: type, assignments: Mapping[str, str]) -> An
         name = key.replace("-", "_")
         if name not in fields:
             raise ParamError(msg("param.error.unknown", key=repr(key), names=sorted(fields) or "none"))
+        named = dict(presets(params_type, name))
+        if text.strip() in named:
+            values[name] = named[text.strip()]
+            continue
         try:
             values[name] = convert_param(key, text, hints[name])
         except ParamError as exc:

@@ -20,7 +20,9 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.kernels import Args, KernelSpec, LaunchPreset
+from gpulab.lab import declare
+from gpulab.lab.base import (
     Cancelled,
     Context,
     Event,
@@ -28,7 +30,6 @@ from gpulab.experiments.base import (
     PartialPoint,
     Progress,
 )
-from gpulab.kernels import Args, KernelSpec, LaunchPreset
 from gpulab.measure import median_and_iqr
 from gpulab.results import Point, Provenance, Result, Series
 
@@ -69,9 +70,7 @@ class Variant:
 
     @property
     def spec(self) -> KernelSpec:
-        from gpulab.experiments import kernel  # the base catalogue and every lab's own KERNELS
-
-        return kernel(self.entry)
+        return declare.kernel(self.entry)  # the base catalogue and every lab's own kernels
 
     def preset(self, n: int) -> LaunchPreset:
         """The launch of this variant for problem size ``n``."""

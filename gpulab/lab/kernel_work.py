@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpulab import kernels
-from gpulab.kernels import KernelSpec, LaunchPreset
+from gpulab.kernels import Complexity, KernelSpec, LaunchPreset
 
-__all__ = ["COMPLEXITY", "Complexity", "KernelWork", "WorkCounts", "complexity_of", "count_work",
+__all__ = ["Complexity", "KernelWork", "WorkCounts", "complexity_of", "count_work",
            "problem_size", "scaled_preset"]
 
 COUNT_MAX_THREADS = 4096
@@ -39,56 +39,10 @@ SECTOR_BYTES = 32
 BYTE_KINDS = ("unique", "sectors")
 
 
-@dataclass(frozen=True)
-class Complexity:
-    """How a kernel's work grows with its size ``n``: FLOPs, unique bytes and sector bytes are each
-    a sum of ``c·n^p`` over the listed powers (no powers: none of that work). ``square``: ``n`` is
-    the side of an ``n × n`` problem. ``stated``: False for the linear guess made for a kernel
-    that states nothing."""
-
-    flop_powers: tuple[int, ...] = (1,)
-    byte_powers: tuple[int, ...] = (1,)
-    sector_powers: tuple[int, ...] | None = None  # None: the same as byte_powers
-    square: bool = False
-    stated: bool = True
-
-    @property
-    def sector_terms(self) -> tuple[int, ...]:
-        return self.byte_powers if self.sector_powers is None else self.sector_powers
-
-
-_INTEGER_1D = Complexity(flop_powers=())
-_MATMUL = Complexity(flop_powers=(3,), byte_powers=(2,), sector_powers=(3, 2), square=True)
-COMPLEXITY: dict[str, Complexity] = {
-    "vector_add": Complexity(),
-    "saxpy": Complexity(),
-    "matmul_naive": _MATMUL,
-    "matmul_tiled": _MATMUL,
-    "divergence_even_odd": _INTEGER_1D,
-    "divergence_warp_aligned": _INTEGER_1D,
-    "divergence_kway": _INTEGER_1D,
-    "loop_data_dependent": _INTEGER_1D,
-    "load_coalesced": _INTEGER_1D,
-    "load_strided": _INTEGER_1D,
-    "load_gather": _INTEGER_1D,  # random indices: linear on average, exact only at the counted size
-    "load_misaligned": _INTEGER_1D,
-    "transpose_shared": Complexity(flop_powers=(), byte_powers=(2,), square=True),
-    "transpose_shared_padded": Complexity(flop_powers=(), byte_powers=(2,), square=True),
-    "shared_stride": Complexity(flop_powers=(), byte_powers=(1, 0)),  # + one 4 KiB table, read by every block
-    "reduce_interleaved": _INTEGER_1D,
-    "reduce_sequential": _INTEGER_1D,
-    "reduce_shuffle": _INTEGER_1D,
-    "reduce_dynamic": _INTEGER_1D,
-}
-"""Each catalogue kernel's stated complexity, by entry name. A kernel missing here is assumed
-linear in n (``stated=False``) and the roofline says so."""
-
-
 def complexity_of(spec: KernelSpec) -> Complexity:
     """The stated complexity, or the linear guess (square when its presets are 2-D grids)."""
-    stated = COMPLEXITY.get(spec.entry)
-    if stated is not None:
-        return stated
+    if spec.complexity is not None:
+        return spec.complexity
     return Complexity(square=_is_2d(spec.presets[0]), stated=False)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
-from gpulab.experiments.base import ExperimentGen, PartialPoint, Progress, params_to_dict
+from gpulab.lab.base import ExperimentGen, PartialPoint, Progress, params_to_dict
 from gpulab.measure import (
     Ceiling,
     ceiling_details,

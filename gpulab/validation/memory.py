@@ -131,8 +131,8 @@ def access_pattern_gb_s(config: Mapping[str, Any]) -> float:
 def _access_pattern_model(gpu: str) -> dict[str, float]:
     """Case label -> modelled useful GB/s of one run of the access-pattern lab (no GPU timing)."""
     from gpulab.experiments import Context, drive
-    from gpulab.experiments.access_cases import MODEL_KEY
     from gpulab.experiments.access_pattern import Params, run
+    from gpulab.experiments.access_pattern.cases import MODEL_KEY
 
     result = drive(run(Params(model_gpu=gpu, gpu_n=32, repeats=1), Context()))  # GPU timing, if any, kept tiny
     series = result.get_series(MODEL_KEY)

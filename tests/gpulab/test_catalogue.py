@@ -160,7 +160,7 @@ def test_every_catalogue_key_named_in_the_engine_source_exists():
 def test_keys_the_engine_builds_from_names_exist():
     """Keys made with an f-string: a provenance kind, an experiment's title, description and parameters."""
     from gpulab import experiments
-    from gpulab.experiments.base import param_key
+    from gpulab.lab.base import param_key
     from gpulab.results import PROVENANCE_KINDS
 
     assert {f"provenance.{kind}" for kind in PROVENANCE_KINDS} <= set(RAW)
@@ -285,7 +285,7 @@ def test_every_choice_that_is_a_word_has_words_in_both_languages():
     import typing
 
     from gpulab import experiments
-    from gpulab.experiments.base import choice_text, param_key
+    from gpulab.lab.base import choice_text, param_key
 
     missing = []
     for name in experiments.names():

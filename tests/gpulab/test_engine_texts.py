@@ -13,7 +13,7 @@ import pytest
 from gpulab import devices, experiments
 from gpulab.catalogue import Message, Note, msg, plain, render
 from gpulab.experiments import PartialPoint, drive, matmul, vector_add
-from gpulab.experiments.base import param_key, param_text
+from gpulab.lab.base import param_key, param_text
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -253,7 +253,7 @@ def test_every_text_of_an_emulated_lab_has_chinese(name):
 
 
 def test_a_variant_axis_is_rendered_item_by_item():
-    from gpulab.experiments.emulated import Variant, variant_axis_label
+    from gpulab.lab.emulated import Variant, variant_axis_label
 
     axis = variant_axis_label([Variant.of(msg("variant.even-odd"), "divergence_even_odd"),
                                Variant.of(msg("variant.kway", size=3), "divergence_kway"),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from gpulab import experiments, results
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     Cancelled,
     Context,
     ParamError,
@@ -136,7 +136,7 @@ def test_cli_list_names_every_registered_experiment():
 def test_random_normal_is_reproducible_and_has_the_asked_dtype_and_shape():
     import numpy as np
 
-    from gpulab.experiments.base import random_normal
+    from gpulab.lab.base import random_normal
 
     a = random_normal(np.random.default_rng(1), (300, 700), "float32")
     b = random_normal(np.random.default_rng(1), (300, 700), "float32")

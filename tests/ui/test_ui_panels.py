@@ -177,7 +177,7 @@ def test_engine_texts_switch_language_when_the_engine_provides_them(
     import dataclasses
 
     from gpulab import catalogue
-    from gpulab.experiments.base import param
+    from gpulab.lab.base import param
     from ui import i18n
 
     @dataclasses.dataclass(frozen=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLineEdit
 
-from tests.ui.walk import choose, click, open_panel, switch_language, type_into, wait_idle
-from ui.panels import panel_names
+from gpulab.lab.declare import quick_assignments, registry
+from tests.ui.walk import choose, click, fill_form, open_panel, switch_language, type_into, wait_idle
+from ui.panels import PANELS, panel_names
 
 
 def has_chinese(text: str) -> bool:
@@ -196,21 +197,52 @@ WALKS = {
 }
 
 
-def test_every_registered_panel_has_a_walk():
-    assert sorted(WALKS) == sorted(panel_names())
+def walk_quick_run(qtbot, window, panel) -> None:
+    """A lab page's walk when it has none of its own: its lab's quick run typed in, Run, a result."""
+    spec = next(p for p in PANELS if p.name == panel_name(window, panel))
+    fill_form(qtbot, panel.editors, quick_assignments(registry()[spec.lab].lab))
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and panel.last_result.experiment == spec.lab
+
+
+def panel_name(window, panel) -> str:
+    return next(name for name, built in window.panels.items() if built is panel)
+
+
+def walk_of(name: str):
+    """The page's own walk, else (a lab page) the quick run of its lab."""
+    spec = next(p for p in PANELS if p.name == name)
+    return WALKS.get(name) or (walk_quick_run if spec.lab else None)
+
+
+def test_every_page_has_a_walk_and_every_page_of_no_one_lab_its_own():
+    assert all(walk_of(name) is not None for name in panel_names())
+    assert {p.name for p in PANELS if not p.lab} <= set(WALKS)
 
 
 @pytest.mark.parametrize("name", panel_names())
-
-
 def test_a_user_can_run_each_panel_then_switch_to_chinese_and_run_it_again(qtbot, window, name):
     panel = open_panel(qtbot, window, name)
-    WALKS[name](qtbot, window, panel)
+    walk = walk_of(name)
+    walk(qtbot, window, panel)
     assert not [m for m in window.services.notifier.history if m[0] == "error"]
     switch_language(window, "zh")
     assert has_chinese(window.sidebar.panel_item(name).text())
-    WALKS[name](qtbot, window, panel)
+    walk(qtbot, window, panel)
     switch_language(window, "en")
+    assert not [m for m in window.services.notifier.history if m[0] == "error"]
+
+
+@pytest.mark.parametrize("lab", list(registry()))
+def test_every_lab_runs_its_quick_run_on_the_run_experiment_page(qtbot, window, lab):
+    """Found by iterating the labs' declarations: a new lab is walked without a line here."""
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, lab)
+    fill_form(qtbot, panel.editors, quick_assignments(registry()[lab].lab))
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window, timeout_ms=120_000)
+    assert panel.last_result is not None and panel.last_result.experiment == lab
     assert not [m for m in window.services.notifier.history if m[0] == "error"]
 
 

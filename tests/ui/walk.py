@@ -72,3 +72,38 @@ def switch_language(window, code: str) -> None:
 def wait_idle(qtbot, window, timeout_ms: int = JOB_TIMEOUT_MS) -> None:
     """Until every job the window started has ended."""
     qtbot.waitUntil(window.services.runner.is_idle, timeout=timeout_ms)
+
+
+def fill_form(qtbot, editors, assignments: dict[str, str]) -> None:
+    """Enter ``{field: text}`` in a page's form as a person does: pick a named preset in its list,
+    type into a free-text field, choose in a list, tick a box. Fields the form lacks are left out
+    (the page runs them at their defaults)."""
+    from PySide6.QtWidgets import QCheckBox
+
+    from ui.widgets.params_form import PresetEditor
+
+    for name, text in assignments.items():
+        editor = editors.get(name)
+        if isinstance(editor, PresetEditor):
+            if text in editor.names:
+                choose_index(qtbot, editor.combo, editor.names.index(text))
+            else:
+                type_into(qtbot, editor.edit, text)
+        elif isinstance(editor, QComboBox):
+            choose(qtbot, editor, text)
+        elif isinstance(editor, QCheckBox):
+            if editor.isChecked() != (text.lower() in ("1", "true", "yes", "on")):
+                tick(qtbot, editor)
+        elif isinstance(editor, QLineEdit):
+            type_into(qtbot, editor, text)
+
+
+def choose_index(qtbot, combo: QComboBox, target: int) -> None:
+    """Pick entry ``target`` with the arrow keys."""
+    combo.setFocus()
+    key = Qt.Key.Key_Down if target > combo.currentIndex() else Qt.Key.Key_Up
+    for _ in range(combo.count()):
+        if combo.currentIndex() == target:
+            break
+        qtbot.keyClick(combo, key)
+    assert combo.currentIndex() == target

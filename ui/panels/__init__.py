@@ -1,34 +1,27 @@
-"""The panel registry: one explicit, ordered table of every panel the window shows.
+"""The panel registry: every page the window shows, in sidebar order.
 
-Each panel sits in one section of the sidebar; sections keep the curriculum's order (the
-basics, then inside a GPU, memory, execution, the cluster, the hardware check, lessons) and a
-section without panels is not shown. Adding a panel is one line in ``PANELS``.
+Four pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
+visualizer) and are listed here. Every other page is a lab's: a lab that declares
+``page="NAME"`` (:mod:`gpulab.lab.declare`) gets the page ``NAME``, built from the
+:class:`~ui.panels.lab_panel.LabPanel` subclass for that lab in ``ui/panels/<NAME>.py``, titled
+by its catalogue key ``experiment.<lab>.page``, placed by its section and order. Sections keep
+the curriculum's order; a section without pages is not shown. A page's module is imported when
+the page is first built, so start-up imports no lab and no lab page.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from PySide6.QtCore import QCoreApplication
 
-from ui.panels.access_pattern import AccessPatternPanel
-from ui.panels.allreduce_steps import AllReducePanel
-from ui.panels.bandwidth import BandwidthPanel
+from gpulab.catalogue import msg
+from gpulab.lab import declare
+from ui import i18n
 from ui.panels.base import Panel
-from ui.panels.cluster_scaling import ClusterScalingPanel
-from ui.panels.collectives import CollectivesPanel
-from ui.panels.cpu_vs_gpu import CpuVsGpuPanel
-from ui.panels.devices import DevicesPanel
-from ui.panels.experiments import ExperimentsPanel
-from ui.panels.fusion import FusionPanel
-from ui.panels.launch import LaunchPanel
-from ui.panels.precision import PrecisionPanel
-from ui.panels.roofline import RooflinePanel
-from ui.panels.streams import StreamsPanel
-from ui.panels.topology import TopologyPanel
-from ui.panels.transfer import TransferPanel
-from ui.panels.warp import WarpPanel
 from ui.services import Services
 
 translate = QCoreApplication.translate
@@ -57,26 +50,52 @@ class PanelSpec:
     title: Callable[[], str]  # translated at call time, so language switches show at once
     factory: Callable[[Services], Panel]
     section: str  # a SectionSpec key
+    order: int = 100  # place in its section, lower first
+    lab: str = ""  # the lab whose page it is ("" for a page of no one lab)
 
 
-PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("devices", lambda: translate("Panels", "Devices"), DevicesPanel, "basics"),
-    PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), CpuVsGpuPanel, "basics"),
-    PanelSpec("experiments", lambda: translate("Panels", "Run experiment"), ExperimentsPanel, "basics"),
-    PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), WarpPanel, "inside"),
-    PanelSpec("bandwidth", lambda: translate("Panels", "Memory wall"), BandwidthPanel, "memory"),
-    PanelSpec("access-pattern", lambda: translate("Panels", "Access patterns"), AccessPatternPanel, "memory"),
-    PanelSpec("roofline", lambda: translate("Panels", "Roofline"), RooflinePanel, "memory"),
-    PanelSpec("transfer", lambda: translate("Panels", "PCIe transfers"), TransferPanel, "memory"),
-    PanelSpec("streams", lambda: translate("Panels", "Stream overlap"), StreamsPanel, "execution"),
-    PanelSpec("launch", lambda: translate("Panels", "Launch overhead & CUDA Graphs"), LaunchPanel, "execution"),
-    PanelSpec("fusion", lambda: translate("Panels", "Operator fusion"), FusionPanel, "execution"),
-    PanelSpec("precision", lambda: translate("Panels", "Mixed precision"), PrecisionPanel, "execution"),
-    PanelSpec("topology", lambda: translate("Panels", "Topology"), TopologyPanel, "cluster"),
-    PanelSpec("collectives", lambda: translate("Panels", "Collectives"), CollectivesPanel, "cluster"),
-    PanelSpec("allreduce-steps", lambda: translate("Panels", "Ring & tree AllReduce"), AllReducePanel, "cluster"),
-    PanelSpec("cluster-scaling", lambda: translate("Panels", "Scaling to 16,384 GPUs"), ClusterScalingPanel, "cluster"),
+def _lazy(module: str, attribute: str) -> Callable[[Services], Panel]:
+    """A factory that imports the page's module only when the page is first built."""
+    return lambda services: getattr(importlib.import_module(module), attribute)(services)
+
+
+def page_class(lab: declare.Lab) -> type[Panel]:
+    """The LabPanel subclass in ``ui/panels/<page>.py`` whose ``EXPERIMENT`` is this lab."""
+    module = importlib.import_module(f"ui.panels.{lab.page.replace('-', '_')}")
+    for value in vars(module).values():
+        if isinstance(value, type) and issubclass(value, Panel) and getattr(value, "EXPERIMENT", "") == lab.name:
+            return value
+    raise LookupError(f"{module.__name__} has no panel whose EXPERIMENT is {lab.name!r}")
+
+
+def _lab_page(lab: declare.Lab) -> PanelSpec:
+    def title() -> str:
+        return i18n.engine_message(msg(f"experiment.{lab.name}.page"))
+
+    return PanelSpec(lab.page, title, lambda services: page_class(lab)(services), lab.section, lab.order, lab.name)
+
+
+# The pages of no one lab.
+OWN_PAGES: tuple[PanelSpec, ...] = (
+    PanelSpec("devices", lambda: translate("Panels", "Devices"), _lazy("ui.panels.devices", "DevicesPanel"),
+              "basics", 10),
+    PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), _lazy("ui.panels.cpu_vs_gpu", "CpuVsGpuPanel"),
+              "basics", 20),
+    PanelSpec("experiments", lambda: translate("Panels", "Run experiment"),
+              _lazy("ui.panels.experiments", "ExperimentsPanel"), "basics", 30),
+    PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), _lazy("ui.panels.warp", "WarpPanel"),
+              "inside", 10),
 )
+
+
+@cache
+def _panels() -> tuple[PanelSpec, ...]:
+    labs = [_lab_page(entry.lab) for entry in declare.registry().values() if entry.lab.page]
+    keys = [section.key for section in SECTIONS]
+    return tuple(sorted((*OWN_PAGES, *labs), key=lambda p: (keys.index(p.section), p.order, p.name)))
+
+
+PANELS: tuple[PanelSpec, ...] = _panels()
 
 
 def sections() -> list[tuple[str, str, list[tuple[str, str]]]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QSplitter, QVBoxLayout, QWidget
 
-from gpulab.experiments.access_cases import MODEL_KEY, Case, cases, preset_for
+from gpulab.experiments.access_pattern.cases import MODEL_KEY, Case, cases, preset_for
 from gpulab.results import Result
 from ui.panels.access_pattern_view import CaseMemoryBox, CasePlot, TwoPages, case_name
 from ui.panels.lab_panel import LabPanel

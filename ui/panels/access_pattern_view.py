@@ -10,7 +10,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from gpulab.experiments.access_cases import Case, memory_step
+from gpulab.experiments.access_pattern.cases import Case, memory_step
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.widgets.live_plot import LivePlot

@@ -16,7 +16,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QPushButton, QVBoxLayout, QWidget
 
-from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
+from gpulab.experiments import ParamError, cluster_scaling
+from gpulab.experiments.cluster_scaling import fit as cluster_fit
 from gpulab.results import Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import ScalingExplorer

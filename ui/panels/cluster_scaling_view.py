@@ -14,7 +14,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.catalogue import Message, msg
-from gpulab.experiments import ParamError, cluster_fit, cluster_scaling
+from gpulab.experiments import ParamError, cluster_scaling
+from gpulab.experiments.cluster_scaling import fit as cluster_fit
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point
 from ui import i18n

@@ -6,7 +6,7 @@ A check box shows the algorithm bandwidth (algbw = S / t) instead. Every point c
 the elements of the results that were not what the collective must give: when any is non-zero the
 panel says so in red above the plot and beside the curve in the legend. An NCCL AllReduce on GPUs of
 the spec table gets the model's curves beside it, dashed (ring, and NVLink SHARP on NVSwitch nodes of
-H100/H200), from :func:`gpulab.experiments.cluster_fit.model_reference`; the line under the plot says
+H100/H200), from :func:`gpulab.experiments.cluster_scaling.fit.model_reference`; the line under the plot says
 what they are, or why there are none.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from gpulab import hostmem
-from gpulab.experiments import cluster_fit
+from gpulab.experiments.cluster_scaling import fit as cluster_fit
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import algorithm_name

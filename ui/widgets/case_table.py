@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from gpulab.experiments.access_cases import Case
+from gpulab.experiments.access_pattern.cases import Case
 from ui import i18n
 from ui.widgets.badge import BADGE_COLOURS, kind_explanation, kind_label
 

@@ -1,5 +1,5 @@
 """A parameter form built from a Params dataclass: one editor per field, chosen by what the
-field declares (see :func:`gpulab.experiments.base.param`).
+field declares (see :func:`gpulab.lab.base.param`).
 
 A bool gets a checkbox; declared choices (or a ``Literal`` type) a list; a key of the GPU spec
 table the table's GPUs by name; a field with presets a list of the presets over a free-text
@@ -18,7 +18,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from gpulab import experiments, measure
-from gpulab.experiments.base import choice_text
+from gpulab.lab.base import choice_text
 from ui import i18n
 
 translate = QCoreApplication.translate
@@ -104,7 +104,7 @@ class PresetEditor(QWidget):
 
 def choice_title(params_type: type, name: str, value: Any) -> str:
     """A choice as the form shows it: its words from the text catalogue
-    (:func:`gpulab.experiments.base.choice_text`) in the interface language, else the value itself
+    (:func:`gpulab.lab.base.choice_text`) in the interface language, else the value itself
     (a data type such as fp32, which reads the same in every language). The combo keeps the value
     as its data: that is what a script types."""
     message = choice_text(params_type, name, value)

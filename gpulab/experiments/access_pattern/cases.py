@@ -18,8 +18,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from gpulab.catalogue import Message, Note, from_json, msg, plain, render
-from gpulab.experiments.base import Event, ExperimentGen, PartialPoint
-from gpulab.experiments.emulated import GPU_TIME_SERIES, LabPlan, variant_axis_label
+from gpulab.lab.base import Event, ExperimentGen, PartialPoint
+from gpulab.lab.emulated import GPU_TIME_SERIES, LabPlan, variant_axis_label
 from gpulab.results import Point, Provenance, Result, Series
 
 SECTORS_IN_KEY = "sectors-per-request-in"

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulab.catalogue import Message, Note, msg, render, to_json
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, ParamError, PartialPoint, Progress, param
-from gpulab.experiments.cluster_fit import LocalFit, fit_to_saved
+from gpulab.experiments.cluster_scaling.fit import LocalFit, fit_to_saved
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, ParamError, PartialPoint, Progress, param
+from gpulab.lab.declare import Lab
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -279,6 +280,10 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         for point in s.points:
             yield PartialPoint(Note(s.label) if s.label is not None else s.name, point, provenance)
     yield Progress(1.0, msg("progress.done"))
-    from gpulab.experiments.base import params_to_dict
+    from gpulab.lab.base import params_to_dict
 
     return Result("cluster-scaling", params_to_dict(params), tuple(series), all_notes(figs, params, local))
+
+
+LAB = Lab("cluster-scaling", section="cluster", order=40, page="cluster-scaling",
+          quick=("gpu_counts=8,1024,16384",))

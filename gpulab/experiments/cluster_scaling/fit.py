@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpulab.catalogue import Message, msg
-from gpulab.experiments.base import ParamError
+from gpulab.lab.base import ParamError
 from gpulab.model import cluster
 from gpulab.results import Result, ResultFormatError, load
 

@@ -11,7 +11,7 @@ says what it really moved (``bytes_moved``), how many launches (GPU) or passes o
 - CPU, measured: numpy as written (a temporary per operator), numpy with ``out=`` (one pass
   per operator, no allocation), numexpr (one blocked pass: the intermediates stay in cache;
   one thread, as numpy's ufuncs, so the gain is fusion's alone).
-- GPU, measured with CUDA events (:mod:`gpulab.experiments.fusion_gpu`): CuPy as written,
+- GPU, measured with CUDA events (:mod:`gpulab.experiments.fusion.gpu`): CuPy as written,
   ``cupy.ElementwiseKernel``, ``cupy.fuse``, and the hand-written ``.cu`` kernels unfused and fused.
 - Without a usable GPU, the chosen GPU modelled unfused and fused: bytes moved / achievable
   bandwidth (the share of the spec sheet a published streaming benchmark reached on that GPU,
@@ -35,8 +35,17 @@ import numpy as np
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments import fusion_gpu as gpu
-from gpulab.experiments.base import (
+from gpulab.experiments.fusion import gpu
+from gpulab.experiments.fusion.chains import (
+    BLOCK,
+    EMULATED_N,
+    KERNELS,
+    Chain,
+    EmulatedCounts,
+    chain_named,
+    emulate_chain,
+)
+from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
     Context,
@@ -49,16 +58,8 @@ from gpulab.experiments.base import (
     powers_of_two,
     random_normal,
 )
-from gpulab.experiments.fusion_chains import (
-    BLOCK,
-    EMULATED_N,
-    KERNELS,
-    Chain,
-    EmulatedCounts,
-    chain_named,
-    emulate_chain,
-)
-from gpulab.experiments.sweep import gpu_bandwidth_ceiling_of, gpu_details, numpy_cpu_provenance
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import gpu_bandwidth_ceiling_of, gpu_details, numpy_cpu_provenance
 from gpulab.measure import (
     RepeatPolicy,
     modelled_point,
@@ -511,3 +512,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
                         [_emulated_note(c) for c in counts], _gpu_notes(gpu_run), noisy_notes(result, "n"),
                         assumptions)  # fmt: skip
     return Result(result.experiment, result.params, result.series, notes)
+
+
+LAB = Lab("fusion", section="execution", order=30, page="fusion",
+          quick=("sizes=1024,1048576", "chain=((a+b)*c-d)*0.5", "repeats=3"), kernels=KERNELS)

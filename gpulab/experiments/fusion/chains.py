@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from gpulab import kernels
-from gpulab.experiments.base import Cancelled, ExperimentError
 from gpulab.kernels import Args, KernelSpec
+from gpulab.lab.base import Cancelled, ExperimentError
 
 FLOAT_BYTES = 4
 BLOCK = 256

@@ -22,8 +22,8 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, msg
-from gpulab.experiments.base import ExperimentError
-from gpulab.experiments.fusion_chains import BLOCK, FLOAT_BYTES, Chain, kernel_spec
+from gpulab.experiments.fusion.chains import BLOCK, FLOAT_BYTES, Chain, kernel_spec
+from gpulab.lab.base import ExperimentError
 
 GPU_MEMORY_SHARE = 0.8
 """Use at most this share of the GPU's free memory at one size (CuPy's pool and temporaries need room)."""

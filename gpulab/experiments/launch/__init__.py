@@ -23,7 +23,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, msg, render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
     Context,
@@ -35,7 +35,8 @@ from gpulab.experiments.base import (
     param,
     params_to_dict,
 )
-from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, numpy_cpu_provenance
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import Axes, Sweep, SweepSeries, numpy_cpu_provenance
 from gpulab.measure import (
     RepeatPolicy,
     flagged,
@@ -189,7 +190,7 @@ class _Bench:
 
     def get(self) -> Any:
         if self._bench is None:
-            from gpulab.experiments.launch_gpu import LaunchBench
+            from gpulab.experiments.launch.gpu import LaunchBench
 
             self._bench = LaunchBench(self.device, self.params.n, TINY_ADD.source, TINY_ADD_FUSED.source)
         return self._bench
@@ -345,3 +346,6 @@ def _summary_notes(result: Result, k: int) -> list[Message]:
     if calls is not None and one is not None:
         notes.append(msg("note.launch.cpu", k=size_text(k), call=_us(calls), one=_us(one)))
     return notes
+
+
+LAB = Lab("launch", section="execution", order=20, page="launch", quick=("ks=quick",), kernels=KERNELS)

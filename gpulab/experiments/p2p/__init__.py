@@ -22,8 +22,8 @@ from typing import Any, Literal
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.cluster.topology import Gpu, Path, Topology, normal_bus_id, pcie_gb_s, read_topology
-from gpulab.experiments import p2p_gpu
-from gpulab.experiments.base import (
+from gpulab.experiments.p2p import gpu as p2p_gpu
+from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
     Context,
@@ -35,7 +35,8 @@ from gpulab.experiments.base import (
     param,
     params_to_dict,
 )
-from gpulab.experiments.sweep import gpu_details
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import gpu_details
 from gpulab.measure import Ceiling, RepeatPolicy, rate_point, with_ceiling
 from gpulab.model.cluster_layout import LAYOUTS, MAX_NODES, node_topology, rail_fat_tree
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -257,3 +258,6 @@ def _why_modelled(status: Any, devices: list[int]) -> Message:
     if not status.available:
         return msg("note.no-gpu", reason=status.reason_message or status.reason)
     return msg("note.p2p.one-gpu", name=cuda.device_name(devices[0]) if devices else "?")
+
+
+LAB = Lab("p2p", section="cluster", order=10, page="topology", quick=("copy_bytes=2^24", "repeats=3"))

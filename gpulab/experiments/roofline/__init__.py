@@ -1,7 +1,7 @@
 """Roofline: is each lab kernel bound by memory or by arithmetic, and how far below its roof is it?
 
 Every kernel of the catalogue is counted by the SIMT emulator at two small sizes (FLOPs and
-global-memory bytes, exactly; see :mod:`gpulab.experiments.kernel_work`), its counts are
+global-memory bytes, exactly; see :mod:`gpulab.lab.kernel_work`), its counts are
 scaled by its stated complexity to a teaching size, and the kernel is placed on a log-log
 chart: x = arithmetic intensity (FLOP per byte), y = attained GFLOP/s.
 
@@ -20,7 +20,7 @@ chart: x = arithmetic intensity (FLOP per byte), y = attained GFLOP/s.
 - With a usable GPU each kernel is also timed at the teaching size with CUDA events
   (``measured``) and placed under that GPU's own roof when the spec table knows it.
 - CPU roof: this machine's BLAS matmul GFLOP/s and triad GB/s measured in this run
-  (:mod:`gpulab.experiments.cpu_peaks`).
+  (:mod:`gpulab.lab.cpu_peaks`).
 
 Each kernel point's ``extra`` holds its entry, the preset the warp visualizer opens, FLOPs,
 bytes (both counts), seconds, ``bound`` and ``percent_of_roof``. A kernel without
@@ -42,7 +42,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     Context,
     Event,
@@ -52,8 +52,9 @@ from gpulab.experiments.base import (
     param,
     params_to_dict,
 )
-from gpulab.experiments.cpu_peaks import CpuPeaks, measure_cpu_peaks
-from gpulab.experiments.kernel_work import KernelWork, count_work, problem_size, scaled_preset
+from gpulab.lab.cpu_peaks import CpuPeaks, measure_cpu_peaks
+from gpulab.lab.declare import Lab
+from gpulab.lab.kernel_work import KernelWork, count_work, problem_size, scaled_preset
 from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time, place, roof_at
 from gpulab.results import Point, Provenance, Result, Series
 
@@ -359,7 +360,7 @@ def _roof_of(series: Series) -> Roof:
 
 def cpu_roof_series(peaks: CpuPeaks) -> Series:
     """The CPU's measured roof (points are filled in once the chart's x range is known)."""
-    from gpulab.experiments.sweep import numpy_cpu_provenance
+    from gpulab.lab.sweep import numpy_cpu_provenance
 
     base = numpy_cpu_provenance("best of repeats (as STREAM reports a peak)")
     details = {**base.details, "gemm": f"float32 matmul N={peaks.gemm_n}", "gflop_s": peaks.gflop_s,
@@ -382,7 +383,7 @@ def cpu_notes(peaks: CpuPeaks) -> list[Message]:
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Count every kernel, place it under the chosen GPU's roof (and a local GPU's), add the CPU roof."""
-    from gpulab.experiments import roofline_gpu
+    from gpulab.experiments.roofline import gpu as roofline_gpu
 
     lab = _Run(params, ctx)
     yield from lab.count()
@@ -412,3 +413,6 @@ def teaching_preset(placed: Placed) -> kernels.LaunchPreset:
 
 def argument_bytes(args: list[Any]) -> int:
     return sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+
+
+LAB = Lab("roofline", section="memory", order=30, page="roofline", quick=("elements=1048576", "repeats=3"))

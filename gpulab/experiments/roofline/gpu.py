@@ -17,7 +17,7 @@ import numpy as np
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
-from gpulab.experiments.base import Context, Event, PartialPoint, Progress
+from gpulab.lab.base import Context, Event, PartialPoint, Progress
 from gpulab.results import Point, Provenance, Series
 
 MEMORY_HEADROOM = 0.8  # use at most this share of the free GPU memory for one kernel's arguments

@@ -8,7 +8,7 @@ with the kernels launched on the legacy default stream (which waits for every ot
 
 Without a GPU the four timelines come from a discrete-event model of the copy engines and SMs
 (:mod:`gpulab.model.streams`), labelled modelled. With one they are measured: CUDA events
-around every copy and kernel (:mod:`gpulab.experiments.streams_gpu`). Each configuration is one
+around every copy and kernel (:mod:`gpulab.experiments.streams.gpu`). Each configuration is one
 series with one point, x = streams used, y = total milliseconds; its point's ``extra`` holds the
 timeline (``ops``, see :mod:`gpulab.timeline`), the speedup over one stream and the diagnosis.
 """
@@ -23,7 +23,8 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render, to_json
-from gpulab.experiments.base import CheckedParams, Context, ExperimentGen, PartialPoint, Progress, param
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, PartialPoint, Progress, param
+from gpulab.lab.declare import Lab
 from gpulab.model import streams as model
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 from gpulab.timeline import TimelineOp, ops_to_json, overlap_seconds, span_seconds
@@ -205,7 +206,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     collected: list[Series] = []
     gpu_notes: list[Message | Note] = []
     if status.available:
-        from gpulab.experiments import streams_gpu
+        from gpulab.experiments.streams import gpu as streams_gpu
 
         measured = streams_gpu.measured_timelines(params, ctx, gpu_notes)
         provenance = streams_gpu.provenance(ctx.device_index or 0)
@@ -221,6 +222,10 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
     notes = merge_notes(missing, gpu_notes, diagnosis_notes(tuple(collected)), model_assumptions(params, spec))
-    from gpulab.experiments.base import params_to_dict
+    from gpulab.lab.base import params_to_dict
 
     return Result("streams", params_to_dict(params), tuple(collected), notes)
+
+
+LAB = Lab("streams", section="execution", order=10, page="streams",
+          quick=("chunks=8", "chunk_bytes=2^23", "kernel_to_copy=1"), kernels=KERNELS)

@@ -27,8 +27,8 @@ import numpy as np
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
-from gpulab.experiments.base import Context
 from gpulab.experiments.streams import CONFIGURATIONS, KERNEL, REPEATS, Configuration, Params, Timeline
+from gpulab.lab.base import Context
 from gpulab.model import streams as model
 from gpulab.results import Provenance
 from gpulab.timeline import TimelineOp
@@ -195,7 +195,7 @@ def _chunks_that_fit(cupy: Any, params: Params, notes: list[Message | Note]) -> 
     if fit >= params.chunks:
         return params.chunks
     if fit < 1:
-        from gpulab.experiments.base import ExperimentError
+        from gpulab.lab.base import ExperimentError
 
         raise ExperimentError(msg("streams.error.no-memory", size=params.chunk_bytes))
     notes.append(msg("streams.note.clamped", chunks=params.chunks, fit=fit))

@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments import transfer_gpu
-from gpulab.experiments.base import (
+from gpulab.experiments.transfer import gpu as transfer_gpu
+from gpulab.experiments.transfer.gpu import LinkReading
+from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
     Context,
@@ -44,8 +45,8 @@ from gpulab.experiments.base import (
     params_to_dict,
     powers_of_two,
 )
-from gpulab.experiments.sweep import gpu_details
-from gpulab.experiments.transfer_gpu import LinkReading
+from gpulab.lab.declare import Lab
+from gpulab.lab.sweep import gpu_details
 from gpulab.measure import Ceiling, RepeatPolicy, modelled_point, noisy_notes, rate_point, with_ceiling
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, Direction, PcieLink, transfer_time
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -510,3 +511,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     notes = merge_notes(gpu_notes, _summary_notes(series, model_link), noisy_notes(result, "bytes"), fixed,
                         _assumptions(links, params.chosen_kinds, both_ways))  # fmt: skip
     return Result("transfer", result.params, result.series, notes)
+
+
+LAB = Lab("transfer", section="memory", order=40, page="transfer", quick=("sizes=quick", "batch_chunks=256"))

@@ -15,10 +15,10 @@ from collections.abc import Generator
 
 from gpulab import kernels
 from gpulab.catalogue import msg
-from gpulab.experiments.base import Cancelled, Context, Progress
 from gpulab.experiments.warp.gpu import GpuRun, run_on_gpu
 from gpulab.experiments.warp.server import SessionRequest, emulator_process
 from gpulab.experiments.warp.session import DEFAULT_MAX_SECONDS, WarpSession
+from gpulab.lab.base import Cancelled, Context, Progress
 
 
 def session_request(

@@ -29,8 +29,8 @@ def test_the_smoke_script_runs_to_its_no_gpu_summary_without_error(tmp_path):
 
 
 def test_the_smoke_plan_runs_every_experiment_with_valid_small_parameters():
-    assert sorted(gpu_smoke.SMALL_RUNS) == sorted(experiments.names())
-    for name, assignments in gpu_smoke.SMALL_RUNS.items():
+    assert sorted(gpu_smoke.small_runs()) == sorted(experiments.names())
+    for name, assignments in gpu_smoke.small_runs().items():
         experiments.params_from_strings(experiments.get(name).Params, dict(a.split("=", 1) for a in assignments))
 
 

@@ -54,6 +54,11 @@ def test_a_missing_run_fails_both_launch_targets(tmp_path):
     assert [status for _name, status, _detail in targets] == ["failed", "failed"]
 
 
-def test_the_launch_run_is_the_default_sweep_under_the_run_steps_60_seconds():
-    assert gpu_smoke.SMALL_RUNS["launch"] == []
-    assert gpu_smoke.STEP_TIMEOUT_S["run"] == 60.0
+def test_the_launch_targets_come_from_the_default_sweep_under_the_run_steps_60_seconds(tmp_path, monkeypatch):
+    commands = []
+    smoke = gpu_smoke.Smoke(tmp_path, total_s=60)
+    monkeypatch.setattr(smoke, "run", lambda title, command, timeout_s, log: commands.append((command, timeout_s)))
+    gpu_smoke._launch_steps(smoke, ["gpulab"])
+    command, timeout_s = commands[0]
+    assert command[:2] == ["gpulab", "run"] and "launch" in command and "--set" not in command  # the default K
+    assert timeout_s == gpu_smoke.STEP_TIMEOUT_S["run"] == 60.0

@@ -8,7 +8,7 @@ import pytest
 
 from gpulab import experiments
 from gpulab.catalogue import render
-from gpulab.experiments.base import (
+from gpulab.lab.base import (
     CheckedParams,
     ParamError,
     ParamSpec,
@@ -93,7 +93,7 @@ def test_presets_and_choices_come_from_the_declaration_or_the_literal_type():
 
 
 def test_param_texts_are_found_in_the_catalogue_by_key():
-    from gpulab.experiments.base import param_key, param_text
+    from gpulab.lab.base import param_key, param_text
 
     matmul = experiments.get("matmul")
     assert param_key(matmul.Params, "sizes") == "experiment.matmul.param.sizes"

@@ -4,9 +4,9 @@ import pytest
 
 from gpulab import cuda, experiments
 from gpulab.experiments import Context, drive, get
-from gpulab.experiments.access_cases import MEASURED_KEY, MODEL_KEY, cases, memory_step
 from gpulab.experiments.access_pattern import Params, run
-from gpulab.experiments.emulated import GPU_TIME_SERIES
+from gpulab.experiments.access_pattern.cases import MEASURED_KEY, MODEL_KEY, cases, memory_step
+from gpulab.lab.emulated import GPU_TIME_SERIES
 from gpulab.model import memory_share
 from gpulab.results import from_json_dict
 from gpulab.specs import load_specs
@@ -38,9 +38,6 @@ def test_access_pattern_is_registered_and_its_counts_are_emulated(result):
 def test_the_old_name_coalescing_still_runs_the_lab_and_is_not_listed_twice():
     assert get("coalescing") is get("access-pattern")
     assert "coalescing" not in experiments.names() and experiments.canonical("coalescing") == "access-pattern"
-    from gpulab.experiments import coalescing
-
-    assert coalescing.run is run and coalescing.Params is Params
 
 
 @pytest.mark.parametrize("stride", [1, 2, 4, 8, 16, 32])
@@ -196,7 +193,7 @@ def test_with_a_gpu_every_case_is_timed_matches_the_emulator_and_gets_its_measur
 
 
 def test_each_default_case_opens_in_the_warp_visualizer_at_a_preset_with_its_own_sizes():
-    from gpulab.experiments.access_cases import preset_for
+    from gpulab.experiments.access_pattern.cases import preset_for
 
     rows = {r.label.text: r for r in cases(drive(run(Params(n=64, block=64), Context())))}
     assert preset_for(rows["stride 8"]) == "stride=8" and preset_for(rows["stride 4"]) == "tiny"
@@ -211,7 +208,7 @@ def test_measured_gb_s_are_the_useful_bytes_over_the_gpus_kernel_time(monkeypatc
     """The measured path without a GPU: the timing is faked, the arithmetic and labels are real."""
     from gpulab import cuda as cuda_module
     from gpulab.devices import CudaStatus
-    from gpulab.experiments import emulated
+    from gpulab.lab import emulated
 
     status = CudaStatus(True, "", "ok", cupy_version="13.0", cuda_runtime_version="12.4", cuda_driver_version="12.4")
     monkeypatch.setattr(cuda_module, "cuda_status", lambda: status)

@@ -8,7 +8,7 @@ from gpulab import experiments, results
 from gpulab.catalogue import render
 from gpulab.cluster import allreduce_steps as ar
 from gpulab.experiments import allreduce_steps as lab
-from gpulab.experiments.base import Context, ParamError, drive
+from gpulab.lab.base import Context, ParamError, drive
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pytest
 from gpulab import cuda
 from gpulab.experiments import Context, drive, get
 from gpulab.experiments.bank_conflicts import Params, run
-from gpulab.experiments.emulated import GPU_TIME_SERIES
+from gpulab.lab.emulated import GPU_TIME_SERIES
 
 SMALL = Params(side=32, block=64, strides=(1, 2, 3, 8, 32), gpu_side=256, repeats=3)
 LOADS = "shared load transactions per request (emulated)"

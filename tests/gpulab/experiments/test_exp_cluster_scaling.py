@@ -6,7 +6,7 @@ import pytest
 
 from gpulab import experiments
 from gpulab.catalogue import from_json, render
-from gpulab.experiments.base import Context, ParamError, drive, params_from_strings
+from gpulab.lab.base import Context, ParamError, drive, params_from_strings
 
 module = experiments.get("cluster-scaling")
 
@@ -115,7 +115,7 @@ def test_a_result_of_another_lab_cannot_be_fitted(tmp_path):
 
 
 def test_the_model_beside_an_nccl_allreduce_is_the_ring_and_nvls_at_the_measured_sizes():
-    from gpulab.experiments import cluster_fit
+    from gpulab.experiments.cluster_scaling import fit as cluster_fit
     from gpulab.experiments.collectives import Collector
     from gpulab.model import cluster
     from gpulab.specs import load_specs

@@ -8,7 +8,7 @@ import pytest
 from gpulab import cuda
 from gpulab.experiments import Cancelled, Context, PartialPoint, drive, get
 from gpulab.experiments.divergence import Params, run
-from gpulab.experiments.emulated import EMULATOR_DEVICE, GPU_TIME_SERIES
+from gpulab.lab.emulated import EMULATOR_DEVICE, GPU_TIME_SERIES
 
 SMALL = Params(n=256, block=128, kways=(2, 4, 8), max_rounds=8, gpu_n=1 << 16, repeats=3)
 BRANCH = "branch efficiency (emulated)"
@@ -93,7 +93,7 @@ def test_cancelling_stops_the_run_between_variants():
 
 def test_a_launch_already_cancelled_stops_inside_the_emulator():
     from gpulab.experiments.divergence import variants
-    from gpulab.experiments.emulated import emulate
+    from gpulab.lab.emulated import emulate
 
     cancel = threading.Event()
     cancel.set()
@@ -124,7 +124,7 @@ def test_gpulab_run_divergence_writes_an_emulated_result_as_json():
 def test_a_gpu_whose_outputs_differ_from_the_emulator_is_named_in_the_notes(monkeypatch):
     from dataclasses import replace
 
-    from gpulab.experiments import emulated
+    from gpulab.lab import emulated
 
     status = replace(cuda.cuda_status(), available=True, reason="")
     monkeypatch.setattr(cuda, "cuda_status", lambda: status)

@@ -9,8 +9,8 @@ from gpulab import experiments
 from gpulab.catalogue import render
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ExperimentError, ParamError, PartialPoint, drive, fusion
-from gpulab.experiments import fusion_gpu as gpu
-from gpulab.experiments.fusion_chains import LONG, SHORT, emulate_chain
+from gpulab.experiments.fusion import gpu
+from gpulab.experiments.fusion.chains import LONG, SHORT, emulate_chain
 from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, memory_share
 from gpulab.results import Result
 from gpulab.specs import load_specs

@@ -6,8 +6,9 @@ import pytest
 
 from gpulab import cuda, experiments, simt
 from gpulab.devices import CudaStatus
-from gpulab.experiments import Context, ParamError, drive, launch, launch_gpu
-from gpulab.experiments.launch_gpu import Timing
+from gpulab.experiments import Context, ParamError, drive, launch
+from gpulab.experiments.launch import gpu as launch_gpu
+from gpulab.experiments.launch.gpu import Timing
 from gpulab.measure import RepeatPolicy
 from gpulab.model.launch import (
     AMPERE_COSTS,

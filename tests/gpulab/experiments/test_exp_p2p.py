@@ -9,7 +9,7 @@ from gpulab.catalogue import render
 from gpulab.cluster.topology import read_topology, topology_from_json
 from gpulab.devices import CudaStatus, GpuInfo
 from gpulab.experiments import p2p
-from gpulab.experiments.base import Context, ParamError, drive
+from gpulab.lab.base import Context, ParamError, drive
 from gpulab.measure import Samples
 from tests.gpulab.cluster.test_cluster_topology import pcie_pair
 
@@ -138,7 +138,7 @@ def test_on_two_real_gpus_every_pair_copies_at_a_positive_rate():
 @pytest.mark.gpu
 def test_peer_copies_time_a_copy_with_cuda_events():
     from gpulab.cuda import cuda_status
-    from gpulab.experiments import p2p_gpu
+    from gpulab.experiments.p2p import gpu as p2p_gpu
     from gpulab.measure import RepeatPolicy
 
     count = len(cuda_status().devices)

@@ -2,8 +2,8 @@ import pytest
 
 from gpulab import cuda
 from gpulab.experiments import Context, drive, get
-from gpulab.experiments.emulated import GPU_TIME_SERIES
 from gpulab.experiments.reduction import Params, run
+from gpulab.lab.emulated import GPU_TIME_SERIES
 
 SMALL = Params(n=1000, block=128, gpu_n=1 << 16, repeats=3)
 WARP = "warp execution efficiency (emulated)"

@@ -133,7 +133,7 @@ def test_the_kernel_reference_does_rounds_of_multiply_add_in_float32():
 
 
 def test_measured_copy_starts_wait_for_the_previous_copy_in_the_same_direction():
-    from gpulab.experiments.streams_gpu import serialize_copies
+    from gpulab.experiments.streams.gpu import serialize_copies
 
     ops = [TimelineOp("H2D 0", "stream 1", "h2d", 0.0, 2.0, 8, "h2d"),
            TimelineOp("H2D 1", "stream 2", "h2d", 0.0, 4.0, 8, "h2d"),  # its event fired at 0; the engine was busy
@@ -158,7 +158,7 @@ def test_on_a_gpu_the_calibrated_kernel_matches_its_reference_and_lasts_about_on
     import cupy
 
     from gpulab import cuda
-    from gpulab.experiments.streams_gpu import Buffers, calibrate_rounds
+    from gpulab.experiments.streams.gpu import Buffers, calibrate_rounds
 
     n = 1 << 20
     kernel = cuda.get_kernel(streams.KERNEL.source, streams.KERNEL.entry)

@@ -11,8 +11,9 @@ import pytest
 from gpulab import cuda, devices, experiments
 from gpulab.catalogue import render
 from gpulab.devices import CudaStatus, GpuInfo
-from gpulab.experiments import Context, ParamError, PartialPoint, drive, transfer, transfer_gpu
-from gpulab.experiments.transfer_gpu import LinkReading
+from gpulab.experiments import Context, ParamError, PartialPoint, drive, transfer
+from gpulab.experiments.transfer import gpu as transfer_gpu
+from gpulab.experiments.transfer.gpu import LinkReading
 from gpulab.model import DEFAULT_COPY_LATENCY_S, DEFAULT_PINNED_EFFICIENCY, pcie_gb_s_per_direction
 from gpulab.model.transfer import BOTH_WAYS_SHARE
 

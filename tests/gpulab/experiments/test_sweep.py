@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from gpulab.experiments.base import Cancelled, Context, PartialPoint, Progress, drive
-from gpulab.experiments.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, run_sweep
+from gpulab.lab.base import Cancelled, Context, PartialPoint, Progress, drive
+from gpulab.lab.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, run_sweep
 from gpulab.results import Point, Provenance
 
 AXES = Axes("size", "", "rate", "GB/s")

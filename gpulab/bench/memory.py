@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gpulab import cuda, hostmem
+from gpulab import cuda, hostmem, threads
 from gpulab.experiments import Context
 from gpulab.experiments import bandwidth as lab
 from gpulab.measure import BUSY_FRACTION, RepeatPolicy, best_rate_point, time_cpu_calls
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     size, why, rates, busy = measure_cpu(max(1, args.rounds), args.seconds)
     print(f"CPU triad a = b + s*c, float64, working set {hostmem.bytes_text(size)} ({why}), "
-          f"{args.rounds} rounds, numexpr threads {lab.numexpr_threads()}")  # fmt: skip
+          f"{args.rounds} rounds, numexpr threads {threads.cpu_threads()}")  # fmt: skip
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, gb_s in medians.items():
         spread = f"{min(rates[name]):.1f}-{max(rates[name]):.1f}"

@@ -30,6 +30,7 @@ import numpy as np
 
 from gpulab import cuda, hostmem, kernels
 from gpulab.catalogue import Message, Note, msg, render
+from gpulab.hostmem import page_aligned_full
 from gpulab.lab.base import (
     Cancelled,
     CheckedParams,
@@ -55,6 +56,7 @@ from gpulab.measure import (
     with_ceiling,
 )
 from gpulab.results import Point, Provenance, Result, Series, host_summary, merge_notes
+from gpulab.threads import cpu_threads
 
 TITLE = render("experiment.bandwidth.title")
 DESCRIPTION = render("experiment.bandwidth.description")
@@ -112,26 +114,6 @@ def bytes_moved(operation: str, n: int, itemsize: int = ITEMSIZE) -> int:
 
 
 # ----------------------------------------------------------------- CPU forms
-
-
-PAGE_BYTES = 4096
-
-
-def page_aligned_full(n: int, value: float, dtype: Any = np.float64) -> np.ndarray:
-    """A new array of ``n`` copies of ``value`` that starts on a 4 KiB page boundary.
-
-    Where numpy's allocator happens to put two arrays decides a copy's speed otherwise: on this
-    x86 machine, a store 16 bytes past a load modulo 4 KiB ("4K aliasing") made a compiled copy
-    of a 256 KiB working set 8x slower (6-8 GB/s against 40-70). Every array starting on a page,
-    as BabelStream's aligned allocation does, makes each point measure the operation, not the
-    allocator's luck."""
-    itemsize = np.dtype(dtype).itemsize
-    spare = PAGE_BYTES // itemsize
-    buffer = np.empty(n + spare, dtype=dtype)
-    skip = (-buffer.ctypes.data % PAGE_BYTES) // itemsize
-    array = buffer[skip : skip + n]  # a view: it keeps the whole buffer alive
-    array.fill(value)
-    return array
 
 
 class Arrays:
@@ -218,7 +200,7 @@ def _compiled_call(op: str, v: dict[str, np.ndarray]) -> Call:
     because Numba keeps the count per calling thread, and this runs on the timing thread."""
     from gpulab import compiled
 
-    compiled.set_threads(numexpr_threads())
+    compiled.set_threads(cpu_threads())
     return compiled.call(op, v, SCALAR)
 
 
@@ -238,25 +220,11 @@ FORM_WRITTEN = {
 }  # fmt: skip
 
 
-def numexpr_threads() -> int:
-    """The thread count numexpr gets: the BLAS's, the project's convention (numpy's matmul
-    runs on all BLAS threads), else every core."""
-    import os
-
-    from gpulab.devices import blas_info
-
-    try:
-        blas = blas_info()
-    except Exception:  # no threadpoolctl view: fall back to the cores
-        blas = ()
-    return max((b.threads for b in blas), default=os.cpu_count() or 1)
-
-
 def _set_numexpr_threads() -> dict[str, Any]:
     """Give numexpr the project's thread count; return what the provenance records."""
     import numexpr
 
-    threads = numexpr_threads()
+    threads = cpu_threads()
     numexpr.set_num_threads(threads)
     return {"numexpr": numexpr.__version__, "numexpr_threads": threads}
 
@@ -448,7 +416,7 @@ def clamp_to_memory(working_sets: Sequence[int], available_bytes: int | None) ->
 
 def plan(params: Params, ctx: Context, available_bytes: int | None = None) -> Plan:
     """The lines to draw and the working sets to run, with the notes on what was left out."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
     from gpulab.model import memory_share
 
     spec = resolve_model_gpu(params.model_gpu)
@@ -496,7 +464,7 @@ def _form_facts(form: str) -> dict[str, Any]:
     if form == "compiled":
         from gpulab import compiled
 
-        return {"numba": compiled.version(), "threads": numexpr_threads(),
+        return {"numba": compiled.version(), "threads": cpu_threads(),
                 "one_thread_below_elements_per_thread": compiled.PARALLEL_FROM_PER_THREAD}  # fmt: skip
     return {}
 

@@ -24,11 +24,11 @@ from gpulab.catalogue import Message, Note, msg, render
 from gpulab.lab.base import (
     CheckedParams,
     Context,
-    ExperimentError,
     ExperimentGen,
     param,
     powers_of_two,
     random_normal,
+    resolve_model_gpu,
 )
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, estimate_point, gpu_details, run_sweep
@@ -58,7 +58,6 @@ __all__ = [
     "cpu_all_threads_name",
     "flops",
     "model_series_name",
-    "resolve_model_gpu",
     "run",
 ]
 
@@ -128,17 +127,6 @@ def model_series_label(gpu_name: str) -> Message:
 
 def model_series_name(gpu_name: str) -> str:
     return render(model_series_label(gpu_name))
-
-
-def resolve_model_gpu(key_or_name: str) -> Any:
-    """The spec-table entry for a key (``h100-sxm``) or a device name; ExperimentError if unknown."""
-    from gpulab.specs import load_specs
-
-    table = load_specs()
-    spec = table.get(key_or_name) or table.match(key_or_name)
-    if spec is None:
-        raise ExperimentError(msg("param.error.model-gpu-unknown", key=repr(key_or_name), names=list(table.keys())))
-    return spec
 
 
 # ----------------------------------------------------------------- timing

@@ -32,7 +32,7 @@ import numpy as np
 from gpulab import cuda
 from gpulab import precision as formats
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.experiments.matmul import flops, resolve_model_gpu
+from gpulab.experiments.matmul import flops
 from gpulab.lab.base import (
     CheckedParams,
     Context,
@@ -43,6 +43,7 @@ from gpulab.lab.base import (
     param,
     params_to_dict,
     random_normal,
+    resolve_model_gpu,
 )
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import estimate_point, gpu_details, numpy_cpu_provenance

@@ -131,7 +131,7 @@ def _gpu_series(params: Params, ctx: Context) -> SweepSeries:
 
 
 def _model_series(params: Params) -> tuple[SweepSeries, tuple[Any, ...]]:
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
     from gpulab.model import kernel_time, memory_share
 
     spec = resolve_model_gpu(params.model_gpu)

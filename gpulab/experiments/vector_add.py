@@ -196,7 +196,7 @@ def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) 
 def modelled_point(model_gpu: str, n: int, include_transfers: bool = False) -> Point:
     """The lab's modelled point of ``model_gpu`` at ``n`` elements (y: GB/s, 12 bytes an element),
     as its modelled series draws it."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     params = Params(model_gpu=model_gpu, include_transfers=include_transfers)
     series, _assumptions = _model_series(params, resolve_model_gpu(model_gpu))
@@ -213,7 +213,7 @@ def _notes(params: Params, gpu_reason: Message | str | None, spec: Any) -> list[
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Time numpy and (when a GPU is usable) the CUDA kernel for each size; model the chosen GPU."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     rng = np.random.default_rng(0)  # one stream, drawn CPU then GPU at each size
     status = cuda.cuda_status()

@@ -20,6 +20,7 @@ from typing import Any, Union
 from gpulab.catalogue import Message, msg, plain, render
 from gpulab.lab.declare import registry
 from gpulab.results import Point, Provenance, Result
+from gpulab.specs import load_specs
 
 
 class ExperimentError(Exception):
@@ -447,3 +448,15 @@ def random_normal(rng: Any, shape: int | tuple[int, ...], dtype: Any = "float32"
         stop = min(start + _RANDOM_CHUNK, flat.size)
         flat[start:stop] = rng.standard_normal(stop - start, dtype=draw_dtype)
     return out
+
+
+# ----------------------------------------------------------------- the GPU a model is for
+
+
+def resolve_model_gpu(key_or_name: str) -> Any:
+    """The spec-table entry for a key (``h100-sxm``) or a device name; ExperimentError if unknown."""
+    table = load_specs()
+    spec = table.get(key_or_name) or table.match(key_or_name)
+    if spec is None:
+        raise ExperimentError(msg("param.error.model-gpu-unknown", key=repr(key_or_name), names=list(table.keys())))
+    return spec

@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from gpulab.hostmem import page_aligned_full
 from gpulab.measure import RepeatPolicy, time_cpu_calls
+from gpulab.threads import cpu_threads
 
 GEMM_N = 1024
 TRIAD_ELEMENTS = 1 << 23  # 32 MiB per float32 array: far past a laptop's or a server core's cache
@@ -80,15 +82,11 @@ def _triad_call(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[Callable[[
 
 def _threads() -> int:
     """The BLAS's thread count (the project's convention), as the matmul peak uses."""
-    from gpulab.experiments.bandwidth import numexpr_threads
-
-    return numexpr_threads()
+    return cpu_threads()
 
 
 def measure_triad_gb_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[float, str]:
     """Best GB/s of ``a = b + s·c`` (12 bytes credited per element) and the method used."""
-    from gpulab.experiments.bandwidth import page_aligned_full
-
     rng = np.random.default_rng(1)
     # On page boundaries, so the roof does not depend on where the allocator put the arrays.
     a, b, c = (page_aligned_full(TRIAD_ELEMENTS, 0.0, np.float32) for _ in range(3))

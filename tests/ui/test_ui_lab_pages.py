@@ -27,7 +27,8 @@ def test_every_lab_panel_in_the_front_end_is_the_page_of_a_lab_that_declares_it(
     for info in pkgutil.iter_modules(ui.panels.__path__, "ui.panels."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, LabPanel) and value.EXPERIMENT and value.__module__ == module.__name__:
+            is_page = isinstance(value, type) and issubclass(value, LabPanel) and value.EXPERIMENT
+            if is_page and value.__module__ == module.__name__:
                 found.add((info.name.rsplit(".", 1)[1].replace("_", "-"), value.EXPERIMENT))
     assert found == declared
 
@@ -37,5 +38,5 @@ def test_the_front_end_knows_every_section_a_lab_may_name():
 
 
 def test_a_page_module_without_the_labs_panel_is_reported_by_name():
-    with pytest.raises(LookupError, match="ui.panels.devices has no panel whose EXPERIMENT is 'mine'"):
+    with pytest.raises(LookupError, match=r"ui\.panels\.devices has no panel whose EXPERIMENT is 'mine'"):
         page_class(declare.Lab("mine", page="devices"))

@@ -195,7 +195,7 @@ NOTES = (msg("note.coalescing.sectors"), msg("note.coalescing.gather"), msg("not
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Emulate every access pattern; model its GB/s; add GPU kernel times and GB/s when a GPU is usable."""
     from gpulab.experiments.access_pattern.cases import with_bandwidth
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     spec = resolve_model_gpu(params.model_gpu)  # an unknown GPU fails before any emulation
     plan = LabPlan("access-pattern", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,

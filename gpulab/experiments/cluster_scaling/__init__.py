@@ -116,7 +116,7 @@ class Figures:
 def figures(params: Params) -> Figures:
     """The AllReduce curves, the best plan and the reliability at each GPU count, and the planner's
     table and reliability at ``params.gpus``."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     spec = resolve_model_gpu(params.model_gpu)
     fabric = cluster.fabric_for(spec)

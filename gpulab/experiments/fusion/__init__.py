@@ -71,6 +71,7 @@ from gpulab.measure import (
     with_ceiling,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
+from gpulab.threads import cpu_threads, numexpr_threads
 
 __all__ = ["KERNELS", "Params", "run"]
 
@@ -199,22 +200,11 @@ def _numexpr(ops: Operands) -> Callable[[], Any]:
     return lambda: numexpr.evaluate(ops.chain.numexpr, local_dict=names, out=y)
 
 
-def numexpr_threads() -> int:
-    """numexpr's threads in this lab: one per core it detects (its own default is capped lower)."""
-    import numexpr
-
-    return max(1, int(numexpr.detect_number_of_cores()))
-
-
 def _with_numexpr_threads(time_it: Callable[[], Point]) -> Point:
-    """Time with numexpr on :func:`numexpr_threads` threads, then leave it as it was."""
-    import numexpr
-
-    before = numexpr.set_num_threads(numexpr_threads())
-    try:
+    """Time with numexpr on the project's CPU threads (:func:`gpulab.threads.cpu_threads`), then
+    leave it as it was."""
+    with numexpr_threads():
         return time_it()
-    finally:
-        numexpr.set_num_threads(before)
 
 
 CPU_FORMS: dict[str, tuple[Callable[[Operands], Callable[[], Any]], bool, str]] = {
@@ -240,7 +230,7 @@ def _cpu_series(key: str, params: Params, ctx: Context) -> FusionSeries:
         return FusionSeries(msg(f"series.fusion.{key}"), "cpu", provenance, key, make)
     import numexpr
 
-    threads = numexpr_threads()
+    threads = cpu_threads()
     details = {**provenance.details, "library": "numexpr", "numexpr": numexpr.__version__, "threads": threads}
     provenance = Provenance("measured", provenance.device, details)
     return FusionSeries(msg("series.fusion.cpu-numexpr", threads=threads), "cpu", provenance, key, make)
@@ -308,7 +298,7 @@ EMULATED_LABELS = {"unfused": "series.fusion.emulated-unfused", "fused": "series
 
 
 def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeries, tuple[Note, ...]]:
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
     from gpulab.model import kernel_time, memory_share
 
     spec = resolve_model_gpu(model_gpu)
@@ -466,7 +456,7 @@ def _setup_notes(chain: Chain, status: Any, run: gpu.GpuRun | None, dropped: lis
                      unfused=chain.bytes_unfused(1), intermediates=chain.intermediates,
                      launches=chain.launches_unfused))  # fmt: skip
     if _has_numexpr():
-        notes.append(msg("note.fusion.numexpr-threads", threads=numexpr_threads()))
+        notes.append(msg("note.fusion.numexpr-threads", threads=cpu_threads()))
     else:
         notes.append(msg("note.fusion.no-numexpr"))
     if dropped:

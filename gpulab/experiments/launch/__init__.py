@@ -234,7 +234,7 @@ def _gpu_series(params: Params, ctx: Context) -> list[SweepSeries]:
 
 
 def _model_series(params: Params) -> tuple[list[SweepSeries], list[Any]]:
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     spec = resolve_model_gpu(params.model_gpu)
     costs = costs_for(spec)

@@ -132,7 +132,7 @@ def modelled_seconds(spec: Any, placed: Placed) -> float:
 def modelled_gflop_s(entry: str, model_gpu: str, elements: int, traffic: str) -> float:
     """GFLOP/s the lab models for catalogue kernel ``entry`` at ``elements`` on ``model_gpu``,
     its bytes counted as ``traffic`` (what a validation row compares)."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     work = count_work(kernels_spec(entry))
     placed = placed_kernel(work, elements, traffic)
@@ -199,7 +199,7 @@ class _Run:
     """One roofline run: the counted kernels, the series being filled, and the notes."""
 
     def __init__(self, params: Params, ctx: Context) -> None:
-        from gpulab.experiments.matmul import resolve_model_gpu
+        from gpulab.lab.base import resolve_model_gpu
 
         self.params, self.ctx = params, ctx
         self.spec = resolve_model_gpu(params.model_gpu)
@@ -320,7 +320,7 @@ def published_efficiency() -> dict[str, list[dict[str, Any]]]:
     """Published rates of kernels like the catalogue's, by entry: from the validation rows of this
     lab (model :data:`ROW_MODEL`), each measurement once, with the GPU it ran on and its share of
     that GPU's fp32 peak. Empty when the rows cannot be read."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
     from gpulab.validation import ValidationFormatError, rows_for
 
     try:

@@ -73,8 +73,8 @@ def _local_roof(spec: Any, model_key: str) -> list[tuple[str, Series]]:
 
 def measure(placed: list[Any], params: Any, ctx: Context) -> Generator[Event, None, Measured]:
     """Time every placed kernel on GPU ``ctx.device_index`` and place it under that GPU's roof."""
-    from gpulab.experiments.matmul import resolve_model_gpu
     from gpulab.experiments.roofline import _series, gpu_roof, kernel_point, teaching_preset
+    from gpulab.lab.base import resolve_model_gpu
     from gpulab.specs import load_specs
 
     device = ctx.device_index or 0

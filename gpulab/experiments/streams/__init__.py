@@ -198,7 +198,7 @@ def diagnosis_notes(series: tuple[Series, ...]) -> list[Note]:
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """The four configurations on the modelled GPU, and measured on the local GPU when there is one."""
-    from gpulab.experiments.matmul import resolve_model_gpu
+    from gpulab.lab.base import resolve_model_gpu
 
     spec = resolve_model_gpu(params.model_gpu)
     status = cuda.cuda_status()

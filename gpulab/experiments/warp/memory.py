@@ -10,10 +10,11 @@ from the kernel's declarations (:func:`buffer_itemsizes`).
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpulab import simt
 from gpulab.experiments.warp.shape import WARP
 
 SECTOR_BYTES = 32
@@ -64,29 +65,15 @@ class MemoryStep:
 
 # ------------------------------------------------------------------ kernel source facts
 
-_C_SIZES = {
-    "char": 1, "unsigned char": 1, "signed char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
-    "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "int16_t": 2, "uint16_t": 2,
-    "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
-    "long long": 8, "unsigned long long": 8, "double": 8, "int64_t": 8, "uint64_t": 8,
-    "long": 8, "unsigned long": 8, "size_t": 8,
-    "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16,
-}  # fmt: skip
-_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict|__shared__|static|extern)\b")
-_POINTER_PARAM = re.compile(r"([A-Za-z_][\w ]*?)\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?([A-Za-z_]\w*)\s*(?=[,)])")
-_SHARED_ARRAY = re.compile(r"__shared__\s+([A-Za-z_][\w ]*?)\s+([A-Za-z_]\w*)\s*\[")
-_LOCAL_ARRAY = re.compile(r"\b([A-Za-z_][\w ]*?)\s+([A-Za-z_]\w*)\s*\[\s*\d+\s*\]\s*[;=]")
-
-
-def buffer_itemsizes(source: str) -> dict[str, int]:
-    """Element size in bytes of every pointer parameter and array the source declares."""
-    sizes: dict[str, int] = {}
-    for pattern in (_LOCAL_ARRAY, _POINTER_PARAM, _SHARED_ARRAY):
-        for match in pattern.finditer(source):
-            ctype = " ".join(_QUALIFIERS.sub(" ", match.group(1)).split())
-            if ctype in _C_SIZES:
-                sizes[match.group(2)] = _C_SIZES[ctype]
-    return sizes
+def buffer_itemsizes(source: str, entry: str = "", include_dirs: Sequence[str] = ()) -> dict[str, int]:
+    """Element size in bytes of every pointer parameter and array the source declares (of kernel
+    ``entry``, or the first), as the emulator compiled them: macros, typedefs and templates included.
+    Empty for a source the emulator cannot compile (a GPU-only kernel): its memory steps then
+    show no element sizes rather than guessed ones."""
+    try:
+        return simt.declared_itemsizes(source, entry, include_dirs=include_dirs)
+    except simt.CompileError:
+        return {}
 
 
 def analyse_memory_step(step: Any, warp: int, itemsize: int) -> MemoryStep:

@@ -384,7 +384,7 @@ def run_session(
         metrics=dict(result.metrics or {}),
         args=args,
         reference_match=match,
-        itemsizes=buffer_itemsizes(source),
+        itemsizes=buffer_itemsizes(source, entry, include_dirs),
         truncated=bool(getattr(result, "trace_truncated", False)),
         registers=[(getattr(result, "registers", None) or {}).get(w) for w in traced],
         printf=list(getattr(result, "printf", None) or []),

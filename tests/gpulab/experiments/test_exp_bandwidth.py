@@ -5,13 +5,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gpulab import experiments, simt
+from gpulab import experiments, hostmem, simt
 from gpulab.catalogue import msg
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, bandwidth, drive
 from gpulab.model import memory_share
 from gpulab.results import Point, Provenance
 from gpulab.specs import load_specs
+from gpulab.threads import cpu_threads
 
 TINY = bandwidth.Params(working_sets=(4096, 16384), operations=bandwidth.OPERATIONS, forms=bandwidth.FORMS,
                         seconds_per_point=0.001)  # fmt: skip
@@ -37,8 +38,8 @@ def test_a_working_set_is_the_bytes_of_every_array_the_operation_touches():
 @pytest.mark.parametrize("n", [1, 7, 512, 100_003])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_every_array_of_a_working_set_starts_on_a_page_and_holds_its_value(n, dtype):
-    array = bandwidth.page_aligned_full(n, 0.25, dtype)
-    assert array.ctypes.data % bandwidth.PAGE_BYTES == 0
+    array = hostmem.page_aligned_full(n, 0.25, dtype)
+    assert array.ctypes.data % hostmem.PAGE_BYTES == 0
     assert array.shape == (n,) and array.dtype == dtype and array.flags.writeable
     assert np.all(array == np.array(0.25, dtype))
 
@@ -48,7 +49,7 @@ def test_the_arrays_an_operation_shares_between_forms_all_start_on_pages():
         arrays = bandwidth.Arrays(256 << 10).of(operation)
         assert sorted(arrays) == sorted(bandwidth.USES[operation])
         for name, array in arrays.items():
-            assert array.ctypes.data % bandwidth.PAGE_BYTES == 0, (operation, name)
+            assert array.ctypes.data % hostmem.PAGE_BYTES == 0, (operation, name)
             assert np.all(array == bandwidth.START[name])
 
 
@@ -116,7 +117,7 @@ def test_every_point_credits_its_operations_bytes_and_shows_its_percent_of_a_cei
 
 def test_the_fused_form_records_numexprs_thread_count(result):
     fused = result.get_series("cpu-fused-triad")
-    assert fused.provenance.details["numexpr_threads"] == bandwidth.numexpr_threads() >= 1
+    assert fused.provenance.details["numexpr_threads"] == cpu_threads() >= 1
 
 
 def test_the_compiled_form_records_numbas_version_and_its_thread_count(result):

@@ -16,7 +16,8 @@ def test_the_registry_read_from_the_source_is_what_the_lab_module_declares(name)
     lab, module = declare.imported(name)
     static = registry()[name].lab
     assert {f: getattr(static, f) for f in STATIC_FIELDS} == {f: getattr(lab, f) for f in STATIC_FIELDS}
-    assert module.__name__ == registry()[name].module and callable(module.run) and dataclasses.is_dataclass(module.Params)
+    assert module.__name__ == registry()[name].module
+    assert callable(module.run) and dataclasses.is_dataclass(module.Params)
 
 
 @pytest.mark.parametrize("name", list(registry()))
@@ -57,7 +58,7 @@ def test_the_labs_are_listed_by_section_then_order():
 
 def test_a_declaration_written_with_code_where_a_literal_belongs_is_refused_by_name():
     source = 'QUICK = ("n=1",)\nLAB = Lab("mine", quick=QUICK, kernels=KERNELS)\n'
-    with pytest.raises(DeclarationError, match="mine.py: Lab field 'quick' must be written as a literal"):
+    with pytest.raises(DeclarationError, match=r"mine.py: Lab field 'quick' must be written as a literal"):
         read_declaration(source, "mine.py")
 
 

@@ -95,6 +95,8 @@ def set_language(language: str) -> bool:
     The source language installs none: its texts are the sources'."""
     global _language
     app = QCoreApplication.instance()
+    if app is None:
+        raise RuntimeError("set_language needs the QApplication to exist")
     language = normalize_language(language) or DEFAULT_LANGUAGE
     while _installed:
         app.removeTranslator(_installed.pop())

@@ -45,7 +45,7 @@ def lupdate(ts_path: Path, locale: str) -> None:
     subprocess.run(args, check=True, capture_output=True)
 
 
-def messages(ts_path: Path) -> dict[tuple[str, str], ET.Element]:
+def messages(ts_path: Path) -> dict[tuple[str, str], ET.Element | None]:
     """(context, source) -> the <translation> element, for every message in a .ts file."""
     found = {}
     for context in ET.parse(ts_path).getroot().iter("context"):
@@ -61,7 +61,7 @@ def main() -> int:
         lupdate(ts_path, locale)
         qm_path = compiled(ts_path)  # fails here, not in a user's window, if the .ts does not compile
         entries = messages(ts_path)
-        unfinished = [key for key, tr in entries.items() if tr.get("type")]
+        unfinished = [key for key, tr in entries.items() if tr is None or tr.get("type")]
         print(f"{ts_path.name}: {len(entries)} strings, {len(unfinished)} unfinished; compiled to {qm_path}")
     return 0
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from typing import cast
+
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -22,7 +25,7 @@ from gpulab.results import Result, ResultFormatError, replay
 from ui import i18n, settings
 from ui.about import AboutDialog
 from ui.notify import INFO
-from ui.panels import PANELS, Panel, sections
+from ui.panels import PANELS, Panel, panel_names, sections
 from ui.panels.devices import device_summary
 from ui.services import Services
 from ui.theme import THEME_NAMES, apply_theme, current_theme, theme_title
@@ -35,13 +38,47 @@ STATUS_MESSAGE_MS = 8000
 SIDEBAR_SHARE = 0.16  # the sidebar takes at most this much of the window's width (titles wrap)
 
 
+class Panels(Mapping[str, Panel]):
+    """The window's panels by name, each built when first asked for.
+
+    ``panels[name]`` builds a registered panel the first time (start-up builds only the one on
+    screen: sixteen at once took seconds); iteration, ``len`` and ``in`` see the panels built so
+    far, so closing the window or reading panels never builds one by accident.
+    """
+
+    def __init__(self, build: Callable[[str], Panel]) -> None:
+        self._build = build
+        self._built: dict[str, Panel] = {}
+        self._known = frozenset(panel_names())
+
+    def __getitem__(self, name: str) -> Panel:
+        if name not in self._built:
+            if name not in self._known:
+                raise KeyError(name)
+            self._built[name] = self._build(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._built))
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._built
+
+    def known(self, name: str) -> bool:
+        """Whether ``name`` is a registered panel, built or not."""
+        return name in self._known
+
+
 class MainWindow(QMainWindow):
     """Shows one panel at a time; owns the services and shuts their workers down on close."""
 
     def __init__(self, services: Services | None = None, panel: str | None = None) -> None:
         super().__init__()
         self.services = services or Services.create()
-        self.panels: dict[str, Panel] = {}
+        self.panels = Panels(self._build_panel)
         self.about_dialog: AboutDialog | None = None
         self._save_panel_choice = False  # see below: set once the start-up panel is shown
         self._make_central()
@@ -59,13 +96,7 @@ class MainWindow(QMainWindow):
     def _make_central(self) -> None:
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
-        self.pages: dict[str, QScrollArea] = {}
-        for spec in PANELS:
-            panel = spec.factory(self.services)
-            panel.provenance_changed.connect(self._panel_provenance)
-            self.panels[spec.name] = panel
-            self.pages[spec.name] = _scrollable(panel)
-            self.stack.addWidget(self.pages[spec.name])
+        self.pages: dict[str, QScrollArea] = {}  # the built panels' pages, as self.panels builds them
         self.sidebar.set_sections(sections())
         self.sidebar.panel_chosen.connect(self._panel_chosen)
         self.message_bar = MessageBar()
@@ -185,25 +216,34 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ panels
 
+    def _build_panel(self, name: str) -> Panel:
+        """Panel ``name`` and its page in the stack, built now, in the current language and theme."""
+        panel = next(spec for spec in PANELS if spec.name == name).factory(self.services)
+        panel.provenance_changed.connect(self._panel_provenance)
+        self.pages[name] = _scrollable(panel)
+        self.stack.addWidget(self.pages[name])
+        return panel
+
     def show_panel(self, name: str) -> None:
-        """Bring panel ``name`` to the front (unknown names show the first panel)."""
-        if not self.sidebar.select(name if name in self.panels else PANELS[0].name):
+        """Bring panel ``name`` to the front, building it if it is new (unknown names show the first panel)."""
+        if not self.sidebar.select(name if self.panels.known(name) else PANELS[0].name):
             self.sidebar.select(PANELS[0].name)
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """The warp visualizer, showing kernel ``entry`` (a lab asked for it: a roofline point, a case)."""
-        warp = self.panels.get("warp")
-        if warp is None:
+        if not self.panels.known("warp"):
             return
         self.show_panel("warp")
-        warp.choose_kernel(entry, preset or None)  # type: ignore[attr-defined]
+        self.panels["warp"].choose_kernel(entry, preset or None)  # type: ignore[attr-defined]
 
     def current_panel(self) -> Panel:
-        return list(self.panels.values())[self.stack.currentIndex()]
+        page = cast(QScrollArea, self.stack.currentWidget())  # every page is a panel's scroll area
+        return cast(Panel, page.widget())
 
     def _panel_chosen(self, name: str) -> None:
+        panel = self.panels[name]  # built on its first choice
         self.stack.setCurrentWidget(self.pages[name])
-        self.badge.set_kind(self.current_panel().provenance)
+        self.badge.set_kind(panel.provenance)
         if self._save_panel_choice:
             settings.save_value(settings.PANEL_KEY, name)
 
@@ -265,9 +305,7 @@ class MainWindow(QMainWindow):
             self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
             return None
         # A lab with its own panel shows its own results there; any other in Run experiment.
-        lab = experiments.canonical(result.experiment)  # a result saved under a lab's old name goes there too
-        labs = [name for name, panel in self.panels.items() if getattr(panel, "EXPERIMENT", "") == lab]
-        target = labs[0] if labs else "experiments"
+        target = _panel_for_lab(experiments.canonical(result.experiment))  # old names go there too
         self.show_panel(target)
         self.panels[target].show_result(result)  # type: ignore[attr-defined]
         self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
@@ -293,6 +331,13 @@ class MainWindow(QMainWindow):
             panel.shutdown()
         self.services.runner.shutdown()
         super().closeEvent(event)
+
+
+def _panel_for_lab(lab: str) -> str:
+    """The panel that shows lab ``lab``'s results: its own page, else Run experiment (found in the
+    registry, so no panel is built to ask it)."""
+    own = [spec.name for spec in PANELS if spec.lab == lab]
+    return own[0] if own else "experiments"
 
 
 def _scrollable(panel: Panel) -> QScrollArea:

@@ -25,6 +25,36 @@ def test_every_registered_panel_opens_and_paints_something(window, name):
     assert not _grab_is_blank(window)
 
 
+def test_at_start_up_only_the_panel_on_screen_is_built(window):
+    first = PANELS[0].name
+    assert list(window.panels) == [first] and list(window.pages) == [first]
+    assert window.stack.count() == 1 and window.current_panel() is window.panels[first]
+
+
+def test_a_click_in_the_sidebar_builds_the_panel_it_opens(qtbot, window):
+    from tests.ui.walk import open_panel
+
+    assert "precision" not in window.panels
+    panel = open_panel(qtbot, window, "precision")
+    assert "precision" in window.panels and window.current_panel() is panel
+    assert list(window.panels) == [PANELS[0].name, "precision"] and window.stack.count() == 2
+    assert not _grab_is_blank(panel)
+
+
+def test_a_panel_built_after_a_language_and_theme_switch_comes_up_in_both(qtbot, window):
+    from tests.ui.walk import open_panel, switch_language
+
+    built = window.panels[PANELS[0].name]
+    window.theme_actions["dark"].trigger()
+    switch_language(window, "zh")
+    run_button = open_panel(qtbot, window, "experiments").run_button
+    assert run_button.text() == "运行"
+    assert window.panels["experiments"].plot.backgroundBrush().color().lightness() < 80
+    switch_language(window, "en")
+    assert run_button.text() == "Run"  # the panel built in Chinese is retranslated with the rest
+    assert built is window.panels[PANELS[0].name]  # switching rebuilt nothing
+
+
 def test_a_pyqtgraph_plot_paints_a_visible_image(fake_experiment, window, qtbot):
     window.show_panel("experiments")
     panel = window.current_panel()
@@ -245,12 +275,13 @@ def test_every_style_sheet_placeholder_is_filled_in(window, theme):
     assert "@" not in sheet
 
 
-def test_closing_the_window_asks_every_panel_to_shut_down(window, monkeypatch):
+def test_closing_the_window_asks_every_built_panel_to_shut_down(window, monkeypatch):
+    window.show_panel("experiments")
     stopped = []
     for name, panel in window.panels.items():
         monkeypatch.setattr(panel, "shutdown", lambda name=name: stopped.append(name))
     window.close()
-    assert stopped == list(window.panels)
+    assert stopped == list(window.panels) == [PANELS[0].name, "experiments"]
 
 
 # ------------------------------------------------------------ File → Open result…
@@ -307,8 +338,9 @@ def test_on_a_1024_by_768_projector_no_panel_page_scrolls_sideways(qtbot, projec
     from tests.ui.walk import open_panel
 
     wide = {}
-    for name, page in projector_window.pages.items():
-        open_panel(qtbot, projector_window, name)  # from the sidebar, as a person does
+    for name in [spec.name for spec in PANELS]:
+        open_panel(qtbot, projector_window, name)  # from the sidebar, as a person does (it builds the page)
+        page = projector_window.pages[name]
         qtbot.waitUntil(page.widget().isVisible)
         # The range is 0 until the page is laid out (a slow machine can only miss an overflow
         # here, never invent one): give the layout its moment, then read it.

@@ -14,7 +14,8 @@ A lab adds what its picture needs in two hooks:
 A lab whose model has validation rows (``resources/validation/*.toml`` naming its experiment id)
 gets a "How good is this model?" button at the right of its heading, listing them.
 
-A lab panel is a ``LabPanel`` subclass with ``EXPERIMENT`` set and a line in ``ui.panels.PANELS``.
+A lab page is a ``LabPanel`` subclass with ``EXPERIMENT`` set, in ``ui/panels/<page>.py``, where the
+lab's declaration (``LAB = Lab(..., page="<page>")``) makes :mod:`ui.panels` find it.
 """
 
 from __future__ import annotations

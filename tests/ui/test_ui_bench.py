@@ -33,3 +33,43 @@ def test_the_bench_table_names_its_targets_when_a_row_misses_them():
     text = bench.format_rows([slow, fast], (1920, 1080))
     assert "MISSES target (>= 30 frames/s, <= 50 ms)" in text.splitlines()[2]
     assert text.splitlines()[3].endswith("ok")
+
+
+# ------------------------------------------------------------ gpulab bench startup
+
+
+def test_bench_startup_times_both_windows_in_fresh_processes_and_keeps_their_screenshots(capsys, tmp_path):
+    from ui import bench_startup
+
+    code = bench_startup.main(["--repeats", "1", "--out", str(tmp_path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [start["kind"] for start in report["starts"]] == ["bare", "gpulab"]  # alternating, bare first
+    for start in report["starts"]:
+        assert 0 < start["first_paint_s"] <= start["done_s"]
+        assert start["screenshot_bytes"] == (tmp_path / f"{start['kind']}-0.png").stat().st_size > 1000
+    gpulab, bare = report["gpulab_median_s"], report["bare_median_s"]
+    assert report["ratio"] == gpulab / bare
+    assert code == (0 if report["ratio"] <= bench_startup.TARGET_RATIO else 1)
+
+
+def test_bench_startup_is_registered_as_a_gpulab_bench():
+    from gpulab.commands.bench import BENCHES, bench_names
+
+    assert "startup" in bench_names() and "startup" not in BENCHES
+
+
+def test_the_startup_summary_gives_both_medians_and_names_the_target_when_missed():
+    from ui.bench_startup import Start, format_summary, summarise
+
+    starts = [Start("bare", t, t + 0.2, 5000) for t in (1.0, 0.8, 1.2)]
+    starts += [Start("gpulab", t, t + 0.5, 9000) for t in (2.0, 3.0, 2.5)]
+    summary = summarise(starts)
+    assert (summary.bare_median_s, summary.gpulab_median_s, summary.ratio) == (1.0, 2.5, 2.5)
+    assert (summary.bare_spread_s, summary.gpulab_spread_s) == (1.2 - 0.8, 1.0)
+    text = format_summary(summary, starts)
+    assert "ratio of first paints: 2.50x  MISSES target (<= 1.2x)" in text
+    bare_row, gpulab_row = text.splitlines()[2:4]
+    assert bare_row.startswith("bare PySide6 + pyqtgraph") and bare_row.split()[-6:-2] == ["1.00", "s", "0.40", "s"]
+    assert gpulab_row.startswith("gpulab --screenshot") and gpulab_row.split()[-6:-2] == ["2.50", "s", "1.00", "s"]
+    fast = summarise([Start("bare", 1.0, 1.2, 1), Start("gpulab", 1.1, 1.5, 1)])
+    assert format_summary(fast, starts).endswith("1.10x  ok")

@@ -1,29 +1,44 @@
 """A size sweep: several series (CPU, GPU, modelled GPU) measured or modelled at each size.
 
-The CPU-vs-GPU labs (matmul, vector add; bandwidth, transfers and collectives to come) all
+The labs that sweep a size (matmul, vector add, SAXPY, bandwidth, launch, fusion, transfer) all
 do the same thing: for every size, make the inputs once, ask each series for its point,
 yield the point so the curve grows live, and at the end say from which size each GPU series
 beats the best CPU series. An experiment describes its series declaratively
 (:class:`SweepSeries`: name, role, provenance, point maker) and hands them to
-:func:`run_sweep`, which is the generator that drives them.
+:func:`run_sweep` (points and the crossover notes) or :func:`sweep_points` (points only, for a
+lab that writes its own result), the generators that drive them.
 
     >>> sweep = Sweep("toy", params, AXES, series, unit="n")
     >>> result = yield from run_sweep(sweep, params.sizes)
+
+What a lab needs beyond that is a policy, each optional and independent:
+
+- a series may have **no point at a size** (its maker returns None: too large for the GPU);
+- **a failure stops a series, not the run** (:class:`OnError`): its points so far stay, the
+  series (or every series of its group, e.g. all that share one GPU) is asked for nothing more,
+  and the sweep records where and why (:class:`Stopped`) for the lab's note;
+- **per-size set-up and release** (:attr:`Sweep.operands`, :attr:`Sweep.release`): inputs made
+  once per size for every series, freed when the size is done (also when the run ends early);
+- **an implausible point is measured again** (:class:`Remeasure`): under load a CPU point can
+  swing 100-1000x, so a point the series' own check rejects is measured up to ``times`` more,
+  and if it stays implausible it is kept *flagged* (``noisy``, reason ``implausible``), so the
+  plot and the noise note say so instead of drawing it as clean.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
-from gpulab.lab.base import ExperimentGen, PartialPoint, Progress, params_to_dict
+from gpulab.lab.base import Cancelled, Event, ExperimentGen, ParamError, PartialPoint, Progress, params_to_dict
 from gpulab.measure import (
     Ceiling,
     ceiling_details,
     crossover_notes,
+    flagged,
     gpu_bandwidth_ceiling,
     modelled_point,
     noisy_notes,
@@ -33,14 +48,20 @@ from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 __all__ = [
     "Axes",
+    "OnError",
+    "Remeasure",
+    "Stopped",
     "Sweep",
     "SweepSeries",
+    "Swept",
     "WhatIfCopied",
+    "drop_from_previous",
     "estimate_point",
     "gpu_bandwidth_ceiling_of",
     "gpu_details",
     "numpy_cpu_provenance",
     "run_sweep",
+    "sweep_points",
 ]
 
 
@@ -55,17 +76,76 @@ class Axes:
 
 
 @dataclass(frozen=True)
+class Stopped:
+    """Where and why a failure stopped a series (and its group): the failing series' key and
+    label, the size it failed at, the error as ``"Type: text"``, and the lab's note on it."""
+
+    group: str
+    key: str
+    label: Message | str
+    size: int
+    error: str
+    note: Message | None = None
+
+
+@dataclass(frozen=True)
+class OnError:
+    """A series' failure policy: an error from its point maker stops it, and every series of
+    the same ``group`` ("" : this series alone), from that size on; the points so far stay and
+    the sweep records a :class:`Stopped` (with ``note(stopped)`` when given). Cancelling and a
+    parameter error always end the run, as do the ``fatal`` types (say MemoryError on the host:
+    not one series' fault). Without a policy an error ends the run."""
+
+    group: str = ""
+    fatal: tuple[type[BaseException], ...] = ()
+    note: Callable[[Stopped], Message] | None = None
+
+
+def _higher(point: Point, again: Point) -> Point:
+    return again if again.y > point.y else point
+
+
+@dataclass(frozen=True)
+class Remeasure:
+    """A series' plausibility policy: ``implausible(point, previous)`` says why a point cannot be
+    right (``previous``: the series' point at the size before, or None), or None. Such a point
+    is measured again up to ``times`` times, keeping the ``better`` of the two each time (by
+    default the higher y: load only slows a measurement down), and ``extra['remeasured']``
+    counts the tries; one still implausible after them is kept flagged ``implausible`` with the
+    reason in ``extra['implausible']``."""
+
+    implausible: Callable[[Point, Point | None], str | None]
+    times: int = 2
+    better: Callable[[Point, Point], Point] = _higher
+
+
+def drop_from_previous(factor: float) -> Callable[[Point, Point | None], str | None]:
+    """An ``implausible`` check for :class:`Remeasure`: a y under 1/``factor`` of the series'
+    y at the size before (the reason ``drop-from-previous-size``)."""
+
+    def check(point: Point, previous: Point | None) -> str | None:
+        if previous is not None and previous.x < point.x and point.y * factor < previous.y:
+            return "drop-from-previous-size"
+        return None
+
+    return check
+
+
+@dataclass(frozen=True)
 class SweepSeries:
     """One curve of a sweep: its ``label`` (a catalogue message; a plain name for a script's own
     series), role (cpu, gpu or model), provenance, ``make_point(size, operands)`` that times or
-    models it at one size, and a stable ``key`` (the name when not given). Its ``name`` is the
-    label's English."""
+    models it at one size (None: no point at this size), a stable ``key`` (the name when not
+    given), and its policies on failure and on implausible points. Its ``name`` is the label's
+    English."""
 
     label: Message | str
     role: str
     provenance: Provenance
-    make_point: Callable[[int, Any], Point]
+    make_point: Callable[[int, Any], Point | None]
     key: str = ""
+    on_error: OnError | None = None
+    remeasure: Remeasure | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -90,6 +170,10 @@ def _no_operands(_size: int) -> None:
     return None
 
 
+def _nothing_to_release(_size: int, _operands: Any) -> None:
+    return None
+
+
 def _name_and_size(series: SweepSeries, size: int) -> Message:
     return msg("progress.series-n", series=series.label, size=size)
 
@@ -98,9 +182,11 @@ def _name_and_size(series: SweepSeries, size: int) -> Message:
 class Sweep:
     """What :func:`run_sweep` runs.
 
-    ``operands(size)`` makes the inputs once per size, shared by every series; ``progress``
-    words the status line of one series at one size; ``unit`` names the size in the
-    crossover notes ("N" or "n"); ``note_groups`` follow the crossover notes, in order."""
+    ``operands(size)`` makes the inputs once per size, shared by every series, and
+    ``release(size, operands)`` frees what they hold once every series has had that size (also
+    when the run stops there); ``progress`` words the status line of one series at one size, and
+    its fraction runs over ``progress_span``; ``unit`` names the size in the crossover notes
+    ("N" or "n"); ``note_groups`` follow the crossover notes, in order."""
 
     experiment: str
     params: Any
@@ -108,7 +194,9 @@ class Sweep:
     series: list[SweepSeries]
     unit: str = "N"
     operands: Callable[[int], Any] = _no_operands
-    progress: Callable[[SweepSeries, int], Message] = _name_and_size
+    progress: Callable[[SweepSeries, int], Message | str] = _name_and_size
+    release: Callable[[int, Any], None] = _nothing_to_release
+    progress_span: tuple[float, float] = (0.0, 1.0)
     what_if_copied: WhatIfCopied | None = None
     note_groups: Sequence[Sequence[Message | str]] = field(default_factory=tuple)
 
@@ -125,26 +213,110 @@ def _axis(label: Message | str) -> str:
     return Note(label) if isinstance(label, Message) else label
 
 
+@dataclass
+class Swept:
+    """What :func:`sweep_points` hands back: the series with their points, in the declared order,
+    and what stopped any of them."""
+
+    series: dict[str, Series]
+    stopped: list[Stopped] = field(default_factory=list)
+
+    def stopped_notes(self) -> list[Message]:
+        """The notes of the stopped series, in the order they stopped."""
+        return [s.note for s in self.stopped if s.note is not None]
+
+    def stopped_in(self, group: str) -> Stopped | None:
+        """What stopped ``group`` (a group name, or a series' key for one alone), or None."""
+        return next((s for s in self.stopped if s.group == group), None)
+
+
 def run_sweep(sweep: Sweep, sizes: Sequence[int]) -> ExperimentGen:
     """Every series at every size, yielding each point as soon as it is known; returns the
-    Result with one crossover note per GPU or modelled series (and the what-if-copied note)."""
-    filled = {s.key: sweep.empty_series(s) for s in sweep.series}
-    yield from _points(sweep, sizes, filled)
+    Result with the notes of any stopped series, the noise notes, one crossover note per GPU or
+    modelled series (and the what-if-copied note)."""
+    swept = yield from sweep_points(sweep, sizes)
     yield Progress(1.0, msg("progress.done"))
-    result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(filled.values()))
-    notes = merge_notes(noisy_notes(result, sweep.unit), _crossings(sweep, result, sizes), *sweep.note_groups)
+    result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(swept.series.values()))
+    notes = merge_notes(swept.stopped_notes(), noisy_notes(result, sweep.unit), _crossings(sweep, result, sizes),
+                        *sweep.note_groups)  # fmt: skip
     return Result(sweep.experiment, result.params, result.series, notes)
 
 
-def _points(sweep: Sweep, sizes: Sequence[int], filled: dict[str, Series]) -> Iterator[Progress | PartialPoint]:
-    steps = len(sizes) * len(sweep.series)
+def sweep_points(sweep: Sweep, sizes: Sequence[int]) -> Generator[Event, None, Swept]:
+    """Every series at every size in order, each point yielded as soon as it is known, under
+    the series' policies (see the module's docstring); returns the series and what stopped."""
+    swept = Swept({s.key: sweep.empty_series(s) for s in sweep.series})
+    count = len(sweep.series)
+    steps, (start, end) = max(1, len(sizes) * count), sweep.progress_span
     for i, size in enumerate(sizes):
         operands = sweep.operands(size)
-        for j, declared in enumerate(sweep.series):
-            yield Progress((i * len(sweep.series) + j) / steps, sweep.progress(declared, size))
-            point = declared.make_point(size, operands)
-            filled[declared.key] = filled[declared.key].with_point(point)
-            yield PartialPoint(declared.name, point, declared.provenance)
+        try:
+            for j, declared in enumerate(sweep.series):
+                if _is_stopped(declared, swept):
+                    continue
+                fraction = start + (end - start) * (i * count + j) / steps
+                yield Progress(fraction, sweep.progress(declared, size))
+                point = _guarded(declared, size, operands, swept)
+                if point is not None:
+                    swept.series[declared.key] = swept.series[declared.key].with_point(point)
+                    yield PartialPoint(declared.name, point, declared.provenance)
+        finally:
+            sweep.release(size, operands)
+    return swept
+
+
+def _group(declared: SweepSeries) -> str | None:
+    policy = declared.on_error
+    return None if policy is None else policy.group or declared.key
+
+
+def _is_stopped(declared: SweepSeries, swept: Swept) -> bool:
+    group = _group(declared)
+    return group is not None and swept.stopped_in(group) is not None
+
+
+ALWAYS_FATAL = (Cancelled, ParamError)
+"""Errors no series policy keeps: the user cancelled, or asked for something impossible."""
+
+
+def _guarded(declared: SweepSeries, size: int, operands: Any, swept: Swept) -> Point | None:
+    """The series' point at ``size`` (remeasured if implausible), or None; a failure the series'
+    policy keeps is recorded in ``swept`` and gives None."""
+    policy = declared.on_error
+    if policy is None:
+        return _checked_point(declared, size, operands, swept)
+    fatal: tuple[type[BaseException], ...] = (*ALWAYS_FATAL, *policy.fatal)
+    try:
+        return _checked_point(declared, size, operands, swept)
+    except fatal:
+        raise
+    except Exception as exc:  # a driver, compiler or library error: this series (group) stops here
+        stopped = Stopped(policy.group or declared.key, declared.key, declared.label, size,
+                          f"{type(exc).__name__}: {exc}")  # fmt: skip
+        if policy.note is not None:
+            stopped = replace(stopped, note=policy.note(stopped))
+        swept.stopped.append(stopped)
+        return None
+
+
+def _checked_point(declared: SweepSeries, size: int, operands: Any, swept: Swept) -> Point | None:
+    point = declared.make_point(size, operands)
+    check = declared.remeasure
+    if point is None or check is None:
+        return point
+    points = swept.series[declared.key].points
+    previous = points[-1] if points else None
+    why = check.implausible(point, previous)
+    for attempt in range(check.times):
+        if why is None:
+            break
+        again = declared.make_point(size, operands)
+        kept = check.better(point, again) if again is not None else point
+        point = replace(kept, extra={**kept.extra, "remeasured": attempt + 1})
+        why = check.implausible(point, previous)
+    if why is None:
+        return point
+    return flagged(replace(point, extra={**point.extra, "implausible": why}), ["implausible"])
 
 
 def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[Note]:

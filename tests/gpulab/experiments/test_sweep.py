@@ -1,12 +1,23 @@
-"""The shared size sweep on a made-up series set: points, crossover notes, cancellation."""
+"""The shared size sweep on a made-up series set: points, crossover notes, cancellation, and its
+policies (a failure stops a series or a group, optional points, the per-size release, remeasuring)."""
 
 import threading
 from dataclasses import dataclass
 
 import pytest
 
-from gpulab.lab.base import Cancelled, Context, PartialPoint, Progress, drive
-from gpulab.lab.sweep import Axes, Sweep, SweepSeries, WhatIfCopied, run_sweep
+from gpulab.lab.base import Cancelled, Context, ParamError, PartialPoint, Progress, drive
+from gpulab.lab.sweep import (
+    Axes,
+    OnError,
+    Remeasure,
+    Sweep,
+    SweepSeries,
+    WhatIfCopied,
+    drop_from_previous,
+    run_sweep,
+    sweep_points,
+)
 from gpulab.results import Point, Provenance
 
 AXES = Axes("size", "", "rate", "GB/s")
@@ -122,3 +133,172 @@ def test_every_series_of_every_experiment_states_a_role_that_fits_its_provenance
         assert series.role in expected[series.provenance.kind], series.name
     cpu_like = {s.name for s in result.series if s.name.startswith("CPU")}
     assert cpu_like == {s.name for s in result.series if s.role == "cpu"}
+
+
+# ------------------------------------------------------------------ policies
+
+
+def rated(size, y, **extra):
+    return Point(size, y, None, {"seconds": 1e-6, **extra})
+
+
+ILLEGAL_ADDRESS = RuntimeError("cudaErrorIllegalAddress")
+
+
+def failing_at(failing_size, log=None, error=ILLEGAL_ADDRESS):
+    def make(size, _operands):
+        if log is not None:
+            log.append(size)
+        if size >= failing_size:
+            raise error
+        return rated(size, 1.0)
+
+    return make
+
+
+def policy_sweep(series, **options):
+    return Sweep("toy", ToyParams(), AXES, series, unit="n", **options)
+
+
+def steady(key, role="cpu", **policies):
+    return SweepSeries(key, role, Provenance("measured", "Toy"), lambda size, _ops: rated(size, 1.0), key, **policies)
+
+
+SIZES = (1, 2, 3, 4)
+
+
+def test_a_series_failing_at_size_3_keeps_sizes_1_and_2_and_the_other_series_go_on_with_a_note():
+    log = []
+    note = lambda stopped: f"{stopped.label} stopped at n={stopped.size}: {stopped.error}"  # noqa: E731
+    flaky = SweepSeries("flaky", "gpu", Provenance("measured", "Toy GPU"), failing_at(3, log), "flaky",
+                        on_error=OnError(note=note))  # fmt: skip
+    result = drive(run_sweep(policy_sweep([steady("cpu"), flaky]), SIZES))
+    assert [p.x for p in result.get_series("flaky").points] == [1, 2]
+    assert [p.x for p in result.get_series("cpu").points] == [1, 2, 3, 4]
+    assert log == [1, 2, 3]  # not asked again after it failed
+    assert result.notes[0] == "flaky stopped at n=3: RuntimeError: cudaErrorIllegalAddress"
+
+
+def test_a_failure_stops_every_series_of_its_group_and_only_those():
+    log_a, log_b = [], []
+    gpu = OnError(group="gpu")
+    first = SweepSeries("a", "gpu", Provenance("measured", "G"), failing_at(2, log_a), "a", on_error=gpu)
+    second = SweepSeries("b", "gpu", Provenance("measured", "G"), failing_at(99, log_b), "b", on_error=gpu)
+    alone = steady("cpu", on_error=OnError())
+    swept = drive_swept(policy_sweep([first, second, alone]), SIZES)
+    assert log_a == [1, 2] and log_b == [1]  # b never got size 2: its group had stopped
+    assert [p.x for p in swept.series["b"].points] == [1]
+    assert len(swept.series["cpu"].points) == 4
+    assert [(s.group, s.key, s.size) for s in swept.stopped] == [("gpu", "a", 2)]
+    assert swept.stopped_in("gpu").error.startswith("RuntimeError") and swept.stopped_in("cpu") is None
+
+
+def drive_swept(sweep, sizes, events=None):
+    gen = sweep_points(sweep, sizes)
+    try:
+        while True:
+            event = next(gen)
+            if events is not None:
+                events.append(event)
+    except StopIteration as stop:
+        return stop.value
+
+
+@pytest.mark.parametrize("error", [MemoryError("host"), Cancelled("cancelled"), ParamError("bad")])
+def test_fatal_errors_cancelling_and_parameter_errors_end_the_run_whatever_the_policy(error):
+    series = SweepSeries("s", "cpu", Provenance("measured", "T"), failing_at(2, error=error), "s",
+                         on_error=OnError(fatal=(MemoryError,)))  # fmt: skip
+    with pytest.raises(type(error)):
+        drive(run_sweep(policy_sweep([series]), SIZES))
+
+
+def test_without_a_policy_an_error_ends_the_run():
+    series = SweepSeries("s", "cpu", Provenance("measured", "T"), failing_at(2), "s")
+    with pytest.raises(RuntimeError):
+        drive(run_sweep(policy_sweep([series]), SIZES))
+
+
+def test_a_series_with_no_point_at_a_size_yields_nothing_there_and_the_sweep_goes_on():
+    def even_only(size, _ops):
+        return rated(size, 1.0) if size % 2 == 0 else None
+
+    events = []
+    series = SweepSeries("even", "gpu", Provenance("measured", "G"), even_only, "even")
+    result = drive(run_sweep(policy_sweep([series, steady("cpu")]), SIZES), events.append)
+    assert [p.x for p in result.get_series("even").points] == [2, 4]
+    assert [e.point.x for e in events if isinstance(e, PartialPoint) and e.series == "even"] == [2, 4]
+
+
+def test_the_release_hook_runs_once_per_size_after_every_series_and_when_the_run_stops_early():
+    log = []
+
+    def make(size, operands):
+        log.append(("point", size, operands))
+        if size == 3:
+            raise RuntimeError("boom")
+        return rated(size, 1.0)
+
+    sweep = policy_sweep([SweepSeries("s", "cpu", Provenance("measured", "T"), make, "s"), steady("t")],
+                         operands=lambda size: f"buffers {size}",
+                         release=lambda size, operands: log.append(("release", size, operands)))  # fmt: skip
+    with pytest.raises(RuntimeError):
+        drive(run_sweep(sweep, SIZES))
+    assert log == [("point", 1, "buffers 1"), ("release", 1, "buffers 1"), ("point", 2, "buffers 2"),
+                   ("release", 2, "buffers 2"), ("point", 3, "buffers 3"), ("release", 3, "buffers 3")]  # fmt: skip
+
+
+def stalled(ys_by_size):
+    """A maker giving, at each size, the listed ys one call after another."""
+    left = {size: list(ys) for size, ys in ys_by_size.items()}
+
+    def make(size, _ops):
+        return rated(size, left[size].pop(0))
+
+    return make
+
+
+def test_an_implausible_point_is_measured_again_and_the_better_one_is_shown():
+    make = stalled({1: [100.0], 2: [1.0, 3.0, 90.0]})  # 1.0 is a hundredth of the size before: load
+    series = SweepSeries("s", "cpu", Provenance("measured", "T"), make, "s",
+                         remeasure=Remeasure(drop_from_previous(20), times=2))  # fmt: skip
+    result = drive(run_sweep(policy_sweep([series]), (1, 2)))
+    second = result.get_series("s").points[1]
+    assert second.y == 90.0 and second.extra["remeasured"] == 2
+    assert not second.extra.get("noisy")
+    assert not any("implausible" in note for note in result.notes)
+
+
+def test_a_point_that_stays_implausible_is_kept_flagged_and_said_in_the_noise_note():
+    make = stalled({1: [100.0], 2: [1.0, 2.0, 3.0], 4: [3.5]})
+    series = SweepSeries("stalled CPU", "cpu", Provenance("measured", "T"), make, "s",
+                         remeasure=Remeasure(drop_from_previous(20), times=2))  # fmt: skip
+    result = drive(run_sweep(policy_sweep([series]), (1, 2, 4)))
+    _first, second, third = result.get_series("s").points
+    assert second.y == 3.0 and second.extra["remeasured"] == 2
+    assert second.extra["noisy"] and "implausible" in second.extra["noise"]
+    assert second.extra["implausible"] == "drop-from-previous-size"
+    assert "remeasured" not in third.extra  # checked against the flagged point before it, which it does not fall from
+    assert any("stalled CPU" in note and "implausible" in note for note in result.notes)
+
+
+def test_a_plausible_point_is_measured_once():
+    calls = []
+
+    def make(size, _ops):
+        calls.append(size)
+        return rated(size, 10.0)
+
+    series = SweepSeries("s", "cpu", Provenance("measured", "T"), make, "s",
+                         remeasure=Remeasure(drop_from_previous(20)))  # fmt: skip
+    drive(run_sweep(policy_sweep([series]), SIZES))
+    assert calls == list(SIZES)
+
+
+def test_the_progress_fraction_runs_over_the_span_and_a_stopped_series_says_nothing_more():
+    events = []
+    flaky = SweepSeries("flaky", "gpu", Provenance("measured", "G"), failing_at(2), "flaky", on_error=OnError())
+    drive_swept(policy_sweep([steady("cpu"), flaky], progress_span=(0.5, 0.9),
+                             progress=lambda s, size: f"{s.key} {size}"), (1, 2, 3), events)  # fmt: skip
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert [str(e.message) for e in progress] == ["cpu 1", "flaky 1", "cpu 2", "flaky 2", "cpu 3"]
+    assert progress[0].fraction == 0.5 and all(0.5 <= e.fraction < 0.9 for e in progress)

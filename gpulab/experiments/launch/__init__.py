@@ -15,7 +15,7 @@ the fused loop costs. Each point keeps its total seconds in ``extra``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,20 +23,9 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, msg, render
-from gpulab.lab.base import (
-    Cancelled,
-    CheckedParams,
-    Context,
-    Event,
-    ExperimentGen,
-    ParamError,
-    PartialPoint,
-    Progress,
-    param,
-    params_to_dict,
-)
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, Progress, param, params_to_dict
 from gpulab.lab.declare import Lab
-from gpulab.lab.sweep import Axes, Sweep, SweepSeries, numpy_cpu_provenance
+from gpulab.lab.sweep import Axes, OnError, Stopped, Sweep, SweepSeries, numpy_cpu_provenance, sweep_points
 from gpulab.measure import (
     RepeatPolicy,
     flagged,
@@ -48,7 +37,7 @@ from gpulab.measure import (
 )
 from gpulab.model.estimate import merge_assumptions
 from gpulab.model.launch import LAUNCH_WAYS, costs_for, launch_time
-from gpulab.results import Point, Provenance, Result, Series, merge_notes
+from gpulab.results import Point, Provenance, Result, merge_notes
 
 TITLE = render("experiment.launch.title")
 DESCRIPTION = render("experiment.launch.description")
@@ -218,6 +207,14 @@ def _gpu_provenance(device: int, way: str) -> Provenance:
     return Provenance("measured", cuda.device_name(device), details)
 
 
+def _gpu_error_note(stopped: Stopped) -> Message:
+    return msg("note.launch.gpu-error", k=stopped.size, error=stopped.error)
+
+
+GPU_STOPS = OnError(group="gpu", note=_gpu_error_note)
+"""A GPU error stops every GPU series (they share the device); the points so far stay."""
+
+
 def _gpu_series(params: Params, ctx: Context) -> list[SweepSeries]:
     device = ctx.device_index or 0
     bench = _Bench(params, device)
@@ -227,7 +224,7 @@ def _gpu_series(params: Params, ctx: Context) -> list[SweepSeries]:
 
     ways = [way for way in GPU_WAYS if params.sync or way != "sync"]
     return [SweepSeries(msg(GPU_LABELS[way]), "gpu", _gpu_provenance(device, way), maker(way),
-                        f"gpu-{way}") for way in ways]  # fmt: skip
+                        f"gpu-{way}", on_error=GPU_STOPS) for way in ways]  # fmt: skip
 
 
 # ------------------------------------------------------------------ modelled series
@@ -273,39 +270,18 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         head.append(msg("note.no-gpu", reason=status.reason_message or status.reason))
         modelled, assumptions = _model_series(params)
         series += modelled
-    sweep = Sweep("launch", params, AXES, series, unit="K")
-    filled = {s.key: sweep.empty_series(s) for s in series}
-    failure = yield from _points(sweep, ks, filled)
+    sweep = Sweep("launch", params, AXES, series, unit="K", progress=_progress)
+    swept = yield from sweep_points(sweep, ks)
     yield Progress(1.0, msg("progress.done"))
-    result = Result("launch", params_to_dict(params), tuple(filled.values()))
+    result = Result("launch", params_to_dict(params), tuple(swept.series.values()))
     sources = [msg("note.launch.sources")] if assumptions else []
-    notes = merge_notes(head, [failure] if failure else [], _summary_notes(result, ks[-1]), noisy_notes(result, "K"),
+    notes = merge_notes(head, swept.stopped_notes(), _summary_notes(result, ks[-1]), noisy_notes(result, "K"),
                         sources, assumptions)  # fmt: skip
     return Result("launch", result.params, result.series, notes)
 
 
-def _points(sweep: Sweep, ks: Sequence[int], filled: dict[str, Series]) -> Generator[Event, None, Message | None]:
-    """Every series at every K, point by point; a GPU error stops the GPU series (the points so far
-    stay) and is returned as a note."""
-    steps = len(ks) * len(sweep.series)
-    failure: Message | None = None
-    for i, k in enumerate(ks):
-        for j, declared in enumerate(sweep.series):
-            if failure is not None and declared.role == "gpu":
-                continue
-            yield Progress((i * len(sweep.series) + j) / steps, msg("progress.launch", series=declared.label, k=k))
-            try:
-                point = declared.make_point(k, None)
-            except (Cancelled, ParamError):
-                raise
-            except Exception as exc:
-                if declared.role != "gpu":
-                    raise
-                failure = msg("note.launch.gpu-error", k=k, error=f"{type(exc).__name__}: {exc}")
-                continue
-            filled[declared.key] = filled[declared.key].with_point(point)
-            yield PartialPoint(declared.name, point, declared.provenance)
-    return failure
+def _progress(declared: SweepSeries, k: int) -> Message:
+    return msg("progress.launch", series=declared.label, k=k)
 
 
 # ------------------------------------------------------------------ notes

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import NoReturn
 
 from gpulab import __version__, frontend
+from gpulab.output import output_problem
 
 # Modules that add subcommands: each has register(subparsers) and sets args.func.
 COMMAND_MODULES = (
@@ -31,6 +28,7 @@ COMMAND_MODULES = (
     "gpulab.simt.cli",
 )
 
+DESCRIPTION = "A GPU teaching and sanity-check lab. With no command, opens the lab window."
 HEADLESS_HINT = (
     "headless commands: 'gpulab info', 'gpulab list', 'gpulab run NAME --json -', "
     "'gpulab emulate ...', 'gpulab bench ...', 'gpulab validate'"
@@ -38,10 +36,15 @@ HEADLESS_HINT = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gpulab",
-        description="A GPU teaching and sanity-check lab. With no command, opens the lab window.",
-    )
+    parser = argparse.ArgumentParser(prog="gpulab", description=DESCRIPTION)
+    _window_options(parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def _window_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--version", action="version", version=f"gpulab {__version__}")
     gui = parser.add_argument_group("lab window")
     gui.add_argument("--panel", help="panel to open first")
@@ -51,15 +54,37 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open the window, save a PNG of it once painted, and exit")
     gui.add_argument("--screenshot-size", metavar="WxH", type=window_size, default=(1024, 768),
                      help="window size for --screenshot (default 1024x768)")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
-    return parser
+
+
+class _NotTheWindow(Exception):
+    """Something the window's options do not cover: the whole parser decides."""
+
+
+class _WindowParser(argparse.ArgumentParser):
+    """The lab window's options alone; it raises instead of printing a usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _NotTheWindow(message)
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments. Opening the window (no command) is parsed without importing the subcommand
+    modules (some import the emulator: a third of a second before the window could show); a
+    command, ``--help`` or a mistake goes to the whole parser, with its messages."""
+    window_only = _WindowParser(prog="gpulab", add_help=False)
+    _window_options(window_only)
+    try:
+        args, rest = window_only.parse_known_args(argv)
+    except _NotTheWindow:
+        rest = ["(a mistake)"]
+    if rest:
+        return build_parser().parse_args(argv)
+    args.command = None
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)
     if args.command is None:
         if args.screenshot:
             problem = output_problem(args.screenshot)
@@ -109,86 +134,6 @@ def window_size(text: str) -> tuple[int, int]:
                                                                         200 <= int(height) <= 8192):
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT from 200x200 to 8192x8192, got {text!r}")
     return int(width), int(height)
-
-
-def output_problem(destination: str) -> str | None:
-    """Why a file cannot be written at ``destination`` (None if it can, or for '-'), checked
-    before a run so that a finished result is not lost to a typo in its path.
-
-    Probes by opening the file for appending (creating it only for the probe, then removing it):
-    the one test that is right for read-only files, folders, ``/proc`` and running as root alike.
-    No folder is ever created."""
-    if destination == "-":
-        return None
-    path = Path(destination)
-    if not destination.strip():
-        return "the path is empty"
-    if path.is_dir():
-        return "is a folder, not a file"
-    parent = path.parent
-    if not parent.exists():
-        return f"the folder {str(parent)!r} does not exist"
-    if not parent.is_dir():
-        return f"{str(parent)!r} is not a folder"
-    existed = path.exists()
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        return f"cannot be written ({exc.strerror or exc})"
-    if not existed:
-        try:
-            path.unlink()
-        except OSError:
-            pass
-    return None
-
-
-def fallback_paths(prefix: str = "gpulab-result", suffix: str = ".json") -> list[Path]:
-    """Where a result goes when its own destination fails: the working folder, then the temp folder."""
-    name = f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
-    return [Path.cwd() / name, Path(tempfile.gettempdir()) / name]
-
-
-def emit_json(data: Any, destination: str, prog: str = "gpulab") -> int:
-    """Write JSON to ``destination`` ('-' for stdout); if that fails, keep the result.
-
-    A failed write (a full disk, ``/dev/full``, a file made read-only during the run) is said
-    in one line, and the document goes to a fallback file that the line names, or, if no file
-    can be written at all, to standard output. Returns 0 when written as asked, else 1."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    if destination == "-":
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(destination, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return 0
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-    for candidate in fallback_paths():
-        try:
-            with open(candidate, "x", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError:
-            continue
-        print(f"{prog}: could not write {destination} ({reason}); the result was saved to {candidate}",
-              file=sys.stderr)
-        return 1
-    print(f"{prog}: could not write {destination} ({reason}); the result follows on standard output",
-          file=sys.stderr)
-    sys.stdout.write(text)
-    return 1
-
-
-def write_json(data: Any, destination: str) -> None:
-    """Write JSON to a path, or to standard output for '-'."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-    if destination == "-":
-        sys.stdout.write(text + "\n")
-    else:
-        with open(destination, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ def _write_image(image: QImage, path: Path, ready: bool) -> int:
     # write still fails, the picture is kept in a fallback file that the message names.
     if path.parent.is_dir() and not path.is_dir() and image.save(str(path), "PNG"):
         return 0
-    from gpulab.cli import fallback_paths
+    from gpulab.output import fallback_paths
 
     for candidate in fallback_paths("gpulab-screenshot", ".png"):
         if not candidate.exists() and image.save(str(candidate), "PNG"):

@@ -76,7 +76,7 @@ def run_experiment(args: argparse.Namespace) -> int:
         print(f"gpulab run: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        from gpulab.cli import output_problem
+        from gpulab.output import output_problem
 
         problem = output_problem(args.json)
         if problem:
@@ -114,7 +114,7 @@ def _printer(quiet: bool) -> Callable[[Event], None]:
 
 def _emit(result: Result, destination: str | None) -> int:
     if destination:
-        from gpulab.cli import emit_json
+        from gpulab.output import emit_json
 
         return emit_json(result.to_json_dict(), destination, "gpulab run")
     for series in result.series:

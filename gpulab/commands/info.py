@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.json:
-        from gpulab.cli import output_problem
+        from gpulab.output import output_problem
 
         problem = output_problem(args.json)
         if problem:
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     report = device_report()
     if args.json:
-        from gpulab.cli import emit_json
+        from gpulab.output import emit_json
 
         return emit_json(report.to_dict(), args.json, "gpulab info")
     else:

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpulab.cli import emit_json, output_problem
+    from gpulab.output import emit_json, output_problem
 
     if args.json and (problem := output_problem(args.json)):
         print(f"gpulab validate: --json {args.json}: {problem}", file=sys.stderr)

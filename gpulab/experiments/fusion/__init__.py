@@ -27,8 +27,8 @@ says what it really moved (``bytes_moved``), how many launches (GPU) or passes o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -46,12 +46,10 @@ from gpulab.experiments.fusion.chains import (
     emulate_chain,
 )
 from gpulab.lab.base import (
-    Cancelled,
     CheckedParams,
     Context,
     ExperimentError,
     ExperimentGen,
-    PartialPoint,
     Progress,
     param,
     params_to_dict,
@@ -59,7 +57,18 @@ from gpulab.lab.base import (
     random_normal,
 )
 from gpulab.lab.declare import Lab
-from gpulab.lab.sweep import gpu_bandwidth_ceiling_of, gpu_details, numpy_cpu_provenance
+from gpulab.lab.sweep import (
+    Axes,
+    OnError,
+    Stopped,
+    Sweep,
+    SweepSeries,
+    Swept,
+    gpu_bandwidth_ceiling_of,
+    gpu_details,
+    numpy_cpu_provenance,
+    sweep_points,
+)
 from gpulab.measure import (
     RepeatPolicy,
     modelled_point,
@@ -85,7 +94,8 @@ block and operator costs little next to the block's work."""
 HOST_MEMORY_SHARE = 0.5
 """A size runs on the CPU only if its arrays take at most this share of the memory free now."""
 
-X_LABEL, Y_LABEL = Note(msg("axis.elements")), Note(msg("axis.fusion.effective-bandwidth"))
+X_LABEL = Note(msg("axis.elements"))
+AXES = Axes(msg("axis.elements"), "", msg("axis.fusion.effective-bandwidth"), "GB/s")
 SIZE_PRESETS = (
     ("standard", powers_of_two(10, 24, 2)),
     ("quick", powers_of_two(10, 20, 2)),
@@ -118,22 +128,6 @@ class Operands:
         if self._reference is None:
             self._reference = np.asarray(self.chain.formula(*self.inputs), dtype=np.float32)
         return self._reference
-
-
-@dataclass(frozen=True)
-class FusionSeries:
-    """One curve: label (a catalogue message), role, provenance, key, and ``make_point(n, operands)``
-    (None: no point at this size, e.g. a GPU series stopped by an error)."""
-
-    label: Message
-    role: str
-    provenance: Provenance
-    key: str
-    make_point: Callable[[int, Operands], Point | None]
-
-    @property
-    def name(self) -> Note:
-        return Note(self.label)
 
 
 def _facts(chain: Chain, n: int, fused: bool, count_key: str) -> dict[str, Any]:
@@ -215,7 +209,7 @@ CPU_FORMS: dict[str, tuple[Callable[[Operands], Callable[[], Any]], bool, str]] 
 }
 
 
-def _cpu_series(key: str, params: Params, ctx: Context) -> FusionSeries:
+def _cpu_series(key: str, params: Params, ctx: Context) -> SweepSeries:
     form, fused, timing = CPU_FORMS[key]
 
     def make(n: int, ops: Operands) -> Point:
@@ -227,13 +221,13 @@ def _cpu_series(key: str, params: Params, ctx: Context) -> FusionSeries:
 
     provenance = numpy_cpu_provenance(f"{timing}, median of repeats")
     if key != "cpu-numexpr":
-        return FusionSeries(msg(f"series.fusion.{key}"), "cpu", provenance, key, make)
+        return SweepSeries(msg(f"series.fusion.{key}"), "cpu", provenance, make, key)
     import numexpr
 
     threads = cpu_threads()
     details = {**provenance.details, "library": "numexpr", "numexpr": numexpr.__version__, "threads": threads}
     provenance = Provenance("measured", provenance.device, details)
-    return FusionSeries(msg("series.fusion.cpu-numexpr", threads=threads), "cpu", provenance, key, make)
+    return SweepSeries(msg("series.fusion.cpu-numexpr", threads=threads), "cpu", provenance, make, key)
 
 
 def _has_numexpr() -> bool:
@@ -268,27 +262,27 @@ def _gpu_point(key: str, run: gpu.GpuRun, n: int, ops: Operands, params: Params,
     return rate_point(n, ops.chain.bytes_fused(n), samples["total"], **_facts(ops.chain, n, fused, "launches"))
 
 
-def _gpu_series(key: str, run: gpu.GpuRun, params: Params, ctx: Context) -> FusionSeries:
+def _gpu_error_note(stopped: Stopped) -> Message:
+    return msg("note.fusion.gpu-error", size=stopped.size, error=stopped.error)
+
+
+GPU_STOPS = OnError(group="gpu", note=_gpu_error_note)
+"""Out of memory, a driver or compile error, a wrong answer: every GPU series stops, the points so far stay."""
+
+
+def _gpu_series(key: str, run: gpu.GpuRun, params: Params, ctx: Context) -> SweepSeries:
     ceiling = gpu_bandwidth_ceiling_of(run.device)
 
     def make(n: int, ops: Operands) -> Point | None:
-        if run.error is not None:
-            return None
         if not run.fits(ops.chain, n):
             if n not in run.skipped:
                 run.skipped.append(n)
             return None
-        try:
-            return with_ceiling(_gpu_point(key, run, n, ops, params, ctx), ceiling)
-        except Cancelled:
-            raise
-        except Exception as exc:  # out of memory, a driver or compile error, a wrong answer: keep the points so far
-            run.stop(n, exc)
-        return None
+        return with_ceiling(_gpu_point(key, run, n, ops, params, ctx), ceiling)
 
     details = gpu_details(ceiling, timing="CUDA events around each call after warm-up, median of repeats")
-    return FusionSeries(msg(f"series.fusion.{key}"), "gpu", Provenance("measured", cuda.device_name(run.device),
-                                                                        details), key, make)  # fmt: skip
+    provenance = Provenance("measured", cuda.device_name(run.device), details)
+    return SweepSeries(msg(f"series.fusion.{key}"), "gpu", provenance, make, key, on_error=GPU_STOPS)
 
 
 # ------------------------------------------------------------- model
@@ -297,7 +291,7 @@ MODEL_LABELS = {"unfused": "series.fusion.model-unfused", "fused": "series.fusio
 EMULATED_LABELS = {"unfused": "series.fusion.emulated-unfused", "fused": "series.fusion.emulated-fused"}
 
 
-def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeries, tuple[Note, ...]]:
+def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[SweepSeries, tuple[Note, ...]]:
     from gpulab.lab.base import resolve_model_gpu
     from gpulab.model import kernel_time, memory_share
 
@@ -321,8 +315,8 @@ def _model_series(chain: Chain, model_gpu: str, fused: bool) -> tuple[FusionSeri
     details = {"formula": "time = sum over kernels of (bytes moved / achievable memory bandwidth + launch overhead)",
                "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s,
                **share.details()}  # fmt: skip
-    series = FusionSeries(msg(MODEL_LABELS[version], gpu=spec.name), "model",
-                          Provenance("modelled", spec.name, details), f"model-{version}", make)  # fmt: skip
+    series = SweepSeries(msg(MODEL_LABELS[version], gpu=spec.name), "model",
+                         Provenance("modelled", spec.name, details), make, f"model-{version}")  # fmt: skip
     return series, (*estimates(1 << 20)[0].assumptions, Note(share.lab_note))
 
 
@@ -379,7 +373,7 @@ def _available_host_bytes() -> int | None:
 
 def _declared(
     params: Params, chain: Chain, ctx: Context, run: gpu.GpuRun | None
-) -> tuple[list[FusionSeries], tuple[Note, ...]]:
+) -> tuple[list[SweepSeries], tuple[Note, ...]]:
     cpu_keys = [k for k in CPU_FORMS if k != "cpu-numexpr" or _has_numexpr()]
     series = [_cpu_series(key, params, ctx) for key in cpu_keys]
     if run is not None:
@@ -389,33 +383,23 @@ def _declared(
     return [*series, unfused, fused], assumptions
 
 
-@dataclass
-class _Filled:
-    """The series as they grow: declared -> Series with the points so far."""
+def _sweep(params: Params, chain: Chain, declared: list[SweepSeries], run: gpu.GpuRun | None) -> Sweep:
+    """The sweep over the sizes: the inputs drawn once per size for every series (seed 0), the
+    GPU's copies of them freed when the size is done."""
+    rng = np.random.default_rng(0)
 
-    declared: list[FusionSeries]
-    series: dict[str, Series] = field(default_factory=dict)
+    def operands(n: int) -> Operands:
+        return Operands(chain, [random_normal(rng, n) for _ in chain.inputs])
 
-    def __post_init__(self) -> None:
-        for d in self.declared:
-            self.series[d.key] = Series(str(d.name), d.provenance, X_LABEL, "", Y_LABEL, "GB/s", role=d.role,
-                                        key=d.key, label=d.label)  # fmt: skip
-
-
-def _points(filled: _Filled, chain: Chain, sizes: Sequence[int], rng: np.random.Generator,
-            run: gpu.GpuRun | None) -> Iterator[Progress | PartialPoint]:  # fmt: skip
-    steps = len(sizes) * len(filled.declared)
-    for i, n in enumerate(sizes):
-        ops = Operands(chain, [random_normal(rng, n) for _ in chain.inputs])
-        for j, declared in enumerate(filled.declared):
-            yield Progress(0.05 + 0.95 * (i * len(filled.declared) + j) / steps,
-                           msg("progress.series-n", series=declared.label, size=size_text(n)))  # fmt: skip
-            point = declared.make_point(n, ops)
-            if point is not None:
-                filled.series[declared.key] = filled.series[declared.key].with_point(point)
-                yield PartialPoint(declared.name, point, declared.provenance)
+    def release(_n: int, _ops: Operands) -> None:
         if run is not None:
             run.release()
+
+    def progress(series: SweepSeries, n: int) -> Message:
+        return msg("progress.series-n", series=series.label, size=size_text(n))
+
+    return Sweep("fusion", params, AXES, declared, unit="n", operands=operands, release=release, progress=progress,
+                 progress_span=(0.05, 1.0))  # fmt: skip
 
 
 def _time_of(series: Series | None, n: float) -> float | None:
@@ -464,10 +448,10 @@ def _setup_notes(chain: Chain, status: Any, run: gpu.GpuRun | None, dropped: lis
     return notes
 
 
-def _gpu_notes(run: gpu.GpuRun | None) -> list[Message]:
+def _gpu_notes(run: gpu.GpuRun | None, swept: Swept) -> list[Message]:
     if run is None:
         return []
-    notes = [run.error] if run.error is not None else []
+    notes = swept.stopped_notes()
     if run.skipped:
         notes.append(msg("note.fusion.gpu-clamped", sizes=[size_text(n) for n in run.skipped]))
     return notes
@@ -493,13 +477,12 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     declared, assumptions = _declared(params, chain, ctx, gpu_run)
     yield Progress(0.0, msg("progress.fusion.emulating", n=size_text(EMULATED_N)))
     counts = emulate_chain(chain, cancel=ctx.cancel_event)
-    filled = _Filled(declared)
-    yield from _points(filled, chain, sizes, np.random.default_rng(0), gpu_run)
+    swept = yield from sweep_points(_sweep(params, chain, declared, gpu_run), sizes)
     yield Progress(1.0, msg("progress.done"))
     emulated = tuple(_emulated_series(c, chain) for c in counts)
-    result = Result("fusion", params_to_dict(params), (*filled.series.values(), *emulated))
+    result = Result("fusion", params_to_dict(params), (*swept.series.values(), *emulated))
     notes = merge_notes(_setup_notes(chain, cuda.cuda_status(), gpu_run, dropped), gain_notes(result),
-                        [_emulated_note(c) for c in counts], _gpu_notes(gpu_run), noisy_notes(result, "n"),
+                        [_emulated_note(c) for c in counts], _gpu_notes(gpu_run, swept), noisy_notes(result, "n"),
                         assumptions)  # fmt: skip
     return Result(result.experiment, result.params, result.series, notes)
 

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from gpulab import cuda, kernels
-from gpulab.catalogue import Message, msg
 from gpulab.experiments.fusion.chains import BLOCK, FLOAT_BYTES, Chain, kernel_spec
 from gpulab.lab.base import ExperimentError
 
@@ -62,12 +61,10 @@ class DeviceOperands:
 @dataclass
 class GpuRun:
     """What the GPU series of one run share: the device, its free memory, the operands of the
-    current size, and the error (a message) that stopped them, if one did."""
+    current size, and the sizes left out as too large for it."""
 
     device: int
     free_bytes: int = 0
-    error: Message | None = None
-    stopped_at: int | None = None
     skipped: list[int] = field(default_factory=list)
     _size: int = -1
     _operands: DeviceOperands | None = None
@@ -100,11 +97,6 @@ class GpuRun:
         cupy = cuda.require_cupy()
         with cupy.cuda.Device(self.device):
             cupy.get_default_memory_pool().free_all_blocks()
-
-    def stop(self, n: int, error: Exception) -> None:
-        self.error = msg("note.fusion.gpu-error", size=n, error=f"{type(error).__name__}: {error}")
-        self.stopped_at = n
-        self.release()
 
 
 # ------------------------------------------------------------- the calls

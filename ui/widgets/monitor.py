@@ -145,8 +145,10 @@ class MonitorStrip(QWidget):
         self.gpu_source = available["nvml"]
         self.cpu_plot = _small_plot(100.0)
         self.cpu_curves: list[pg.PlotDataItem] = []
-        self.gpu_plots: dict[str, pg.PlotWidget] = {m.key: _small_plot(m.y_max) for m in GPU_METRICS}
-        self.gpu_curves: dict[str, list[pg.PlotDataItem]] = {m.key: [] for m in GPU_METRICS}
+        # Without GPU counters their six plots would only be hidden: not built, they cost no start-up time.
+        self.gpu_metrics = GPU_METRICS if self.gpu_source.available else ()
+        self.gpu_plots: dict[str, pg.PlotWidget] = {m.key: _small_plot(m.y_max) for m in self.gpu_metrics}
+        self.gpu_curves: dict[str, list[pg.PlotDataItem]] = {m.key: [] for m in self.gpu_metrics}
         self.titles: dict[str, QLabel] = {}
         self.reason = WrappedLine()
         self.caveat = QLabel()
@@ -206,8 +208,8 @@ class MonitorStrip(QWidget):
             "temperature": self.tr("Temperature (°C)"),
             "pcie": self.tr("PCIe TX / RX (GB/s)"),
         }
-        for key, text in titles.items():
-            self.titles[key].setText(text)
+        for key, title in self.titles.items():
+            title.setText(titles[key])
         reason = engine_message(self.gpu_source.reason_message or self.gpu_source.reason)
         self.reason.setText(self.tr("GPU counters hidden: %1").replace("%1", reason))
         self.reason.setToolTip(self.reason.text())
@@ -217,7 +219,8 @@ class MonitorStrip(QWidget):
         self.caveat.setText(self.tr(
             "Note: “GPU utilization” only means a kernel was running during the sample, "
             "not that the SMs were busy; one tiny kernel can show 100%."))  # fmt: skip
-        self.gpu_plots["util"].setToolTip(self.caveat.text())
+        if "util" in self.gpu_plots:
+            self.gpu_plots["util"].setToolTip(self.caveat.text())
 
     # ------------------------------------------------------------ sampling
 
@@ -291,7 +294,7 @@ class MonitorStrip(QWidget):
 
     def _draw_gpus(self, times: np.ndarray, history: tuple[Snapshot, ...]) -> None:
         count = len(history[-1].gpus or ())
-        for metric in GPU_METRICS:
+        for metric in self.gpu_metrics:
             wanted = count * len(metric.reads)
             curves = self._curves(self.gpu_plots[metric.key], self.gpu_curves[metric.key], wanted)
             for number, curve in enumerate(curves):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from gpulab import experiments
 from gpulab.lab.base import Event, ExperimentError, PartialPoint, Progress
-from gpulab.results import Point, Result
+from gpulab.results import Point, Result, ResultFormatError, replay
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,8 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Print a saved result as replayed; a malformed file is one line naming the problem, exit 1."""
-    from gpulab.results import ResultFormatError, replay
-
     try:
         result = replay(args.file)
     except ResultFormatError as exc:

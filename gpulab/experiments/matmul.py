@@ -21,6 +21,7 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
+from gpulab.devices import blas_info, describe_cpu
 from gpulab.lab.base import (
     CheckedParams,
     Context,
@@ -43,6 +44,7 @@ from gpulab.measure import (
     time_gpu_stages,
     with_ceiling,
 )
+from gpulab.model import UnsupportedDtypeError, matmul_estimate
 from gpulab.results import Point, Provenance
 
 __all__ = [
@@ -207,8 +209,6 @@ class _Plan:
 
 
 def _cpu_provenance(threads: int) -> Provenance:
-    from gpulab.devices import describe_cpu
-
     cpu = describe_cpu()
     blas = cpu.blas[0] if cpu.blas else None
     details = {
@@ -220,8 +220,6 @@ def _cpu_provenance(threads: int) -> Provenance:
 
 
 def _blas_threads() -> int:
-    from gpulab.devices import blas_info
-
     pools = blas_info()
     return pools[0].threads if pools else 1
 
@@ -325,8 +323,6 @@ def _gpu_maker(
 
 
 def _plan_model(plan: _Plan) -> None:
-    from gpulab.model import UnsupportedDtypeError
-
     params = plan.params
     spec = resolve_model_gpu(params.model_gpu)
     try:
@@ -370,8 +366,6 @@ def _what_if_copied(plan: _Plan) -> WhatIfCopied | None:
 
 def model_estimate(spec: Any, n: int, dtype: str, include_transfers: bool = False) -> Any:
     """The lab's modelled multiply of two N×N matrices on ``spec`` (the validation rows call this)."""
-    from gpulab.model import matmul_estimate
-
     return matmul_estimate(spec, n, dtype, include_transfers)
 
 

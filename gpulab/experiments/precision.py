@@ -58,7 +58,7 @@ from gpulab.measure import (
     time_gpu_stages,
     with_ceiling,
 )
-from gpulab.model import gemm_share
+from gpulab.model import UnsupportedDtypeError, gemm_share, matmul_estimate, peak_for
 from gpulab.results import Point, Provenance, Result, Series
 
 __all__ = ["CPU_HALF_MAX_N", "FORMAT_ORDER", "Params", "footprint_bytes", "format_name", "position", "run"]
@@ -200,16 +200,12 @@ class _Lab:
 def modelled_estimate(spec: Any, dtype: str, n: int) -> Any:
     """The lab's modelled multiply of one format: :func:`gpulab.model.matmul_estimate` at the rate
     the format runs at, with the achievable share of its peak (the validation rows call this)."""
-    from gpulab.model import matmul_estimate
-
     return matmul_estimate(spec, n, rate_dtype(dtype))
 
 
 def cuda_core_rates(spec: Any) -> dict[str, tuple[float, Note | None]]:
     """FP16 and BF16 without tensor cores on ``spec``: TFLOP/s and the assumption behind it, by format
     (absent where the GPU has no such type)."""
-    from gpulab.model import UnsupportedDtypeError, peak_for
-
     rates: dict[str, tuple[float, Note | None]] = {}
     for dtype in ("fp16", "bf16"):
         try:
@@ -221,8 +217,6 @@ def cuda_core_rates(spec: Any) -> dict[str, tuple[float, Note | None]]:
 
 
 def _model(lab: _Lab) -> Iterator[PartialPoint | Progress]:
-    from gpulab.model import UnsupportedDtypeError
-
     spec = resolve_model_gpu(lab.params.model_gpu)
     n = lab.params.gpu_size
     details = {"formula": "time = max(2·N³ / (peak FLOP/s × GEMM share × tile fill), 3·N²·bytes per element / "

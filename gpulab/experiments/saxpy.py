@@ -17,7 +17,15 @@ import numpy as np
 
 from gpulab import cuda, kernels
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, powers_of_two, random_normal
+from gpulab.lab.base import (
+    CheckedParams,
+    Context,
+    ExperimentGen,
+    param,
+    powers_of_two,
+    random_normal,
+    resolve_model_gpu,
+)
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import (
     Axes,
@@ -30,6 +38,7 @@ from gpulab.lab.sweep import (
     run_sweep,
 )
 from gpulab.measure import RepeatPolicy, rate_point, time_cpu_calls, time_gpu_stages, with_ceiling
+from gpulab.model import kernel_time, memory_share
 from gpulab.results import Point, Provenance
 
 TITLE = render("experiment.saxpy.title")
@@ -131,9 +140,6 @@ def _gpu_series(params: Params, ctx: Context) -> SweepSeries:
 
 
 def _model_series(params: Params) -> tuple[SweepSeries, tuple[Any, ...]]:
-    from gpulab.lab.base import resolve_model_gpu
-    from gpulab.model import kernel_time, memory_share
-
     spec = resolve_model_gpu(params.model_gpu)
 
     def estimate(n: int) -> Any:

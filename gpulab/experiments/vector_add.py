@@ -24,6 +24,7 @@ from gpulab.lab.base import (
     param,
     powers_of_two,
     random_normal,
+    resolve_model_gpu,
 )
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import (
@@ -45,6 +46,7 @@ from gpulab.measure import (
     time_gpu_stages,
     with_ceiling,
 )
+from gpulab.model import memory_share, vector_add_estimate
 from gpulab.results import Point, Provenance
 
 # English, for scripts and the command line; a front end renders experiment.vector-add.* itself.
@@ -167,8 +169,6 @@ def _gpu_series(params: Params, rng: np.random.Generator, ctx: Context) -> Sweep
 
 def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[Note, ...]]:
     """The modelled series of the spec-table GPU ``spec``, and its model's assumptions."""
-    from gpulab.model import memory_share
-
     probe = _model_estimate(spec, 1 << 20, params, params.include_transfers)
     details = {
         "formula": FORMULA,
@@ -188,24 +188,18 @@ def _model_series(params: Params, spec: Any) -> tuple[SweepSeries, tuple[Note, .
 
 
 def _model_estimate(spec: Any, n: int, params: Params, include_transfers: bool) -> Any:
-    from gpulab.model import vector_add_estimate
-
     return vector_add_estimate(spec, n, params.dtype, include_transfers)
 
 
 def modelled_point(model_gpu: str, n: int, include_transfers: bool = False) -> Point:
     """The lab's modelled point of ``model_gpu`` at ``n`` elements (y: GB/s, 12 bytes an element),
     as its modelled series draws it."""
-    from gpulab.lab.base import resolve_model_gpu
-
     params = Params(model_gpu=model_gpu, include_transfers=include_transfers)
     series, _assumptions = _model_series(params, resolve_model_gpu(model_gpu))
     return series.make_point(n, None)
 
 
 def _notes(params: Params, gpu_reason: Message | str | None, spec: Any) -> list[Message]:
-    from gpulab.model import memory_share
-
     transfers = msg("note.vector-add.with-copies") if params.include_transfers else msg("note.vector-add.no-copies")
     missing = [msg("note.no-gpu", reason=gpu_reason)] if gpu_reason else []
     return [*missing, msg("note.vector-add.bandwidth"), transfers, memory_share(spec).lab_note]
@@ -213,8 +207,6 @@ def _notes(params: Params, gpu_reason: Message | str | None, spec: Any) -> list[
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Time numpy and (when a GPU is usable) the CUDA kernel for each size; model the chosen GPU."""
-    from gpulab.lab.base import resolve_model_gpu
-
     rng = np.random.default_rng(0)  # one stream, drawn CPU then GPU at each size
     status = cuda.cuda_status()
     spec = resolve_model_gpu(params.model_gpu)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from gpulab import catalogue
 from gpulab.catalogue import Message, msg, plain, render
 from gpulab.lab.declare import registry
 from gpulab.results import Point, Provenance, Result
@@ -161,8 +162,6 @@ def param_key(params_type: type, name: str) -> str | None:
 
 def param_text(params_type: type, name: str, what: str = "label") -> Message | None:
     """Field ``name``'s ``label`` or ``help`` message, or None when the catalogue has none."""
-    from gpulab import catalogue
-
     prefix = param_key(params_type, name)
     key = f"{prefix}.{what}" if prefix else ""
     return msg(key) if key and catalogue.has(key) else None

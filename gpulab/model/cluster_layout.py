@@ -26,6 +26,7 @@ from gpulab.cluster.topology import (
     nvlink_gb_s_per_link,
     pcie_gb_s,
 )
+from gpulab.specs import load_specs
 
 LAYOUTS = ("dgx-h100", "pcie-server")
 MAX_NODES = 32  # one scalable unit of the rail-optimised fabric: one leaf switch per rail
@@ -101,8 +102,6 @@ def source_title(key: str) -> str:
 
 
 def _gpu_entry(spec: NodeSpec) -> Any:
-    from gpulab.specs import load_specs
-
     try:
         return load_specs().get(spec.gpu)
     except Exception:  # an unreadable spec file: the GPUs are nameless, their PCIe link unknown

@@ -20,7 +20,7 @@ from functools import cache
 from gpulab.catalogue import Message, Note, msg
 from gpulab.model.dtypes import peak_for
 from gpulab.model.estimate import ModelEstimate
-from gpulab.specs import GpuSpec
+from gpulab.specs import GpuSpec, load_specs
 
 __all__ = [
     "DEFAULT_LAUNCH_OVERHEAD_S",
@@ -102,8 +102,6 @@ _SHARE_NOTES = {"measured": "note.memory.achievable", "borrowed": "note.memory.a
 def _published_memory_shares() -> tuple[tuple[float, str, str, str], ...]:
     """(share, GPU name, memory type, source title) of every GPU of the shipped table with a
     published ``memory_efficiency``."""
-    from gpulab.specs import load_specs
-
     return tuple((share, spec.name, spec.memory_type, spec.source_for("memory_efficiency").title)
                  for spec in load_specs() if (share := spec.memory_efficiency) is not None)  # fmt: skip
 

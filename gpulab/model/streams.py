@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from gpulab.catalogue import Message, Note, msg
 from gpulab.model.roofline import achievable_bytes_per_s
+from gpulab.model.transfer import both_ways_share, transfer_time
 from gpulab.specs import GpuSpec
 from gpulab.timeline import TimelineOp, busy_seconds, span_seconds
 
@@ -312,8 +313,6 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
     """Copy times from the PCIe model; a kernel given as many rounds of work as make it last
     ``kernel_to_copy`` times the pinned copy in (it cannot be shorter than reading and writing the
     chunk once from DRAM). A kernel too small to fill the GPU runs at its share of the SMs' rates."""
-    from gpulab.model.transfer import transfer_time
-
     elements = max(1, chunk_bytes // BYTES_PER_ELEMENT)
     n_bytes = elements * BYTES_PER_ELEMENT
     copies = {(pinned, way): transfer_time(spec, n_bytes, pinned=pinned, direction=way)
@@ -340,8 +339,6 @@ def plan_chunk(spec: GpuSpec, chunk_bytes: int, kernel_to_copy: float) -> ChunkP
 def machine_for(spec: GpuSpec, copy_engines: int = 2) -> Machine:
     """The machine of ``spec``: its copy engines, and the share of their rates a copy in and a copy
     out keep while both run over its PCIe link (:func:`gpulab.model.transfer.both_ways_share`)."""
-    from gpulab.model.transfer import both_ways_share
-
     shares = (both_ways_share(spec.pcie_gen, "h2d"), both_ways_share(spec.pcie_gen, "d2h"))
     return Machine(copy_engines=copy_engines, both_ways_share=shares)
 

@@ -21,7 +21,7 @@ from gpulab.model.dtypes import BYTES_PER_ELEMENT, check_dtype, peak_for
 from gpulab.model.estimate import ModelEstimate, merge_assumptions
 from gpulab.model.roofline import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time
 from gpulab.model.transfer import Direction, transfer_time
-from gpulab.specs import GpuSpec
+from gpulab.specs import GpuSpec, load_specs
 
 __all__ = ["GEMM_TILE", "GemmShare", "add_transfers", "gemm_share", "matmul_estimate", "tile_fill",
            "vector_add_estimate"]
@@ -96,8 +96,6 @@ class GemmShare:
 @cache
 def _lowest_published_share(dtype: str) -> tuple[float, str] | None:
     """The lowest share published for ``dtype`` on any GPU of the shipped table, and that GPU."""
-    from gpulab.specs import load_specs
-
     found = [(spec.gemm_efficiency[dtype], spec.name) for spec in load_specs() if dtype in spec.gemm_efficiency]
     return min(found) if found else None
 

@@ -21,7 +21,8 @@ import numpy as np
 
 from gpulab import kernels
 from gpulab.catalogue import msg, render, to_json
-from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
+from gpulab.experiments.access_pattern.cases import with_bandwidth
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict, resolve_model_gpu
 from gpulab.lab.declare import Lab
 from gpulab.lab.emulated import EmulatedRun, LabPlan, LoadSite, MetricSeries, Variant, metric, run_variants
 from gpulab.simt.metrics import SECTOR_BYTES
@@ -194,9 +195,6 @@ NOTES = (msg("note.coalescing.sectors"), msg("note.coalescing.gather"), msg("not
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Emulate every access pattern; model its GB/s; add GPU kernel times and GB/s when a GPU is usable."""
-    from gpulab.experiments.access_pattern.cases import with_bandwidth
-    from gpulab.lab.base import resolve_model_gpu
-
     spec = resolve_model_gpu(params.model_gpu)  # an unknown GPU fails before any emulation
     plan = LabPlan("access-pattern", params_to_dict(params), variants(params), SERIES, params.n, params.gpu_n,
                    params.repeats, NOTES, trace_loads=True)

@@ -17,9 +17,12 @@ from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
+from gpulab import experiments
 from gpulab.catalogue import Message, Note, from_json, msg, plain, render
+from gpulab.experiments.warp.memory import analyse_memory_step
 from gpulab.lab.base import Event, ExperimentGen, PartialPoint
 from gpulab.lab.emulated import GPU_TIME_SERIES, LabPlan, variant_axis_label
+from gpulab.model import memory_share
 from gpulab.results import Point, Provenance, Result, Series
 
 SECTORS_IN_KEY = "sectors-per-request-in"
@@ -38,8 +41,6 @@ class _Bandwidth:
     """The modelled and measured GB/s series, filled as the emulation run's points go by."""
 
     def __init__(self, plan: LabPlan, spec: Any) -> None:
-        from gpulab.model import memory_share
-
         self.spec, self.gpu_n = spec, plan.gpu_n
         self.share = memory_share(spec)
         self.x_label = variant_axis_label(plan.variants)
@@ -192,8 +193,6 @@ def _y(point: Point | None) -> float | None:
 
 def memory_step(case: Case, warp: int = 0) -> Any:
     """The :class:`~gpulab.experiments.warp.MemoryStep` of the case's stored warp request, or None."""
-    from gpulab.experiments.warp.memory import analyse_memory_step
-
     request = case.request
     if not request:
         return None
@@ -208,8 +207,6 @@ def memory_step(case: Case, warp: int = 0) -> Any:
 def preset_for(case: Case) -> str:
     """The name of the kernel's smallest launch preset with the case's own sizes (stride, offset,
     fields...), to open the case in the warp visualizer; the smallest preset when none matches."""
-    from gpulab import experiments
-
     spec = experiments.kernel(case.kernel)
     own = {k: v for k, v in case.sizes.items() if k not in ("n", "block")}
     matching = [p for p in spec.presets if {k: v for k, v in p.sizes.items() if k not in ("n", "block")} == own]

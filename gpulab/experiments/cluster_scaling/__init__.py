@@ -24,7 +24,17 @@ from typing import Any
 
 from gpulab.catalogue import Message, Note, msg, render, to_json
 from gpulab.experiments.cluster_scaling.fit import LocalFit, fit_to_saved
-from gpulab.lab.base import CheckedParams, Context, ExperimentGen, ParamError, PartialPoint, Progress, param
+from gpulab.lab.base import (
+    CheckedParams,
+    Context,
+    ExperimentGen,
+    ParamError,
+    PartialPoint,
+    Progress,
+    param,
+    params_to_dict,
+    resolve_model_gpu,
+)
 from gpulab.lab.declare import Lab
 from gpulab.model import cluster, parallelism, reliability
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -116,8 +126,6 @@ class Figures:
 def figures(params: Params) -> Figures:
     """The AllReduce curves, the best plan and the reliability at each GPU count, and the planner's
     table and reliability at ``params.gpus``."""
-    from gpulab.lab.base import resolve_model_gpu
-
     spec = resolve_model_gpu(params.model_gpu)
     fabric = cluster.fabric_for(spec)
     counts = sorted(set(params.gpu_counts))
@@ -280,8 +288,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         for point in s.points:
             yield PartialPoint(Note(s.label) if s.label is not None else s.name, point, provenance)
     yield Progress(1.0, msg("progress.done"))
-    from gpulab.lab.base import params_to_dict
-
     return Result("cluster-scaling", params_to_dict(params), tuple(series), all_notes(figs, params, local))
 
 

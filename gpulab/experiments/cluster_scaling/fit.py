@@ -17,6 +17,7 @@ from gpulab.catalogue import Message, msg
 from gpulab.lab.base import ParamError
 from gpulab.model import cluster
 from gpulab.results import Result, ResultFormatError, load
+from gpulab.specs import load_specs
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,6 @@ class ModelReference:
 def model_reference(result: Result) -> ModelReference | None:
     """The model's ring (and NVLink SHARP where the GPUs have it) at the sizes an NCCL AllReduce was
     measured at, for the GPU the result names; None for CPU ranks or a GPU the spec table does not know."""
-    from gpulab.specs import load_specs
-
     series = next((s for s in result.series if s.key == "nccl-allreduce" and s.points), None)
     if series is None:
         return None

@@ -38,7 +38,9 @@ from gpulab.lab.base import (
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import gpu_details
 from gpulab.measure import Ceiling, RepeatPolicy, rate_point, with_ceiling
+from gpulab.model.cluster import NVLINK_GB_S_PER_LINK
 from gpulab.model.cluster_layout import LAYOUTS, MAX_NODES, node_topology, rail_fat_tree
+from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 TITLE = render("experiment.p2p.title")
@@ -82,9 +84,6 @@ def achievable_gb_s(path: Path, topology: Topology, gpu: Gpu) -> float:
     a link as (20.6 of 25 GB/s on H100; p2pBandwidthLatencyTest measures 371-377 GB/s on 8 H100 SXM,
     NVIDIA/nccl#1264), PCIe at the pinned-copy efficiency (nvbandwidth), and a path between sockets no
     faster than the CPUs' link (``cpu_link_gb_s``, NCCL's topology model)."""
-    from gpulab.model.cluster import NVLINK_GB_S_PER_LINK
-    from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
-
     nominal = float(path.nominal_gb_s or 0.0)
     if path.kind in ("nvlink", "nvswitch"):
         generation = gpu.nvlink_generation or 0

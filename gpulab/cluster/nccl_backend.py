@@ -21,6 +21,9 @@ import numpy as np
 from gpulab import cuda
 from gpulab.catalogue import Message, msg
 from gpulab.cluster import busbw, patterns
+from gpulab.cluster.report import Collector, fit_sizes
+from gpulab.cluster.timing import point_fields, repeats_for
+from gpulab.lab.base import ExperimentError, Progress, params_to_dict
 
 NCCL_INSTALL_HINT = "pip install -e '.[cuda12]' (NCCL comes with CuPy's wheels or: pip install nvidia-nccl-cu12)"
 
@@ -123,8 +126,6 @@ class LocalGroup:
         return max(seconds)
 
     def measure(self, plan: busbw.Layout, budget_seconds: float) -> dict[str, Any]:
-        from gpulab.cluster.rank_main import point_fields, repeats_for
-
         buffers = []
         for device in range(self.ranks):
             with self.cupy.cuda.Device(device):
@@ -157,9 +158,6 @@ def free_gpu_bytes(cupy: Any, ranks: int) -> int:
 
 def run_local(params: Any, ctx: Any, notes: list[Message]) -> Any:
     """The NCCL lab on this machine's first ``params.ranks`` GPUs (a generator returning the Result)."""
-    from gpulab.experiments.collectives import Collector, fit_sizes
-    from gpulab.lab.base import ExperimentError, Progress, params_to_dict
-
     group = LocalGroup(params.ranks)
     sizes, size_notes = fit_sizes(params, free_gpu_bytes(group.cupy, params.ranks) * params.ranks)
     if not sizes:
@@ -219,8 +217,6 @@ class RankNcclMeasurer:
 
     def measure(self, plan: busbw.Layout, budget_seconds: float) -> dict[str, Any]:
         from mpi4py import MPI
-
-        from gpulab.cluster.rank_main import point_fields, repeats_for
 
         rank = self.mpi.Get_rank()
         send, recv = _buffers(self.cupy, plan, rank)

@@ -32,9 +32,7 @@ from typing import Any
 import numpy as np
 
 from gpulab.cluster import busbw, patterns
-
-MIN_REPEATS = 3
-MAX_REPEATS = 2000
+from gpulab.cluster.timing import point_fields, repeats_for
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -111,13 +109,6 @@ def mpi_buffers(plan: busbw.Layout, rank: int) -> tuple[np.ndarray, np.ndarray]:
     return send, recv
 
 
-def repeats_for(warmup_seconds: float, budget_seconds: float) -> int:
-    """Repeats that fill the budget at the warm-up's pace, from MIN_REPEATS to MAX_REPEATS."""
-    if warmup_seconds <= 0:
-        return MAX_REPEATS
-    return int(min(MAX_REPEATS, max(MIN_REPEATS, budget_seconds / warmup_seconds)))
-
-
 def time_mpi(comm: Any, call: Callable[[], None], budget_seconds: float) -> np.ndarray:
     """Seconds of each timed call, the slowest rank's, after a warm-up that sizes the repeats."""
     from mpi4py import MPI
@@ -152,20 +143,6 @@ def time_plain_loop(comm: Any, send: np.ndarray, recv: np.ndarray, budget_second
         comm.Allreduce(send, recv, op=MPI.SUM)
     elapsed = comm.allreduce(MPI.Wtime() - start, op=MPI.MAX)
     return np.full(1, elapsed / k)
-
-
-def point_fields(plan: busbw.Layout, samples: np.ndarray, wrong: int) -> dict[str, Any]:
-    """The JSON fields of one point: median seconds and their IQR, algbw, busbw (and its IQR), wrong."""
-    from gpulab.measure import median_and_iqr
-
-    seconds, seconds_iqr = median_and_iqr(list(samples))
-    rates = [busbw.busbw_gb_s(plan.collective, plan.message_bytes, s, plan.ranks) for s in samples if s > 0]
-    _rate, rate_iqr = median_and_iqr(rates) if rates else (0.0, None)
-    return {"collective": plan.collective, "message_bytes": plan.message_bytes, "count": plan.count,
-            "ranks": plan.ranks, "seconds": seconds, "seconds_iqr": seconds_iqr,
-            "algbw_gb_s": busbw.algbw_gb_s(plan.message_bytes, seconds),
-            "busbw_gb_s": busbw.busbw_gb_s(plan.collective, plan.message_bytes, seconds, plan.ranks),
-            "busbw_iqr": rate_iqr, "repeats": int(samples.size), "wrong": int(wrong)}  # fmt: skip
 
 
 def measure_mpi(comm: Any, plan: busbw.Layout, budget_seconds: float) -> dict[str, Any]:
@@ -234,7 +211,7 @@ def _maybe_fault(args: argparse.Namespace, rank: int, done: int) -> None:
 def run_rank(comm: Any, args: argparse.Namespace, emit: Emitter) -> None:
     """Every point of the run on this rank; rank 0 emits them."""
     if args.backend == "nccl":
-        from gpulab.cluster.nccl_backend import RankNcclMeasurer
+        from gpulab.cluster.nccl_backend import RankNcclMeasurer  # CuPy's NCCL: only the ranks that use it
 
         measurer: Any = RankNcclMeasurer(comm)
     else:
@@ -271,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         comm.Abort(1)  # the other ranks would wait in their next collective forever
         return 1
     if args.report and rank == 0:
-        from gpulab.experiments.collectives import write_report
+        # Deferred: the Result and the lab platform's events would add about 0.1 s to every rank's start.
+        from gpulab.cluster.report import write_report
 
         write_report(emit.events, args, args.report)
     return 0

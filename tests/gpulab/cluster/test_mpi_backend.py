@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from gpulab.cluster import mpi_backend
-from gpulab.experiments.collectives import Collector
+from gpulab.cluster.report import Collector
 
 POINT = {"event": "point", "collective": "allreduce", "count": 2, "ranks": 2, "seconds": 1e-6,
          "seconds_iqr": 1e-7, "algbw_gb_s": 0.008, "busbw_gb_s": 0.008, "busbw_iqr": 0.001, "repeats": 5}

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from gpulab import results
-from gpulab.cluster import mpi_backend
+from gpulab.cluster import mpi_backend, report
 from gpulab.experiments import Context, ExperimentError, ParamError, collectives, drive, params_from_strings
 
 MPI = mpi_backend.mpi_status()
@@ -62,7 +62,7 @@ def test_a_real_rank_that_dies_midway_keeps_the_points_before_and_shows_its_stde
     arrived = tmp_path / "two-points-arrived"
     args = [*collectives.rank_args(["allreduce"], [8, 64, 512], 0.001), "--fault", "die", "--fault-after", "2",
             "--fault-when", str(arrived), "--stderr-dir", str(tmp_path)]  # fmt: skip
-    collector = collectives.Collector("mpi", {})
+    collector = report.Collector("mpi", {})
     with pytest.raises(mpi_backend.RankFailure) as failure:
         for event in mpi_backend.stream_events(mpi_backend.launch_command(MPI.launcher, 2, args),
                                                mpi_backend.launch_env(), 30.0, stderr_dir=tmp_path):  # fmt: skip
@@ -94,12 +94,12 @@ def test_bad_parameters_are_refused_by_name():
 
 
 def test_sizes_beyond_memory_are_left_out_with_a_note():
-    kept, notes = collectives.fit_sizes(_tiny(sizes=(8, 1 << 20, 1 << 30)), available_bytes=64 << 20)
+    kept, notes = report.fit_sizes(_tiny(sizes=(8, 1 << 20, 1 << 30)), available_bytes=64 << 20)
     assert kept == [8, 1 << 20] and "1 GiB" in notes[0].text
 
 
 def test_wrong_elements_become_a_note_naming_the_series_and_sizes():
-    collector = collectives.Collector("mpi", {})
+    collector = report.Collector("mpi", {})
     collector.add({"event": "hello", "ranks": 2, "hosts": ["here", "here"]})
     base = {"event": "point", "collective": "reduce", "count": 2, "ranks": 2, "seconds": 1e-6, "algbw_gb_s": 1.0,
             "busbw_gb_s": 1.0, "repeats": 3}  # fmt: skip

@@ -22,33 +22,34 @@ run measured out of cache (working set >= 4x the last-level cache), the STREAM r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from gpulab import cuda, hostmem, kernels
-from gpulab.catalogue import Message, Note, msg, render
+from gpulab.catalogue import Message, msg, render
 from gpulab.hostmem import page_aligned_full
-from gpulab.lab.base import (
-    Cancelled,
-    CheckedParams,
-    Context,
-    ExperimentGen,
-    PartialPoint,
-    Progress,
-    param,
-    params_to_dict,
-    powers_of_two,
-)
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, Progress, param, params_to_dict, powers_of_two
 from gpulab.lab.declare import Lab
-from gpulab.lab.sweep import gpu_bandwidth_ceiling_of, gpu_details
+from gpulab.lab.sweep import (
+    Axes,
+    OnError,
+    Remeasure,
+    Stopped,
+    Sweep,
+    SweepSeries,
+    Swept,
+    drop_from_previous,
+    gpu_bandwidth_ceiling_of,
+    gpu_details,
+    sweep_points,
+)
 from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
     best_rate_point,
-    flagged,
     noisy_notes,
     rate_point,
     time_cpu_calls,
@@ -232,17 +233,7 @@ def _set_numexpr_threads() -> dict[str, Any]:
 # ----------------------------------------------------------------- series
 
 
-@dataclass(frozen=True)
-class Line:
-    """One curve: its key, label, role, provenance and ``make(working_set, arrays)`` ->
-    a point, or None when it skips that working set."""
-
-    key: str
-    label: Message
-    role: str
-    provenance: Provenance
-    make: Callable[[int, Arrays], Point | None]
-    operation: str
+AXES = Axes(msg("axis.working-set"), "B", msg("axis.bandwidth"), "GB/s")
 
 
 def _cpu_provenance(form: str, op: str, extra: dict[str, Any]) -> Provenance:
@@ -260,45 +251,37 @@ IMPLAUSIBLE_DROP = 20
 wall (a CPU's fall from its last cache to DRAM is 3-10x): a call that waited for a core, as on a
 busy machine or beside the window's drawing. Such a point is measured again."""
 REMEASURES = 2
+CPU_REMEASURE = Remeasure(drop_from_previous(IMPLAUSIBLE_DROP), times=REMEASURES)
 
 
-def _cpu_line(form: str, op: str, policy: RepeatPolicy, ctx: Context, extra: dict[str, Any]) -> Line:
-    previous: list[Point] = []
+def _cpu_error_note(stopped: Stopped) -> Message:
+    return msg("note.bandwidth.cpu-error", series=stopped.label, size=hostmem.bytes_text(stopped.size),
+               error=stopped.error)  # fmt: skip
 
-    def measure(working_set: int, values: dict[str, np.ndarray], n: int) -> Point:
+
+CPU_STOPS = OnError(fatal=(MemoryError,), note=_cpu_error_note)
+"""A CPU form that fails (Numba failing to compile, numexpr refusing) stops alone, keeping what it
+measured; running out of host memory is not one form's fault: the run stops and says so."""
+
+
+def _cpu_line(form: str, op: str, policy: RepeatPolicy, ctx: Context, extra: dict[str, Any]) -> SweepSeries:
+    def make(working_set: int, arrays: Arrays) -> Point:
+        values = arrays.of(op)
+        n = len(next(iter(values.values())))
         samples = time_cpu_calls(FORM_CALLS[form](op, values), policy, ctx.check_cancelled)
         return best_rate_point(working_set, bytes_moved(op, n), samples, n=n,
                                working_set_bytes=ARRAYS[op] * n * ITEMSIZE)  # fmt: skip
 
-    def implausible(point: Point) -> bool:
-        return bool(previous) and previous[-1].x < point.x and point.y * IMPLAUSIBLE_DROP < previous[-1].y
-
-    def make(working_set: int, arrays: Arrays) -> Point:
-        values = arrays.of(op)
-        n = len(next(iter(values.values())))
-        point = measure(working_set, values, n)
-        for attempt in range(REMEASURES):
-            if not implausible(point):
-                break
-            again = measure(working_set, values, n)
-            best = max(point, again, key=lambda p: p.y)
-            point = replace(best, extra={**best.extra, "remeasured": attempt + 1})
-        if implausible(point):
-            point = flagged(point, ["implausible"])
-        previous.append(point)
-        return point
-
     label = msg(FORM_LABELS[form], op=op)
-    return Line(f"cpu-{form}-{op}", label, "cpu", _cpu_provenance(form, op, extra), make, op)
+    return SweepSeries(label, "cpu", _cpu_provenance(form, op, extra), make, f"cpu-{form}-{op}",
+                       on_error=CPU_STOPS, remeasure=CPU_REMEASURE)  # fmt: skip
 
 
 class GpuState:
-    """What the GPU series share: the device, its free memory, and the error that stopped them."""
+    """What the GPU series share: the device, its free memory, and the working sets too large for it."""
 
     def __init__(self, device: int) -> None:
         self.device = device
-        self.error: str | None = None
-        self.error_at: int | None = None
         self.skipped: list[int] = []
         self.free_bytes: int | None = None
 
@@ -328,7 +311,15 @@ def _gpu_launch(cupy: Any, op: str, n: int, device: int) -> Call:
     return lambda: kernel(grid, block, args)
 
 
-def _gpu_line(op: str, policy: RepeatPolicy, ctx: Context, state: GpuState) -> Line:
+def _gpu_error_note(stopped: Stopped) -> Message:
+    return msg("note.bandwidth.gpu-error", size=hostmem.bytes_text(stopped.size), error=stopped.error)
+
+
+GPU_STOPS = OnError(group="gpu", note=_gpu_error_note)
+"""Out of memory, an illegal address, a driver failure: every GPU line stops, keeping what it measured."""
+
+
+def _gpu_line(op: str, policy: RepeatPolicy, ctx: Context, state: GpuState) -> SweepSeries:
     ceiling = gpu_bandwidth_ceiling_of(state.device)
 
     def make(working_set: int, _arrays: Arrays) -> Point | None:
@@ -345,7 +336,7 @@ def _gpu_line(op: str, policy: RepeatPolicy, ctx: Context, state: GpuState) -> L
     details = gpu_details(ceiling, timing="CUDA events after warm-up, median of repeats",
                           kernel=f"stream_{op}", operation=op)  # fmt: skip
     provenance = Provenance("measured", cuda.device_name(state.device), details)
-    return Line(f"gpu-{op}", msg("series.bandwidth.gpu", op=op), "gpu", provenance, make, op)
+    return SweepSeries(msg("series.bandwidth.gpu", op=op), "gpu", provenance, make, f"gpu-{op}", on_error=GPU_STOPS)
 
 
 def model_point(op: str, spec: Any, working_set: int) -> Point:
@@ -368,7 +359,7 @@ def spec_ceiling(spec: Any) -> Ceiling:
     return Ceiling(spec.memory_bandwidth_gb_s, f"{spec.name} spec sheet, memory bandwidth")
 
 
-def _model_line(op: str, spec: Any) -> Line:
+def _model_line(op: str, spec: Any) -> SweepSeries:
     from gpulab.model import memory_share
 
     ceiling, share = spec_ceiling(spec), memory_share(spec)
@@ -381,7 +372,7 @@ def _model_line(op: str, spec: Any) -> Line:
                "spec_key": spec.key, "memory_bandwidth_gb_s": spec.memory_bandwidth_gb_s, **share.details(),
                "l2_cache_mb": spec.l2_cache_mb, "ceiling": ceiling.value, "ceiling_source": ceiling.source}  # fmt: skip
     label = msg("series.bandwidth.model", gpu=spec.name.removeprefix("NVIDIA "), op=op)  # short for the legend
-    return Line(f"model-{op}", label, "model", Provenance("modelled", spec.name, details), make, op)
+    return SweepSeries(label, "model", Provenance("modelled", spec.name, details), make, f"model-{op}")
 
 
 def kernels_by_operation() -> dict[str, kernels.KernelSpec]:
@@ -394,15 +385,13 @@ def kernels_by_operation() -> dict[str, kernels.KernelSpec]:
 @dataclass
 class Plan:
     params: Params
-    lines: list[Line]
+    lines: list[SweepSeries]
     working_sets: tuple[int, ...]
     notes: list[Message] = field(default_factory=list)
     gpu: GpuState | None = None
     host: hostmem.HostMemory | None = None
     model_notes: list[Message] = field(default_factory=list)
     """What the modelled GPU's curve rests on (its achievable bandwidth and the source), said last."""
-    cpu_errors: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """CPU line key -> (working set, error) of a CPU line that failed and stopped there."""
 
 
 def clamp_to_memory(working_sets: Sequence[int], available_bytes: int | None) -> tuple[tuple[int, ...], list[int]]:
@@ -471,60 +460,20 @@ def _form_facts(form: str) -> dict[str, Any]:
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Every line at every working set, smallest first, each point yielded as it is measured."""
-    the_plan = plan(params, ctx)
-    filled = {line.key: _empty_series(line) for line in the_plan.lines}
-    yield from _points(the_plan, filled)
+    return (yield from measure(plan(params, ctx)))
+
+
+def measure(the_plan: Plan) -> ExperimentGen:
+    """The plan's lines at its working sets, through the one sweep (each working set's arrays made
+    once, when an operation first asks); the result with its ceilings and notes."""
+    sweep = Sweep("bandwidth", the_plan.params, AXES, the_plan.lines, unit="W", operands=Arrays, progress=_progress)
+    swept = yield from sweep_points(sweep, the_plan.working_sets)
     yield Progress(1.0, msg("progress.done"))
-    return _result(the_plan, filled)
+    return _result(the_plan, swept)
 
 
-def _empty_series(line: Line) -> Series:
-    x_label, y_label = Note(msg("axis.working-set")), Note(msg("axis.bandwidth"))
-    return Series(render(line.label), line.provenance, x_label, "B", y_label, "GB/s", role=line.role, key=line.key,
-                  label=line.label)  # fmt: skip
-
-
-def _points(the_plan: Plan, filled: dict[str, Series]) -> Iterator[Progress | PartialPoint]:
-    lines, sizes = the_plan.lines, the_plan.working_sets
-    steps = max(1, len(sizes) * len(lines))
-    for i, working_set in enumerate(sizes):
-        arrays = Arrays(working_set)
-        for j, line in enumerate(lines):
-            yield Progress((i * len(lines) + j) / steps, msg("progress.bandwidth", series=line.label,
-                                                            size=hostmem.bytes_text(working_set)))  # fmt: skip
-            point = _guarded(line, working_set, arrays, the_plan)
-            if point is not None:
-                filled[line.key] = filled[line.key].with_point(point)
-                yield PartialPoint(Note(line.label), point, line.provenance)
-
-
-def _guarded(line: Line, working_set: int, arrays: Arrays, the_plan: Plan) -> Point | None:
-    """The line's point; a GPU line that fails stops every GPU line, a CPU line that fails (a
-    compiler or library error) stops that line; both keep what they measured."""
-    gpu = the_plan.gpu
-    if line.role == "cpu":
-        if line.key in the_plan.cpu_errors:
-            return None
-        try:
-            return line.make(working_set, arrays)
-        except Cancelled:
-            raise
-        except MemoryError:
-            raise  # not one form's fault: the run stops and says so
-        except Exception as exc:  # Numba failing to compile, numexpr refusing: recorded, not fatal
-            the_plan.cpu_errors[line.key] = (working_set, f"{type(exc).__name__}: {exc}")
-            return None
-    if line.role != "gpu" or gpu is None:
-        return line.make(working_set, arrays)
-    if gpu.error is not None:
-        return None
-    try:
-        return line.make(working_set, arrays)
-    except Cancelled:
-        raise
-    except Exception as exc:  # out of memory, illegal address, driver failure: recorded, not fatal
-        gpu.error, gpu.error_at = f"{type(exc).__name__}: {exc}", working_set
-        return None
+def _progress(line: SweepSeries, working_set: int) -> Message:
+    return msg("progress.bandwidth", series=line.label, size=hostmem.bytes_text(working_set))
 
 
 # ----------------------------------------------------------------- ceilings and notes
@@ -557,9 +506,9 @@ def _with_cpu_ceiling(series: Series, ceiling: Ceiling, dram_gb_s: float | None)
     return replace(series, points=tuple(points), provenance=replace(series.provenance, details=details))
 
 
-def _result(the_plan: Plan, filled: dict[str, Series]) -> Result:
+def _result(the_plan: Plan, swept: Swept) -> Result:
     host = the_plan.host or hostmem.host_memory()
-    series = list(filled.values())
+    series = list(swept.series.values())
     found = cpu_ceiling(series, host.last_level_bytes)
     if found is not None:
         series = [_with_cpu_ceiling(s, found[0], host.dram_theoretical_gb_s) if s.role == "cpu" else s
@@ -568,21 +517,21 @@ def _result(the_plan: Plan, filled: dict[str, Series]) -> Result:
     # marks the caches of the machine it was measured on, wherever it is opened.
     result = Result("bandwidth", params_to_dict(the_plan.params), tuple(series),
                     host={**host_summary(), "memory": host.as_dict()})  # fmt: skip
-    notes = merge_notes(_notes(the_plan, host, found), noisy_notes(result, "W"))  # the lesson first, then the noise
+    # The lesson first, then the noise.
+    notes = merge_notes(_notes(the_plan, swept, host, found), noisy_notes(result, "W"))
     return replace(result, notes=tuple(notes))
 
 
-def _notes(the_plan: Plan, host: hostmem.HostMemory, found: tuple[Ceiling, bool] | None) -> list[Message]:
+def _notes(the_plan: Plan, swept: Swept, host: hostmem.HostMemory, found: tuple[Ceiling, bool] | None,
+           ) -> list[Message]:  # fmt: skip
     notes = list(the_plan.notes)
+    gpu_stop = swept.stopped_in("gpu")
+    notes += [gpu_stop.note] if gpu_stop is not None and gpu_stop.note is not None else []
     gpu = the_plan.gpu
-    if gpu is not None and gpu.error is not None:
-        notes.append(msg("note.bandwidth.gpu-error", size=hostmem.bytes_text(gpu.error_at or 0), error=gpu.error))
     if gpu is not None and gpu.skipped:
         sizes = sorted({hostmem.bytes_text(w) for w in gpu.skipped})
         notes.append(msg("note.bandwidth.gpu-clamped", sizes=sizes))
-    for key, (size, error) in the_plan.cpu_errors.items():
-        label = next(line.label for line in the_plan.lines if line.key == key)
-        notes.append(msg("note.bandwidth.cpu-error", series=label, size=hostmem.bytes_text(size), error=error))
+    notes += [s.note for s in swept.stopped if s.group != "gpu" and s.note is not None]  # the CPU forms that failed
     notes.append(msg("note.bandwidth.bytes"))
     if the_plan.params.forms:
         notes.append(msg("note.bandwidth.best"))

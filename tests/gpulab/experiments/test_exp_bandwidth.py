@@ -9,6 +9,7 @@ from gpulab import experiments, hostmem, simt
 from gpulab.catalogue import msg
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, bandwidth, drive
+from gpulab.lab.sweep import SweepSeries
 from gpulab.model import memory_share
 from gpulab.results import Point, Provenance
 from gpulab.specs import load_specs
@@ -245,12 +246,10 @@ def test_a_gpu_error_mid_sweep_keeps_the_points_so_far_and_says_what_happened():
         return Point(working_set, 1000.0, None, {"n": bandwidth.elements("triad", working_set), "seconds": 1e-6})
 
     plan.gpu = bandwidth.GpuState(0)
-    plan.lines.append(bandwidth.Line("gpu-triad", msg("series.bandwidth.gpu", op="triad"), "gpu",
-                                     Provenance("measured", "fake GPU"), flaky, "triad"))  # fmt: skip
+    plan.lines.append(SweepSeries(msg("series.bandwidth.gpu", op="triad"), "gpu", Provenance("measured", "fake GPU"),
+                                  flaky, "gpu-triad", on_error=bandwidth.GPU_STOPS))  # fmt: skip
     plan.working_sets = (4096, 16384, 65536)
-    filled = {line.key: bandwidth._empty_series(line) for line in plan.lines}
-    list(bandwidth._points(plan, filled))
-    result = bandwidth._result(plan, filled)
+    result = drive(bandwidth.measure(plan))
     assert [p.x for p in result.get_series("gpu-triad").points] == [4096]
     assert calls == [4096, 16384]  # stopped after the error
     assert len(result.get_series("cpu-numpy-out-triad").points) == 3  # the CPU went on

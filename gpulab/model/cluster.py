@@ -42,7 +42,7 @@ import numpy as np
 
 from gpulab.catalogue import Message, Note, msg
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, pcie_gb_s_per_direction
-from gpulab.specs import GpuSpec
+from gpulab.specs import GpuSpec, shipped_specs
 
 __all__ = [
     "ALGORITHMS",
@@ -166,9 +166,17 @@ def _nvlink_per_link_gb_s(spec: GpuSpec) -> float:
     return NVLINK_GB_S_PER_LINK[max(known)] if known else NVLINK_GB_S_PER_LINK[(6, 0)]
 
 
+# The NVLink generation of each architecture with NVLink (Volta 2, Ampere 3, Hopper 4, Blackwell 5),
+# by compute-capability major; the rate of a link of that generation is the spec table's [nvlink].
+NVLINK_GENERATION_BY_CC_MAJOR = {7: 2, 8: 3, 9: 4, 10: 5}
+
+
 def _nvlink_line_gb_s_per_link(spec: GpuSpec) -> float:
-    """The line rate of one link, each way: 50 GB/s on Blackwell, 25 before (NVLink 2 to 4)."""
-    return 50.0 if spec.compute_capability >= (10, 0) else 25.0
+    """The line rate of one link, each way, from the spec table's [nvlink] for the GPU's generation."""
+    major = spec.compute_capability[0]
+    newest = max(NVLINK_GENERATION_BY_CC_MAJOR)
+    generation = NVLINK_GENERATION_BY_CC_MAJOR.get(min(major, newest), 2)  # later parts: the newest known
+    return shipped_specs().nvlink_gb_s_per_link(generation)
 
 
 def _nvls_missing(spec: GpuSpec) -> str | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gpulab import cuda
@@ -46,7 +46,7 @@ from gpulab.lab.base import (
     powers_of_two,
 )
 from gpulab.lab.declare import Lab
-from gpulab.lab.sweep import gpu_details
+from gpulab.lab.sweep import Axes, OnError, Stopped, Sweep, SweepSeries, gpu_details, sweep_points
 from gpulab.measure import Ceiling, RepeatPolicy, modelled_point, noisy_notes, rate_point, with_ceiling
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, Direction, PcieLink, transfer_time
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -64,6 +64,7 @@ SIZE_PRESETS = (
 )
 X_LABEL, X_UNIT = msg("axis.transfer.copy-size"), "B"
 Y_LABEL, Y_UNIT = msg("axis.bandwidth"), "GB/s"
+AXES = Axes(X_LABEL, X_UNIT, Y_LABEL, Y_UNIT)
 TIMING = "CUDA events around each copy after warm-up, median of repeats"
 SWEEP_BUDGET_S = 40.0
 """The measured points share this many seconds (repeat counts shrink to fit), so that a full sweep,
@@ -291,15 +292,44 @@ def _measured_provenance(device: int, reading: LinkReading, ceiling: Ceiling | N
     return Provenance("measured", cuda.device_name(device), facts)
 
 
-def _copy_series(device: int, reading: LinkReading, ceiling: Ceiling | None,
-                 params: Params) -> dict[tuple[str, str], Series]:  # fmt: skip
-    out = {}
+@dataclass(frozen=True)
+class _Copying:
+    """What every copy series shares at every size: the open buffers and the time budget."""
+
+    copies: Any
+    budget: _Budget
+
+
+def _copy_error_note(stopped: Stopped) -> Message:
+    where = msg("progress.transfer.copy", series=stopped.label, size=bytes_text(stopped.size))
+    return msg("note.transfer.gpu-error", where=where, error=stopped.error)
+
+
+GPU_STOPS = OnError(group="gpu", note=_copy_error_note)
+"""A GPU error stops every copy series (and the batching demo after them); the points so far stay."""
+
+
+def _copy_series(device: int, reading: LinkReading, ceiling: Ceiling | None, params: Params,
+                 ctx: Context) -> list[SweepSeries]:  # fmt: skip
+    def maker(direction: str, kind: str) -> Callable[[int, _Copying], Point]:
+        def make(n: int, on: _Copying) -> Point:
+            samples = on.copies.time(on.copies.copy_call(direction, kind, n), on.budget.policy(), ctx.check_cancelled)
+            return with_ceiling(rate_point(n, n, samples, direction=direction, memory=kind), ceiling)
+
+        return make
+
+    out = []
     for direction in params.chosen_directions:
         for kind in params.chosen_kinds:
             label = msg("series.transfer.measured", direction=_direction_msg(direction), memory=_memory_msg(kind))
             provenance = _measured_provenance(device, reading, ceiling, direction=direction, memory=kind)
-            out[(direction, kind)] = _series(f"{direction}-{kind}", label, "gpu", provenance)
+            out.append(SweepSeries(label, "gpu", provenance, maker(direction, kind), f"{direction}-{kind}",
+                                   on_error=GPU_STOPS))  # fmt: skip
     return out
+
+
+def _progress(series: SweepSeries, n: int) -> Message:
+    return msg("progress.transfer.copy", series=series.label, size=bytes_text(n))
 
 
 def _measure(params: Params, ctx: Context) -> Generator[Event, None, _Measured]:
@@ -310,24 +340,28 @@ def _measure(params: Params, ctx: Context) -> Generator[Event, None, _Measured]:
     limits = transfer_gpu.buffer_limits(transfer_gpu.free_host_bytes(), transfer_gpu.free_device_bytes(device),
                                         host_buffers=len(kinds))  # fmt: skip
     sizes, chunks, notes = clamp_to_memory(params, limits)
-    series = _copy_series(device, reading, ceiling, params)
-    batch = _batch_series_empty(device, reading, ceiling, chunks, params.batch_chunk_bytes)
+    sweep = Sweep("transfer", params, AXES, _copy_series(device, reading, ceiling, params, ctx), unit="bytes",
+                  progress=_progress)  # fmt: skip
+    state = _SweepState({s.key: sweep.empty_series(s) for s in sweep.series}, {}, where=None)
     if not sizes:
-        return _Measured([*series.values()], notes, reading)
-    state = _SweepState(series, batch, where=None)
+        return _Measured([*state.series.values()], notes, reading)
+    state.batch = _batch_series_empty(device, reading, ceiling, chunks, params.batch_chunk_bytes)
     try:
         copies = transfer_gpu.open_copies(device, max(max(sizes), chunks * params.batch_chunk_bytes),
                                           tuple(sorted(set(kinds) | ({"pinned"} if chunks else set()))))  # fmt: skip
         try:
-            budget = _Budget(SWEEP_BUDGET_S, len(sizes) * len(series) + (2 if chunks else 0))
-            yield from _copy_points(copies, sizes, state, budget, ctx)
-            if chunks:
+            budget = _Budget(SWEEP_BUDGET_S, len(sizes) * len(sweep.series) + (2 if chunks else 0))
+            on = _Copying(copies, budget)
+            swept = yield from sweep_points(replace(sweep, operands=lambda _n: on), sizes)
+            state.series, stopped = swept.series, swept.stopped_notes()
+            notes += stopped
+            if chunks and not stopped:
                 yield from _batch_points(copies, chunks, params.batch_chunk_bytes, state, budget, ceiling, ctx)
         finally:
             copies.close()
     except (Cancelled, ParamError):
         raise
-    except Exception as exc:  # a GPU error: keep what was measured, say where it stopped
+    except Exception as exc:  # a GPU error setting up or batching: keep what was measured, say where it stopped
         notes.append(msg("note.transfer.gpu-error", where=state.where or msg("transfer.where.setup"),
                          error=f"{type(exc).__name__}: {exc}"))  # fmt: skip
     after = transfer_gpu.read_link(device)
@@ -336,30 +370,9 @@ def _measure(params: Params, ctx: Context) -> Generator[Event, None, _Measured]:
 
 @dataclass
 class _SweepState:
-    series: dict[tuple[str, str], Series]
+    series: dict[str, Series]
     batch: dict[str, Series]
     where: Message | None
-
-
-def _copy_points(copies: Any, sizes: tuple[int, ...], state: _SweepState, budget: _Budget,
-                 ctx: Context) -> Iterator[Event]:  # fmt: skip
-    steps = len(sizes) * len(state.series)
-    done = 0
-    for n in sizes:
-        for (direction, kind), series in state.series.items():
-            state.where = msg("progress.transfer.copy", series=series.label, size=bytes_text(n))
-            yield Progress(done / max(steps, 1), state.where)
-            samples = copies.time(copies.copy_call(direction, kind, n), budget.policy(), ctx.check_cancelled)
-            ceiling = _ceiling_of(series)
-            point = with_ceiling(rate_point(n, n, samples, direction=direction, memory=kind), ceiling)
-            state.series[(direction, kind)] = series.with_point(point)
-            yield PartialPoint(series.name, point, series.provenance)
-            done += 1
-
-
-def _ceiling_of(series: Series) -> Ceiling | None:
-    value = series.provenance.details.get("ceiling")
-    return Ceiling(value, str(series.provenance.details.get("ceiling_source"))) if value else None
 
 
 def _batch_series_empty(device: int, reading: LinkReading, ceiling: Ceiling | None, chunks: int,

@@ -11,7 +11,8 @@ The layers, lowest first (:data:`LAYERS`); a file may import its own layer and t
 
 1. ``gpulab.simt``, the emulator: a leaf that imports nothing else of gpulab (its own test says so).
 2. The engine's core modules: texts, paths, results, specs, kernels, measuring, CUDA, NVML,
-   devices, host memory, threads, number formats, timelines, the published measurements.
+   devices, host memory, threads, number formats, timelines, the published measurements, writing
+   a command's output.
 3. ``gpulab.lab``: the lab platform (parameters, events, sweeps, kernel work, CPU peaks, declarations).
 4. ``gpulab.cluster``: the cluster engines (busbw, rank program, MPI and NCCL backends, topology,
    the collectives' report). Its NCCL backend yields the lab platform's events, so it sits above it.
@@ -46,7 +47,7 @@ EXACT_ONLY = {"gpulab"}  # the package's __init__ is core; what lies in it has a
 CORE = ("gpulab", "gpulab.catalogue", "gpulab.paths", "gpulab.results", "gpulab.specs", "gpulab.kernels",
         "gpulab.measure", "gpulab.nvml", "gpulab.devices", "gpulab.monitor", "gpulab.hostmem", "gpulab.threads",
         "gpulab.compiled", "gpulab.nvrtc", "gpulab.cuda", "gpulab.timeline", "gpulab.precision",
-        "gpulab.published")  # fmt: skip
+        "gpulab.published", "gpulab.output")  # fmt: skip
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("emulator", ("gpulab.simt",)),
     ("core", CORE),

@@ -40,8 +40,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gpulab import cuda, kernels
+from gpulab import cuda, kernels, published, simt
 from gpulab.catalogue import Message, Note, msg, render
+from gpulab.experiments.roofline import gpu as roofline_gpu
 from gpulab.lab.base import (
     CheckedParams,
     Context,
@@ -51,11 +52,13 @@ from gpulab.lab.base import (
     Progress,
     param,
     params_to_dict,
+    resolve_model_gpu,
 )
 from gpulab.lab.cpu_peaks import CpuPeaks, measure_cpu_peaks
-from gpulab.lab.declare import Lab
+from gpulab.lab.declare import Lab, kernel, kernel_catalogue
 from gpulab.lab.kernel_work import KernelWork, count_work, problem_size, scaled_preset
-from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time, place, roof_at
+from gpulab.lab.sweep import numpy_cpu_provenance
+from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, kernel_time, memory_share, peak_for, place, roof_at
 from gpulab.results import Point, Provenance, Result, Series
 
 TITLE = render("experiment.roofline.title")
@@ -132,8 +135,6 @@ def modelled_seconds(spec: Any, placed: Placed) -> float:
 def modelled_gflop_s(entry: str, model_gpu: str, elements: int, traffic: str) -> float:
     """GFLOP/s the lab models for catalogue kernel ``entry`` at ``elements`` on ``model_gpu``,
     its bytes counted as ``traffic`` (what a validation row compares)."""
-    from gpulab.lab.base import resolve_model_gpu
-
     work = count_work(kernels_spec(entry))
     placed = placed_kernel(work, elements, traffic)
     return placed.flops / modelled_seconds(resolve_model_gpu(model_gpu), placed) / 1e9
@@ -164,8 +165,6 @@ def kernel_point(placed: Placed, seconds: float, roof: Roof | None, traffic: str
 
 
 def kernels_spec(entry: str) -> kernels.KernelSpec:
-    from gpulab.experiments import kernel
-
     return kernel(entry)
 
 
@@ -199,8 +198,6 @@ class _Run:
     """One roofline run: the counted kernels, the series being filled, and the notes."""
 
     def __init__(self, params: Params, ctx: Context) -> None:
-        from gpulab.lab.base import resolve_model_gpu
-
         self.params, self.ctx = params, ctx
         self.spec = resolve_model_gpu(params.model_gpu)
         self.roof = gpu_roof(self.spec)
@@ -209,11 +206,9 @@ class _Run:
         self.unstated: list[str] = []
         self.series: dict[str, Series] = {}
         self.notes: list[Message] = []
+        self.local_roofs: list[tuple[str, Series]] = []  # the local GPU's, when it is not the modelled one
 
     def count(self) -> Generator[Event, None, None]:
-        from gpulab import simt
-        from gpulab.experiments import kernel_catalogue
-
         table = kernel_catalogue()
         for index, (entry, spec) in enumerate(table.items()):
             yield Progress(0.5 * index / len(table), msg("progress.roofline.counting", name=entry))
@@ -269,6 +264,25 @@ class _Run:
         if points:
             self.series["kernels-model-other"] = _series(label, "kernels-model-other", "model", other, tuple(points))
 
+    def measured(self) -> Generator[Event, None, None]:
+        """Every placed kernel timed on the context's GPU, placed under that GPU's roof (when the spec
+        table knows it, drawn too unless it is the modelled GPU's)."""
+        gpu = roofline_gpu.local_gpu(self.ctx)
+        roof = gpu_roof(gpu.spec) if gpu.spec is not None else None
+        launches = [roofline_gpu.Launch(kernels_spec(p.entry), teaching_preset(p)) for p in self.placed]
+
+        def point_of(index: int, seconds: list[float]) -> Point:
+            iqr = float(np.subtract(*np.percentile(seconds, [75, 25])))
+            return kernel_point(self.placed[index], float(np.median(seconds)), roof, self.params.traffic,
+                                repeats=len(seconds), seconds_iqr=iqr)  # fmt: skip
+
+        timed = yield from roofline_gpu.measure(launches, self.params.repeats, gpu, self.ctx, point_of)
+        self.series["kernels-gpu"] = _series(msg("series.roofline.kernels-gpu"), "kernels-gpu", "gpu",
+                                             roofline_gpu.provenance(gpu), tuple(timed.points))  # fmt: skip
+        self.notes.extend(timed.notes)
+        if gpu.spec is not None and gpu.spec.key != self.spec.key:
+            self.local_roofs.append(("gpu-local-roof", local_roof_series(gpu.spec)))
+
     def result(self, extra_roofs: list[tuple[str, Series]]) -> Result:
         intensities = [p.x for s in self.series.values() for p in s.points]
         x_range = chart_range([*intensities, self.roof.ridge])
@@ -300,8 +314,6 @@ class _Run:
     def modelled_note(self, launch_us: str) -> Message:
         """Which bandwidth is the roof (the spec sheet's) and which prices the modelled points (the
         achievable one, :func:`gpulab.model.memory_share`)."""
-        from gpulab.model import memory_share
-
         share = memory_share(self.spec)
         return msg("note.roofline.modelled-below-roof", peak=f"{self.spec.memory_bandwidth_gb_s:g}",
                    gb_s=f"{share.gb_s:.0f}", percent=share.percent, us=launch_us)  # fmt: skip
@@ -320,19 +332,16 @@ def published_efficiency() -> dict[str, list[dict[str, Any]]]:
     """Published rates of kernels like the catalogue's, by entry: from the validation rows of this
     lab (model :data:`ROW_MODEL`), each measurement once, with the GPU it ran on and its share of
     that GPU's fp32 peak. Empty when the rows cannot be read."""
-    from gpulab.lab.base import resolve_model_gpu
-    from gpulab.validation import ValidationFormatError, rows_for
-
     try:
-        rows = [row for row in rows_for("roofline") if row.model == ROW_MODEL and row.published is not None]
-    except (ValidationFormatError, OSError):
+        rows = [row for row in published.rows_for("roofline") if row.model == ROW_MODEL and row.published is not None]
+    except (published.ValidationFormatError, OSError):
         return {}
     found: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        published = row.published
-        if published is None:
+        figure = row.published
+        if figure is None:
             continue
-        value = published.low if published.low is not None else published.high  # a bound's one figure
+        value = figure.low if figure.low is not None else figure.high  # a bound's one figure
         if value is None:
             continue
         spec = resolve_model_gpu(str(row.config["gpu"]))
@@ -347,10 +356,16 @@ def published_efficiency() -> dict[str, list[dict[str, Any]]]:
 
 def gpu_roof(spec: Any) -> Roof:
     """The fp32 CUDA-core roof of a spec-table GPU (the lab kernels are fp32, no tensor cores)."""
-    from gpulab.model import peak_for
-
     _key, tflops, _note = peak_for(spec, "fp32", use_tensor_cores=False)
     return Roof(tflops * 1e12, spec.memory_bandwidth_bytes_per_s)
+
+
+def local_roof_series(spec: Any) -> Series:
+    """The roof of the local GPU (its spec sheet), drawn besides the modelled GPU's."""
+    label = msg("series.roofline.gpu-roof", gpu=spec.name)
+    provenance = Provenance("modelled", spec.name, {"source": "spec sheet (resources/gpus.toml)",
+                                                    "peak": "fp32 CUDA cores", "spec_key": spec.key})
+    return _series(label, "gpu-local-roof", "gpu", provenance, roof_points(gpu_roof(spec), CHART_X_RANGE))
 
 
 def _roof_of(series: Series) -> Roof:
@@ -360,8 +375,6 @@ def _roof_of(series: Series) -> Roof:
 
 def cpu_roof_series(peaks: CpuPeaks) -> Series:
     """The CPU's measured roof (points are filled in once the chart's x range is known)."""
-    from gpulab.lab.sweep import numpy_cpu_provenance
-
     base = numpy_cpu_provenance("best of repeats (as STREAM reports a peak)")
     details = {**base.details, "gemm": f"float32 matmul N={peaks.gemm_n}", "gflop_s": peaks.gflop_s,
                "triad": f"a = b + s*c, {peaks.triad_elements} float32 elements, {peaks.triad_method}",
@@ -383,8 +396,6 @@ def cpu_notes(peaks: CpuPeaks) -> list[Message]:
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """Count every kernel, place it under the chosen GPU's roof (and a local GPU's), add the CPU roof."""
-    from gpulab.experiments.roofline import gpu as roofline_gpu
-
     lab = _Run(params, ctx)
     yield from lab.count()
     yield from lab.modelled()
@@ -398,12 +409,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     if not status.available:
         lab.notes.append(msg("note.no-measured-gpu", reason=status.reason_message or status.reason))
     elif params.measure_gpu:
-        measured = yield from roofline_gpu.measure(lab.placed, params, ctx)
-        lab.series["kernels-gpu"] = measured.series
-        roofs.extend(measured.roofs)
-        lab.notes.extend(measured.notes)
+        yield from lab.measured()
     yield Progress(1.0, msg("progress.done"))
-    return lab.result(roofs)
+    return lab.result([*roofs, *lab.local_roofs])
 
 
 def teaching_preset(placed: Placed) -> kernels.LaunchPreset:

@@ -1,43 +1,70 @@
 """The roofline's measured GPU points: every counted kernel timed at the teaching size with CUDA events.
 
-Each kernel runs on the local GPU at the size its modelled point is for (same FLOPs and
-bytes), after warm-up, ``repeats`` times; the median time places it under that GPU's own
-roof from the spec table (no roof, and so no bound or percentage, for a GPU the table does
-not know). A kernel whose arguments would not fit in free GPU memory is skipped with a note;
-a GPU error keeps the points so far and says where it stopped.
+The lab hands over what to time (each kernel's catalogue entry and its launch at the size its
+modelled point is for: same FLOPs and bytes) and how to turn a kernel's times into its point;
+this module runs each kernel after warm-up, ``repeats`` times, on the local GPU and knows nothing
+else of the lab. A kernel whose arguments would not fit in free GPU memory is skipped with a
+note; a GPU error keeps the points so far and says where it stopped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
+from gpulab.kernels import KernelSpec, LaunchPreset
 from gpulab.lab.base import Context, Event, PartialPoint, Progress
-from gpulab.results import Point, Provenance, Series
+from gpulab.results import Point, Provenance
+from gpulab.specs import GpuSpec, load_specs
 
 MEMORY_HEADROOM = 0.8  # use at most this share of the free GPU memory for one kernel's arguments
 
 
-@dataclass
-class Measured:
-    """The measured series, the local GPU's roof (when it is not the modelled one) and notes."""
+@dataclass(frozen=True)
+class Launch:
+    """One kernel to time: the catalogue's kernel and its launch at the teaching size."""
 
-    series: Series
-    roofs: list[tuple[str, Series]] = field(default_factory=list)
+    kernel: KernelSpec
+    preset: LaunchPreset
+
+    @property
+    def entry(self) -> str:
+        return self.kernel.entry
+
+
+@dataclass(frozen=True)
+class LocalGpu:
+    """The GPU the points are measured on: its device index, name and spec-table entry (None when
+    the table does not know it, so there is no roof to place the points under)."""
+
+    device: int
+    name: str
+    spec: GpuSpec | None
+
+
+@dataclass
+class Timed:
+    """The measured points, in launch order (a skipped or failed kernel has none), and notes."""
+
+    points: list[Point] = field(default_factory=list)
     notes: list[Message] = field(default_factory=list)
 
 
-def _time_kernel(entry: str, preset: Any, repeats: int, device: int) -> list[float] | None:
-    """CUDA-event seconds per launch, or None when the arguments would not fit in free memory."""
-    from gpulab.experiments import kernel
+def local_gpu(ctx: Context) -> LocalGpu:
+    """The context's GPU and what the spec table knows of it."""
+    device = ctx.device_index or 0
+    name = cuda.device_name(device)
+    return LocalGpu(device, name, load_specs().match(name))
 
+
+def _time_kernel(launch: Launch, repeats: int, device: int) -> list[float] | None:
+    """CUDA-event seconds per launch, or None when the arguments would not fit in free memory."""
     cupy = cuda.require_cupy()
-    spec = kernel(entry)
+    spec, preset = launch.kernel, launch.preset
     fn = cuda.get_kernel(spec.source, spec.entry, device)
     with cupy.cuda.Device(device):
         args = spec.build_args(preset)
@@ -50,59 +77,37 @@ def _time_kernel(entry: str, preset: Any, repeats: int, device: int) -> list[flo
             lambda: fn(preset.grid, preset.block, device_args, shared_mem=preset.shared_mem), repeats)
 
 
-def _provenance(name: str, spec: Any) -> Provenance:
+def provenance(gpu: LocalGpu) -> Provenance:
+    """How the points were measured, on which GPU, and whose roof they sit under."""
     status = cuda.cuda_status()
-    return Provenance("measured", name, {
+    return Provenance("measured", gpu.name, {
         "timing": "CUDA events after warm-up, median of repeats", "cupy": status.cupy_version,
         "cuda_runtime": status.cuda_runtime_version, "cuda_driver": status.cuda_driver_version,
-        "roof": f"{spec.name} spec sheet" if spec is not None else "this GPU is not in the spec table"})
+        "roof": f"{gpu.spec.name} spec sheet" if gpu.spec is not None else "this GPU is not in the spec table"})
 
 
-def _local_roof(spec: Any, model_key: str) -> list[tuple[str, Series]]:
-    """The local GPU's roof series, unless it is the modelled GPU's (drawn already)."""
-    from gpulab.experiments.roofline import CHART_X_RANGE, _series, gpu_roof, roof_points
-
-    if spec is None or spec.key == model_key:
-        return []
-    label = msg("series.roofline.gpu-roof", gpu=spec.name)
-    provenance = Provenance("modelled", spec.name, {"source": "spec sheet (resources/gpus.toml)",
-                                                    "peak": "fp32 CUDA cores", "spec_key": spec.key})
-    return [("gpu-local-roof", _series(label, "gpu-local-roof", "gpu", provenance,
-                                       roof_points(gpu_roof(spec), CHART_X_RANGE)))]
-
-
-def measure(placed: list[Any], params: Any, ctx: Context) -> Generator[Event, None, Measured]:
-    """Time every placed kernel on GPU ``ctx.device_index`` and place it under that GPU's roof."""
-    from gpulab.experiments.roofline import _series, gpu_roof, kernel_point, teaching_preset
-    from gpulab.lab.base import resolve_model_gpu
-    from gpulab.specs import load_specs
-
-    device = ctx.device_index or 0
-    name = cuda.device_name(device)
-    spec = load_specs().match(name)
-    roof = gpu_roof(spec) if spec is not None else None
-    label = msg("series.roofline.kernels-gpu")
-    provenance = _provenance(name, spec)
-    points: list[Point] = []
-    notes: list[Message] = [] if spec is not None else [msg("note.roofline.gpu-not-in-table", gpu=name)]
+def measure(launches: Sequence[Launch], repeats: int, gpu: LocalGpu, ctx: Context,
+            point_of: Callable[[int, list[float]], Point]) -> Generator[Event, None, Timed]:  # fmt: skip
+    """Time every launch on ``gpu``; ``point_of(index, seconds)`` makes launch ``index``'s point from
+    its seconds per launch (the lab places it), yielded as it comes."""
+    label = Note(msg("series.roofline.kernels-gpu"))
+    where = provenance(gpu)
+    timed = Timed(notes=[] if gpu.spec is not None else [msg("note.roofline.gpu-not-in-table", gpu=gpu.name)])
     too_big: list[str] = []
-    for index, item in enumerate(placed):
-        yield Progress(0.7 + 0.3 * index / max(1, len(placed)), msg("progress.timing", variant=item.entry))
+    for index, launch in enumerate(launches):
+        yield Progress(0.7 + 0.3 * index / max(1, len(launches)), msg("progress.timing", variant=launch.entry))
         ctx.check_cancelled()
         try:
-            seconds = _time_kernel(item.entry, teaching_preset(item), params.repeats, device)
+            seconds = _time_kernel(launch, repeats, gpu.device)
         except Exception as exc:  # a GPU error: keep what was measured, say where it stopped
             error = str(exc).strip() or type(exc).__name__
-            notes.append(msg("note.roofline.gpu-error", name=item.entry, error=error))
+            timed.notes.append(msg("note.roofline.gpu-error", name=launch.entry, error=error))
             break
         if seconds is None:
-            too_big.append(item.entry)
+            too_big.append(launch.entry)
             continue
-        median = float(np.median(seconds))
-        points.append(kernel_point(item, median, roof, params.traffic, repeats=len(seconds),
-                                   seconds_iqr=float(np.subtract(*np.percentile(seconds, [75, 25])))))
-        yield PartialPoint(Note(label), points[-1], provenance)
+        timed.points.append(point_of(index, seconds))
+        yield PartialPoint(label, timed.points[-1], where)
     if too_big:
-        notes.append(msg("note.roofline.too-big", names=too_big))
-    series = _series(label, "kernels-gpu", "gpu", provenance, tuple(points))
-    return Measured(series, _local_roof(spec, resolve_model_gpu(params.model_gpu).key), notes)
+        timed.notes.append(msg("note.roofline.too-big", names=too_big))
+    return timed

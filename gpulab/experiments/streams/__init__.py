@@ -22,8 +22,18 @@ from typing import Any
 import numpy as np
 
 from gpulab import cuda, kernels
-from gpulab.catalogue import Message, Note, msg, render, to_json
-from gpulab.lab.base import CheckedParams, Context, ExperimentGen, PartialPoint, Progress, param
+from gpulab.catalogue import Message, Note, from_json, msg, render, to_json
+from gpulab.experiments.streams import gpu as streams_gpu
+from gpulab.lab.base import (
+    CheckedParams,
+    Context,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    param,
+    params_to_dict,
+    resolve_model_gpu,
+)
 from gpulab.lab.declare import Lab
 from gpulab.model import streams as model
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -151,6 +161,19 @@ def model_assumptions(params: Params, spec: Any) -> tuple[Note, ...]:
     return merge_notes(plan.assumptions, model.machine_assumptions(model.machine_for(spec, params.copy_engines), spec))
 
 
+# ---------------------------------------------------------------- the local GPU
+
+
+def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
+                       ) -> Iterator[tuple[Configuration, Timeline]]:  # fmt: skip
+    """Each configuration measured on the context's GPU (:mod:`gpulab.experiments.streams.gpu`), as
+    the timeline the model's are drawn and diagnosed like."""
+    job = streams_gpu.Job(params.chunks, params.streams, params.chunk_bytes, params.kernel_to_copy, KERNEL, REPEATS)
+    for config, run in streams_gpu.measured_runs(job, CONFIGURATIONS, ctx, notes):
+        setup = config.setup(params, run.sm_share, run.issue_s, run.copy_engines)
+        yield config, Timeline(run.ops, setup, run.facts)
+
+
 # ---------------------------------------------------------------- running
 
 
@@ -186,8 +209,6 @@ def _forward(events: Iterator[Progress | PartialPoint | Series],
 
 def diagnosis_notes(series: tuple[Series, ...]) -> list[Note]:
     """One note per configuration and diagnosis line, naming the configuration."""
-    from gpulab.catalogue import from_json
-
     notes = []
     for s in series:
         for point in s.points:
@@ -198,17 +219,13 @@ def diagnosis_notes(series: tuple[Series, ...]) -> list[Note]:
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
     """The four configurations on the modelled GPU, and measured on the local GPU when there is one."""
-    from gpulab.lab.base import resolve_model_gpu
-
     spec = resolve_model_gpu(params.model_gpu)
     status = cuda.cuda_status()
     steps = len(CONFIGURATIONS) * (2 if status.available else 1)
     collected: list[Series] = []
     gpu_notes: list[Message | Note] = []
     if status.available:
-        from gpulab.experiments.streams import gpu as streams_gpu
-
-        measured = streams_gpu.measured_timelines(params, ctx, gpu_notes)
+        measured = measured_timelines(params, ctx, gpu_notes)
         provenance = streams_gpu.provenance(ctx.device_index or 0)
         events = _run_configurations(measured, params, "gpu", provenance, "",
                                      lambda i: Progress(i / steps, msg("progress.streams.measuring", index=i + 1)))
@@ -222,8 +239,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
     notes = merge_notes(missing, gpu_notes, diagnosis_notes(tuple(collected)), model_assumptions(params, spec))
-    from gpulab.lab.base import params_to_dict
-
     return Result("streams", params_to_dict(params), tuple(collected), notes)
 
 

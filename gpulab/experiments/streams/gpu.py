@@ -13,30 +13,77 @@ shown are those ends minus those starts; the total (first start to last end) nee
 
 The kernel's rounds are calibrated on this GPU, so that "kernel time ÷ copy time" means the same
 here as in the model: one chunk's copy in and the kernel at two round counts are timed first.
+
+The lab hands over the job (:class:`Job`: chunks, streams, sizes, its kernel, the repeats) and
+the ways to run it (anything with the three flags of :class:`Way`); each comes back with its
+measured ops (:class:`MeasuredRun`), from which the lab builds its timeline and diagnosis.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg
-from gpulab.experiments.streams import CONFIGURATIONS, KERNEL, REPEATS, Configuration, Params, Timeline
-from gpulab.lab.base import Context
+from gpulab.kernels import KernelSpec
+from gpulab.lab.base import Context, ExperimentError
 from gpulab.model import streams as model
 from gpulab.results import Provenance
-from gpulab.timeline import TimelineOp
+from gpulab.timeline import TimelineOp, span_seconds
 
 BLOCK = model.THREADS_PER_BLOCK
 WARMUP_RUNS = 1
 MEMORY_USE = 0.8  # of the free device memory, at most, for the chunks
 CALIBRATION_ROUNDS = 256
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the lab asks for: ``chunks`` chunks of ``chunk_bytes`` over up to ``streams`` streams, its
+    kernel lasting ``kernel_to_copy`` times a chunk's copy in, each way run ``repeats`` times."""
+
+    chunks: int
+    streams: int
+    chunk_bytes: int
+    kernel_to_copy: float
+    kernel: KernelSpec
+    repeats: int
+
+
+class Way(Protocol):
+    """One way to run the job, as the lab describes it (its configurations have these flags)."""
+
+    @property
+    def many_streams(self) -> bool: ...
+
+    @property
+    def pageable(self) -> bool: ...
+
+    @property
+    def kernels_on_default(self) -> bool: ...
+
+
+W = TypeVar("W", bound=Way)
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    """A way's median run: its ops, the host's seconds per call in it and in the first way (the cost
+    of a call: later, pageable ways also wait for copies), the SM share of one kernel, the copy
+    engines, and the facts the lab shows with it."""
+
+    ops: tuple[TimelineOp, ...]
+    host_call_s: float
+    issue_s: float
+    sm_share: float
+    copy_engines: int
+    facts: dict[str, Any]
 
 
 def provenance(device: int) -> Provenance:
@@ -93,14 +140,14 @@ class Step:
     call: Callable[[Any], None]
 
 
-def _program(config: Configuration, params: Params, buffers: Buffers, launch: Callable[[int, Any], None],
+def _program(config: Way, job: Job, buffers: Buffers, launch: Callable[[int, Any], None],
              streams: list[Any], null: Any) -> list[Step]:  # fmt: skip
-    used = streams[: 1 if not config.many_streams else params.streams]
+    used = streams[: 1 if not config.many_streams else job.streams]
     host_in = buffers.pageable_in if config.pageable else buffers.pinned_in
     host_out = buffers.pageable_out if config.pageable else buffers.pinned_out
     n_bytes = int(host_in[0].nbytes)
     steps = []
-    for i in range(params.chunks):
+    for i in range(job.chunks):
         number = i % len(used)
         stream, lane = used[number], model.lane_name(number + 1)
         kernel_stream, kernel_lane = (null, model.lane_name(model.DEFAULT_STREAM)) if config.kernels_on_default \
@@ -152,8 +199,6 @@ def serialize_copies(ops: list[TimelineOp]) -> tuple[TimelineOp, ...]:
 
 
 def _median_run(runs: list[tuple[tuple[TimelineOp, ...], float]]) -> tuple[tuple[TimelineOp, ...], float]:
-    from gpulab.timeline import span_seconds
-
     ordered = sorted(runs, key=lambda run: span_seconds(run[0]))
     return ordered[len(ordered) // 2]
 
@@ -189,31 +234,29 @@ def calibrate_rounds(cupy: Any, kernel: Any, buffers: Buffers, elements: int, ke
     return int(min(max(round((kernel_to_copy * copy_s - fixed_s) / per_round_s), 0), 1 << 20))
 
 
-def _chunks_that_fit(cupy: Any, params: Params, notes: list[Message | Note]) -> int:
+def _chunks_that_fit(cupy: Any, job: Job, notes: list[Message | Note]) -> int:
     free_bytes, _total = cupy.cuda.runtime.memGetInfo()
-    fit = int(MEMORY_USE * free_bytes // (2 * params.chunk_bytes))
-    if fit >= params.chunks:
-        return params.chunks
+    fit = int(MEMORY_USE * free_bytes // (2 * job.chunk_bytes))
+    if fit >= job.chunks:
+        return job.chunks
     if fit < 1:
-        from gpulab.lab.base import ExperimentError
-
-        raise ExperimentError(msg("streams.error.no-memory", size=params.chunk_bytes))
-    notes.append(msg("streams.note.clamped", chunks=params.chunks, fit=fit))
+        raise ExperimentError(msg("streams.error.no-memory", size=job.chunk_bytes))
+    notes.append(msg("streams.note.clamped", chunks=job.chunks, fit=fit))
     return fit
 
 
-def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
-                       ) -> Iterator[tuple[Configuration, Timeline]]:  # fmt: skip
-    """Each configuration measured on the context's GPU: the run with the median total of :data:`REPEATS`."""
+def measured_runs(job: Job, ways: Sequence[W], ctx: Context, notes: list[Message | Note],
+                  ) -> Iterator[tuple[W, MeasuredRun]]:  # fmt: skip
+    """Each way measured on the context's GPU: the run with the median total of ``job.repeats``."""
     cupy = cuda.require_cupy()
     device = ctx.device_index or 0
     with cupy.cuda.Device(device):
-        params = replace(params, chunks=_chunks_that_fit(cupy, params, notes))
-        elements = max(1, params.chunk_bytes // model.BYTES_PER_ELEMENT)
-        kernel = cuda.get_kernel(KERNEL.source, KERNEL.entry, device)
-        buffers = Buffers.allocate(cupy, params.chunks, elements)
-        streams = [cupy.cuda.Stream(non_blocking=False) for _ in range(params.streams)]
-        rounds = calibrate_rounds(cupy, kernel, buffers, elements, params.kernel_to_copy, streams[0])
+        job = replace(job, chunks=_chunks_that_fit(cupy, job, notes))
+        elements = max(1, job.chunk_bytes // model.BYTES_PER_ELEMENT)
+        kernel = cuda.get_kernel(job.kernel.source, job.kernel.entry, device)
+        buffers = Buffers.allocate(cupy, job.chunks, elements)
+        streams = [cupy.cuda.Stream(non_blocking=False) for _ in range(job.streams)]
+        rounds = calibrate_rounds(cupy, kernel, buffers, elements, job.kernel_to_copy, streams[0])
         properties = cupy.cuda.runtime.getDeviceProperties(device)
         engines = 2 if int(properties.get("asyncEngineCount", 2)) >= 2 else 1  # 1: both directions share one
         grid = ((elements + BLOCK - 1) // BLOCK, 1, 1)
@@ -228,13 +271,12 @@ def measured_timelines(params: Params, ctx: Context, notes: list[Message | Note]
         facts = {"rounds": rounds, "chunk_bytes": elements * model.BYTES_PER_ELEMENT, "sm_share": share,
                  "copy_engines": engines}  # fmt: skip
         issue_s: float | None = None
-        for config in CONFIGURATIONS:
+        for way in ways:
             ctx.check_cancelled()
-            steps = _program(config, params, buffers, launch, streams, cupy.cuda.Stream.null)
-            runs = [_run_once(cupy, steps, engines) for _ in range(WARMUP_RUNS + REPEATS)][WARMUP_RUNS:]
+            steps = _program(way, job, buffers, launch, streams, cupy.cuda.Stream.null)
+            runs = [_run_once(cupy, steps, engines) for _ in range(WARMUP_RUNS + job.repeats)][WARMUP_RUNS:]
             ops, host_s = _median_run(runs)
-            # The host's cost per call, from the first (pinned, asynchronous) configuration: in a
-            # pageable one the host also waits for every copy, which is not a cost of the call.
+            # The host's cost per call, from the first (pinned, asynchronous) way: in a pageable one
+            # the host also waits for every copy, which is not a cost of the call.
             issue_s = host_s if issue_s is None else issue_s
-            setup = config.setup(params, share, issue_s, engines)
-            yield config, Timeline(ops, setup, {**facts, "host_call_s": host_s})
+            yield way, MeasuredRun(ops, host_s, issue_s, share, engines, {**facts, "host_call_s": host_s})

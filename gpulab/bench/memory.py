@@ -137,7 +137,7 @@ def measure_gpu(seconds: float) -> tuple[str, float, float | None] | None:
     policy = RepeatPolicy(repeats=10, min_seconds=seconds, max_seconds=max(seconds, 2.0))
     state = lab.GpuState(0)
     line = lab._gpu_line("triad", policy, Context(), state)
-    point = line.make(GPU_WORKING_SET, lab.Arrays(GPU_WORKING_SET))
+    point = line.make_point(GPU_WORKING_SET, lab.Arrays(GPU_WORKING_SET))
     if point is None:
         return None
     return cuda.device_name(0), point.y, point.extra.get("percent_of_peak")

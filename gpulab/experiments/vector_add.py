@@ -196,7 +196,9 @@ def modelled_point(model_gpu: str, n: int, include_transfers: bool = False) -> P
     as its modelled series draws it."""
     params = Params(model_gpu=model_gpu, include_transfers=include_transfers)
     series, _assumptions = _model_series(params, resolve_model_gpu(model_gpu))
-    return series.make_point(n, None)
+    point = series.make_point(n, None)
+    assert point is not None  # a model prices every size
+    return point
 
 
 def _notes(params: Params, gpu_reason: Message | str | None, spec: Any) -> list[Message]:

@@ -45,6 +45,7 @@ class WarpPanel(Panel):
 
     left_column: QVBoxLayout  # the code (and the step's text unless compact): see warp_layout
     right_column: QVBoxLayout  # the lane cells (and the step's text when compact)
+    legend_items: list[QWidget]  # the colours' keys in the transport's flow: see warp_layout
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)

@@ -10,24 +10,58 @@ that the current line is read whole, from its start.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from ui.panels.warp_controls import KernelControls
+from ui.panels.warp_gpu import GpuTab
+from ui.panels.warp_printf import PrintfTab
 from ui.panels.warp_tabs import TabArea
-from ui.widgets.flow_layout import FlowBox
-from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX
+from ui.panels.warp_timeline_tab import TimelineTab
+from ui.widgets.code_view import CodeView
+from ui.widgets.flow_layout import FlowBox, WrapLabel
+from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX, LaneGrid
+from ui.widgets.memory_view import MemoryView
+from ui.widgets.metrics_strip import MetricsStrip
+from ui.widgets.transport import Transport
 
-if TYPE_CHECKING:
-    from ui.panels.warp import WarpPanel
+
+class WarpWidgets(Protocol):
+    """The visualizer's widgets this module places (the panel, :class:`ui.panels.warp.WarpPanel`, has
+    them): what it arranges, and the columns, tab area and legend items it keeps for later."""
+
+    controls: KernelControls
+    description: WrapLabel
+    status: WrapLabel
+    code: CodeView
+    lanes: LaneGrid
+    transport: Transport
+    step_label: WrapLabel
+    metrics: MetricsStrip
+    memory: MemoryView
+    timeline_tab: TimelineTab
+    gpu_tab: GpuTab
+    printf_tab: PrintfTab
+    tabs: QTabWidget
+    tab_area: TabArea
+    left_column: QVBoxLayout
+    right_column: QVBoxLayout
+    legend_items: list[QWidget]
+
+    def height(self) -> int: ...
+
+    def fontMetrics(self) -> QFontMetrics: ...
+
 
 CODE_LINES = 7  # code lines the view keeps at the least (1024 x 768, projector type)
 OPEN_TAB_CODE_LINES = 3  # ... while a tab is open there: the current line and one either side
 COMPACT_LINES = 40  # a panel fewer type lines tall than this is "compact": large type, small screen
 
 
-def build(panel: WarpPanel) -> TabArea:
+def build(panel: WarpWidgets) -> TabArea:
     """Lay ``panel``'s widgets out: controls, purpose, status, then code | lanes, under them the
     legend and the transport in one flow and the metrics across the whole width, and the tabs below.
     Returns the tab area that shares the height."""
@@ -68,7 +102,7 @@ def build(panel: WarpPanel) -> TabArea:
     return area
 
 
-def shared_flow(panel: WarpPanel) -> FlowBox:
+def shared_flow(panel: WarpWidgets) -> FlowBox:
     """The transport's controls and the legend's colours in one flow: they share rows (a row
     fewer in large type on a small screen) instead of each leaving half a row empty."""
     flow = FlowBox(spacing=12, row_spacing=3)
@@ -86,14 +120,14 @@ def shared_flow(panel: WarpPanel) -> FlowBox:
     return panel.transport
 
 
-def fit_to_type(panel: WarpPanel) -> None:
+def fit_to_type(panel: WarpWidgets) -> None:
     """Sizes that follow the type size: the combobox, the code's least height, the tabs' bar."""
     panel.controls.fit_to_type()
     panel.tab_area.fit_to_type()
     panel.code.setMinimumHeight(code_least(panel, panel.tab_area.opened))
 
 
-def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
+def make_room_for_tab(panel: WarpWidgets, opened: bool) -> None:
     """A tab opened on a squeezed area (large type, small screen) takes the room of the lane
     cells and the metrics (per launch: they do not change while stepping) and of code lines;
     the code's current line, the step's text (under the code) and the transport stay. Closing
@@ -109,20 +143,20 @@ def make_room_for_tab(panel: WarpPanel, opened: bool) -> None:
         panel.step_label.set_lines(1 if opened else 2, 3)
 
 
-def code_least(panel: WarpPanel, tab_open: bool) -> int:
+def code_least(panel: WarpWidgets, tab_open: bool) -> int:
     """The code's least height: fewer lines while a tab is open on a squeezed area (the tab
     takes their room; the view keeps the current line and one either side)."""
     return code_height(panel, OPEN_TAB_CODE_LINES if tab_open else CODE_LINES)
 
 
-def code_height(panel: WarpPanel, lines: int) -> int:
+def code_height(panel: WarpWidgets, lines: int) -> int:
     """The code view's height for ``lines`` whole lines (frame and sideways scroll bar included)."""
     code = panel.code
     bar = code.horizontalScrollBar().sizeHint().height()
     return lines * code.fontMetrics().lineSpacing() + 2 * code.frameWidth() + bar + 4
 
 
-def code_width(panel: WarpPanel) -> int:
+def code_width(panel: WarpWidgets) -> int:
     """The code column's width for its longest line unwrapped (gutter, frame, scroll bar and a
     little room after the line included)."""
     code = panel.code
@@ -132,11 +166,11 @@ def code_width(panel: WarpPanel) -> int:
     return longest + code.gutter_width() + 2 * code.frameWidth() + bar + 2 * metrics.horizontalAdvance("M")
 
 
-def is_compact(panel: WarpPanel) -> bool:
+def is_compact(panel: WarpWidgets) -> bool:
     return panel.height() < COMPACT_LINES * panel.fontMetrics().height()
 
 
-def share_height(panel: WarpPanel) -> None:
+def share_height(panel: WarpWidgets) -> None:
     """In large type on a small screen the texts wrap, the metrics drop their explanations, the
     lane cells shrink and the step text goes under them, beside the code, which wraps; the tabs
     keep only their bar (a click opens one)."""
@@ -159,7 +193,7 @@ def share_height(panel: WarpPanel) -> None:
     QTimer.singleShot(0, panel.code, lambda: panel.code.set_wrapping(compact or narrow))
 
 
-def place_step_label(panel: WarpPanel, compact: bool) -> None:
+def place_step_label(panel: WarpWidgets, compact: bool) -> None:
     """The step's text under the code, or (compact) under the lane cells beside it: the code
     column then has every pixel of its height for code lines."""
     column = panel.right_column if compact else panel.left_column

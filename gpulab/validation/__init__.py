@@ -92,6 +92,8 @@ def check(row: Row) -> Check:
 
     An evaluator that cannot price the configuration (unknown model, missing or wrong config, a
     model that does not know the setting) gives status ``error`` with the reason; it never raises."""
+    # Deferred: the evaluators import every lab they price (about 0.5 s); listing the rows (a lab's
+    # page, the Help menu) needs none of them.
     from gpulab.validation.evaluators import EVALUATORS
 
     evaluator = EVALUATORS.get(row.model)

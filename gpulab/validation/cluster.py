@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpulab.experiments import cluster_scaling, p2p
 from gpulab.model import cluster, parallelism, reliability
+from gpulab.model.cluster_layout import node_topology, rail_fat_tree
 from gpulab.validation.config import model_gpu
 
 
@@ -23,8 +25,6 @@ def allreduce_busbw_gb_s(config: Mapping[str, Any]) -> float:
 
 def _scaling_params(config: Mapping[str, Any]) -> Any:
     """The scaling lab's Params with the row's settings (everything else at the lab's defaults)."""
-    from gpulab.experiments import cluster_scaling
-
     fields = {key: value for key, value in config.items() if key != "gpu"}
     if "gpu" in config:
         fields["model_gpu"] = config["gpu"]
@@ -33,8 +33,6 @@ def _scaling_params(config: Mapping[str, Any]) -> Any:
 
 def _plan(config: Mapping[str, Any]) -> tuple[Any, parallelism.Plan]:
     """The plan the lab's table shows for the row's layout (DP, TP and PP all given)."""
-    from gpulab.experiments import cluster_scaling
-
     params = _scaling_params(config)
     figs = cluster_scaling.figures(params)
     if len(figs.plans) != 1:
@@ -79,9 +77,6 @@ def training_gpu_hours_millions(config: Mapping[str, Any]) -> float:
 
 def p2p_pair_gb_s(config: Mapping[str, Any]) -> float:
     """The topology lab's modelled copy rate from GPU ``src`` to GPU ``dst`` of the node ``layout``, GB/s."""
-    from gpulab.experiments import p2p
-    from gpulab.model.cluster_layout import node_topology, rail_fat_tree
-
     layout, src, dst = str(config["layout"]), int(config["src"]), int(config["dst"])
     series = p2p.modelled_series(node_topology(layout), rail_fat_tree(layout, 1), 1 << 26)
     point = next((p for s in series if s.key == f"from-gpu-{src}" for p in s.points if p.x == dst), None)

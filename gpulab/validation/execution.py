@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpulab.model import launch
+from gpulab.model import launch, streams
 from gpulab.model.roofline import achievable_bytes_per_s
 from gpulab.model.transfer import Direction, PcieLink, transfer_time
 from gpulab.validation.config import model_gpu
@@ -49,8 +49,6 @@ def streams_copy_gb_s(config: Mapping[str, Any]) -> float:
     """GB/s of a ``direction`` copy of ``bytes`` in the streams lab's timeline on ``gpu`` (its PCIe link and
     copy engines), started with a copy the other way twice as long (``both``), as nvbandwidth's
     bidirectional tests run them; or alone."""
-    from gpulab.model import streams
-
     spec = model_gpu(config)
     size = int(config.get("bytes", 1 << 28))
     way: Direction = "d2h" if config.get("direction") == "d2h" else "h2d"

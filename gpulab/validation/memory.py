@@ -18,6 +18,19 @@ from typing import Any
 
 import numpy as np
 
+from gpulab.experiments import (
+    Context,
+    access_pattern,
+    bandwidth,
+    drive,
+    fusion,
+    matmul,
+    precision,
+    roofline,
+    vector_add,
+)
+from gpulab.experiments.access_pattern.cases import MODEL_KEY
+from gpulab.precision import round_to
 from gpulab.validation.config import model_gpu
 
 
@@ -27,8 +40,6 @@ def roofline_kernel_gflops(config: Mapping[str, Any]) -> float:
     ideal reuse). With ``at = "roof"``, the height of the roof above that point instead (the spec
     sheet's peak and bandwidth: a bound), which the priced point (bytes at the achievable rate)
     sits under."""
-    from gpulab.experiments import roofline
-
     entry, gpu = str(config["kernel"]), str(config.get("gpu", "h100-sxm"))
     elements, traffic = int(config["elements"]), str(config.get("traffic", "sectors"))
     at = str(config.get("at", "point"))
@@ -44,23 +55,17 @@ def roofline_kernel_gflops(config: Mapping[str, Any]) -> float:
 
 def precision_tflops(config: Mapping[str, Any]) -> float:
     """TFLOP/s of the precision lab's modelled N×N multiply in format ``dtype`` on ``gpu``."""
-    from gpulab.experiments import precision
-
     n = int(config.get("n", 8192))
     return 2.0 * n**3 / precision.modelled_estimate(model_gpu(config), str(config["dtype"]), n).seconds / 1e12
 
 
 def cuda_core_tflops(config: Mapping[str, Any]) -> float:
     """TFLOP/s the precision lab gives ``dtype`` (fp16, bf16) on ``gpu`` without tensor cores."""
-    from gpulab.experiments import precision
-
     return precision.cuda_core_rates(model_gpu(config))[str(config["dtype"])][0]
 
 
 def matmul_tflops(config: Mapping[str, Any]) -> float:
     """TFLOP/s of the CPU-vs-GPU lab's modelled N×N matmul in ``dtype`` on ``gpu`` (no copies)."""
-    from gpulab.experiments import matmul
-
     n = int(config["n"])
     return 2.0 * n**3 / matmul.model_estimate(model_gpu(config), n, str(config.get("dtype", "fp32"))).seconds / 1e12
 
@@ -70,8 +75,6 @@ def rounding_error(config: Mapping[str, Any]) -> float:
     (:func:`gpulab.precision.round_to`), relative to the rounded value, over ``samples`` values
     spread across [1, 256) (inside every format's normal range): at most the unit roundoff
     2^-p of a format with p significand bits, reached at the midpoints between two values."""
-    from gpulab.precision import round_to
-
     rng = np.random.default_rng(0)
     values = 2.0 ** rng.uniform(0, 8, int(config.get("samples", 100_000)))
     rounded = round_to(values, str(config["format"]))
@@ -81,8 +84,6 @@ def rounding_error(config: Mapping[str, Any]) -> float:
 def stream_gb_s(config: Mapping[str, Any]) -> float:
     """GB/s the memory wall models for STREAM ``operation`` (copy, mul, add, triad, dot) on ``gpu`` at
     ``working_set_bytes`` (the bytes of every array it touches), as the lab draws its modelled curve."""
-    from gpulab.experiments import bandwidth
-
     op = str(config.get("operation", "triad"))
     if op not in bandwidth.OPERATIONS:
         raise ValueError(f"operation must be one of {', '.join(bandwidth.OPERATIONS)}, got {op!r}")
@@ -91,8 +92,6 @@ def stream_gb_s(config: Mapping[str, Any]) -> float:
 
 def vector_add_gb_s(config: Mapping[str, Any]) -> float:
     """GB/s (12 bytes an element) of the CPU-vs-GPU lab's modelled vector add of ``n`` fp32 on ``gpu``."""
-    from gpulab.experiments import vector_add
-
     return vector_add.modelled_point(str(config.get("gpu", "h100-sxm")), int(config["n"])).y
 
 
@@ -109,8 +108,6 @@ def fusion_gain(config: Mapping[str, Any]) -> float:
 
 
 def _fusion_point(config: Mapping[str, Any], version: str) -> Any:
-    from gpulab.experiments import fusion
-
     if version not in ("fused", "unfused"):
         raise ValueError(f"version must be 'fused' or 'unfused', got {version!r}")
     return fusion.modelled_point_at(str(config.get("chain", "(a+b)*c")), str(config.get("gpu", "h100-sxm")),
@@ -130,11 +127,8 @@ def access_pattern_gb_s(config: Mapping[str, Any]) -> float:
 @cache
 def _access_pattern_model(gpu: str) -> dict[str, float]:
     """Case label -> modelled useful GB/s of one run of the access-pattern lab (no GPU timing)."""
-    from gpulab.experiments import Context, drive
-    from gpulab.experiments.access_pattern import Params, run
-    from gpulab.experiments.access_pattern.cases import MODEL_KEY
-
-    result = drive(run(Params(model_gpu=gpu, gpu_n=32, repeats=1), Context()))  # GPU timing, if any, kept tiny
+    params = access_pattern.Params(model_gpu=gpu, gpu_n=32, repeats=1)
+    result = drive(access_pattern.run(params, Context()))  # GPU timing, if any, kept tiny
     series = result.get_series(MODEL_KEY)
     return {str(point.extra["variant"]): point.y for point in series.points} if series is not None else {}
 

@@ -7,9 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gpulab import kernels
+from gpulab import cuda, kernels
 from gpulab.cuda import cuda_status
+from gpulab.devices import CudaStatus
 from gpulab.experiments import Context, ExperimentError, drive, kernel, kernel_catalogue, roofline
+from gpulab.experiments.roofline import gpu as roofline_gpu
 from gpulab.lab.cpu_peaks import CpuPeaks
 from gpulab.lab.kernel_work import (
     Complexity,
@@ -316,3 +318,47 @@ def test_on_a_gpu_every_kernel_is_timed_and_placed_under_the_local_roof():
             assert 0 < point.extra["percent_of_roof"] < 150
     assert points["vector_add"].extra["attained_gb_s"] > 0
     assert points["vector_add"].extra["bound"] in ("memory-bound", None)
+
+
+def _stand_in_gpu(monkeypatch, name: str, seconds_of):
+    """CUDA 'available' with one GPU called ``name``; each kernel's times come from ``seconds_of(launch)``."""
+    status = CudaStatus(True, "ok", "ok", cupy_version="13.6.0", cuda_runtime_version="12.9")
+    monkeypatch.setattr(cuda, "cuda_status", lambda: status)
+    monkeypatch.setattr(cuda, "device_name", lambda device_index=0: name)
+    monkeypatch.setattr(roofline_gpu, "_time_kernel", lambda launch, repeats, device: seconds_of(launch, repeats))
+
+
+def test_the_gpu_half_times_the_kernels_it_is_handed_and_the_lab_places_them_under_the_local_roof(monkeypatch):
+    handed = []
+
+    def seconds_of(launch, repeats):
+        handed.append((launch.entry, launch.preset))
+        assert repeats == 3
+        return None if launch.entry == "vector_add" else [6e-3, 1e-3, 2e-3]
+
+    _stand_in_gpu(monkeypatch, "NVIDIA RTX A6000", seconds_of)
+    params = roofline.Params(measure_cpu=False, elements=1 << 20, repeats=3)
+    result = drive(roofline.run(params, Context()))
+    modelled = _points(result)
+    assert [entry for entry, _preset in handed] == list(modelled)
+    assert all(preset.grid and preset.block for _entry, preset in handed)
+    measured = _points(result, "kernels-gpu")
+    assert set(measured) == set(modelled) - {"vector_add"}
+    a6000 = load_specs()["rtx-a6000"]
+    for entry, point in measured.items():
+        assert point.extra["seconds"] == 2e-3 and point.extra["repeats"] == 3  # the median (the mean is 3 ms)
+        assert point.extra["flops"] == modelled[entry].extra["flops"]  # the size the modelled point is for
+        if point.extra["flops"]:
+            assert point.extra["roof_gflop_s"] <= a6000.peak_tflops["fp32"] * 1e3 * (1 + 1e-9)
+    local = result.get_series("gpu-local-roof")
+    assert local is not None and local.provenance.device == "NVIDIA RTX A6000"
+    assert any("not timed: vector_add" in note for note in result.notes)
+
+
+def test_a_gpu_the_spec_table_does_not_know_is_timed_without_a_roof(monkeypatch):
+    _stand_in_gpu(monkeypatch, "Some Future GPU", lambda launch, repeats: [1e-3] * repeats)
+    result = drive(roofline.run(roofline.Params(measure_cpu=False, elements=1 << 20, repeats=2), Context()))
+    measured = _points(result, "kernels-gpu")
+    assert measured and all(p.extra["bound"] is None for p in measured.values())
+    assert result.get_series("gpu-local-roof") is None
+    assert any("Some Future GPU" in note for note in result.notes)

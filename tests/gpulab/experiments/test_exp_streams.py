@@ -173,3 +173,33 @@ def test_on_a_gpu_the_calibrated_kernel_matches_its_reference_and_lasts_about_on
     stream.synchronize()
     want = streams.stream_work_reference(buffers.pinned_in[0], 7)
     assert np.allclose(cupy.asnumpy(buffers.device_out[0]), want, rtol=1e-4, atol=1e-6)
+
+
+def test_the_gpu_half_is_handed_the_job_and_the_four_ways_and_its_runs_become_the_measured_series(monkeypatch):
+    from gpulab import cuda
+    from gpulab.devices import CudaStatus
+    from gpulab.experiments.streams import gpu as streams_gpu
+
+    handed = []
+
+    def measured_runs(job, ways, ctx, notes):
+        handed.append((job, tuple(ways)))
+        for number, way in enumerate(ways):  # each way a little slower than the one before
+            ops = (TimelineOp("H2D 0", "stream 1", "copy", 0.0, 1e-3, 1024, "h2d"),
+                   TimelineOp("kernel 0", "stream 1", "sm", 1e-3, (number + 1) * 1e-3, 0, "kernel"))
+            yield way, streams_gpu.MeasuredRun(ops, 5e-6, 4e-6, 0.5, 2, {"rounds": 7, "host_call_s": 5e-6})
+
+    monkeypatch.setattr(cuda, "cuda_status", lambda: CudaStatus(True, "ok", "ok", cupy_version="13.6.0"))
+    monkeypatch.setattr(streams_gpu, "measured_runs", measured_runs)
+    params = streams.Params(chunks=6, streams=3, chunk_bytes=1 << 20, kernel_to_copy=2.0)
+    result = drive(streams.run(params, Context()))
+    (job, ways), = handed
+    assert (job.chunks, job.streams, job.chunk_bytes, job.kernel_to_copy) == (6, 3, 1 << 20, 2.0)
+    assert job.kernel is streams.KERNEL and job.repeats == streams.REPEATS and ways == streams.CONFIGURATIONS
+    measured = [s for s in result.series if s.provenance.kind == "measured"]
+    assert [s.key for s in measured] == [c.key for c in streams.CONFIGURATIONS]
+    for number, (series, config) in enumerate(zip(measured, streams.CONFIGURATIONS, strict=True)):
+        point = series.points[0]
+        assert point.x == config.streams(params) and point.y == pytest.approx((2 + number) * 1e-3 * 1e3)
+        assert point.extra["rounds"] == 7 and len(ops_of(point.extra)) == 2
+        assert point.extra["speedup"] == pytest.approx(2 / (2 + number))  # against the one-stream run

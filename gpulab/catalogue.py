@@ -37,11 +37,14 @@ Adding a text
 
 from __future__ import annotations
 
+import json
+import os
 import string
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from gpulab.paths import resource_path
@@ -200,8 +203,54 @@ def load_catalogue(path: Any = None) -> dict[str, Entry]:
 
 @cache
 def entries() -> dict[str, Entry]:
-    """Every entry of the shipped catalogue by key (read once)."""
-    return load_catalogue()
+    """Every entry of the shipped catalogue by key (read once).
+
+    Parsing the TOML takes about 80 ms, before the window's first paint, so the parsed entries
+    are kept as JSON in the user's cache under the file's size and modification time: an edited
+    catalogue (a pull, a new lab) is parsed again, and a cache that cannot be read or written is
+    ignored."""
+    path = resource_path(*CATALOGUE_FILE)
+    stat = path.stat()
+    cached = _cache_path(f"{stat.st_size}-{stat.st_mtime_ns}")  # changes with every edit, checkout or install
+    found = _read_cached(cached) if cached is not None else None
+    if found is not None:
+        return found
+    parsed = load_catalogue(path)
+    if cached is not None:
+        _write_cached(cached, parsed)
+    return parsed
+
+
+def _cache_path(digest: str) -> Path | None:
+    try:
+        from platformdirs import user_cache_dir  # only for the shipped catalogue's cache
+    except ImportError:
+        return None
+    return Path(user_cache_dir("gpulab")) / f"catalogue-{digest}.json"
+
+
+def _read_cached(path: Path) -> dict[str, Entry] | None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return {key: Entry(en, zh) for key, (en, zh) in raw.items()}
+    except (OSError, ValueError, TypeError):
+        return None  # absent, half-written by another process, or from an older layout: parse again
+
+
+def _write_cached(path: Path, parsed: Mapping[str, Entry]) -> None:
+    """Write the cache beside its old versions, which go (a temporary name, then a rename, so a
+    process starting meanwhile never reads half a file)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({k: [e.en, e.zh] for k, e in parsed.items()}, ensure_ascii=False),
+                             encoding="utf-8")  # fmt: skip
+        os.replace(temporary, path)
+        for old in path.parent.glob("catalogue-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass  # no cache this time; the next start parses the TOML again
 
 
 def keys() -> list[str]:

@@ -8,7 +8,6 @@ import platform
 import numpy
 import pyqtgraph
 import PySide6
-import superqt
 from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
@@ -34,7 +33,7 @@ def versions(report: DeviceReport | None, not_installed: str, missing: str) -> l
         ("Qt", qVersion()),
         ("PySide6", PySide6.__version__),
         ("pyqtgraph", pyqtgraph.__version__),
-        ("superqt", superqt.__version__),
+        ("superqt", importlib.metadata.version("superqt")),  # its package would import all its widgets
         ("numpy", numpy.__version__),
         ("CuPy", cupy_version() or not_installed),
         ("CUDA runtime", (cuda.cuda_runtime_version if cuda else None) or missing),

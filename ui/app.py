@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
 
-from pyqtgraph.util.garbage_collector import GarbageCollector
-from PySide6.QtCore import QEvent, QObject, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
@@ -46,11 +46,33 @@ def get_app() -> QApplication:
     return app
 
 
-_collector: GarbageCollector | None = None
+class _GuiThreadCollector(QObject):
+    """Python's automatic cycle collection switched off, and done here instead: every half second
+    on the GUI thread's timer, each generation collected once its count passes the threshold
+    Python itself would use (as pyqtgraph's GarbageCollector does; ours, so that starting the
+    window does not import pyqtgraph before its first paint)."""
+
+    def __init__(self, interval_ms: int = 500) -> None:
+        super().__init__()
+        self.thresholds = gc.get_threshold()
+        gc.disable()
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.collect)
+        self.timer.start(interval_ms)
+
+    def collect(self) -> None:
+        counts = gc.get_count()
+        for generation in (2, 1, 0):  # the oldest generation due collects the younger ones with it
+            if counts[generation] > self.thresholds[generation]:
+                gc.collect(generation)
+                return
+
+
+_collector: _GuiThreadCollector | None = None
 
 
 def collect_garbage_on_gui_thread() -> None:
-    """Run Python's cycle collector on the GUI thread only, on a timer (pyqtgraph's GarbageCollector).
+    """Run Python's cycle collector on the GUI thread only, on a timer.
 
     Left automatic, a collection can start in any thread that allocates, such as a job's worker,
     and destroy Qt objects there. This deadlocked once: the worker held Qt's connection lock while
@@ -59,7 +81,7 @@ def collect_garbage_on_gui_thread() -> None:
     """
     global _collector
     if _collector is None:
-        _collector = GarbageCollector(interval=0.5)
+        _collector = _GuiThreadCollector()
 
 
 def choose_language(lang: str | None) -> str:
@@ -78,15 +100,17 @@ def choose_theme(theme: str | None) -> str:
     return "light"
 
 
-def start_window(panel: str | None = None, lang: str | None = None, theme: str | None = None) -> MainWindow:
-    """Language, theme and window, ready to show (the part of run_gui tests share).
+def start_window(panel: str | None = None, lang: str | None = None, theme: str | None = None,
+                 paint_first: bool = False) -> MainWindow:  # fmt: skip
+    """Language, theme and window, ready to show (the part of run_gui tests share); with
+    ``paint_first`` its first panel is built once the window has painted (see MainWindow).
 
     Command-line choices apply to this run only; the menus save the user's choices.
     """
     get_app()
     i18n.set_language(choose_language(lang))
     apply_theme(choose_theme(theme))
-    window = MainWindow(panel=panel)
+    window = MainWindow(panel=panel, paint_first=paint_first)
     window.warn_about_fonts()
     return window
 
@@ -103,7 +127,7 @@ def run_gui(
         print(f"gpulab: no panel {panel!r} (choose from {', '.join(PANEL_NAMES)})", file=sys.stderr)
         return 2
     app = get_app()
-    window = start_window(panel, lang, theme)
+    window = start_window(panel, lang, theme, paint_first=True)  # the frame on screen first, then the panel
     install_slot_error_hook(window.services.notifier)  # a failing click shows in the window, not only on stderr
     if screenshot is None:
         window.show()
@@ -131,7 +155,7 @@ def save_screenshot(window: MainWindow, path: Path, size: tuple[int, int] = SCRE
     watcher = _PaintWatcher()
     window.installEventFilter(watcher)
     window.show()
-    ready = _wait_until(lambda: watcher.painted and window.services.runner.is_idle())
+    ready = _wait_until(lambda: watcher.painted and window.started and window.services.runner.is_idle())
     _wait_for(0.3)  # let pyqtgraph finish its deferred layout and paint
     image = window.grab().toImage()
     window.close()

@@ -23,17 +23,17 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
-from gpulab import catalogue, experiments
+from gpulab import catalogue
 from gpulab.catalogue import Message, Note, msg, render
-from gpulab.devices import CudaStatus, explain
-from gpulab.lab.base import param_text
 from gpulab.paths import resource_path
-from ui import i18n_compile
+
+if TYPE_CHECKING:
+    from gpulab.devices import CudaStatus
 
 LANGUAGES = {"en": "en", "zh": "zh_CN"}  # short code -> translation file locale
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}  # each in its own language, never translated
@@ -77,6 +77,8 @@ def translation_file(language: str) -> str | None:
     source = translation_source(language)
     if source is None:
         return None
+    from ui import i18n_compile  # hashes and maybe compiles: only for a language other than English
+
     try:
         return str(i18n_compile.compiled(source))
     except (OSError, i18n_compile.TranslationUnavailable) as exc:
@@ -153,6 +155,8 @@ def _text_message(source: Any, attribute: str) -> Message | None:
     if isinstance(message, Message):
         return message
     if isinstance(source, ModuleType):
+        from gpulab import experiments  # the lab platform: not needed before the first paint
+
         name = experiments.name_of(source)
         key = f"experiment.{name}.{attribute.lower()}"
         if name is not None and catalogue.has(key):
@@ -173,6 +177,8 @@ def engine_text(source: Any, attribute: str) -> str:
 def field_text(params_type: type, name: str, what: str = "label") -> str:
     """Field ``name``'s label or help (``what``) in the current language, from the text catalogue
     (:func:`gpulab.lab.base.param_text`); '' when the catalogue has none."""
+    from gpulab.lab.base import param_text  # see _text_message
+
     message = param_text(params_type, name, what)
     return render(message, _language) if message is not None else ""
 
@@ -196,4 +202,6 @@ def engine_messages(texts: Iterable[Message | str]) -> list[str]:
 
 def device_reason(status: CudaStatus) -> str:
     """Why CUDA is (not) usable, in the current language."""
+    from gpulab.devices import explain  # the device module is loaded by the first probe, after the first paint
+
     return explain(status, _language)

@@ -12,13 +12,15 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Generator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
-from superqt.utils import FunctionWorker, GeneratorWorker
 
-from gpulab.experiments import Cancelled, Context, PartialPoint, Progress
+from gpulab.lab.run import Cancelled, Context, PartialPoint, Progress
 from ui.notify import Notifier
+
+if TYPE_CHECKING:
+    from superqt.utils import FunctionWorker, GeneratorWorker
 
 GenFactory = Callable[[Context], Generator[Any, None, Any]]
 
@@ -156,6 +158,10 @@ class JobRunner(QObject):
         if device in self._running or not queue:
             return
         job = queue.popleft()
+        # superqt's package imports all its widgets, a tenth of a second: paid at the first job,
+        # not before the window's first paint.
+        from superqt.utils import GeneratorWorker
+
         worker = GeneratorWorker(_job_events, job.make_gen, self._context(job))
         worker.setAutoDelete(False)  # we hold it until it finishes
         self._connect_worker(job, worker)
@@ -247,6 +253,8 @@ class JobRunner(QObject):
         """Run a short blocking function (a device probe) in a worker, outside the queues."""
         if self._closed:
             return
+        from superqt.utils import FunctionWorker  # see _start_next: not before the first paint
+
         worker = FunctionWorker(func)
         worker.setAutoDelete(False)
         worker.returned.connect(on_result)

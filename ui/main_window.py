@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -19,20 +19,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpulab import experiments
-from gpulab.devices import DeviceReport
-from gpulab.results import Result, ResultFormatError, replay
+from gpulab.lab import declare
 from ui import i18n, settings
-from ui.about import AboutDialog
+from ui.device_text import device_summary
 from ui.notify import INFO
 from ui.panels import PANELS, Panel, panel_names, sections
-from ui.panels.devices import device_summary
 from ui.services import Services
-from ui.theme import THEME_NAMES, apply_theme, current_theme, theme_title
+from ui.theme import THEME_NAMES, apply_theme, current_theme, prepare_plots, theme_title
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.message_bar import MessageBar
 from ui.widgets.sidebar import Sidebar
-from ui.widgets.validation_view import ValidationDialog
+
+if TYPE_CHECKING:
+    from gpulab.devices import DeviceReport
+    from gpulab.results import Result
+    from ui.about import AboutDialog
+    from ui.widgets.validation_view import ValidationDialog
 
 STATUS_MESSAGE_MS = 8000
 SIDEBAR_SHARE = 0.16  # the sidebar takes at most this much of the window's width (titles wrap)
@@ -75,7 +77,10 @@ class Panels(Mapping[str, Panel]):
 class MainWindow(QMainWindow):
     """Shows one panel at a time; owns the services and shuts their workers down on close."""
 
-    def __init__(self, services: Services | None = None, panel: str | None = None) -> None:
+    def __init__(self, services: Services | None = None, panel: str | None = None, paint_first: bool = False) -> None:
+        """``paint_first``: show the window's frame, sidebar and menus at once and build the first
+        panel and probe the devices right after its first paint (the lab's own start); otherwise
+        all of it now (tests, screenshots of a given page)."""
         super().__init__()
         self.services = services or Services.create()
         self.panels = Panels(self._build_panel)
@@ -86,10 +91,34 @@ class MainWindow(QMainWindow):
         self._make_menus()
         self._connect_services()
         self.retranslate()
-        # A panel named on the command line is for this run; only a click in the sidebar is saved.
-        self.show_panel(panel or settings.saved_value(settings.PANEL_KEY) or PANELS[0].name)
-        self._save_panel_choice = True
+        self.started = False  # the first panel is shown and the devices are being probed
+        self._start_panel = panel or settings.saved_value(settings.PANEL_KEY) or PANELS[0].name
+        if paint_first:
+            self.installEventFilter(self)  # eventFilter starts the rest after the first paint
+        else:
+            self._start()
         self.resize(1024, 740)
+
+    def _start(self) -> None:
+        """The first panel and the device probe. A panel named on the command line is for this run;
+        only a click in the sidebar is saved."""
+        if self.started:
+            return
+        self.started = True
+        self.show_panel(self._start_panel)
+        chosen = self.sidebar.current_name()
+        if chosen and (chosen not in self.pages or self.stack.currentWidget() is not self.pages[chosen]):
+            # the row was current already (the list chose it on focus), so selecting it emitted nothing
+            self._panel_chosen(chosen)
+        self._save_panel_choice = True
+        if self.services.devices.report is None:
+            self.services.devices.refresh()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self and event.type() == QEvent.Type.Paint and not self.started:
+            self.removeEventFilter(self)
+            QTimer.singleShot(0, self._start)  # after this paint reaches the screen
+        return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------ building
 
@@ -142,7 +171,7 @@ class MainWindow(QMainWindow):
         self.sidebar_action.setCheckable(True)
         self.sidebar_action.setShortcut(QKeySequence("Ctrl+Shift+B"))
         self.sidebar_action.triggered.connect(self.set_sidebar_hidden)
-        self.set_sidebar_hidden(settings.saved_value(settings.SIDEBAR_KEY) == "hidden")
+        self._show_sidebar(settings.saved_value(settings.SIDEBAR_KEY) != "hidden")
         self.help_menu = self.menuBar().addMenu("")
         self.validation_action = self.help_menu.addAction("", self.show_validation)
         self.about_action = self.help_menu.addAction("", self.show_about)
@@ -164,8 +193,6 @@ class MainWindow(QMainWindow):
         self.services.notifier.dismissed.connect(self.message_bar.hide)
         self.services.devices.report_changed.connect(self._show_device)
         self.services.navigator.kernel_requested.connect(self.open_kernel)
-        if self.services.devices.report is None:
-            self.services.devices.refresh()
 
     # ------------------------------------------------------------ texts
 
@@ -206,9 +233,12 @@ class MainWindow(QMainWindow):
     def set_sidebar_hidden(self, hidden: bool) -> None:
         """View → Hide sidebar: the panel gets the whole width (a small screen in large type);
         remembered for the next start."""
-        self.sidebar.setVisible(not hidden)
-        self.sidebar_action.setChecked(hidden)
+        self._show_sidebar(not hidden)
         settings.save_value(settings.SIDEBAR_KEY, "hidden" if hidden else "shown")
+
+    def _show_sidebar(self, shown: bool) -> None:
+        self.sidebar.setVisible(shown)
+        self.sidebar_action.setChecked(not shown)
 
     def _check_choices(self) -> None:
         self.theme_actions[current_theme().name].setChecked(True)
@@ -218,6 +248,7 @@ class MainWindow(QMainWindow):
 
     def _build_panel(self, name: str) -> Panel:
         """Panel ``name`` and its page in the stack, built now, in the current language and theme."""
+        prepare_plots()  # the first page loads pyqtgraph, after the window's first paint
         panel = next(spec for spec in PANELS if spec.name == name).factory(self.services)
         panel.provenance_changed.connect(self._panel_provenance)
         self.pages[name] = _scrollable(panel)
@@ -241,6 +272,8 @@ class MainWindow(QMainWindow):
         return cast(Panel, page.widget())
 
     def _panel_chosen(self, name: str) -> None:
+        if not self.started:
+            return  # the list took focus before the first paint and chose its first row: _start decides
         panel = self.panels[name]  # built on its first choice
         self.stack.setCurrentWidget(self.pages[name])
         self.badge.set_kind(panel.provenance)
@@ -299,13 +332,15 @@ class MainWindow(QMainWindow):
         path = path or self.ask_result_path()
         if not path:
             return None
+        from gpulab.results import ResultFormatError, replay  # the results module loads with the first result
+
         try:
             result = replay(path)
         except ResultFormatError as exc:
             self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
             return None
         # A lab with its own panel shows its own results there; any other in Run experiment.
-        target = _panel_for_lab(experiments.canonical(result.experiment))  # old names go there too
+        target = _panel_for_lab(declare.aliases().get(result.experiment, result.experiment))  # old names go there too
         self.show_panel(target)
         self.panels[target].show_result(result)  # type: ignore[attr-defined]
         self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
@@ -314,6 +349,8 @@ class MainWindow(QMainWindow):
 
     def show_validation(self) -> ValidationDialog:
         """Every lab's validation rows in one table (each lab's page shows its own)."""
+        from ui.widgets.validation_view import ValidationDialog  # opened from the Help menu: not before the first paint
+
         dialog = ValidationDialog(None, lambda: self.tr("every lab"), self.services.runner, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
@@ -321,6 +358,8 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_about(self) -> AboutDialog:
+        from ui.about import AboutDialog  # reads every library's version: only when asked
+
         self.about_dialog = AboutDialog(self.services.devices.report, self)
         self.about_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.about_dialog.open()

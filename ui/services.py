@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from gpulab.devices import DeviceReport, device_report
 from ui.jobs import JobRunner
 from ui.notify import Notifier
+
+if TYPE_CHECKING:
+    from gpulab.devices import DeviceReport
+
+
+def _probe_devices() -> DeviceReport:
+    """This machine's device report (the device module is imported here, in the probe's worker,
+    not before the window's first paint)."""
+    from gpulab.devices import device_report
+
+    return device_report()
 
 
 class DeviceState(QObject):
@@ -18,10 +29,10 @@ class DeviceState(QObject):
     report_changed = Signal(object)  # DeviceReport
     probing_changed = Signal(bool)
 
-    def __init__(self, runner: JobRunner, probe: Callable[[], DeviceReport] = device_report) -> None:
+    def __init__(self, runner: JobRunner, probe: Callable[[], DeviceReport] | None = None) -> None:
         super().__init__()
         self.runner = runner
-        self.probe = probe
+        self.probe = probe or _probe_devices
         self.report: DeviceReport | None = None
         self.probing = False
 
@@ -66,7 +77,7 @@ class Services:
     navigator: Navigator = field(default_factory=Navigator)
 
     @classmethod
-    def create(cls, probe: Callable[[], DeviceReport] = device_report) -> Services:
+    def create(cls, probe: Callable[[], DeviceReport] | None = None) -> Services:
         notifier = Notifier()
         runner = JobRunner(notifier)
         return cls(notifier, runner, DeviceState(runner, probe))

@@ -7,14 +7,18 @@ A theme sets the Fusion palette, the application font size, a small style sheet 
 from __future__ import annotations
 
 import gc
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from gpulab.paths import resource_path
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
 
 
 @dataclass(frozen=True)
@@ -98,17 +102,29 @@ def apply_theme(name: str, app: QApplication | None = None) -> Theme:
     app.setPalette(make_palette(theme))
     app.setFont(_app_font(app, theme))
     app.setStyleSheet(_style_sheet(theme))
-    pg.setConfigOption("background", theme.base)
-    pg.setConfigOption("foreground", theme.text)
-    for widget in _live_plot_widgets(app):
-        style_plot(widget)
+    if "pyqtgraph" in sys.modules:  # no plot exists before it is loaded; prepare_plots() comes first then
+        prepare_plots()
+        for widget in _live_plot_widgets(app):
+            style_plot(widget)
     return theme
+
+
+def prepare_plots() -> None:
+    """pyqtgraph, loaded now if it is not yet, with the current theme's default colours. The
+    window calls it before it builds a page: the frame and sidebar paint before pyqtgraph (half
+    a second) is imported."""
+    import pyqtgraph as pg
+
+    pg.setConfigOption("background", _current.base)
+    pg.setConfigOption("foreground", _current.text)
 
 
 def _live_plot_widgets(app: QApplication) -> list[pg.PlotWidget]:
     """Every PlotWidget alive now. Python's garbage collector is held off while Qt's widget list
     becomes Python objects: a collection in the middle can delete a Python-owned widget (one of
     pyqtgraph's parentless menus) that is still in the list, and wrapping it then crashes."""
+    import pyqtgraph as pg
+
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -172,12 +188,16 @@ def curve_pen(index: int, theme: Theme | None = None, kind: str = "") -> pg.QtGu
     """The pen of the ``index``-th curve: theme colour and width, dashed if modelled."""
     theme = theme or _current
     colour = theme.curve_colors[index % len(theme.curve_colors)]
+    import pyqtgraph as pg  # loaded already: a pen is for a plot
+
     style = PEN_STYLES.get(kind, Qt.PenStyle.SolidLine)
     return pg.mkPen(colour, width=theme.line_width, style=style)
 
 
 def style_plot(plot_widget: pg.PlotWidget, theme: Theme | None = None) -> None:
     """Apply the theme to one plot: background, axes, grid, legend and its curves' pens."""
+    import pyqtgraph as pg  # loaded already: the plot is one of its widgets
+
     theme = theme or _current
     plot_widget.setBackground(theme.base)
     item = plot_widget.getPlotItem()
@@ -196,6 +216,8 @@ def style_plot(plot_widget: pg.PlotWidget, theme: Theme | None = None) -> None:
 
 
 def _style_legend(item: pg.PlotItem, theme: Theme) -> None:
+    import pyqtgraph as pg
+
     legend = item.legend
     if legend is None:
         return
@@ -209,6 +231,8 @@ def _style_legend(item: pg.PlotItem, theme: Theme) -> None:
 
 def themed(widget: QWidget) -> QWidget:
     """Style every plot inside ``widget`` with the current theme; returns ``widget``."""
+    import pyqtgraph as pg
+
     for plot in widget.findChildren(pg.PlotWidget):
         style_plot(plot)
     return widget

@@ -1,115 +1,41 @@
 """What an experiment is, and how one is run.
 
 An experiment is a module with a ``Params`` dataclass, a ``TITLE``, a ``DESCRIPTION`` and a
-generator ``run(params, ctx)`` that yields :class:`Progress` and :class:`PartialPoint` events
-and *returns* a :class:`~gpulab.results.Result`. Whoever drives the generator may stop between
-yields: cancelling closes the generator, so its ``finally`` blocks run.
+generator ``run(params, ctx)``; how such a run is driven and what it yields lives in
+:mod:`gpulab.lab.run` (re-exported here). This module is about parameters: declaring them,
+checking them, reading them from text.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 import types
 import typing
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from gpulab import catalogue
-from gpulab.catalogue import Message, msg, plain, render
+from gpulab.catalogue import Message, msg
 from gpulab.lab.declare import registry
-from gpulab.results import Point, Provenance, Result
+from gpulab.lab.run import (  # re-exported: a lab imports its whole platform from here
+    Cancelled,
+    Context,
+    Event,
+    ExperimentError,
+    ExperimentGen,
+    ParamError,
+    PartialPoint,
+    Progress,
+    drive,
+)
 from gpulab.specs import load_specs
 
-
-class ExperimentError(Exception):
-    """An experiment could not run; the message says why in plain words.
-
-    Raised with a keyed :class:`~gpulab.catalogue.Message` (or a plain English string), kept in
-    :attr:`message` so a front end renders it in the reader's language; ``str(exc)`` is the English.
-    """
-
-    def __init__(self, message: Message | str = "") -> None:
-        self.message = message if isinstance(message, Message) else plain(str(message))
-        super().__init__(render(self.message))
-
-
-class ParamError(ExperimentError, ValueError):
-    """A parameter value is unknown or cannot be converted to its type."""
-
-
-class Cancelled(ExperimentError):
-    """The run was cancelled before it finished."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How far a run has got (``fraction`` in [0, 1]) and what it is doing now."""
-
-    fraction: float
-    message: Message | str = ""
-
-
-@dataclass(frozen=True)
-class PartialPoint:
-    """A point that has just been measured, so curves can grow live.
-
-    ``provenance`` (optional) says what kind of number it is, so a front end can style the
-    curve (dashed for modelled) from its first point, before the Result arrives. ``series`` is
-    the series' English name; the labs give it as a :class:`~gpulab.catalogue.Note` carrying
-    the series' label message, so a front end can show the name in the reader's language."""
-
-    series: str
-    point: Point
-    provenance: Provenance | None = None
-
-
-Event = Progress | PartialPoint
-ExperimentGen = Generator[Event, None, Result]
-
-
-@dataclass
-class Context:
-    """What a running experiment may use: a cancel flag and the device to run on."""
-
-    cancel_event: threading.Event = field(default_factory=threading.Event)
-    device_index: int | None = None
-
-    @property
-    def cancelled(self) -> bool:
-        return self.cancel_event.is_set()
-
-    def check_cancelled(self) -> None:
-        """Raise Cancelled if someone asked this run to stop (for long inner loops)."""
-        if self.cancel_event.is_set():
-            raise Cancelled("cancelled")
-
-
-def drive(
-    gen: ExperimentGen,
-    on_event: Callable[[Event], None] | None = None,
-    cancel_event: threading.Event | None = None,
-) -> Result:
-    """Run an experiment generator to its end and return its Result.
-
-    Between yields the generator is stopped (closed) if ``cancel_event`` is set, and
-    :class:`Cancelled` is raised.
-    """
-    try:
-        while True:
-            if cancel_event is not None and cancel_event.is_set():
-                gen.close()
-                raise Cancelled("cancelled")
-            event = next(gen)
-            if on_event is not None:
-                on_event(event)
-    except StopIteration as stop:
-        if not isinstance(stop.value, Result):
-            raise ExperimentError("the experiment ended without a result") from None
-        return stop.value
-
+__all__ = ["Cancelled", "CheckedParams", "Context", "Event", "ExperimentError", "ExperimentGen", "ParamError",
+           "ParamSpec", "PartialPoint", "Progress", "choice_text", "choices", "convert_param", "drive",
+           "field_spec", "param", "param_key", "param_text", "params_from_strings", "params_to_dict",
+           "powers_of_two", "presets", "random_normal", "resolve_model_gpu", "validate_params"]
 
 # ----------------------------------------------------------------- parameters
 

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpulab import kernels
-from gpulab.kernels import KernelSpec
+if TYPE_CHECKING:
+    from gpulab.kernels import KernelSpec
 
 LAB_PACKAGE = "gpulab.experiments"
 
@@ -90,21 +91,34 @@ def _lab_sources(package_dir: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def _declared_call(tree: ast.Module) -> ast.Call | None:
-    """The ``Lab(...)`` call of a module-level ``LAB = Lab(...)``, or None (not a lab)."""
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["LAB"]:
-            call = node.value
-            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Lab":
-                return call
-            raise DeclarationError("LAB must be assigned a Lab(...) call")
-    return None
+_LAB_LINE = re.compile(r"^LAB\s*=", re.MULTILINE)
+
+
+def _declared_call(source: str, where: str) -> ast.Call | None:
+    """The ``Lab(...)`` call of a module-level ``LAB = Lab(...)``, or None (not a lab).
+
+    Only the statement itself is parsed, not the whole module: the window reads every lab's
+    declaration before its first paint, and parsing twenty whole modules took a tenth of a second."""
+    found = _LAB_LINE.search(source)
+    if found is None:
+        return None
+    lines = source[found.start():].splitlines()
+    for end in range(1, min(len(lines), 40) + 1):  # the shortest run of lines that is a whole statement
+        try:
+            statement = ast.parse("\n".join(lines[:end]), where).body
+        except SyntaxError:
+            continue
+        call = statement[0].value if statement and isinstance(statement[0], ast.Assign) else None
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Lab":
+            return call
+        break
+    raise DeclarationError("LAB must be assigned a Lab(...) call")
 
 
 def read_declaration(source: str, where: str = "<source>") -> Lab | None:
     """The ``LAB`` a module's source declares, from its literal arguments; None if it declares none."""
     try:
-        call = _declared_call(ast.parse(source, where))
+        call = _declared_call(source, where)
     except DeclarationError as exc:
         raise DeclarationError(f"{where}: {exc}") from None
     if call is None:
@@ -176,6 +190,8 @@ def quick_assignments(lab: Lab) -> dict[str, str]:
 def kernel_catalogue() -> dict[str, KernelSpec]:
     """Every kernel the labs run, by entry name: the base
     catalogue and each lab's ``LAB.kernels`` (imports every lab)."""
+    from gpulab import kernels  # the kernels' numpy references: not needed to list the labs
+
     table = dict(kernels.catalogue())
     for name in registry():
         lab, _module = imported(name)
@@ -189,6 +205,8 @@ def kernel_catalogue() -> dict[str, KernelSpec]:
 
 def kernel(entry: str) -> KernelSpec:
     """The catalogue entry of kernel ``entry``, wherever it is declared; CatalogueError names the known ones."""
+    from gpulab import kernels  # see kernel_catalogue
+
     table = kernel_catalogue()
     if entry not in table:
         raise kernels.CatalogueError(f"no kernel {entry!r} in the catalogue (known: {', '.join(sorted(table))})")

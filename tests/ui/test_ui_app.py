@@ -136,3 +136,60 @@ def test_the_cycle_collector_runs_only_on_the_gui_thread_once_the_app_exists(qap
     import ui.app
 
     assert ui.app._collector is not None and ui.app._collector.timer.isActive()
+
+
+FIRST_PAINT_CHILD = r"""
+import sys, time
+from PySide6.QtCore import QSettings
+from ui.app import get_app, start_window
+app = get_app()
+QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[1])
+window = start_window(None, "en", "light", paint_first=True)
+before = ("pyqtgraph" in sys.modules, len(window.panels))
+window.show()
+deadline = time.monotonic() + 60
+while not (window.started and len(window.panels)) and time.monotonic() < deadline:
+    app.processEvents()
+after = ("pyqtgraph" in sys.modules, list(window.panels), window.current_panel() is window.panels["devices"])
+print(before, after)
+"""
+
+
+def test_the_window_paints_its_frame_before_it_loads_pyqtgraph_and_builds_the_first_page(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", FIRST_PAINT_CHILD, str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "(False, 0) (True, ['devices'], True)"
+
+
+def test_the_cycle_collector_runs_on_the_gui_threads_timer_not_on_its_own(qapp):
+    import gc
+    import weakref
+
+    from ui.app import _GuiThreadCollector
+
+    enabled = gc.isenabled()
+    collector = _GuiThreadCollector(interval_ms=60_000)
+    try:
+        assert not gc.isenabled()
+
+        class Node:
+            pass
+
+        first, second = Node(), Node()
+        first.other, second.other = second, first  # a cycle only the collector can free
+        alive = weakref.ref(first)
+        del first, second
+        kept = [Node() for _ in range(collector.thresholds[0] + 1)]  # live allocations make generation 0 due
+        collector.collect()
+        assert kept
+        assert alive() is None
+    finally:
+        collector.timer.stop()
+        if enabled:
+            gc.enable()

@@ -20,37 +20,13 @@ from PySide6.QtWidgets import (
 
 from gpulab.devices import BlasInfo, CpuInfo, CudaStatus, DeviceReport, GpuInfo
 from ui import i18n
+from ui.device_text import short_reason
 from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.monitor import MonitorStrip
 
 Rows = list[tuple[str, str]]
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
-
-
-def short_reason(cuda: CudaStatus) -> str:
-    """A few translated words for why CUDA is (not) usable, from the reason code."""
-    reasons = {
-        "ok": translate("DevicesPanel", "GPU ready"),
-        "no-cupy": translate("DevicesPanel", "CuPy is not installed"),
-        "cupy-broken": translate("DevicesPanel", "CuPy is installed but broken"),
-        "no-driver": translate("DevicesPanel", "no NVIDIA driver"),
-        "old-driver": translate("DevicesPanel", "the NVIDIA driver is too old"),
-        "no-device": translate("DevicesPanel", "no CUDA device found"),
-    }
-    return reasons.get(cuda.reason_code, translate("DevicesPanel", "CUDA could not start"))
-
-
-def device_summary(report: DeviceReport | None) -> str:
-    """One line for the status bar: the GPU's name, or 'CPU only — <reason>'."""
-    if report is None:
-        return translate("DevicesPanel", "Checking devices…")
-    cuda = report.cuda
-    if cuda.available and cuda.devices:
-        names = ", ".join(gpu.name for gpu in cuda.devices)
-        return translate("DevicesPanel", "GPU: %1").replace("%1", names)
-    text = translate("DevicesPanel", "CPU only — %1")
-    return text.replace("%1", short_reason(cuda))
 
 
 def _unknown() -> str:

@@ -9,8 +9,6 @@ from collections.abc import Iterable
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gpulab.results import PROVENANCE_KINDS
-
 # (background, text) pairs with a contrast ratio of at least 4.5:1.
 BADGE_COLOURS: dict[str, tuple[str, str]] = {
     "measured": ("#1b7f3b", "#ffffff"),
@@ -71,7 +69,7 @@ class ProvenanceBadge(QLabel):
         self.set_kind(kind)
 
     def set_kind(self, kind: str) -> None:
-        self.kind = kind if kind in PROVENANCE_KINDS else ""
+        self.kind = kind if kind in BADGE_COLOURS and kind != "none" else ""  # a colour for each kind a result has
         background, foreground = BADGE_COLOURS[self.kind or "none"]
         self.setStyleSheet(
             f"QLabel#provenanceBadge {{ background: {background}; color: {foreground};"

@@ -1124,54 +1124,6 @@
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>
-    <message>
-        <source>Memory wall</source>
-        <translation>内存墙</translation>
-    </message>
-    <message>
-        <source>Roofline</source>
-        <translation>屋顶线模型</translation>
-    </message>
-    <message>
-        <source>PCIe transfers</source>
-        <translation>PCIe 传输</translation>
-    </message>
-    <message>
-        <source>Stream overlap</source>
-        <translation>流重叠</translation>
-    </message>
-    <message>
-        <source>Launch overhead &amp; CUDA Graphs</source>
-        <translation>启动开销与 CUDA Graph</translation>
-    </message>
-    <message>
-        <source>Operator fusion</source>
-        <translation>算子融合</translation>
-    </message>
-    <message>
-        <source>Mixed precision</source>
-        <translation>混合精度</translation>
-    </message>
-    <message>
-        <source>Ring &amp; tree AllReduce</source>
-        <translation>环形与树形 AllReduce</translation>
-    </message>
-    <message>
-        <source>Scaling to 16,384 GPUs</source>
-        <translation>扩展到 16,384 块 GPU</translation>
-    </message>
-    <message>
-        <source>Collectives</source>
-        <translation>集合通信</translation>
-    </message>
-    <message>
-        <source>Topology</source>
-        <translation>拓扑</translation>
-    </message>
-    <message>
-        <source>Access patterns</source>
-        <translation>访存模式</translation>
-    </message>
 </context>
 <context>
     <name>ParamsForm</name>

@@ -150,7 +150,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     model, assumptions = _model_series(params)
     gpu = [_gpu_series(params, ctx, "memcpy"), _gpu_series(params, ctx, "kernel")] if status.available else []
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
-    sweep = Sweep("device-copy", params, AXES, [_cpu_series(params, ctx), *gpu, model], unit="bytes",
+    sweep = Sweep("device-copy", params, AXES, [_cpu_series(params, ctx), *gpu, model], unit="B",
                   operands=_buffers, note_groups=([*missing, msg("note.device-copy.bytes")], assumptions))
     return (yield from run_sweep(sweep, params.sizes))
 

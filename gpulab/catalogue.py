@@ -311,9 +311,51 @@ def render(message: Message | str, lang: str = "en") -> str:
         return _unknown(message)
     args = {name: _argument(value, lang) for name, value in message.args.items()}
     template = entry.text(lang)
+    if lang == "zh" and entry.zh:
+        return _format_zh(template, args)
     if _strict:
         return template.format(**args)
     return template.format_map(_KeepMissing(args))
+
+
+def _is_han(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+def _join_zh(left: str, right: str) -> str:
+    """Two pieces of Chinese text where a field's value meets the template around it: no space
+    between two Chinese characters, one between a Chinese character and a Latin letter or digit
+    ("必须是 {rule}" with "不小于 1 的整数" reads 必须是不小于 1 的整数; "之间的{what}" with
+    "32 的倍数" reads 之间的 32 的倍数), anything else as written."""
+    bare_left, bare_right = left.rstrip(" "), right.lstrip(" ")
+    if not bare_left or not bare_right:
+        return left + right
+    last, first = bare_left[-1], bare_right[0]
+    if _is_han(last) and _is_han(first):
+        return bare_left + bare_right
+    latin_last, latin_first = last.isascii() and last.isalnum(), first.isascii() and first.isalnum()
+    if (_is_han(last) and latin_first) or (latin_last and _is_han(first)):
+        return f"{bare_left} {bare_right}"
+    return left + right
+
+
+def _format_zh(template: str, args: dict[str, Any]) -> str:
+    """``template.format(**args)``, spacing each field's value against the Chinese around it
+    (:func:`_join_zh`); a missing field stays ``{name}`` unless the catalogue is strict."""
+    formatter = string.Formatter()
+    out, after_field = "", False
+    for literal, name, spec, conversion in formatter.parse(template):
+        out = _join_zh(out, literal) if after_field else out + literal
+        after_field = name is not None
+        if name is None:
+            continue
+        if name.split(".")[0].split("[")[0] not in args and not _strict:
+            value = "{" + name + "}"
+        else:
+            found, _key = formatter.get_field(name, (), args)
+            value = formatter.format_field(formatter.convert_field(found, conversion), spec or "")
+        out = _join_zh(out, value)
+    return out
 
 
 def fields(text: str) -> set[str]:

@@ -297,3 +297,25 @@ def test_every_choice_that_is_a_word_has_words_in_both_languages():
                 if re.search(r"[a-z]{3,}", str(value)) and choice_text(params_type, field.name, value) is None:
                     missing.append(f"{param_key(params_type, field.name)}.choice.{value}")
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("param.rule.at-least", "必须是不小于 1 的整数"),  # no space between two Chinese characters
+        ("param.rule.multiple", "必须是 32 的倍数"),  # one space before a digit
+    ],
+)
+def test_a_field_meets_the_chinese_around_it_with_the_spacing_chinese_uses(rule, expected):
+    from gpulab.catalogue import msg, render
+
+    inner = msg(rule, what=msg("param.rule.whole-number"), lowest=1, step=32)
+    text = render(msg("param.error.must", key="n", rule=inner, text="0"), "zh")
+    assert expected in text and "  " not in text
+
+
+def test_a_range_of_multiples_reads_between_the_bounds_then_the_multiple():
+    from gpulab.catalogue import msg, render
+
+    rule = msg("param.rule.range", what=msg("param.rule.multiple", step=32), lowest=32, highest=1024)
+    assert render(rule, "zh") == "32 到 1024 之间的 32 的倍数"

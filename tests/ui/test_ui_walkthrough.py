@@ -263,3 +263,19 @@ def test_walk_helpers_type_into_real_fields(qtbot):
     field.show()
     type_into(qtbot, field, "2^10,2^12")
     assert field.text() == "2^10,2^12"
+
+
+@pytest.mark.parametrize(("lang", "label", "key"), [("zh", "每点秒数", "seconds_per_point"),
+                                                    ("en", "seconds per point", "seconds_per_point")])
+def test_a_mistyped_field_is_named_by_its_label_in_the_windows_language(qtbot, window, lang, label, key):
+    switch_language(window, lang)
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, "bandwidth")
+    type_into(qtbot, panel.editors["seconds_per_point"], "0")
+    click(qtbot, panel.run_button)
+    assert panel.job is None  # nothing ran
+    level, text = window.services.notifier.history[-1][:2]
+    assert level == "warning" and label in text and key not in text
+    if lang == "zh":
+        assert "必须是 0.001 到 10.0 之间的数" in text  # spaced as Chinese is written
+    switch_language(window, "en")

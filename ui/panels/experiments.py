@@ -267,7 +267,7 @@ class ExperimentsPanel(Panel):
         try:
             return self.form.read()
         except experiments.ParamError as exc:
-            reason = i18n.engine_message(exc.message)
+            reason = self.form.error_text(exc.message)
             self.services.notifier.warning(self.tr("Check the parameters: %1").replace("%1", reason))
             return None
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from gpulab import experiments, measure
+from gpulab.catalogue import Message
 from gpulab.lab.base import choice_text
 from ui import i18n
 
@@ -221,6 +222,23 @@ class ParamsForm(QWidget):
         """The Params the form describes; ParamError (naming the field) when a value is wrong."""
         assert self.params_type is not None
         return experiments.params_from_strings(self.params_type, self.texts())
+
+    def error_text(self, error: Message) -> str:
+        """A parameter mistake in the reader's words: the field named by its label on this form
+        (每点秒数), not by the key a script types (seconds_per_point)."""
+        return i18n.engine_message(self._with_labels(error))
+
+    def _with_labels(self, message: Message) -> Message:
+        args: dict[str, Any] = {}
+        for name, value in message.args.items():
+            field_name = value.replace("-", "_") if isinstance(value, str) else ""
+            if name == "key" and field_name in self.editors and self.params_type is not None:
+                args[name] = i18n.field_text(self.params_type, field_name, "label") or value
+            elif isinstance(value, Message):
+                args[name] = self._with_labels(value)
+            else:
+                args[name] = value
+        return Message(message.key, args, message.fallback)
 
     def retranslate(self) -> None:
         if self.params_type is None:

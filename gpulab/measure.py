@@ -8,7 +8,7 @@ point is the median of its samples with their interquartile range as spread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -190,7 +190,43 @@ def flagged(point: Point, reasons: list[str]) -> Point:
 
 
 def is_noisy(point: Point) -> bool:
-    return bool(point.extra.get("noisy"))
+    """Whether ``point`` was flagged (noisy or implausible): see :func:`is_clean`."""
+    return not is_clean(point)
+
+
+def is_clean(point: Point) -> bool:
+    """Whether a claim may rest on ``point``: it is neither flagged noisy (spread, a busy machine)
+    nor implausible. Every ratio, crossover, ceiling, "% of ceiling" and "x times faster" a lab
+    states is computed from clean points only; flagged ones are drawn hollow and said so."""
+    return not (point.extra.get("noisy") or point.extra.get("implausible"))
+
+
+def clean_points(points: Series | Sequence[Point]) -> tuple[Point, ...]:
+    """The clean points (see :func:`is_clean`) of a series or of a sequence of points, in order."""
+    found = points.points if isinstance(points, Series) else points
+    return tuple(p for p in found if is_clean(p))
+
+
+def clean_series(series: Series) -> Series:
+    """``series`` keeping only its clean points (for a claim computed over whole series)."""
+    return replace(series, points=clean_points(series))
+
+
+def flagged_count(series: Sequence[Series]) -> int:
+    """How many points of ``series`` are flagged (not clean)."""
+    return sum(1 for s in series for p in s.points if not is_clean(p))
+
+
+def flagged_headline(series: Sequence[Series]) -> Note | None:
+    """The headline a run whose comparison involves flagged points leads with: how many of the
+    compared points were left out of its claims, and that they are drawn hollow; None when all are clean."""
+    shown = [s for s in series if s.points]
+    left_out = flagged_count(shown)
+    if not left_out:
+        return None
+    total = sum(len(s.points) for s in shown)
+    names = [_series_text(s) for s in shown if any(not is_clean(p) for p in s.points)]
+    return Note(msg("note.flagged.headline", count=left_out, total=total, series=names))
 
 
 def modelled_point(x: float, work: float, seconds: float, **extra: Any) -> Point:
@@ -213,11 +249,13 @@ def _seconds_by_size(points: tuple[Point, ...]) -> Mapping[float, float]:
 
 def crossover(result: Result, gpu_series: str, cpu_series: str) -> int | None:
     """The smallest size from which the GPU series is faster than the CPU series at every
-    size both measured, or None if the GPU is not faster at the largest common size."""
+    size both measured cleanly (see :func:`is_clean`), or None if the GPU is not faster at the
+    largest such size."""
     gpu, cpu = result.get_series(gpu_series), result.get_series(cpu_series)
     if gpu is None or cpu is None:
         return None
-    gpu_s, cpu_s = _seconds_by_size(gpu.points), _seconds_by_size(cpu.points)
+    # Flagged points are no evidence either way: the crossover is read from the clean ones.
+    gpu_s, cpu_s = _seconds_by_size(clean_points(gpu)), _seconds_by_size(clean_points(cpu))
     sizes = sorted(set(gpu_s) & set(cpu_s))
     winner: float | None = None
     for x in reversed(sizes):
@@ -229,13 +267,14 @@ def crossover(result: Result, gpu_series: str, cpu_series: str) -> int | None:
 
 
 def best_series(result: Result, names: list[str]) -> str | None:
-    """Of ``names``, the series that is fastest at its largest size (the best CPU curve)."""
+    """Of ``names``, the series that is fastest at its largest cleanly measured size (the best CPU curve)."""
     best: tuple[float, str] | None = None
     for name in names:
         series = result.get_series(name)
-        if series is None or not series.points:
+        clean = clean_points(series) if series is not None else ()
+        if not clean:
             continue
-        largest = max(series.points, key=lambda p: p.x)
+        largest = max(clean, key=lambda p: p.x)
         if best is None or largest.y > best[0]:
             best = (largest.y, name)
     return None if best is None else best[1]
@@ -254,7 +293,7 @@ def noisy_notes(result: Result, unit: str = "N") -> list[Note]:
     """One note per series with noisy points: which sizes, and why (see :func:`noise_reasons`)."""
     notes = []
     for series in result.series:
-        noisy = [p for p in series.points if p.extra.get("noisy")]
+        noisy = [p for p in series.points if not is_clean(p)]
         if not noisy:
             continue
         reasons = sorted({str(r) for p in noisy for r in p.extra.get("noise", ())} & set(NOISE_REASONS))
@@ -270,7 +309,7 @@ def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], 
     cpu = best_series(result, cpu_names)
     cpu_series = result.get_series(cpu) if cpu is not None else None
     if cpu is None or cpu_series is None:
-        return []
+        return _unclean_crossover_notes(result, gpu_names, cpu_names)
     notes = []
     for gpu in gpu_names:
         series = result.get_series(gpu)
@@ -279,10 +318,26 @@ def crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str], 
         size = crossover(result, gpu, cpu)
         names = {"gpu": _series_text(series), "kind": msg(f"provenance.{series.provenance.kind}"),
                  "cpu": _series_text(cpu_series)}  # fmt: skip
-        if size is None:
+        if not clean_points(series):
+            notes.append(Note(msg("note.crossover.unclean", **names)))
+        elif size is None:
             notes.append(Note(msg("note.crossover.never", **names)))
         else:
             notes.append(Note(msg("note.crossover.faster", **names, unit=unit, size=size_text(size))))
+    return notes
+
+
+def _unclean_crossover_notes(result: Result, gpu_names: list[str], cpu_names: list[str]) -> list[Note]:
+    """Where every CPU point was flagged: no crossover is stated, and each GPU series' note says why."""
+    measured_cpu = [s for s in map(result.get_series, cpu_names) if s is not None and s.points]
+    if not measured_cpu:
+        return []
+    cpu = _series_text(measured_cpu[0]) if len(measured_cpu) == 1 else msg("note.crossover.the-cpu")
+    notes = []
+    for series in map(result.get_series, gpu_names):
+        if series is not None and series.points:
+            kind = msg(f"provenance.{series.provenance.kind}")
+            notes.append(Note(msg("note.crossover.unclean", gpu=_series_text(series), kind=kind, cpu=cpu)))
     return notes
 
 

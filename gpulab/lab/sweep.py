@@ -39,6 +39,7 @@ from gpulab.measure import (
     ceiling_details,
     crossover_notes,
     flagged,
+    flagged_headline,
     gpu_bandwidth_ceiling,
     modelled_point,
     noisy_notes,
@@ -233,12 +234,14 @@ class Swept:
 def run_sweep(sweep: Sweep, sizes: Sequence[int]) -> ExperimentGen:
     """Every series at every size, yielding each point as soon as it is known; returns the
     Result with the notes of any stopped series, the noise notes, one crossover note per GPU or
-    modelled series (and the what-if-copied note)."""
+    modelled series (and the what-if-copied note), read from clean points only; a run with
+    flagged points leads with a note saying they were left out."""
     swept = yield from sweep_points(sweep, sizes)
     yield Progress(1.0, msg("progress.done"))
     result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(swept.series.values()))
-    notes = merge_notes(swept.stopped_notes(), noisy_notes(result, sweep.unit), _crossings(sweep, result, sizes),
-                        *sweep.note_groups)  # fmt: skip
+    headline = _flagged_headline(result)
+    notes = merge_notes(headline, swept.stopped_notes(), noisy_notes(result, sweep.unit),
+                        _crossings(sweep, result, sizes), *sweep.note_groups)  # fmt: skip
     return Result(sweep.experiment, result.params, result.series, notes)
 
 
@@ -317,6 +320,13 @@ def _checked_point(declared: SweepSeries, size: int, operands: Any, swept: Swept
     if why is None:
         return point
     return flagged(replace(point, extra={**point.extra, "implausible": why}), ["implausible"])
+
+
+def _flagged_headline(result: Result) -> list[Note]:
+    """The run's first note when its crossover compares series with flagged points: they were left out."""
+    compared = [s for s in result.series if s.role in ("cpu", "gpu", "model")]
+    headline = flagged_headline(compared)
+    return [headline] if headline is not None else []
 
 
 def _crossings(sweep: Sweep, result: Result, sizes: Sequence[int]) -> list[Note]:

@@ -4,8 +4,20 @@ import pytest
 
 from gpulab.catalogue import render
 from gpulab.experiments import Context, drive, matmul
-from gpulab.measure import RepeatPolicy, Samples, best_rate_point, rate_point, size_text, time_cpu_calls
-from gpulab.results import Point
+from gpulab.measure import (
+    RepeatPolicy,
+    Samples,
+    best_rate_point,
+    best_series,
+    clean_points,
+    flagged,
+    flagged_headline,
+    is_clean,
+    rate_point,
+    size_text,
+    time_cpu_calls,
+)
+from gpulab.results import Point, Provenance, Result, Series
 
 
 def test_a_point_whose_repeats_disagree_widely_is_flagged_noisy_with_the_reason():
@@ -107,3 +119,23 @@ def test_crossover_notes_write_a_large_power_of_two_as_the_panel_does():
 
     text = render(msg("note.crossover.faster", gpu="G", kind="measured", cpu="C", unit="n", size=size_text(1 << 16)))
     assert "n=2^16" in text
+
+
+def test_a_point_flagged_noisy_or_implausible_is_not_clean_and_clean_points_leave_it_out():
+    clean = Point(1, 10.0, None, {})
+    noisy = flagged(Point(2, 0.01, None, {}), ["busy"])
+    odd = Point(4, 9.0, None, {"implausible": "drop-from-previous-size"})
+    assert is_clean(clean) and not is_clean(noisy) and not is_clean(odd)
+    assert clean_points([clean, noisy, odd]) == (clean,)
+
+
+def test_the_best_cpu_series_is_chosen_by_its_largest_clean_point():
+    # "spiky" reads fastest at its largest size only through a flagged point; at its clean ones it is slower.
+    spiky = Series("spiky", Provenance("measured", "C"), "n", "", "rate", "GB/s", role="cpu",
+                   points=(Point(1, 5.0, None, {}), flagged(Point(2, 500.0, None, {}), ["spread"])))  # fmt: skip
+    steady = Series("steady", Provenance("measured", "C"), "n", "", "rate", "GB/s", role="cpu",
+                    points=(Point(1, 8.0, None, {}), Point(2, 9.0, None, {})))  # fmt: skip
+    result = Result("toy", {}, (spiky, steady))
+    assert best_series(result, ["spiky", "steady"]) == "steady"
+    assert flagged_headline([spiky, steady]) is not None
+    assert flagged_headline([steady]) is None

@@ -18,6 +18,7 @@ from gpulab.lab.sweep import (
     run_sweep,
     sweep_points,
 )
+from gpulab.measure import flagged
 from gpulab.results import Point, Provenance
 
 AXES = Axes("size", "", "rate", "GB/s")
@@ -302,3 +303,31 @@ def test_the_progress_fraction_runs_over_the_span_and_a_stopped_series_says_noth
     progress = [e for e in events if isinstance(e, Progress)]
     assert [str(e.message) for e in progress] == ["cpu 1", "flaky 1", "cpu 2", "flaky 2", "cpu 3"]
     assert progress[0].fraction == 0.5 and all(0.5 <= e.fraction < 0.9 for e in progress)
+
+
+def flagged_at(seconds_by_size, flagged_size):
+    """A timed maker whose point at ``flagged_size`` is flagged noisy (timed on a busy machine)."""
+    make = timed(seconds_by_size)
+
+    def maker(size, operands):
+        point = make(size, operands)
+        return flagged(point, ["busy"]) if size == flagged_size else point
+
+    return maker
+
+
+def test_a_flagged_cpu_point_is_left_out_of_the_crossover_and_the_headline_says_so():
+    # At n=10 the CPU point was timed under load, 1000x slower than it is: drawn as measured it would
+    # make the GPU "faster from n=10"; the clean points say from n=100.
+    loaded = {**CPU_SECONDS, 10: 1e-1}
+    series = [SweepSeries("host", "cpu", Provenance("measured", "Toy CPU"), flagged_at(loaded, 10)),
+              SweepSeries("card", "gpu", Provenance("measured", "Toy GPU"), timed(GPU_SECONDS))]  # fmt: skip
+    result = drive(run_sweep(Sweep("toy", ToyParams(), AXES, series, unit="n"), (1, 10, 100)))
+    assert "Crossover: card (measured) is faster than host from n=100 up." in result.notes
+    assert result.notes[0].startswith("1 of 6 points (host)")
+    assert "no crossover" in result.notes[0]
+
+
+def test_a_run_with_only_clean_points_has_no_flagged_headline():
+    _events, result = run_fake()
+    assert result.notes[0].startswith("Crossover:")

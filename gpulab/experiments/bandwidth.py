@@ -50,6 +50,8 @@ from gpulab.measure import (
     Ceiling,
     RepeatPolicy,
     best_rate_point,
+    clean_points,
+    flagged_headline,
     noisy_notes,
     rate_point,
     time_cpu_calls,
@@ -482,10 +484,11 @@ def _progress(line: SweepSeries, working_set: int) -> Message:
 def cpu_ceiling(series: Sequence[Series], last_level_bytes: int | None) -> tuple[Ceiling, bool] | None:
     """The CPU's ceiling: the best triad of this run measured out of cache (working set >=
     :data:`DRAM_FACTOR` x the last-level cache), else the best triad at any working set; without a
-    triad, the best CPU rate. Returns (ceiling, whether it is out of cache) or None (no CPU points)."""
-    cpu = [s for s in series if s.role == "cpu" and s.points]
+    triad, the best CPU rate. Only clean points count (a flagged one is drawn hollow and is no
+    ceiling). Returns (ceiling, whether it is out of cache) or None (no clean CPU points)."""
+    cpu = [s for s in series if s.role == "cpu" and clean_points(s)]
     triads = [s for s in cpu if s.key.endswith("-triad")] or cpu
-    points = [p for s in triads for p in s.points]
+    points = [p for s in triads for p in clean_points(s)]
     if not points:
         return None
     what = "triad" if any(s.key.endswith("-triad") for s in triads) else "rate"
@@ -518,7 +521,8 @@ def _result(the_plan: Plan, swept: Swept) -> Result:
     result = Result("bandwidth", params_to_dict(the_plan.params), tuple(series),
                     host={**host_summary(), "memory": host.as_dict()})  # fmt: skip
     # The lesson first, then the noise.
-    notes = merge_notes(_notes(the_plan, swept, host, found), noisy_notes(result, "W"))
+    headline = flagged_headline(series)
+    notes = merge_notes([headline] if headline else [], _notes(the_plan, swept, host, found), noisy_notes(result, "W"))
     return replace(result, notes=tuple(notes))
 
 
@@ -546,6 +550,8 @@ def _notes(the_plan: Plan, swept: Swept, host: hostmem.HostMemory, found: tuple[
     if found is not None:
         key = "note.bandwidth.cpu-ceiling" if found[1] else "note.bandwidth.cpu-ceiling-in-cache"
         notes.append(msg(key, gb_s=f"{found[0].value:.1f}", factor=DRAM_FACTOR))
+    elif any(s.points for s in swept.series.values() if s.role == "cpu"):
+        notes.append(msg("note.bandwidth.cpu-ceiling-flagged"))
     dram = host.dram_theoretical_gb_s
     notes.append(msg("note.bandwidth.dram", gb_s=f"{dram:.1f}") if dram else msg("note.bandwidth.no-dram"))
     return notes + the_plan.model_notes

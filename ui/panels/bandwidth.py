@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulab import hostmem
+from gpulab.measure import clean_points
 from gpulab.results import Result, Series
 from ui.panels.lab_panel import LabPanel
 
@@ -51,8 +52,9 @@ def gpu_l2_bytes(result: Result) -> tuple[str, int] | None:
 
 def end_percent(series: Series) -> tuple[float, float] | None:
     """(percent of the ceiling, working set) at the series' largest working set, if known: where
-    the curve ends is where the wall is, so that is the percentage the legend shows."""
-    known = [p for p in series.points if p.extra.get("percent_of_peak") is not None]
+    the curve ends is where the wall is, so that is the percentage the legend shows. Only clean
+    points count: a flagged one is drawn hollow and makes no claim."""
+    known = [p for p in clean_points(series) if p.extra.get("percent_of_peak") is not None]
     if not known:
         return None
     last = max(known, key=lambda p: p.x)
@@ -92,7 +94,7 @@ class BandwidthPanel(LabPanel):
     def _percent_text(self, series: Series, percent: float) -> str:
         """'61% of ceiling', and of the DRAM's theoretical rate when the firmware reported one."""
         text = self.tr("%1% of ceiling").replace("%1", f"{percent:.0f}")
-        last = max(series.points, key=lambda p: p.x)
+        last = max(clean_points(series), key=lambda p: p.x)
         dram = last.extra.get("percent_of_dram_theoretical")
         return text if dram is None else text + self.tr(", %1% of DRAM").replace("%1", f"{float(dram):.0f}")
 

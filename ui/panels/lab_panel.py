@@ -21,19 +21,34 @@ lab's declaration (``LAB = Lab(..., page="<page>")``) makes :mod:`ui.panels` fin
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
+from PySide6.QtWidgets import QWidget
+
 from gpulab import experiments
+from gpulab.measure import clean_points
 from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
 from ui.widgets.controls_scroll import ControlsScroll
-from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg
+from ui.widgets.export import (
+    PICTURES,
+    Caption,
+    ExportButton,
+    caption_of,
+    export_picture,
+    export_result,
+    save,
+    shown_instead,
+)
 from ui.widgets.validation_view import ValidationButton, heading_row
 
 
 def best_percent_of_peak(points: Any) -> float | None:
-    """The largest ``percent_of_peak`` among ``points``, or None when none carries one."""
-    values = [float(p.extra["percent_of_peak"]) for p in points if p.extra.get("percent_of_peak") is not None]
+    """The largest ``percent_of_peak`` among the clean ``points`` (a flagged one makes no claim),
+    or None when none carries one."""
+    values = [float(p.extra["percent_of_peak"]) for p in clean_points(points)
+              if p.extra.get("percent_of_peak") is not None]  # fmt: skip
     return max(values) if values else None
 
 
@@ -122,18 +137,25 @@ class LabPanel(ExperimentsPanel):
 
     # ------------------------------------------------------------ export
 
+    def export_view(self) -> QWidget:
+        """The view an exported picture shows: the plot, or what a tab shows in its place."""
+        return shown_instead(self.plot, self)
+
+    def export_caption(self, view: QWidget) -> Caption:
+        """The title, legend, machine and date around the picture of ``view``."""
+        return caption_of(self._lab_title(), self.last_result, view if view is self.plot else None)
+
     def export(self, fmt: str, path: str) -> list[str]:
-        """Write the plot (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
-        try:
-            if fmt in ("png", "svg"):
-                written = (export_plot_png if fmt == "png" else export_plot_svg)(self.plot, path)
-            elif self.last_result is None:
-                self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
-                return []
-            else:
-                written = (export_csv if fmt == "csv" else export_json)(self.last_result, path)
-        except OSError as exc:
-            self.services.notifier.error(self.tr("Could not save %1: %2").replace("%1", path).replace("%2", str(exc)))
+        """Write the view on screen (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
+        if fmt not in PICTURES and self.last_result is None:
+            self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
             return []
-        self.services.notifier.info(self.tr("Saved %1").replace("%1", str(written)))
-        return [str(written)]
+
+        def write() -> list[Path]:
+            if fmt in PICTURES:
+                view = self.export_view()
+                return [export_picture(view, self.export_caption(view), path, fmt)]
+            assert self.last_result is not None
+            return [export_result(self.last_result, path, fmt)]
+
+        return save(self.services.notifier, path, write)

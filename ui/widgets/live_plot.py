@@ -89,6 +89,18 @@ class DecadeAxis(pg.AxisItem):
     pyqtgraph puts 2·10³, 3·10³ … on the same tick level as 10³ when the view spans a few
     decades, so in projector type they are written on top of each other."""
 
+    def __init__(self, orientation: str, **options: Any) -> None:
+        super().__init__(orientation, **options)
+        # Our axis titles carry their unit in the text ("working set (B)") and a lab may write the
+        # ticks itself (KiB ... GiB): pyqtgraph's automatic SI scaling would add "(x1e+09)" to the
+        # title and divide the numbers.
+        self.enableAutoSIPrefix(False)
+
+    def getSIPrefixEnableRanges(self) -> Any:
+        # pyqtgraph 0.14 still computes a scale with the prefix disabled (its issue 2899), and
+        # setLabel resets any ranges set before: with the prefix off, no range gets one.
+        return super().getSIPrefixEnableRanges() if self.autoSIPrefix else ()
+
     def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> list[Any]:
         first, last = math.floor(minVal), math.ceil(maxVal)
         decades = [v for v in range(first, last + 1) if minVal <= v <= maxVal]

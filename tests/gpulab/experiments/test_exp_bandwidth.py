@@ -10,6 +10,7 @@ from gpulab.catalogue import msg
 from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ParamError, bandwidth, drive
 from gpulab.lab.sweep import SweepSeries
+from gpulab.measure import flagged
 from gpulab.model import memory_share
 from gpulab.results import Point, Provenance
 from gpulab.specs import load_specs
@@ -319,3 +320,15 @@ def test_the_validation_rows_price_the_modelled_curve_as_the_lab_draws_it(result
     assert stream_gb_s(config) == pytest.approx(drawn.y)
     with pytest.raises(ValueError, match="operation must be one of copy, mul, add, triad, dot"):
         stream_gb_s({**config, "operation": "scale"})
+
+
+def test_a_flagged_triad_point_is_no_ceiling_even_when_it_is_the_fastest():
+    def series(key, points):
+        return experiments.bandwidth.Series(key, Provenance("measured", "cpu"), "x", "B", "y", "GB/s",
+                                            tuple(points), role="cpu", key=key)  # fmt: skip
+
+    spike = flagged(Point(1 << 28, 400.0), ["spread"])  # a disturbed repeat, 16x the others
+    triad = series("cpu-numpy-triad", [Point(1 << 27, 24.0), spike, Point(1 << 29, 22.0)])
+    ceiling, out_of_cache = bandwidth.cpu_ceiling([triad], last_level_bytes=32 << 20)
+    assert (ceiling.value, out_of_cache) == (24.0, True)
+    assert bandwidth.cpu_ceiling([series("cpu-numpy-triad", [spike])], last_level_bytes=None) is None

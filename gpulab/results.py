@@ -29,7 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from gpulab.catalogue import Message, Note, from_json, to_json
+from gpulab.catalogue import Message, Note, from_json, msg, plain, render, to_json
 
 SCHEMA = "gpulab.result/2"
 READABLE_SCHEMAS = ("gpulab.result/1", SCHEMA)
@@ -39,7 +39,19 @@ SERIES_ROLES = ("cpu", "gpu", "model", "emulated")
 
 
 class ResultFormatError(ValueError):
-    """A result document is malformed or is not a gpulab result."""
+    """A result document is malformed or is not a gpulab result.
+
+    Raised with a keyed message, ``result.error.at`` (where: the file and the JSON path) around a
+    ``result.problem.*`` (what), kept in :attr:`message` so a front end says it in the reader's
+    language; ``str(exc)`` is the English."""
+
+    def __init__(self, message: Message | str) -> None:
+        self.message = message if isinstance(message, Message) else plain(str(message))
+        super().__init__(render(self.message))
+
+
+def _problem(location: str, problem: Message) -> ResultFormatError:
+    return ResultFormatError(msg("result.error.at", location=location, problem=problem))
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -252,25 +264,28 @@ MAX_NUMBER_CHARS = 400
 class _BadNumber(ValueError):
     """A number in the document that no result could hold (too many digits, inf, NaN)."""
 
+    def __init__(self, problem: Message) -> None:
+        self.problem = problem
+        super().__init__(render(problem))
+
 
 def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
-        raise _BadNumber(f"an integer with {len(text.lstrip('-'))} digits is too long "
-                         f"(at most {MAX_NUMBER_CHARS})")
+        raise _BadNumber(msg("result.problem.long-integer", digits=len(text.lstrip("-")), limit=MAX_NUMBER_CHARS))
     return int(text)
 
 
 def _parse_float(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
-        raise _BadNumber(f"a number written with {len(text)} characters is too long")
+        raise _BadNumber(msg("result.problem.long-number", chars=len(text)))
     value = float(text)
     if math.isinf(value):
-        raise _BadNumber(f"the number {text[:40]} is too large for a double")
+        raise _BadNumber(msg("result.problem.huge-number", text=text[:40]))
     return value
 
 
 def _parse_constant(text: str) -> float:
-    raise _BadNumber(f"{text} is not a JSON number")
+    raise _BadNumber(msg("result.problem.not-a-number", text=text))
 
 
 def _repair_strings(value: Any) -> Any:
@@ -297,20 +312,19 @@ def _has_surrogate(text: str) -> bool:
 def loads(text: str, source: str = "<string>") -> Result:
     """Parse a ``gpulab.result/2`` (or ``/1``) JSON document; raise ResultFormatError naming the problem."""
     if len(text) > MAX_RESULT_BYTES:
-        raise ResultFormatError(f"{source}: {len(text) / 2**20:.0f} MB of text is too big for a result "
-                                f"(at most {MAX_RESULT_BYTES // 2**20} MB)")
+        raise _problem(source, msg("result.problem.too-big", size=f"{len(text) / 2**20:.0f} MB",
+                                   limit=MAX_RESULT_BYTES // 2**20))  # fmt: skip
     try:
         data = _repair_strings(json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
                                           parse_constant=_parse_constant))
         return from_json_dict(data, source)
     except json.JSONDecodeError as exc:
-        raise ResultFormatError(
-            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        raise _problem(source, msg("result.problem.not-json", line=exc.lineno, column=exc.colno,
+                                   detail=exc.msg)) from None  # fmt: skip
     except _BadNumber as exc:
-        raise ResultFormatError(f"{source}: {exc}") from None
+        raise _problem(source, exc.problem) from None
     except RecursionError:
-        raise ResultFormatError(f"{source}: nested too deeply to be a gpulab result") from None
+        raise _problem(source, msg("result.problem.nested")) from None
 
 
 def load(path: str | Path) -> Result:
@@ -320,18 +334,17 @@ def load(path: str | Path) -> Result:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_RESULT_BYTES + 1)
     except OSError as exc:
-        raise ResultFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise _problem(str(path), msg("result.problem.unreadable", reason=exc.strerror or str(exc))) from None
     if len(raw) > MAX_RESULT_BYTES:
         try:
-            size = f"{path.stat().st_size / 2**20:.0f} MB" if path.is_file() else "endless"
+            size = f"{path.stat().st_size / 2**20:.0f} MB" if path.is_file() else "∞"
         except OSError:
             size = "size unknown"
-        raise ResultFormatError(f"{path}: too big for a result ({size}; at most "
-                                f"{MAX_RESULT_BYTES // 2**20} MB)")
+        raise _problem(str(path), msg("result.problem.too-big", size=size, limit=MAX_RESULT_BYTES // 2**20))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ResultFormatError(f"{path}: not a text file (is it a gpulab result?)") from None
+        raise _problem(str(path), msg("result.problem.not-text")) from None
     return loads(text, str(path))
 
 
@@ -345,21 +358,21 @@ def replay(path: str | Path) -> Result:
 def from_json_dict(data: Any, source: str = "<data>") -> Result:
     """Build a Result from parsed JSON data, validating every field."""
     doc = _Reader(source)
-    doc.expect_type("", data, dict, "an object")
+    doc.expect_type("", data, dict, "object")
     schema = data.get("schema")
     if schema not in READABLE_SCHEMAS:
         if isinstance(schema, str) and schema.startswith("gpulab.result/"):
             readable = " and ".join(READABLE_SCHEMAS)
-            doc.fail("schema", f"version {schema!r} is not supported (this gpulab reads {readable})")
-        doc.fail("schema", f"expected {SCHEMA!r}, got {schema!r}: this is not a gpulab result")
-    series_data = doc.field(data, "", "series", list, "a list")
-    notes_data = doc.field(data, "", "notes", list, "a list")
+            doc.fail("schema", msg("result.problem.schema-version", schema=repr(schema), readable=readable))
+        doc.fail("schema", msg("result.problem.not-result", expected=repr(SCHEMA), schema=repr(schema)))
+    series_data = doc.field(data, "", "series", list, "list")
+    notes_data = doc.field(data, "", "notes", list, "list")
     notes = tuple(doc.note(note, f"notes[{i}]", schema) for i, note in enumerate(notes_data))
     return Result(
-        experiment=doc.field(data, "", "experiment", str, "a string"),
-        params=doc.field(data, "", "params", dict, "an object"),
-        created=doc.field(data, "", "created", str, "a string"),
-        host=doc.field(data, "", "host", dict, "an object"),
+        experiment=doc.field(data, "", "experiment", str, "string"),
+        params=doc.field(data, "", "params", dict, "object"),
+        created=doc.field(data, "", "created", str, "string"),
+        host=doc.field(data, "", "host", dict, "object"),
         series=tuple(doc.series(s, f"series[{i}]") for i, s in enumerate(series_data)),
         notes=notes,
     )
@@ -371,19 +384,19 @@ class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, where: str, problem: str) -> None:
-        location = f"{self.source}: {where}" if where else self.source
-        raise ResultFormatError(f"{location}: {problem}")
+    def fail(self, where: str, problem: Message) -> None:
+        raise _problem(f"{self.source}: {where}" if where else self.source, problem)
 
     def expect_type(self, where: str, value: Any, kind: type | tuple[type, ...], name: str) -> None:
         ok = isinstance(value, kind) and not (kind in (int, float, (int, float)) and isinstance(value, bool))
         if not ok:
-            self.fail(where or "document", f"expected {name}, got {type(value).__name__}")
+            self.fail(where or "document", msg("result.problem.type", what=msg(f"result.type.{name}"),
+                                               got=type(value).__name__))  # fmt: skip
 
     def field(self, obj: dict[str, Any], where: str, key: str, kind: Any, name: str) -> Any:
         path = f"{where}.{key}" if where else key
         if key not in obj:
-            self.fail(path, "missing")
+            self.fail(path, msg("result.problem.missing"))
         self.expect_type(path, obj[key], kind, name)
         return obj[key]
 
@@ -391,68 +404,69 @@ class _Reader:
         path = f"{where}.{key}"
         if optional and obj.get(key) is None:
             return None
-        value = self.field(obj, where, key, (int, float), "a number")
+        value = self.field(obj, where, key, (int, float), "number")
         if not math.isfinite(value):
-            self.fail(path, "must be finite")
+            self.fail(path, msg("result.problem.not-finite"))
         return value
 
     def note(self, data: Any, where: str, schema: str) -> Note:
         """A ``/1`` note is a plain English string; a ``/2`` note is ``{"key", "args", "text"}``."""
         if schema == "gpulab.result/1":
-            self.expect_type(where, data, str, "a string")
+            self.expect_type(where, data, str, "string")
             return Note(data)
         return Note(self.message(data, where), data["text"])
 
     def message(self, data: Any, where: str) -> Message:
-        self.expect_type(where, data, dict, "an object")
-        self.field(data, where, "key", str, "a string")
-        self.field(data, where, "args", dict, "an object")
-        self.field(data, where, "text", str, "a string")
+        self.expect_type(where, data, dict, "object")
+        self.field(data, where, "key", str, "string")
+        self.field(data, where, "args", dict, "object")
+        self.field(data, where, "text", str, "string")
         return from_json(data)
 
     def series(self, data: Any, where: str) -> Series:
-        self.expect_type(where, data, dict, "an object")
-        prov = self.field(data, where, "provenance", dict, "an object")
-        kind = self.field(prov, f"{where}.provenance", "kind", str, "a string")
+        self.expect_type(where, data, dict, "object")
+        prov = self.field(data, where, "provenance", dict, "object")
+        kind = self.field(prov, f"{where}.provenance", "kind", str, "string")
         if kind not in PROVENANCE_KINDS:
-            self.fail(f"{where}.provenance.kind", f"must be one of {', '.join(PROVENANCE_KINDS)}, got {kind!r}")
+            self.fail(f"{where}.provenance.kind", msg("result.problem.one-of", names=", ".join(PROVENANCE_KINDS),
+                                                      got=repr(kind)))  # fmt: skip
         provenance = Provenance(
             kind=kind,
-            device=self.field(prov, f"{where}.provenance", "device", str, "a string"),
-            details=self.field(prov, f"{where}.provenance", "details", dict, "an object"),
+            device=self.field(prov, f"{where}.provenance", "device", str, "string"),
+            details=self.field(prov, f"{where}.provenance", "details", dict, "object"),
         )
-        points = self.field(data, where, "points", list, "a list")
-        role = self.field(data, where, "role", str, "a string") if "role" in data else ""  # older files have none
+        points = self.field(data, where, "points", list, "list")
+        role = self.field(data, where, "role", str, "string") if "role" in data else ""  # older files have none
         if role and role not in SERIES_ROLES:
-            self.fail(f"{where}.role", f"must be one of {', '.join(SERIES_ROLES)}, got {role!r}")
-        name = self.field(data, where, "name", str, "a string")
+            self.fail(f"{where}.role", msg("result.problem.one-of", names=", ".join(SERIES_ROLES), got=repr(role)))
+        name = self.field(data, where, "name", str, "string")
         label = data.get("label")
         return Series(
             name=name,
-            key=self.field(data, where, "key", str, "a string") if "key" in data else name,
+            key=self.field(data, where, "key", str, "string") if "key" in data else name,
             label=self.message(label, f"{where}.label") if label is not None else None,
             provenance=provenance,
             x_label=self.axis_label(data, where, "x_label"),
-            x_unit=self.field(data, where, "x_unit", str, "a string"),
+            x_unit=self.field(data, where, "x_unit", str, "string"),
             y_label=self.axis_label(data, where, "y_label"),
-            y_unit=self.field(data, where, "y_unit", str, "a string"),
+            y_unit=self.field(data, where, "y_unit", str, "string"),
             points=tuple(self.point(p, f"{where}.points[{i}]") for i, p in enumerate(points)),
             role=role,
         )
 
     def axis_label(self, data: dict[str, Any], where: str, key: str) -> str:
         """An axis label: its English, as a :class:`Note` carrying its message when one was stored."""
-        text = self.field(data, where, key, str, "a string")
+        text = self.field(data, where, key, str, "string")
         message = data.get(f"{key}_message")
         return Note(self.message(message, f"{where}.{key}_message"), text) if message is not None else text
 
     def point(self, data: Any, where: str) -> Point:
-        self.expect_type(where, data, dict, "an object")
+        self.expect_type(where, data, dict, "object")
         return Point(
             x=self.number(data, where, "x"),
             y=self.number(data, where, "y"),
             spread=self.number(data, where, "spread", optional=True),
-            extra=self.field(data, where, "extra", dict, "an object"),
+            extra=self.field(data, where, "extra", dict, "object"),
         )
 
 

@@ -337,7 +337,8 @@ class MainWindow(QMainWindow):
         try:
             result = replay(path)
         except ResultFormatError as exc:
-            self.services.notifier.error(self.tr("Could not open the result: %1").replace("%1", str(exc)))
+            self.services.notifier.error(self.tr("Could not open the result: %1").replace(
+                "%1", i18n.engine_message(exc.message)))
             return None
         # A lab with its own panel shows its own results there; any other in Run experiment.
         target = _panel_for_lab(declare.aliases().get(result.experiment, result.experiment))  # old names go there too

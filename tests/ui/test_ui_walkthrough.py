@@ -279,3 +279,37 @@ def test_a_mistyped_field_is_named_by_its_label_in_the_windows_language(qtbot, w
     if lang == "zh":
         assert "必须是 0.001 到 10.0 之间的数" in text  # spaced as Chinese is written
     switch_language(window, "en")
+
+
+def test_in_chinese_a_file_that_is_not_a_result_is_explained_in_chinese(qtbot, window, tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text("{ this is not json", encoding="utf-8")
+    switch_language(window, "zh")
+    window.ask_result_path = lambda: str(path)  # the file a person picks in File → Open result…
+    window.open_action.trigger()
+    level, text = window.services.notifier.history[-1][:2]
+    assert level == "error" and "不是有效的 JSON" in text and "not valid JSON" not in text
+    switch_language(window, "en")
+
+
+def test_in_chinese_the_emulators_common_compile_errors_and_a_refused_fit_read_in_chinese(tmp_path):
+    from gpulab import simt
+    from gpulab.catalogue import render
+    from gpulab.experiments import ParamError
+    from gpulab.experiments.cluster_scaling.fit import fit_to_saved
+    from gpulab.experiments.warp.errors import error_message
+    from gpulab.results import Result
+
+    texts = []
+    for source in ("this is not C", 'extern "C" __global__ void k(int *a) { a[0] = never_declared; }'):
+        with pytest.raises(simt.CompileError) as caught:
+            simt.launch(source, "k", (1, 1, 1), (32, 1, 1), [])
+        texts.append(render(error_message(caught.value), "zh"))
+    saved = tmp_path / "other.json"
+    Result("saxpy", {}, ()).save(saved)
+    with pytest.raises(ParamError) as refused:
+        fit_to_saved(str(saved))
+    texts.append(render(refused.value.message, "zh"))
+    assert "语法错误" in texts[0] and "从未声明" in texts[1] and "不是集合通信实验的结果" in texts[2]
+    english = ("syntax error", "is not declared", "it is a result of", "Cannot fit")
+    assert not [t for t in texts if any(words in t for words in english)], texts

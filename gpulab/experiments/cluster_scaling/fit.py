@@ -36,7 +36,7 @@ class LocalFit:
                    path=Path(self.path).name)  # fmt: skip
 
 
-def _bad(path: str, why: str) -> ParamError:
+def _bad(path: str, why: Message | str) -> ParamError:
     return ParamError(msg("cluster-scaling.error.fit-from", path=path, why=why))
 
 
@@ -45,20 +45,24 @@ def fit_to_saved(path: str) -> LocalFit:
     ParamError names the file and what is wrong with it (unreadable, another lab, no AllReduce)."""
     try:
         result = load(path)
-    except (OSError, ResultFormatError) as exc:
-        raise _bad(path, str(exc)) from exc
+    except ResultFormatError as exc:
+        raise _bad(path, exc.message) from exc
+    except OSError as exc:
+        raise _bad(path, msg("result.problem.unreadable", reason=exc.strerror or str(exc))) from exc
     if result.experiment != "collectives":
-        raise _bad(path, f"it is a result of {result.experiment!r}, not of the collectives lab")
+        raise _bad(path, msg("cluster-scaling.error.fit-other-lab", lab=repr(result.experiment)))
     series = next((s for s in result.series if s.key.endswith("-allreduce") and len(s.points) >= 2), None)
     if series is None:
-        raise _bad(path, "it has no AllReduce series with two or more sizes")
+        raise _bad(path, msg("cluster-scaling.error.fit-no-allreduce"))
     ranks = int(result.params.get("ranks", 0))
     try:
         fit = cluster.fit_alpha_beta([p.x for p in series.points], [p.extra["seconds"] for p in series.points], ranks)
-    except (KeyError, ValueError) as exc:
-        raise _bad(path, str(exc)) from exc
+    except KeyError as exc:
+        raise _bad(path, msg("cluster-scaling.error.fit-no-times")) from exc
+    except ValueError as exc:  # the fit's own reason, a technical sentence quoted in the message
+        raise _bad(path, msg("cluster-scaling.error.fit-refused", detail=str(exc))) from exc
     if fit.alpha_s < 0 or fit.beta_s_per_byte <= 0:  # a line that says sending costs nothing explains nothing
-        raise _bad(path, "its times do not grow with the message size, so no link fits them")
+        raise _bad(path, msg("cluster-scaling.error.fit-no-growth"))
     return LocalFit(fit, ranks, len(series.points), series.provenance.device, path)
 
 

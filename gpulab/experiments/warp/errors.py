@@ -30,4 +30,20 @@ def error_message(exc: BaseException) -> Message:
     key = f"simt.error.{kind}"
     if not kind or key not in entries():
         key = "simt.error.fault" if kind else "simt.error.error"
+    if kind == "compile":
+        return _compile_message(str(details.get("construct") or ""), detail, where) or msg(key, **fields)
     return msg(key, **fields)
+
+
+SYNTAX_SUFFIX = " (the emulator accepts a C subset of CUDA)"
+
+
+def _compile_message(construct: str, detail: str, where: Message) -> Message | None:
+    """The two compile errors a student meets most, worded whole in the catalogue: a syntax error
+    (the parser's own words kept as a quote) and a name used before it is declared."""
+    if construct == "syntax":
+        quote = detail.removeprefix("syntax error").removesuffix(SYNTAX_SUFFIX).strip()
+        return msg("simt.error.syntax", where=where, quote=quote)
+    if construct.startswith("undeclared name "):
+        return msg("simt.error.undeclared", where=where, name=construct.removeprefix("undeclared name "))
+    return None

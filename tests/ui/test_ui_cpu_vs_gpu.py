@@ -126,7 +126,8 @@ def test_export_writes_png_svg_csv_and_json(qtbot, panel, tmp_path):
     assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs)
     svg = panel.export("svg", str(tmp_path / "sweep.svg"))
     assert "<svg" in (tmp_path / "sweep.svg").read_text() and len(svg) == 2
-    assert not panel.rate_plot.getPlotItem().legend.isVisible()  # shown only while exporting
+    drawing = (tmp_path / "sweep.svg").read_text(encoding="utf-8")
+    assert "MEASURED" in drawing and "MODELLED" in drawing  # each curve's kind under the picture
     panel.export("csv", str(tmp_path / "sweep.csv"))
     rows = list(csv.DictReader((tmp_path / "sweep.csv").open(encoding="utf-8")))
     assert len(rows) == 6 and {r["provenance"] for r in rows} == {"measured", "modelled"}

@@ -11,9 +11,8 @@ monitor strip underneath shows what the machine is doing while the sweep runs. T
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
@@ -32,7 +31,16 @@ from ui.panels.cpu_vs_gpu_controls import SweepControls
 from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
-from ui.widgets.export import ExportButton, export_csv, export_json, export_plot_png, export_plot_svg, with_suffix_stem
+from ui.widgets.export import (
+    PICTURES,
+    Caption,
+    ExportButton,
+    caption_of,
+    export_picture,
+    export_result,
+    save,
+    with_suffix_stem,
+)
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
 from ui.widgets.monitor import MonitorStrip
 from ui.widgets.notes_box import NotesBox, lines_for
@@ -60,19 +68,6 @@ def _sweep_plot(**options: Any) -> LivePlot:
     legend.setVisible(False)  # on screen the series column names the curves; exports show the legend
     plot.setMinimumSize(280, 200)
     return plot
-
-
-@contextmanager
-def legends_shown(*plots: pg.PlotWidget) -> Iterator[None]:
-    """Show the plots' legends for the duration (an exported picture must name its curves)."""
-    legends = [p.getPlotItem().legend for p in plots if p.getPlotItem().legend is not None]
-    for legend in legends:
-        legend.setVisible(True)
-    try:
-        yield
-    finally:
-        for legend in legends:
-            legend.setVisible(False)
 
 
 class CpuVsGpuPanel(Panel):
@@ -334,26 +329,25 @@ class CpuVsGpuPanel(Panel):
 
     # ------------------------------------------------------------ export
 
+    def export_caption(self, plot: LivePlot) -> Caption:
+        """The title, the tab's quantity, each curve with its kind, the machine and the date."""
+        subtitle = self.tabs.tabText(self.tabs.indexOf(plot))
+        return caption_of(self.heading.text(), self.last_result, plot, subtitle)
+
     def export(self, fmt: str, path: str) -> list[str]:
         """Write the plots (png, svg: throughput to ``path``, time beside it) or the result (csv, json)."""
-        written: list[str] = []
-        try:
-            if fmt in ("png", "svg"):
-                write = export_plot_png if fmt == "png" else export_plot_svg
-                with legends_shown(self.rate_plot, self.time_plot):
-                    written = [str(write(self.rate_plot, path)),
-                               str(write(self.time_plot, with_suffix_stem(path, "-time")))]  # fmt: skip
-            elif self.last_result is None:
-                self.services.notifier.warning(self.tr("Nothing to save yet: run a sweep to the end first."))
-            else:
-                write_result = export_csv if fmt == "csv" else export_json
-                written = [str(write_result(self.last_result, path))]
-        except OSError as exc:
-            self.services.notifier.error(self.tr("Could not save %1: %2").replace("%1", path).replace("%2", str(exc)))
+        if fmt not in PICTURES and self.last_result is None:
+            self.services.notifier.warning(self.tr("Nothing to save yet: run a sweep to the end first."))
             return []
-        if written:
-            self.services.notifier.info(self.tr("Saved %1").replace("%1", ", ".join(written)))
-        return written
+
+        def write() -> list[Path]:
+            if fmt in PICTURES:
+                pictures = ((self.rate_plot, path), (self.time_plot, with_suffix_stem(path, "-time")))
+                return [export_picture(plot, self.export_caption(plot), where, fmt) for plot, where in pictures]
+            assert self.last_result is not None
+            return [export_result(self.last_result, path, fmt)]
+
+        return save(self.services.notifier, path, write)
 
     # ------------------------------------------------------------ theme and size
 

@@ -8,6 +8,7 @@ line under it: why copies and kernels overlap, or what stops them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from PySide6.QtCore import QEvent, QRect, Qt
@@ -30,6 +31,7 @@ from ui import i18n
 from ui.jobs import Job
 from ui.panels.lab_panel import LabPanel
 from ui.theme import BOX_COLOURS, current_theme
+from ui.widgets.export import Caption
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.timeline import TimelineChart, time_text
 
@@ -259,22 +261,10 @@ class StreamsPanel(LabPanel):
 
     # ------------------------------------------------------------ export
 
-    def export(self, fmt: str, path: str) -> list[str]:
-        """The timeline as PNG or SVG; CSV and JSON as every lab writes them."""
-        if fmt not in ("png", "svg"):
-            return super().export(fmt, path)
-        from ui.widgets.export import _render_svg  # Qt's SVG generator, as the plot export uses it
+    def export_view(self) -> QWidget:
+        """The timeline is the picture (the plot stays hidden): the chosen configuration's streams."""
+        return self.chart
 
-        try:
-            if fmt == "png":
-                if not self.chart.grab().save(path, "PNG"):
-                    raise OSError("the image could not be written")
-            else:
-                from pathlib import Path
-
-                _render_svg(self.chart, Path(path))
-        except OSError as exc:
-            self.services.notifier.error(self.tr("Could not save %1: %2").replace("%1", path).replace("%2", str(exc)))
-            return []
-        self.services.notifier.info(self.tr("Saved %1").replace("%1", path))
-        return [path]
+    def export_caption(self, view: QWidget) -> Caption:
+        caption = super().export_caption(view)
+        return dataclasses.replace(caption, subtitle=self.diagnosis.text())  # what ran together, and why

@@ -8,7 +8,7 @@ a heat map). The plot of the generic panel is kept, hidden: the matrix shows its
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
@@ -19,6 +19,7 @@ from gpulab.results import Result
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import weakest_kind
 from ui.widgets.copy_matrix import CopyMatrix
+from ui.widgets.export import Caption
 from ui.widgets.topology_view import TopologyView
 
 SHORT_PANEL_LINES = 40  # a panel fewer text lines tall keeps two lines of notes (they scroll)
@@ -109,21 +110,10 @@ class TopologyPanel(LabPanel):
 
     # ------------------------------------------------------------ export
 
-    def export(self, fmt: str, path: str) -> list[str]:
-        """The tab shown as PNG or SVG; CSV and JSON as every lab writes them."""
-        if fmt not in ("png", "svg"):
-            return super().export(fmt, path)
-        from ui.widgets.export import _render_svg  # Qt's SVG generator, as the plot export uses it
+    def export_view(self) -> QWidget:
+        """The tab on screen: the machine's links, the cluster network or the copy matrix."""
+        return self.tabs.currentWidget()
 
-        shown = self.tabs.currentWidget()
-        try:
-            if fmt == "png":
-                if not shown.grab().save(path, "PNG"):
-                    raise OSError("the image could not be written")
-            else:
-                _render_svg(shown, Path(path))
-        except OSError as exc:
-            self.services.notifier.error(self.tr("Could not save %1: %2").replace("%1", path).replace("%2", str(exc)))
-            return []
-        self.services.notifier.info(self.tr("Saved %1").replace("%1", path))
-        return [path]
+    def export_caption(self, view: QWidget) -> Caption:
+        caption = super().export_caption(view)
+        return dataclasses.replace(caption, subtitle=self.tabs.tabText(self.tabs.currentIndex()))

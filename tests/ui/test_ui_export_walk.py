@@ -1,0 +1,110 @@
+"""Every page's Export, clicked as a teacher clicks it before a lecture: open the page from the
+sidebar, run it (its walk from the walkthrough), then each format from the Export menu, in English
+and in Chinese; each file is reopened the way its reader would open it.
+
+Only the file dialog is stubbed (the button's ``ask_path``): the menu entry, the page's export, the
+composition and the writing are the real ones. One theme and one size (the projector's 1024x768 in
+the light theme) keep the walk affordable; the screenshots cover the rest.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
+
+from gpulab.results import replay
+from tests.ui.test_ui_walkthrough import walk_of
+from tests.ui.walk import open_panel, switch_language
+from ui.panels import PANELS, panel_names
+from ui.widgets.export import FORMATS
+
+EXPORTING = [p.name for p in PANELS if p.lab or p.name == "cpu-vs-gpu"]  # the pages with a picture to export
+KEEP = os.environ.get("GPULAB_EXPORT_KEEP")  # a folder to copy the exports into, to look at them
+
+
+def distinct_colours(image: QImage, step: int = 7) -> int:
+    """How many colours a sample of the image's pixels has (a blank picture has one)."""
+    seen = set()
+    for y in range(0, image.height(), step):
+        for x in range(0, image.width(), step):
+            seen.add(image.pixel(x, y))
+    return len(seen)
+
+
+def reopen_svg(path: Path) -> QImage:
+    renderer = QSvgRenderer(str(path))
+    assert renderer.isValid(), f"{path.name} is not a drawing Qt can read"
+    size = renderer.defaultSize()
+    assert size.width() > 100 and size.height() > 100
+    image = QImage(size.boundedTo(QSize(1200, 1200)), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    renderer.render(painter)
+    painter.end()
+    return image
+
+
+def check_reopens(path: Path, fmt: str, panel) -> None:
+    """The file is there, not empty, and reads back as what it claims to be."""
+    assert path.exists() and path.stat().st_size > 0, f"{path.name} is missing or empty"
+    if fmt == "png":
+        image = QImage(str(path))
+        assert not image.isNull(), f"{path.name} is not an image"
+        assert distinct_colours(image) > 20, f"{path.name} is blank"
+    elif fmt == "svg":
+        assert distinct_colours(reopen_svg(path)) > 20, f"{path.name} draws nothing"
+        assert panel.export_caption(panel.export_view()).title in path.read_text(encoding="utf-8")
+    elif fmt == "csv":
+        rows = list(csv.DictReader(path.open(encoding="utf-8")))
+        assert rows and all(row["provenance"] for row in rows)
+    else:
+        reopened = replay(path)
+        assert reopened.experiment == panel.last_result.experiment
+        assert [s.name for s in reopened.series] == [s.name for s in panel.last_result.series]
+
+
+def export_all(panel, folder: Path, language: str) -> list[Path]:
+    """Each entry of the Export menu in turn, the dialog answered with a file in ``folder``."""
+    button = panel.export_button
+    assert button.isVisible() and button.isEnabled(), "Export is not offered after the run"
+    written = []
+    for fmt, action in zip(FORMATS, button.menu().actions(), strict=True):
+        path = folder / f"{language}.{fmt}"
+        button.ask_path = lambda _fmt, p=path: str(p)
+        action.trigger()
+        check_reopens(path, fmt, panel)
+        written.append(path)
+    return written
+
+
+def no_leftovers(folder: Path) -> list[str]:
+    """Temporary files an export left behind (they start with a dot)."""
+    return [p.name for p in folder.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("name", EXPORTING)
+def test_each_page_exports_every_format_in_english_and_chinese_and_each_file_reopens(qtbot, window, name, tmp_path):
+    panel = open_panel(qtbot, window, name)
+    assert not panel.export_button.isEnabled(), "Export is offered before there is anything to export"
+    walk_of(name)(qtbot, window, panel)
+    for language in ("en", "zh"):
+        switch_language(window, language)
+        written = export_all(panel, tmp_path, language)
+        errors = [text for level, text in window.services.notifier.history if level == "error"]
+        assert not errors, errors
+        if KEEP:
+            for path in written:
+                (Path(KEEP) / f"{name}-{path.name}").write_bytes(path.read_bytes())
+    assert not no_leftovers(tmp_path)
+    switch_language(window, "en")
+
+
+def test_every_page_with_a_lab_has_an_export_button():
+    assert set(EXPORTING) <= set(panel_names())
+    assert all(p.name in EXPORTING for p in PANELS if p.lab)

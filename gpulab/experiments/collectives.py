@@ -13,6 +13,7 @@ rank 0 writes a report the lab opens as replayed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -80,6 +81,28 @@ def choose_backend(params: Params) -> tuple[str, list[Message]]:
     return "mpi", auto_note
 
 
+# CPU ranks this machine may start: a few per core (they take turns on it: --oversubscribe), and
+# no more than its free memory holds at about what one Python rank with numpy and mpi4py uses.
+RANKS_PER_CORE = 8
+RANK_BYTES = 160 << 20
+
+
+def rank_limit(cores: int | None, free_bytes: int | None) -> tuple[int, Message]:
+    """How many MPI ranks this machine can hold and the reason that sets the bound."""
+    by_cores = max(1, (cores or 1) * RANKS_PER_CORE)
+    by_memory = max(1, free_bytes // RANK_BYTES) if free_bytes else by_cores
+    if by_memory < by_cores:
+        return by_memory, msg("collectives.limit.memory", gib=f"{free_bytes / 2**30:.1f}", mib=RANK_BYTES >> 20)
+    return by_cores, msg("collectives.limit.cores", cores=cores or 1, per_core=RANKS_PER_CORE)
+
+
+def check_ranks(ranks: int, cores: int | None, free_bytes: int | None) -> None:
+    """ExperimentError, before anything starts, when ``ranks`` CPU ranks would swamp this machine."""
+    limit, reason = rank_limit(cores, free_bytes)
+    if ranks > limit:
+        raise ExperimentError(msg("collectives.error.too-many-ranks", ranks=ranks, limit=limit, reason=reason))
+
+
 def rank_args(collectives: Sequence[str], sizes: Sequence[int], seconds_per_point: float,
               backend: str = "mpi") -> list[str]:  # fmt: skip
     """The rank program's options for this run."""
@@ -92,6 +115,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     backend, choice_notes = choose_backend(params)
     if backend == "nccl":
         return (yield from run_local(params, ctx, choice_notes))
+    check_ranks(params.ranks, os.cpu_count(), hostmem.available_memory_bytes())
     sizes, size_notes = fit_sizes(params, hostmem.available_memory_bytes())
     if not sizes:
         raise ExperimentError(size_notes[0])

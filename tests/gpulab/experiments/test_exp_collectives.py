@@ -119,3 +119,27 @@ def test_nccl_across_two_gpus_measures_every_collective_with_no_wrong_element():
     assert [s.key for s in result.series] == [f"nccl-{c}" for c in collectives.COLLECTIVES]
     assert all(p.extra["wrong"] == 0 and p.y > 0 for s in result.series for p in s.points)
     assert result.series[0].provenance.device.startswith("2 GPU ranks on ")
+
+
+def test_more_cpu_ranks_than_the_machine_holds_are_refused_before_anything_starts(monkeypatch):
+    from gpulab.catalogue import render
+
+    started = []
+    monkeypatch.setattr(collectives, "launch_command", lambda *args, **kw: started.append(args) or ["false"])
+    monkeypatch.setattr(collectives, "choose_backend", lambda params: ("mpi", []))
+    monkeypatch.setattr(collectives.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(collectives.hostmem, "available_memory_bytes", lambda: 64 << 30)
+    params = params_from_strings(collectives.Params, {"ranks": "1000"})
+    with pytest.raises(ExperimentError) as refused:
+        drive(collectives.run(params, Context()))
+    assert not started
+    assert render(refused.value.message) == ("1000 ranks are more than this machine can run (16: 8 ranks for each "
+                                             "of its 2 cores). Choose 16 or fewer.")  # fmt: skip
+    assert "16 个" in render(refused.value.message, "zh")
+
+
+def test_on_a_machine_short_of_memory_the_rank_bound_says_so():
+    limit, reason = collectives.rank_limit(cores=64, free_bytes=2 << 30)
+    assert limit == (2 << 30) // collectives.RANK_BYTES < 64 * collectives.RANKS_PER_CORE
+    assert reason.key == "collectives.limit.memory"
+    collectives.check_ranks(limit, 64, 2 << 30)  # the bound itself is allowed

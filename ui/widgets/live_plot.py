@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.catalogue import Note
+from gpulab.measure import is_clean
 from gpulab.results import Point, Result
 from ui.i18n import engine_message, localized
 from ui.theme import current_theme, curve_pen, style_plot
@@ -27,6 +28,7 @@ from ui.widgets.badge import kind_label
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
 RIGHT_OF_LINE, LEFT_OF_LINE = (-0.05, 0.0), (1.05, 0.0)  # text anchors of a marker label
 LINE_SAMPLES = {"modelled": "┅┅┅", "replayed": "┈┈┈"}  # others are solid: ━━━
+FLAGGED_ALPHA = 110  # of 255: a flagged point's outline, faded beside the clean ones
 
 
 class PlotPlaceholder(QLabel):
@@ -132,6 +134,8 @@ class LivePlot(pg.PlotWidget):
     data (logarithmic once the values span two decades). With ``x_text`` the x ticks sit at the x values run,
     written by it (sizes as 2^20), and the view is fitted to the points with a margin.
     A series' provenance kind styles its curve: modelled curves are dashed with hollow triangles.
+    A point flagged noisy or implausible (:func:`gpulab.measure.is_clean`) is drawn hollow and
+    faded, and the line does not run to it: no claim rests on it, and the picture says so.
     """
 
     legend_changed = Signal()
@@ -160,6 +164,7 @@ class LivePlot(pg.PlotWidget):
         self.series_notes: dict[str, str] = {}  # series name -> a few words the legend adds ("91% of peak")
         self.size_ticks: list[tuple[float, str]] = []  # every size run, before thinning
         self.log_x = bool(log_x)
+        self.flagged_total = 0  # points drawn hollow as flagged (the legend says what that means)
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -181,6 +186,7 @@ class LivePlot(pg.PlotWidget):
         self.levels.clear()
         self.series_notes.clear()
         self.size_ticks = []
+        self.flagged_total = 0
         self.log_x, self.log_y = bool(self.fixed_log_x), bool(self.fixed_log_y)
         self.setLogMode(x=self.log_x, y=self.log_y)
         self.getPlotItem().getAxis("bottom").setTicks(None)  # the last run's sizes mean nothing now
@@ -216,6 +222,23 @@ class LivePlot(pg.PlotWidget):
         curve.setSymbolSize(9 if modelled else 7)
         curve.setSymbolPen(pen.color())
         curve.setSymbolBrush(None if modelled else pen.color())
+        if any(not is_clean(p) for p in self.series.get(series, ())):
+            self._set_curve_data(series)  # the single symbol style just set would fill the flagged points
+
+    def _set_curve_data(self, series: str) -> None:
+        """The curve's points, its flagged ones hollow and faded with no line to them."""
+        curve, points = self.curves[series], self.series[series]
+        flags = [not is_clean(p) for p in points]
+        style: dict[str, Any] = {}
+        if any(flags):
+            colour = QColor(curve.opts["pen"].color())
+            faded = QColor(colour)
+            faded.setAlpha(FLAGGED_ALPHA)
+            filled = None if self.kinds.get(series) == "modelled" else colour
+            style["symbolBrush"] = [None if flag else filled for flag in flags]
+            style["symbolPen"] = [pg.mkPen(faded, width=2) if flag else pg.mkPen(colour) for flag in flags]
+            style["connect"] = np.array([not (a or b) for a, b in zip(flags, [*flags[1:], True], strict=True)])
+        curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points], **style)
 
     def restyle(self) -> None:
         """Theme colours and widths for every curve and marker (after a theme change)."""
@@ -237,9 +260,12 @@ class LivePlot(pg.PlotWidget):
             self.log_x, self.log_y = log_x, log_y
             self.setLogMode(x=log_x, y=log_y)
             self._place_decorations()
-        for name, curve in self.curves.items():
-            points = self.series[name]
-            curve.setData([float(p.x) for p in points], [self.y_of(p) for p in points])
+        for name in self.curves:
+            self._set_curve_data(name)
+        flagged = sum(1 for points in self.series.values() for p in points if not is_clean(p))
+        if flagged != self.flagged_total:
+            self.flagged_total = flagged
+            self.legend_changed.emit()  # the legend's line on hollow points comes or goes
         if self.x_text is not None:
             self._fit_to_points()
         self._side_markers()
@@ -465,8 +491,17 @@ class SeriesLegend(QLabel):
     def refresh(self) -> None:
         parts = [_entry_html(name, colour, kind, self.plot.legend_note(name))
                  for name, colour, kind in self.plot.legend_entries()]  # fmt: skip
-        self.setText("&nbsp;&nbsp;&nbsp; ".join(parts))
+        self.setText("&nbsp;&nbsp;&nbsp; ".join(parts) + self.flagged_line())
         self.setVisible(bool(parts))
+
+    def flagged_line(self) -> str:
+        """A line under the entries, when the plot has flagged points, saying what hollow means
+        (next to the plot: the noise notes below the fold are not read in a lecture)."""
+        if not self.plot.flagged_total:
+            return ""
+        text = self.tr("○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, "
+                       "ceiling or speed-up uses them.").replace("%1", str(self.plot.flagged_total))  # fmt: skip
+        return f"<br><i>{escape(text)}</i>"
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
@@ -488,7 +523,7 @@ class GroupedLegend(SeriesLegend):
         colon = localized(": ", "：")
         lines = [(f"<b>{escape(kind_label(kind))}</b>{colon}" if kind else "") + "&nbsp;&nbsp; ".join(entries)
                  for kind, entries in groups.items()]  # fmt: skip
-        self.setText("<br>".join(lines))
+        self.setText("<br>".join(lines) + self.flagged_line())
         self.setVisible(bool(lines))
 
 

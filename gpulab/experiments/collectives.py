@@ -90,8 +90,8 @@ RANK_BYTES = 160 << 20
 def rank_limit(cores: int | None, free_bytes: int | None) -> tuple[int, Message]:
     """How many MPI ranks this machine can hold and the reason that sets the bound."""
     by_cores = max(1, (cores or 1) * RANKS_PER_CORE)
-    by_memory = max(1, free_bytes // RANK_BYTES) if free_bytes else by_cores
-    if by_memory < by_cores:
+    if free_bytes and max(1, free_bytes // RANK_BYTES) < by_cores:
+        by_memory = max(1, free_bytes // RANK_BYTES)
         return by_memory, msg("collectives.limit.memory", gib=f"{free_bytes / 2**30:.1f}", mib=RANK_BYTES >> 20)
     return by_cores, msg("collectives.limit.cores", cores=cores or 1, per_core=RANKS_PER_CORE)
 

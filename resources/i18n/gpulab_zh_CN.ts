@@ -1571,6 +1571,13 @@
     </message>
 </context>
 <context>
+    <name>SeriesLegend</name>
+    <message>
+        <source>○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, ceiling or speed-up uses them.</source>
+        <translation>○ 淡色空心点：%1 个在负载下测得或明显不合理；比值、交叉点、上限和加速比都不采用它们。</translation>
+    </message>
+</context>
+<context>
     <name>StreamsPanel</name>
     <message>
         <source>Rows:</source>
@@ -1593,13 +1600,6 @@
         <translation>总时间</translation>
     </message>
     <message>
-<context>
-    <name>SeriesLegend</name>
-    <message>
-        <source>○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, ceiling or speed-up uses them.</source>
-        <translation>○ 淡色空心点：%1 个在负载下测得或明显不合理；比值、交叉点、上限和加速比都不采用它们。</translation>
-    </message>
-</context>
         <source>Speedup</source>
         <translation>加速比</translation>
     </message>

@@ -343,10 +343,20 @@ class MainWindow(QMainWindow):
         # A lab with its own panel shows its own results there; any other in Run experiment.
         target = _panel_for_lab(declare.aliases().get(result.experiment, result.experiment))  # old names go there too
         self.show_panel(target)
-        self.panels[target].show_result(result)  # type: ignore[attr-defined]
-        self.services.notifier.info(self.tr("Opened %1 (replayed: made elsewhere, not measured here)").replace(
-            "%1", path))  # fmt: skip
+        panel = self.panels[target]
+        panel.show_result(result)  # type: ignore[attr-defined]
+        if hasattr(panel, "show_params"):
+            panel.show_params(result.params)
+        self.services.notifier.info(self._opened_text(path, result))
         return result
+
+    def _opened_text(self, path: str, result: Result) -> str:
+        """Where and when a replayed result was made: the machine and time it saved, so a file
+        measured here minutes ago is not called 'made elsewhere'."""
+        host = str(result.host.get("hostname") or self.tr("an unknown machine"))
+        when = _local_time(result.created)
+        return (self.tr("Opened %1: replayed, made on %2 at %3 (shown as saved, not run again)")
+                .replace("%1", path).replace("%2", host).replace("%3", when))  # fmt: skip
 
     def show_validation(self) -> ValidationDialog:
         """Every lab's validation rows in one table (each lab's page shows its own)."""
@@ -378,6 +388,17 @@ def _panel_for_lab(lab: str) -> str:
     registry, so no panel is built to ask it)."""
     own = [spec.name for spec in PANELS if spec.lab == lab]
     return own[0] if own else "experiments"
+
+
+def _local_time(created: str) -> str:
+    """An ISO time stamp as this computer's local date and time to the minute (the stamp itself
+    when it cannot be read)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(created).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return created
 
 
 def _scrollable(panel: Panel) -> QScrollArea:

@@ -368,14 +368,6 @@
         <source>Nothing to save yet: run a sweep to the end first.</source>
         <translation>还没有可保存的结果：请先把一次扫描跑完。</translation>
     </message>
-    <message>
-        <source>Could not save %1: %2</source>
-        <translation>无法保存 %1：%2</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
-    </message>
 </context>
 <context>
     <name>DevicesPanel</name>
@@ -591,6 +583,45 @@
     </message>
 </context>
 <context>
+    <name>Export</name>
+    <message>
+        <source>Machine: %1</source>
+        <translation>机器：%1</translation>
+    </message>
+    <message>
+        <source>Devices: %1</source>
+        <translation>设备：%1</translation>
+    </message>
+    <message>
+        <source>Made: %1</source>
+        <translation>生成于：%1</translation>
+    </message>
+    <message>
+        <source>%1 more series in the CSV export.</source>
+        <translation>另有 %1 条曲线，见 CSV 导出。</translation>
+    </message>
+    <message>
+        <source>the file could not be opened for drawing</source>
+        <translation>无法打开文件来绘图</translation>
+    </message>
+    <message>
+        <source>the image could not be written</source>
+        <translation>无法写入图像</translation>
+    </message>
+    <message>
+        <source>nothing was written</source>
+        <translation>什么也没有写入</translation>
+    </message>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
     <name>ExportButton</name>
     <message>
         <source>Export…</source>
@@ -740,14 +771,6 @@
         <source>Nothing to save yet: run the lab to the end first.</source>
         <translation>还没有可保存的内容：请先把实验运行完。</translation>
     </message>
-    <message>
-        <source>Could not save %1: %2</source>
-        <translation>无法保存 %1：%2</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
-    </message>
 </context>
 <context>
     <name>LaneGrid</name>
@@ -886,8 +909,12 @@
         <translation>无法打开结果：%1</translation>
     </message>
     <message>
-        <source>Opened %1 (replayed: made elsewhere, not measured here)</source>
-        <translation>已打开 %1（回放：在别处得到，并非本机实测）</translation>
+        <source>an unknown machine</source>
+        <translation>未知的机器</translation>
+    </message>
+    <message>
+        <source>Opened %1: replayed, made on %2 at %3 (shown as saved, not run again)</source>
+        <translation>已打开 %1：回放，%3 在 %2 上生成（按保存时的样子显示，未重新运行）</translation>
     </message>
     <message>
         <source>every lab</source>
@@ -1619,14 +1646,6 @@
         <source>this GPU</source>
         <translation>本机 GPU</translation>
     </message>
-    <message>
-        <source>Could not save %1: %2</source>
-        <translation>无法保存 %1：%2</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
-    </message>
 </context>
 <context>
     <name>SweepControls</name>
@@ -1786,14 +1805,6 @@
     <message>
         <source>NVML did not describe this machine&apos;s links; see the matrix.</source>
         <translation>NVML 没有给出本机的链路；请看拷贝矩阵。</translation>
-    </message>
-    <message>
-        <source>Could not save %1: %2</source>
-        <translation>无法保存 %1：%2</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
     </message>
 </context>
 <context>

@@ -313,3 +313,22 @@ def test_in_chinese_the_emulators_common_compile_errors_and_a_refused_fit_read_i
     assert "语法错误" in texts[0] and "从未声明" in texts[1] and "不是集合通信实验的结果" in texts[2]
     english = ("syntax error", "is not declared", "it is a result of", "Cannot fit")
     assert not [t for t in texts if any(words in t for words in english)], texts
+
+
+def test_an_opened_result_says_where_and_when_it_was_made_and_fills_the_form(qtbot, window, tmp_path):
+    import socket
+
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, "saxpy")
+    type_into(qtbot, panel.editors["sizes"].edit, "1024, 4096")
+    type_into(qtbot, panel.editors["repeats"], "2")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    path = tmp_path / "saxpy.json"
+    panel.last_result.save(path)
+    type_into(qtbot, panel.editors["repeats"], "9")  # the form moves on after the run
+    window.ask_result_path = lambda: str(path)  # the file a person picks in File → Open result…
+    window.open_action.trigger()
+    level, text = window.services.notifier.history[-1][:2]
+    assert level == "info" and socket.gethostname() in text and "elsewhere" not in text
+    assert panel.editors["repeats"].text() == "2" and panel.editors["sizes"].text() == "1024, 4096"

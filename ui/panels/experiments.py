@@ -8,6 +8,7 @@ registered experiment gets a working panel here without code of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
@@ -243,6 +244,10 @@ class ExperimentsPanel(Panel):
             self.placeholder.dismiss()
         self._finished(result)
         self.plot.redraw()
+
+    def show_params(self, params: Mapping[str, Any]) -> None:
+        """An opened result's parameters in the form: what it was run with, ready to run again."""
+        self.form.show_values(params)
 
     def _show_module(self) -> None:
         self.run_button.setEnabled(self.module is not None and self.job is None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent
@@ -43,7 +43,7 @@ def preset_title(key: str) -> str:
 
 def field_text(value: Any) -> str:
     """A default parameter value as the text a user would type."""
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):  # a saved result's JSON holds a tuple as a list
         return ", ".join(str(v) for v in value)
     return "" if value is None else str(value)
 
@@ -222,6 +222,25 @@ class ParamsForm(QWidget):
         """The Params the form describes; ParamError (naming the field) when a value is wrong."""
         assert self.params_type is not None
         return experiments.params_from_strings(self.params_type, self.texts())
+
+    def show_values(self, values: Mapping[str, Any]) -> None:
+        """Put saved values (a result's ``params``) in the fields this form has, as a person would
+        see them typed: a sweep that is one of the field's presets picks that preset."""
+        for name, value in values.items():
+            editor = self.editors.get(name)
+            if isinstance(editor, PresetEditor):
+                wanted = tuple(value) if isinstance(value, list) else value
+                if wanted in editor.values:
+                    editor.combo.setCurrentIndex(editor.values.index(wanted))
+                else:
+                    editor.edit.setText(field_text(value))
+            elif isinstance(editor, QCheckBox):
+                editor.setChecked(bool(value))
+            elif isinstance(editor, QComboBox):
+                editor.setCurrentIndex(max(0, editor.findData(field_text(value))))
+            elif isinstance(editor, QLineEdit):
+                editor.setText(field_text(value))
+                editor.setCursorPosition(0)
 
     def error_text(self, error: Message) -> str:
         """A parameter mistake in the reader's words: the field named by its label on this form

@@ -9,6 +9,7 @@ the modelled bandwidths against n, with the chosen n marked and the explanation 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -21,6 +22,7 @@ from gpulab.experiments import allreduce_steps as lab
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.panels.lab_panel import LabPanel
+from ui.widgets.export import Caption
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.live_plot import LivePlot
 from ui.widgets.ring_view import RingView
@@ -136,6 +138,19 @@ class AllReducePanel(LabPanel):
         if short:  # projector type: the chart before the notes
             self.notes.set_lines(2)
         self.legend_text.setVisible(not short)  # the view's tooltip says it too: the animation needs the room
+
+    # ------------------------------------------------------------ export
+
+    def export_view(self) -> QWidget:
+        """The tab on screen: the ranks at the current step, or the bandwidth chart."""
+        return self.view if self.tabs.currentIndex() == 0 else self.plot
+
+    def export_caption(self, view: QWidget) -> Caption:
+        caption = super().export_caption(view)
+        if view is not self.view:
+            return caption
+        step = " ".join(t for t in (self.step_text.text(), self.bytes_text.text()) if t)
+        return dataclasses.replace(caption, subtitle=f"{self.algorithm_combo.currentText()}: {step}")
 
     # ------------------------------------------------------------ the run's life
 

@@ -22,6 +22,7 @@ from gpulab.results import Result
 from ui import i18n
 from ui.panels.cluster_scaling_view import ScalingExplorer
 from ui.panels.lab_panel import LabPanel
+from ui.widgets.export import Caption, caption_of
 from ui.widgets.flow_layout import FlowLayout, WrapLabel
 
 FORM_FIELDS = ("model", "model_gpu", "zero_stage", "recompute", "interleave", "overlap", "tp", "pp")
@@ -119,6 +120,19 @@ class ClusterScalingPanel(LabPanel):
         if params is not None:
             self.explorer.set_base(params)
             self._show_fit()
+
+    # ------------------------------------------------------------ export
+
+    def export_view(self) -> QWidget:
+        """The explorer's tab on screen (the AllReduce chart, the goodput chart or the planner),
+        never the hidden plot of the run's points."""
+        tab = self.explorer.tabs.currentIndex()
+        return {0: self.explorer.allreduce_plot, 1: self.explorer.scaling_plot}.get(tab, self.explorer.table)
+
+    def export_caption(self, view: QWidget) -> Caption:
+        tabs = self.explorer.tabs
+        plot = view if view is not self.explorer.table else None
+        return caption_of(self._lab_title(), self.last_result, plot, tabs.tabText(tabs.currentIndex()))
 
     # ------------------------------------------------------------ the fitted link
 

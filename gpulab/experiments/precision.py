@@ -52,7 +52,9 @@ from gpulab.measure import (
     NOISY_SPREAD,
     Ceiling,
     RepeatPolicy,
+    flagged_headline,
     gpu_flops_ceiling,
+    is_clean,
     rate_point,
     time_cpu_calls,
     time_gpu_stages,
@@ -398,14 +400,14 @@ def _cpu(lab: _Lab) -> Iterator[PartialPoint | Progress]:
     lab.series["cpu-numpy"] = _series("cpu-numpy", msg("series.cpu-numpy"), "cpu", numpy_cpu_provenance(timing),
                                       msg("axis.throughput"), "GFLOP/s")  # fmt: skip
     rng = np.random.default_rng(1)
-    rates: dict[str, dict[int, float]] = {}
+    rates: dict[str, dict[int, float | None]] = {}
     for dtype in (d for d in lab.params.dtypes if d in CPU_DTYPES):
         by_size = []
         for n in _cpu_sizes(dtype, lab.params.sizes):
             yield lab.progress(msg("progress.precision.cpu", dtype=format_name(dtype), size=n))
             samples = _numpy_samples(rng, dtype, n, lab)
             by_size.append(rate_point(position(dtype), flops(n), samples, **_format_extra(dtype, n)))
-        rates[dtype] = {int(p.extra["n"]): p.y for p in by_size}
+        rates[dtype] = {int(p.extra["n"]): p.y if is_clean(p) else None for p in by_size}
         largest = by_size[-1]
         table = [{"n": p.extra["n"], "gflop_s": p.y, "seconds": p.extra["seconds"]} for p in by_size]
         yield lab.add("cpu-numpy", replace(largest, extra={**largest.extra, "by_size": table}))
@@ -420,13 +422,16 @@ def _numpy_samples(rng: np.random.Generator, dtype: str, n: int, lab: _Lab) -> l
                           lab.ctx.check_cancelled)  # fmt: skip
 
 
-def _half_on_cpu_note(rates: dict[str, dict[int, float]]) -> list[Message]:
-    """How much slower numpy's FP16 matmul is than its FP32 one, at the largest size both ran."""
+def _half_on_cpu_note(rates: dict[str, dict[int, float | None]]) -> list[Message]:
+    """How much slower numpy's FP16 matmul is than its FP32 one, at the largest size both measured
+    cleanly (a flagged point, None here, is no evidence either way)."""
     half, single = rates.get("fp16", {}), rates.get("fp32", {})
-    common = sorted(set(half) & set(single))
-    if not common or half[common[-1]] <= 0:
+    common = sorted(n for n in set(half) & set(single) if half[n] is not None and single[n] is not None)
+    if not common or not half[common[-1]]:
         return [msg("note.precision.cpu-half-capped", cap=CPU_HALF_MAX_N)] if half else []
-    ratio = single[common[-1]] / half[common[-1]]
+    fast, slow = single[common[-1]], half[common[-1]]
+    assert fast is not None and slow is not None
+    ratio = fast / slow
     return [msg("note.precision.cpu-half", ratio=f"{ratio:.0f}", size=common[-1], cap=CPU_HALF_MAX_N)]
 
 
@@ -528,7 +533,7 @@ def _memory_note(params: Params) -> Message:
 def _noisy_notes(series: list[Series]) -> list[Message]:
     notes = []
     for s in series:
-        noisy = [p for p in s.points if p.extra.get("noisy")]
+        noisy = [p for p in s.points if not is_clean(p)]
         if noisy and s.label is not None:
             reasons = sorted({str(r) for p in noisy for r in p.extra.get("noise", ()) if r in ("spread", "busy")})
             args = {"spread": {"bound": round(NOISY_SPREAD * 100)}, "busy": {"busy": round(BUSY_FRACTION * 100)}}
@@ -551,8 +556,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield from _errors(lab)
     yield Progress(1.0, msg("progress.done"))
     series = [s for s in lab.series.values() if s.points]
-    notes = [msg("note.precision.rates", size=params.gpu_size), msg("note.precision.error"), _memory_note(params),
-             *_noisy_notes(series), *lab.notes]  # fmt: skip
+    headline = flagged_headline(series)
+    notes = [*([headline] if headline else []), msg("note.precision.rates", size=params.gpu_size),
+             msg("note.precision.error"), _memory_note(params), *_noisy_notes(series), *lab.notes]  # fmt: skip
     return Result("precision", params_to_dict(params), tuple(series), tuple(notes))
 
 

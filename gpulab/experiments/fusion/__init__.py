@@ -71,6 +71,8 @@ from gpulab.lab.sweep import (
 )
 from gpulab.measure import (
     RepeatPolicy,
+    clean_points,
+    flagged_headline,
     modelled_point,
     noisy_notes,
     rate_point,
@@ -403,7 +405,7 @@ def _sweep(params: Params, chain: Chain, declared: list[SweepSeries], run: gpu.G
 
 
 def _time_of(series: Series | None, n: float) -> float | None:
-    point = next((p for p in series.points if p.x == n), None) if series is not None else None
+    point = next((p for p in clean_points(series) if p.x == n), None) if series is not None else None
     return float(point.extra["seconds"]) if point is not None else None
 
 
@@ -413,15 +415,17 @@ PAIRS = (
     ("gpu-cupy-ops", "gpu-cu-fused"),
     ("model-unfused", "model-fused"),
 )
+PAIRED = {key for pair in PAIRS for key in pair}  # the series the lab's gains compare
 
 
 def gain_notes(result: Result) -> list[Message]:
-    """For each unfused/fused pair that ran: at the largest size both have, how many times as long
-    the unfused version took."""
+    """For each unfused/fused pair that ran: at the largest size both measured cleanly, how many
+    times as long the unfused version took (a flagged point is no evidence of a gain or a loss)."""
     notes = []
     for unfused_key, fused_key in PAIRS:
         unfused, fused = result.get_series(unfused_key), result.get_series(fused_key)
-        common = sorted({p.x for p in unfused.points} & {p.x for p in fused.points}) if unfused and fused else []
+        common = (sorted({p.x for p in clean_points(unfused)} & {p.x for p in clean_points(fused)})
+                  if unfused and fused else [])  # fmt: skip
         if not common or unfused is None or fused is None:
             continue
         slow, fast = _time_of(unfused, common[-1]), _time_of(fused, common[-1])
@@ -481,7 +485,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     emulated = tuple(_emulated_series(c, chain) for c in counts)
     result = Result("fusion", params_to_dict(params), (*swept.series.values(), *emulated))
-    notes = merge_notes(_setup_notes(chain, cuda.cuda_status(), gpu_run, dropped), gain_notes(result),
+    headline = flagged_headline([s for s in result.series if s.key in PAIRED])
+    notes = merge_notes([headline] if headline else [], _setup_notes(chain, cuda.cuda_status(), gpu_run, dropped),
+                        gain_notes(result),
                         [_emulated_note(c) for c in counts], _gpu_notes(gpu_run, swept), noisy_notes(result, "n"),
                         assumptions)  # fmt: skip
     return Result(result.experiment, result.params, result.series, notes)

@@ -11,6 +11,7 @@ from gpulab.cuda import cuda_status
 from gpulab.experiments import Context, ExperimentError, ParamError, PartialPoint, drive, fusion
 from gpulab.experiments.fusion import gpu
 from gpulab.experiments.fusion.chains import LONG, SHORT, emulate_chain
+from gpulab.measure import flagged_headline
 from gpulab.model import DEFAULT_LAUNCH_OVERHEAD_S, memory_share
 from gpulab.results import Result
 from gpulab.specs import load_specs
@@ -246,3 +247,25 @@ def test_the_validation_rows_price_each_version_as_the_lab_draws_it(short_run):
     assert fusion_gain(config) == pytest.approx(unfused.extra["seconds"] / fused.extra["seconds"])
     with pytest.raises(ValueError, match="version must be 'fused' or 'unfused'"):
         fusion_gb_s({**config, "version": "half"})
+
+
+def _timed_series(key, seconds_by_n, flagged_n=None):
+    from gpulab.measure import flagged
+    from gpulab.results import Point, Provenance, Series
+
+    points = []
+    for n, seconds in seconds_by_n.items():
+        point = Point(n, n / seconds / 1e9, None, {"seconds": seconds})
+        points.append(flagged(point, ["busy"]) if n == flagged_n else point)
+    return Series(key, Provenance("measured", "cpu"), "n", "", "rate", "GB/s", tuple(points), role="cpu", key=key)
+
+
+def test_the_fusion_gain_is_read_at_the_largest_size_both_measured_cleanly_and_the_headline_says_so():
+    # At 2^20 the fused form was timed under load, 100x slow: taken as it stands, "fused slower than unfused".
+    unfused = _timed_series("cpu-numpy-out", {1024: 2e-6, 1 << 20: 2e-3})
+    fused = _timed_series("cpu-numpy-blocked", {1024: 1e-6, 1 << 20: 1e-1}, flagged_n=1 << 20)
+    result = Result("fusion", {}, (unfused, fused))
+    (gain,) = fusion.gain_notes(result)
+    assert gain.args["size"] == "1024" and gain.args["ratio"] == "2.00"
+    headline = flagged_headline([unfused, fused])
+    assert headline is not None and "1 of 4 points" in headline.text

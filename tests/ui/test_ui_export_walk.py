@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import os
+from datetime import datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -23,7 +24,7 @@ from gpulab.results import replay
 from tests.ui.test_ui_walkthrough import walk_of
 from tests.ui.walk import open_panel, switch_language
 from ui.panels import PANELS, panel_names
-from ui.widgets.export import FORMATS
+from ui.widgets.export import FORMATS, PICTURES
 
 EXPORTING = [p.name for p in PANELS if p.lab or p.name == "cpu-vs-gpu"]  # the pages with a picture to export
 KEEP = os.environ.get("GPULAB_EXPORT_KEEP")  # a folder to copy the exports into, to look at them
@@ -117,3 +118,64 @@ def test_each_page_exports_every_format_in_english_and_chinese_and_each_file_reo
 def test_every_page_with_a_lab_has_an_export_button():
     assert set(EXPORTING) <= set(panel_names())
     assert all(p.name in EXPORTING for p in PANELS if p.lab)
+
+
+# --------------------------------------------------------------- what a failed export leaves
+
+
+def shown_saxpy(qtbot, device_reports):
+    from tests.ui.test_ui_lab_panel import _lab, _result_with_peaks
+
+    panel = _lab(qtbot, device_reports.no_gpu)
+    panel.show_result(_result_with_peaks())
+    return panel
+
+
+def choose_format(panel, fmt: str, path: Path) -> None:
+    panel.export_button.ask_path = lambda _fmt: str(path)
+    panel.export_button.menu().actions()[FORMATS.index(fmt)].trigger()
+
+
+def errors_of(panel) -> list[str]:
+    return [text for level, text in panel.services.notifier.history if level == "error"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_export_into_a_missing_folder_says_so_in_chinese_and_writes_nothing(qtbot, device_reports, tmp_path, fmt):
+    from ui import i18n
+
+    i18n.set_language("zh")
+    panel = shown_saxpy(qtbot, device_reports)
+    choose_format(panel, fmt, tmp_path / "gone" / f"out.{fmt}")
+    assert len(errors_of(panel)) == 1 and "无法保存" in errors_of(panel)[0]
+    assert list(tmp_path.iterdir()) == []
+    assert panel.isVisible() and panel.export_button.isEnabled()  # the page lives on; Export can be tried again
+
+
+@pytest.mark.parametrize("fmt", PICTURES)
+def test_a_picture_that_cannot_be_written_keeps_the_file_already_there(
+    qtbot, device_reports, tmp_path, monkeypatch, fmt
+):
+    panel = shown_saxpy(qtbot, device_reports)
+    target = tmp_path / f"slide.{fmt}"
+    target.write_bytes(b"last week's picture")
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the painter gave up half-way")
+
+    monkeypatch.setattr("ui.widgets.export._paint", broken)
+    choose_format(panel, fmt, target)
+    assert "the painter gave up half-way" in errors_of(panel)[0]
+    assert target.read_bytes() == b"last week's picture"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary file left beside it
+
+
+def test_an_exported_drawing_names_each_series_its_kind_the_machine_and_the_date(qtbot, device_reports, tmp_path):
+    panel = shown_saxpy(qtbot, device_reports)
+    choose_format(panel, "svg", tmp_path / "out.svg")
+    words = svg_words(tmp_path / "out.svg")
+    result = panel.last_result
+    assert panel.heading.text() in words
+    assert "GPU (CUDA kernel)" in words and "MEASURED" in words
+    assert result.host["hostname"] in words and "Test H100" in words
+    assert datetime.fromisoformat(result.created).astimezone().strftime("%Y-%m-%d") in words

@@ -22,7 +22,7 @@ from gpulab.experiments import allreduce_steps as lab
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.panels.lab_panel import LabPanel
-from ui.widgets.export import Caption
+from ui.widgets.export import Caption, result_entries
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.live_plot import LivePlot
 from ui.widgets.ring_view import RingView
@@ -146,11 +146,15 @@ class AllReducePanel(LabPanel):
         return self.view if self.tabs.currentIndex() == 0 else self.plot
 
     def export_caption(self, view: QWidget) -> Caption:
+        """The step view's caption: the algorithm, the step's words and bytes, what a cell means, and
+        only the shown algorithm's steps (executed on real data) in the legend."""
         caption = super().export_caption(view)
-        if view is not self.view:
+        if view is not self.view or self.last_result is None:
             return caption
-        step = " ".join(t for t in (self.step_text.text(), self.bytes_text.text()) if t)
-        return dataclasses.replace(caption, subtitle=f"{self.algorithm_combo.currentText()}: {step}")
+        words = (self.step_text.text(), self.bytes_text.text(), self.legend_text.text())
+        subtitle = self.algorithm_combo.currentText() + i18n.localized(": ", "：") + " ".join(w for w in words if w)
+        steps = [s for s in self.last_result.series if s.key == f"{self.algorithm}-steps"]
+        return dataclasses.replace(caption, subtitle=subtitle, entries=tuple(result_entries(steps)))
 
     # ------------------------------------------------------------ the run's life
 

@@ -27,7 +27,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPaintDevice, QPa
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMenu, QStackedWidget, QToolButton, QWidget
 
-from gpulab.results import Result, host_summary
+from gpulab.results import Result, Series, host_summary
 from ui.i18n import engine_message
 from ui.widgets.badge import BADGE_COLOURS, kind_label
 
@@ -76,12 +76,12 @@ def plot_entries(plot: Any) -> list[LegendEntry]:
     return entries
 
 
-def result_entries(result: Result) -> list[LegendEntry]:
-    """A result's series as legend entries (no line samples: the picture is not a plot of them)."""
+def result_entries(all_series: Iterable[Series]) -> list[LegendEntry]:
+    """Series of a result as legend entries (no line samples: the picture is not a plot of them)."""
     from gpulab.catalogue import Note
 
     entries = []
-    for series in result.series:
+    for series in all_series:
         name = Note(series.label, series.name) if series.label is not None else series.name
         entry = LegendEntry(engine_message(name), series.provenance.kind)
         if entry not in entries:
@@ -116,7 +116,7 @@ def caption_of(title: str, result: Result | None, plot: Any = None, subtitle: st
     """The caption of a picture of ``plot`` (its curves name the series) or of another view of ``result``."""
     entries = plot_entries(plot) if plot is not None and getattr(plot, "curves", None) else []
     if not entries and result is not None:
-        entries = result_entries(result)
+        entries = result_entries(result.series)
     return Caption(title, subtitle, tuple(entries), machine_text(result), made_text(result))
 
 

@@ -28,7 +28,9 @@ from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import Axes, OnError, Stopped, Sweep, SweepSeries, numpy_cpu_provenance, sweep_points
 from gpulab.measure import (
     RepeatPolicy,
+    clean_points,
     flagged,
+    flagged_headline,
     median_and_iqr,
     noise_reasons,
     noisy_notes,
@@ -275,7 +277,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     result = Result("launch", params_to_dict(params), tuple(swept.series.values()))
     sources = [msg("note.launch.sources")] if assumptions else []
-    notes = merge_notes(head, swept.stopped_notes(), _summary_notes(result, ks[-1]), noisy_notes(result, "K"),
+    headline = flagged_headline(result.series)
+    notes = merge_notes([headline] if headline else [], head, swept.stopped_notes(), _summary_notes(result, ks[-1]),
+                        noisy_notes(result, "K"),
                         sources, assumptions)  # fmt: skip
     return Result("launch", result.params, result.series, notes)
 
@@ -288,8 +292,9 @@ def _progress(declared: SweepSeries, k: int) -> Message:
 
 
 def _at(result: Result, key: str, k: int) -> Point | None:
+    """The series' clean point at ``k``, or None: a flagged one backs no cost or ratio in the notes."""
     series = next((s for s in result.series if s.key == key), None)
-    return next((p for p in series.points if p.x == k), None) if series is not None else None
+    return next((p for p in clean_points(series) if p.x == k), None) if series is not None else None
 
 
 def _us(point: Point) -> str:

@@ -47,7 +47,16 @@ from gpulab.lab.base import (
 )
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import Axes, OnError, Stopped, Sweep, SweepSeries, gpu_details, sweep_points
-from gpulab.measure import Ceiling, RepeatPolicy, modelled_point, noisy_notes, rate_point, with_ceiling
+from gpulab.measure import (
+    Ceiling,
+    RepeatPolicy,
+    clean_points,
+    flagged_headline,
+    modelled_point,
+    noisy_notes,
+    rate_point,
+    with_ceiling,
+)
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY, Direction, PcieLink, transfer_time
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
@@ -422,10 +431,11 @@ def link_notes(before: LinkReading, after: LinkReading | None = None) -> list[Me
 
 
 def latency_note(series: Series, kind: Message) -> Message | None:
-    """The latency floor in words, from a copy series' smallest and largest points."""
-    if len(series.points) < 2:
+    """The latency floor in words, from a copy series' smallest and largest clean points."""
+    points = clean_points(series)
+    if len(points) < 2:
         return None
-    small, large = min(series.points, key=lambda p: p.x), max(series.points, key=lambda p: p.x)
+    small, large = min(points, key=lambda p: p.x), max(points, key=lambda p: p.x)
     percent = large.extra.get("percent_of_peak")
     return msg("note.transfer.latency-floor", kind=kind, small=bytes_text(small.x),
                us=f"{small.extra['seconds'] * 1e6:.1f}", small_rate=f"{small.y:.2f}", large=bytes_text(large.x),
@@ -437,8 +447,8 @@ def batch_note(series: list[Series]) -> Message | None:
     by_key = {s.key: s for s in series if s.points}
     for prefix, kind in (("batch-", "provenance.measured"), ("model-batch-", "provenance.modelled")):
         many, one = by_key.get(f"{prefix}round-trips"), by_key.get(f"{prefix}one-copy")
-        if many is None or one is None:
-            continue
+        if many is None or one is None or not (clean_points(many) and clean_points(one)):
+            continue  # (a flagged total backs no "x times as long")
         many_s, one_s = many.points[0].extra["seconds"], one.points[0].extra["seconds"]
         facts = many.points[0].extra
         return msg("note.transfer.batching", kind=msg(kind), n=facts["n_chunks"],
@@ -521,7 +531,9 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     fixed = [msg("note.transfer.rate"), msg("note.transfer.pageable")]
     links = [model_link] if measured is not None else [PcieLink(gen) for gen in _listed_gens(params)]
     both_ways = model_link if any(s.key.startswith("model-both-") for s in series) else None
-    notes = merge_notes(gpu_notes, _summary_notes(series, model_link), noisy_notes(result, "bytes"), fixed,
+    headline = flagged_headline(series)
+    notes = merge_notes([headline] if headline else [], gpu_notes, _summary_notes(series, model_link),
+                        noisy_notes(result, "bytes"), fixed,
                         _assumptions(links, params.chosen_kinds, both_ways))  # fmt: skip
     return Result("transfer", result.params, result.series, notes)
 

@@ -357,3 +357,18 @@ def test_repeat_counts_shrink_to_the_time_budget():
     assert roomy.repeats == 3 and 0.5 < roomy.max_seconds <= 1.0
     spent = transfer._Budget(0.0, points=10).policy()
     assert spent.max_samples == 1  # over budget: one sample each, the sweep still ends with every point
+
+
+def test_the_latency_floor_is_read_from_the_clean_copies_only():
+    from gpulab.catalogue import msg
+    from gpulab.measure import flagged
+    from gpulab.results import Point, Provenance, Series
+
+    def copy(x, gb_s, **extra):
+        return Point(x, gb_s, None, {"seconds": x / gb_s / 1e9, **extra})
+
+    stalled = flagged(copy(1 << 30, 0.02), ["busy"])  # the largest copy timed while the machine was busy
+    series = Series("h2d", Provenance("measured", "gpu"), "bytes", "B", "rate", "GB/s", role="gpu", key="h2d-pinned",
+                    points=(copy(1 << 10, 0.5), copy(1 << 20, 20.0, percent_of_peak=80.0), stalled))  # fmt: skip
+    note = transfer.latency_note(series, msg("provenance.measured"))
+    assert note.args["large"] == "1 MiB" and note.args["large_rate"] == "20.0" and note.args["percent"] == "80%"

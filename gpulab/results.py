@@ -22,6 +22,7 @@ import json
 import math
 import platform
 import socket
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -331,15 +332,17 @@ def load(path: str | Path) -> Result:
     """Read a result file; raise ResultFormatError naming the file and the problem."""
     path = Path(path)
     try:
+        if path.exists() and not path.is_file():  # a pipe, a device or a folder: reading it could wait forever
+            raise _problem(str(path), msg("result.problem.not-a-file"))
         with open(path, "rb") as handle:
             raw = handle.read(MAX_RESULT_BYTES + 1)
     except OSError as exc:
         raise _problem(str(path), msg("result.problem.unreadable", reason=exc.strerror or str(exc))) from None
     if len(raw) > MAX_RESULT_BYTES:
         try:
-            size = f"{path.stat().st_size / 2**20:.0f} MB" if path.is_file() else "∞"
+            size = f"{path.stat().st_size / 2**20:.0f} MB"
         except OSError:
-            size = "size unknown"
+            size = "?"
         raise _problem(str(path), msg("result.problem.too-big", size=size, limit=MAX_RESULT_BYTES // 2**20))
     try:
         text = raw.decode("utf-8")
@@ -358,6 +361,7 @@ def replay(path: str | Path) -> Result:
 def from_json_dict(data: Any, source: str = "<data>") -> Result:
     """Build a Result from parsed JSON data, validating every field."""
     doc = _Reader(source)
+    data = _clean_strings(data)
     doc.expect_type("", data, dict, "object")
     schema = data.get("schema")
     if schema not in READABLE_SCHEMAS:
@@ -376,6 +380,41 @@ def from_json_dict(data: Any, source: str = "<data>") -> Result:
         series=tuple(doc.series(s, f"series[{i}]") for i, s in enumerate(series_data)),
         notes=notes,
     )
+
+
+# The largest integer a double holds (a file's integer beyond it overflows every rate made from it).
+FLOAT_MAX_INT = int(sys.float_info.max)
+
+# A point's extra facts the CLI and the window write with number formats ("{:.0f}% of peak"): by
+# name, and by the unit suffix the labs give every measured quantity.
+NUMBER_EXTRAS = frozenset({"seconds", "seconds_iqr", "repeats", "speedup", "n", "machine_busy", "remeasured"})
+NUMBER_EXTRA_SUFFIXES = ("_seconds", "_gb_s", "_gflop_s", "_bytes", "_us")
+
+
+def is_number_extra(key: str) -> bool:
+    """Whether a point's ``extra[key]`` must be a finite number for a front end to show it."""
+    return key in NUMBER_EXTRAS or key.startswith("percent_of_") or key.endswith(NUMBER_EXTRA_SUFFIXES)
+
+
+# Control characters (and the bidirectional overrides) in a file's text could clear a terminal,
+# retitle it, or start a fake "note:" line when printed: every string a file brings is cleaned.
+_CONTROL = {c: " " for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every control character (tab and newline too) written as a space."""
+    return text.translate(_CONTROL)
+
+
+def _clean_strings(data: Any) -> Any:
+    """A parsed JSON document with every string in it (keys too) passed through :func:`clean_text`."""
+    if isinstance(data, str):
+        return clean_text(data)
+    if isinstance(data, list):
+        return [_clean_strings(item) for item in data]
+    if isinstance(data, dict):
+        return {clean_text(key) if isinstance(key, str) else key: _clean_strings(value) for key, value in data.items()}
+    return data
 
 
 class _Reader:
@@ -405,8 +444,8 @@ class _Reader:
         if optional and obj.get(key) is None:
             return None
         value = self.field(obj, where, key, (int, float), "number")
-        if not math.isfinite(value):
-            self.fail(path, msg("result.problem.not-finite"))
+        if (isinstance(value, int) and abs(value) > FLOAT_MAX_INT) or not math.isfinite(value):
+            self.fail(path, msg("result.problem.not-finite"))  # an integer no double holds is not finite either
         return value
 
     def note(self, data: Any, where: str, schema: str) -> Note:
@@ -462,11 +501,15 @@ class _Reader:
 
     def point(self, data: Any, where: str) -> Point:
         self.expect_type(where, data, dict, "object")
+        extra = self.field(data, where, "extra", dict, "object")
+        for key in extra:
+            if is_number_extra(key) and extra[key] is not None:  # the front ends format these as numbers
+                self.number(extra, f"{where}.extra", key)
         return Point(
             x=self.number(data, where, "x"),
             y=self.number(data, where, "y"),
             spread=self.number(data, where, "spread", optional=True),
-            extra=self.field(data, where, "extra", dict, "object"),
+            extra=extra,
         )
 
 

@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -228,3 +229,63 @@ def test_a_lone_surrogate_in_a_note_is_repaired_so_the_result_saves_again(tmp_pa
     loaded = results.loads(text)
     assert "\ufffd" in str(loaded.notes[0])
     json.dumps(loaded.to_json_dict(), ensure_ascii=False).encode("utf-8")  # saves without error
+
+
+def _saved(tmp_path, change):
+    """A real saved result with one change made to its JSON (a hand-edited or hostile file)."""
+    import json
+
+    from gpulab.results import Point, Provenance, Result, Series
+
+    series = Series("cpu", Provenance("measured", "test cpu"), "n", "", "GB/s", "GB/s",
+                    (Point(1024, 5.0, extra={"seconds": 1e-6, "percent_of_peak": 12.0}),))  # fmt: skip
+    path = tmp_path / "result.json"
+    Result("saxpy", {}, (series,)).save(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("seconds", "abc", "extra.seconds: expected a number, got str"),
+    ("percent_of_peak", [1, 2], "extra.percent_of_peak: expected a number, got list"),
+])  # fmt: skip
+def test_a_point_fact_a_front_end_formats_as_a_number_must_be_one(tmp_path, key, value, problem):
+    from gpulab.results import ResultFormatError, load
+
+    path = _saved(tmp_path, lambda data: data["series"][0]["points"][0]["extra"].__setitem__(key, value))
+    with pytest.raises(ResultFormatError, match=re.escape(problem)):
+        load(path)
+
+
+def test_an_integer_no_double_can_hold_is_refused_as_not_finite(tmp_path):
+    from gpulab.results import ResultFormatError, load
+
+    path = _saved(tmp_path, lambda data: None)
+    path.write_text(path.read_text(encoding="utf-8").replace('"x": 1024', '"x": ' + "9" * 350), encoding="utf-8")
+    with pytest.raises(ResultFormatError, match=r"points\[0\]\.x: must be finite"):
+        load(path)
+
+
+def test_control_characters_in_a_files_text_cannot_reach_a_terminal(tmp_path):
+    from gpulab.results import load
+
+    evil = "evil\x1b[2J\x1b]0;pwned\x07\nnote: fake line\u202e"
+    path = _saved(tmp_path, lambda data: data["series"][0].__setitem__("name", evil))
+    name = load(path).series[0].name
+    assert name.startswith("evil") and "fake line" in name
+    assert not [ch for ch in name if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or 0x202A <= ord(ch) <= 0x202E]
+
+
+def test_a_named_pipe_is_refused_by_name_without_waiting_for_a_writer(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    code = ("import sys; from gpulab.results import load\n"
+            "try:\n    load(sys.argv[1])\nexcept Exception as e:\n    print(e)")  # a hang ends at the timeout
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
+    assert "not a regular file" in done.stdout

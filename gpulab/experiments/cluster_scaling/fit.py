@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpulab.catalogue import Message, msg
-from gpulab.lab.base import ParamError
+from gpulab.experiments import collectives
+from gpulab.lab.base import ParamError, params_from_strings
 from gpulab.model import cluster
 from gpulab.results import Result, ResultFormatError, load
 from gpulab.specs import load_specs
@@ -40,6 +41,15 @@ def _bad(path: str, why: Message | str) -> ParamError:
     return ParamError(msg("cluster-scaling.error.fit-from", path=path, why=why))
 
 
+def _saved_ranks(path: str, value: object) -> int:
+    """The file's rank count, checked as the collectives lab's own form checks it (a whole number
+    within its limits): a file is not trusted to say 1e300 or 2.9 ranks."""
+    try:
+        return int(params_from_strings(collectives.Params, {"ranks": str(value)}).ranks)
+    except ParamError as exc:
+        raise _bad(path, exc.message) from exc
+
+
 def fit_to_saved(path: str) -> LocalFit:
     """Fit alpha and beta to the AllReduce points of the collectives result saved at ``path``.
     ParamError names the file and what is wrong with it (unreadable, another lab, no AllReduce)."""
@@ -54,7 +64,7 @@ def fit_to_saved(path: str) -> LocalFit:
     series = next((s for s in result.series if s.key.endswith("-allreduce") and len(s.points) >= 2), None)
     if series is None:
         raise _bad(path, msg("cluster-scaling.error.fit-no-allreduce"))
-    ranks = int(result.params.get("ranks", 0))
+    ranks = _saved_ranks(path, result.params.get("ranks"))
     try:
         fit = cluster.fit_alpha_beta([p.x for p in series.points], [p.extra["seconds"] for p in series.points], ranks)
     except KeyError as exc:

@@ -134,3 +134,18 @@ def test_the_model_beside_an_nccl_allreduce_is_the_ring_and_nvls_at_the_measured
     assert reference.curves["nvls"][-1][1] == pytest.approx(expected)
     cpu = Collector("mpi", {"ranks": 2})
     assert cluster_fit.model_reference(cpu.result()) is None  # CPU ranks: nothing to model
+
+
+@pytest.mark.parametrize(("ranks", "problem"), [(1e300, "ranks"), (2.9, "whole number")])
+def test_a_saved_rank_count_is_checked_as_the_collectives_form_checks_it(tmp_path, ranks, problem):
+    from gpulab.experiments import ParamError
+    from gpulab.experiments.cluster_scaling.fit import fit_to_saved
+    from gpulab.results import Point, Provenance, Result, Series
+
+    points = tuple(Point(size, 1.0, extra={"seconds": 1e-5 + size * 1e-10}) for size in (1 << 10, 1 << 20, 1 << 24))
+    series = Series("allreduce", Provenance("measured", "cpu"), "bytes", "B", "busbw", "GB/s", points,
+                    key="mpi-allreduce")  # fmt: skip
+    path = tmp_path / "collectives.json"
+    Result("collectives", {"ranks": ranks}, (series,)).save(path)
+    with pytest.raises(ParamError, match=problem):
+        fit_to_saved(str(path))

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPaintDevice, QPainter, QPalette, QPen
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QImageWriter, QPaintDevice, QPainter, QPalette, QPen
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMenu, QStackedWidget, QToolButton, QWidget
 
@@ -124,8 +124,9 @@ def shown_instead(widget: QWidget, page: QWidget) -> QWidget:
     """``widget``, or where a tab of ``page`` hides it, the tab page the user sees in its place."""
     child, parent = widget, widget.parentWidget()
     while parent is not None and child is not page:
-        if isinstance(parent, QStackedWidget) and parent.currentWidget() not in (None, child):
-            return parent.currentWidget()
+        shown = parent.currentWidget() if isinstance(parent, QStackedWidget) else None
+        if shown is not None and shown is not child:
+            return shown
         child, parent = parent, parent.parentWidget()
     return widget
 
@@ -209,8 +210,8 @@ def _paint(painter: QPainter, widget: QWidget, caption: Caption, layout: _Layout
     painter.setFont(layout.body)
     if caption.subtitle:
         painter.drawText(layout.subtitle_rect, flags, caption.subtitle)
-    # QWidget's own render (a plot is a QGraphicsView, whose render draws the scene without its axes
-    # widgets); PySide6 6.11 has no render(painter) without the offset.
+    # QWidget's own render: a plot is a QGraphicsView, whose render() takes a target rectangle and
+    # scales the scene into it. PySide6 6.11 has no render(painter) without the offset.
     QWidget.render(widget, painter, QPoint(0, layout.view_top))
     for chip in layout.chips:
         _paint_chip(painter, chip, layout, ink)
@@ -269,7 +270,8 @@ def export_picture(widget: QWidget, caption: Caption, path: str | Path, fmt: str
         image = QImage(size * PNG_SCALE, QImage.Format.Format_ARGB32)
         image.fill(widget.palette().color(QPalette.ColorRole.Window))
         _paint_on(image, PNG_SCALE, widget, caption, layout)
-        if not image.save(str(temporary), "PNG"):
+        writer = QImageWriter(str(temporary), QByteArray(b"PNG"))  # PNG whatever the name ends with
+        if not writer.write(image):
             raise OSError(translate("Export", "the image could not be written"))
 
     def write_svg(temporary: Path) -> None:

@@ -44,6 +44,8 @@ def _bad(path: str, why: Message | str) -> ParamError:
 def _saved_ranks(path: str, value: object) -> int:
     """The file's rank count, checked as the collectives lab's own form checks it (a whole number
     within its limits): a file is not trusted to say 1e300 or 2.9 ranks."""
+    if not isinstance(value, int) or isinstance(value, bool):  # JSON's 2.9 or 1e300: not a count of ranks
+        raise _bad(path, msg("param.error.int", key="ranks", text=repr(value)[:40]))
     try:
         return int(params_from_strings(collectives.Params, {"ranks": str(value)}).ranks)
     except ParamError as exc:

@@ -22,7 +22,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 from gpulab.results import replay
 from tests.ui.test_ui_walkthrough import walk_of
-from tests.ui.walk import open_panel, switch_language
+from tests.ui.walk import click_tab, open_panel, switch_language
 from ui.panels import PANELS, panel_names
 from ui.widgets.export import FORMATS, PICTURES
 
@@ -179,3 +179,26 @@ def test_an_exported_drawing_names_each_series_its_kind_the_machine_and_the_date
     assert "GPU (CUDA kernel)" in words and "MEASURED" in words
     assert result.host["hostname"] in words and "Test H100" in words
     assert datetime.fromisoformat(result.created).astimezone().strftime("%Y-%m-%d") in words
+
+
+# --------------------------------------------------------------- the view the user sees
+
+
+@pytest.mark.parametrize(
+    ("name", "tabs_of", "shown_of"),
+    [
+        ("cluster-scaling", lambda p: p.explorer.tabs, lambda p: p.explorer.scaling_plot),
+        ("allreduce-steps", lambda p: p.tabs, lambda p: p.plot),
+        ("transfer", lambda p: p.tabs, lambda p: p.bars),
+    ],
+)
+def test_the_picture_follows_the_tab_the_user_clicked(qtbot, window, tmp_path, name, tabs_of, shown_of):
+    panel = open_panel(qtbot, window, name)
+    walk_of(name)(qtbot, window, panel)
+    first = panel.export_view()
+    click_tab(qtbot, tabs_of(panel), 1)
+    assert panel.export_view() is not first
+    assert shown_of(panel) is panel.export_view() or panel.export_view().isAncestorOf(shown_of(panel))
+    export_all(panel, tmp_path, "en")
+    words = svg_words(tmp_path / "en.svg")
+    assert all(word in words for word in tabs_of(panel).tabText(1).split())  # the tab's name heads the picture

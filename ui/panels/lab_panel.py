@@ -40,6 +40,7 @@ from ui.widgets.export import (
     export_result,
     save,
     shown_instead,
+    tab_title,
 )
 from ui.widgets.validation_view import ValidationButton, heading_row
 
@@ -142,8 +143,9 @@ class LabPanel(ExperimentsPanel):
         return shown_instead(self.plot, self)
 
     def export_caption(self, view: QWidget) -> Caption:
-        """The title, legend, machine and date around the picture of ``view``."""
-        return caption_of(self._lab_title(), self.last_result, view if view is self.plot else None)
+        """The title (and the tab's), legend, machine and date around the picture of ``view``."""
+        plot = view if view is self.plot else None
+        return caption_of(self._lab_title(), self.last_result, plot, tab_title(view, self))
 
     def export(self, fmt: str, path: str) -> list[str]:
         """Write the view on screen (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""

@@ -8,8 +8,6 @@ a heat map). The plot of the generic panel is kept, hidden: the matrix shows its
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
@@ -19,7 +17,6 @@ from gpulab.results import Result
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import weakest_kind
 from ui.widgets.copy_matrix import CopyMatrix
-from ui.widgets.export import Caption
 from ui.widgets.topology_view import TopologyView
 
 SHORT_PANEL_LINES = 40  # a panel fewer text lines tall keeps two lines of notes (they scroll)
@@ -113,7 +110,3 @@ class TopologyPanel(LabPanel):
     def export_view(self) -> QWidget:
         """The tab on screen: the machine's links, the cluster network or the copy matrix."""
         return self.tabs.currentWidget()
-
-    def export_caption(self, view: QWidget) -> Caption:
-        caption = super().export_caption(view)
-        return dataclasses.replace(caption, subtitle=self.tabs.tabText(self.tabs.currentIndex()))

@@ -25,7 +25,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QImageWriter, QPaintDevice, QPainter, QPalette, QPen
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMenu, QStackedWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QStackedWidget, QTabWidget, QToolButton, QWidget
 
 from gpulab.results import Result, Series, host_summary
 from ui.i18n import engine_message
@@ -118,6 +118,17 @@ def caption_of(title: str, result: Result | None, plot: Any = None, subtitle: st
     if not entries and result is not None:
         entries = result_entries(result.series)
     return Caption(title, subtitle, tuple(entries), machine_text(result), made_text(result))
+
+
+def tab_title(view: QWidget, page: QWidget) -> str:
+    """The title of the tab of ``page`` that ``view`` is on ("" when it is on none)."""
+    child, parent = view, view.parentWidget()
+    while parent is not None and child is not page:
+        tabs = parent.parentWidget()
+        if isinstance(parent, QStackedWidget) and isinstance(tabs, QTabWidget):
+            return tabs.tabText(tabs.indexOf(child))
+        child, parent = parent, parent.parentWidget()
+    return ""
 
 
 def shown_instead(widget: QWidget, page: QWidget) -> QWidget:

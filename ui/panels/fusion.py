@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpulab.measure import size_text
+from gpulab.measure import clean_points, size_text
 from gpulab.results import Result, Series
 from ui.panels.lab_panel import LabPanel
 from ui.services import Services
@@ -55,7 +55,8 @@ def number_text(value: float) -> str:
 
 
 def seconds_at(series: Series | None, n: float) -> float | None:
-    point = next((p for p in series.points if p.x == n), None) if series is not None else None
+    """Seconds of the series' clean point at ``n`` (a flagged point backs no time in the table)."""
+    point = next((p for p in clean_points(series) if p.x == n), None) if series is not None else None
     return float(point.extra["seconds"]) if point is not None and point.extra.get("seconds") else None
 
 
@@ -310,7 +311,8 @@ class FusionPanel(LabPanel):
             unfused, fused = result.get_series(unfused_key), result.get_series(fused_key)
             if unfused is None or fused is None or not unfused.points or not fused.points:
                 continue
-            common = sorted({p.x for p in unfused.points} & {p.x for p in fused.points})
+            # The largest size both measured cleanly: a time taken under load would say "fused is slower".
+            common = sorted({p.x for p in clean_points(unfused)} & {p.x for p in clean_points(fused)})
             slow, fast = (seconds_at(unfused, common[-1]), seconds_at(fused, common[-1])) if common else (None, None)
             if slow is None or fast is None or not math.isfinite(slow + fast):
                 continue

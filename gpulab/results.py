@@ -136,10 +136,15 @@ class Result:
     notes: tuple[Note | Message | str, ...] = ()
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
     host: Mapping[str, Any] = field(default_factory=lambda: host_summary())
+    # Set when the run was cut short (a signal, a rank that died): why, when, where and after which
+    # point; the series hold the points measured before. None for a run that ended as planned.
+    partial: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "host", _frozen_mapping(self.host))
+        if self.partial is not None:
+            object.__setattr__(self, "partial", _frozen_mapping(self.partial))
         object.__setattr__(self, "series", tuple(self.series))
         object.__setattr__(self, "notes", as_notes(self.notes))
 
@@ -156,8 +161,8 @@ class Result:
         return replace(self, series=series)
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The ``gpulab.result/2`` document as plain Python data."""
-        return {
+        """The ``gpulab.result/2`` document as plain Python data (``partial`` only when the run was cut short)."""
+        document: dict[str, Any] = {
             "schema": SCHEMA,
             "experiment": self.experiment,
             "params": _plain(self.params),
@@ -166,6 +171,9 @@ class Result:
             "series": [_series_to_dict(s) for s in self.series],
             "notes": [to_json(note) for note in self.notes],
         }
+        if self.partial is not None:
+            document["partial"] = _plain(self.partial)
+        return document
 
     def to_json(self, indent: int | None = 2) -> str:
         """The JSON text of :meth:`to_json_dict`."""
@@ -372,6 +380,7 @@ def from_json_dict(data: Any, source: str = "<data>") -> Result:
     series_data = doc.field(data, "", "series", list, "list")
     notes_data = doc.field(data, "", "notes", list, "list")
     notes = tuple(doc.note(note, f"notes[{i}]", schema) for i, note in enumerate(notes_data))
+    partial = doc.field(data, "", "partial", dict, "object") if data.get("partial") is not None else None
     return Result(
         experiment=doc.field(data, "", "experiment", str, "string"),
         params=doc.field(data, "", "params", dict, "object"),
@@ -379,6 +388,7 @@ def from_json_dict(data: Any, source: str = "<data>") -> Result:
         host=doc.field(data, "", "host", dict, "object"),
         series=tuple(doc.series(s, f"series[{i}]") for i, s in enumerate(series_data)),
         notes=notes,
+        partial=partial,
     )
 
 

@@ -289,3 +289,15 @@ def test_a_named_pipe_is_refused_by_name_without_waiting_for_a_writer(tmp_path):
             "try:\n    load(sys.argv[1])\nexcept Exception as e:\n    print(e)")  # a hang ends at the timeout
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert "not a regular file" in done.stdout
+
+
+def test_a_partial_result_says_so_in_its_file_and_loads_back_with_the_marker(tmp_path):
+    marker = {"cause": "SIGTERM", "at": "2025-01-01T00:00:00+00:00", "host": "here", "points": 1,
+              "last_point": {"series": "s", "x": 8.0}, "doing": "measuring 8 B"}
+    series = Series("s", Provenance("measured", "cpu"), "x", "B", "y", "GB/s", (Point(8.0, 1.5),))
+    Result("bandwidth", {}, (series,), partial=marker).save(tmp_path / "partial.json")
+    loaded = results.load(tmp_path / "partial.json")
+    assert dict(loaded.partial) == marker and loaded.series[0].points[0].y == 1.5
+    assert results.replay(tmp_path / "partial.json").partial["cause"] == "SIGTERM"
+    whole = Result("bandwidth", {}, (series,))
+    assert whole.partial is None and "partial" not in whole.to_json_dict()

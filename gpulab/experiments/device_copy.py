@@ -151,7 +151,8 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     gpu = [_gpu_series(params, ctx, "memcpy"), _gpu_series(params, ctx, "kernel")] if status.available else []
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
     sweep = Sweep("device-copy", params, AXES, [_cpu_series(params, ctx), *gpu, model], unit="B",
-                  operands=_buffers, note_groups=([*missing, msg("note.device-copy.bytes")], assumptions))
+                  operands=_buffers, note_groups=([*missing, msg("note.device-copy.bytes")], assumptions),
+                  host_bytes=lambda copy_bytes: 2 * copy_bytes)  # the source and the destination
     return (yield from run_sweep(sweep, params.sizes))
 
 

@@ -383,6 +383,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     sweep = Sweep(
         "matmul", params, AXES, plan.series, unit="N", operands=_operands_maker(params.dtype, np.random.default_rng(0)),
         what_if_copied=_what_if_copied(plan), note_groups=(_general_notes(params), plan.notes, plan.model_assumptions),
+        host_bytes=lambda n: 3 * n * n * np.dtype(NUMPY_DTYPES[params.dtype]).itemsize,  # A, B and the product
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))
 

@@ -173,7 +173,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
     notes = [*missing, msg("note.saxpy.bytes")]
     sweep = Sweep("saxpy", params, AXES, series, unit="n", operands=_operands(np.random.default_rng(0)),
-                  note_groups=(notes, assumptions))  # fmt: skip
+                  note_groups=(notes, assumptions), host_bytes=lambda n: 5 * n * 4)  # x, y, out=, two temporaries
     return (yield from run_sweep(sweep, params.sizes))
 
 

@@ -220,6 +220,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     sweep = Sweep(
         "vector-add", params, AXES, series, unit="n", progress=_progress,
         what_if_copied=what_if, note_groups=(_notes(params, gpu_reason, spec), assumptions),
+        host_bytes=lambda n: 4 * n * 4,  # a, b, the result and numpy's temporary, float32
     )  # fmt: skip
     return (yield from run_sweep(sweep, params.sizes))
 

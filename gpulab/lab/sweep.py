@@ -31,8 +31,9 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpulab import cuda
+from gpulab import cuda, hostmem
 from gpulab.catalogue import Message, Note, msg
+from gpulab.hostmem import bytes_text
 from gpulab.lab.base import Cancelled, Event, ExperimentGen, ParamError, PartialPoint, Progress, params_to_dict
 from gpulab.measure import (
     Ceiling,
@@ -43,6 +44,7 @@ from gpulab.measure import (
     gpu_bandwidth_ceiling,
     modelled_point,
     noisy_notes,
+    size_text,
     what_if_copied_note,
 )
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -187,7 +189,9 @@ class Sweep:
     ``release(size, operands)`` frees what they hold once every series has had that size (also
     when the run stops there); ``progress`` words the status line of one series at one size, and
     its fraction runs over ``progress_span``; ``unit`` names the size in the crossover notes
-    ("N" or "n"); ``note_groups`` follow the crossover notes, in order."""
+    ("N" or "n"); ``note_groups`` follow the crossover notes, in order. ``host_bytes(size)``,
+    when given, is what one size's operands and its series' work take in this computer's memory:
+    :func:`run_sweep` leaves out the sizes that would not fit in it, before anything runs."""
 
     experiment: str
     params: Any
@@ -200,6 +204,7 @@ class Sweep:
     progress_span: tuple[float, float] = (0.0, 1.0)
     what_if_copied: WhatIfCopied | None = None
     note_groups: Sequence[Sequence[Message | str]] = field(default_factory=tuple)
+    host_bytes: Callable[[int], int] | None = None
 
     def empty_series(self, declared: SweepSeries) -> Series:
         axes = self.axes
@@ -236,13 +241,37 @@ def run_sweep(sweep: Sweep, sizes: Sequence[int]) -> ExperimentGen:
     Result with the notes of any stopped series, the noise notes, one crossover note per GPU or
     modelled series (and the what-if-copied note), read from clean points only; a run with
     flagged points leads with a note saying they were left out."""
+    sizes, memory_notes = sizes_that_fit(sweep, sizes, hostmem.available_memory_bytes())
     swept = yield from sweep_points(sweep, sizes)
     yield Progress(1.0, msg("progress.done"))
     result = Result(sweep.experiment, params_to_dict(sweep.params), tuple(swept.series.values()))
     headline = _flagged_headline(result)
-    notes = merge_notes(headline, swept.stopped_notes(), noisy_notes(result, sweep.unit),
+    notes = merge_notes(headline, memory_notes, swept.stopped_notes(), noisy_notes(result, sweep.unit),
                         _crossings(sweep, result, sizes), *sweep.note_groups)  # fmt: skip
     return Result(sweep.experiment, result.params, result.series, notes)
+
+
+# The share of the memory free now that one size may take: the rest is left to the system, the
+# window and the measurements' own temporaries.
+MEMORY_SHARE = 0.8
+
+
+def sizes_that_fit(sweep: Sweep, sizes: Sequence[int], free_bytes: int | None) -> tuple[list[int], list[Message]]:
+    """The sizes whose ``host_bytes`` fit in :data:`MEMORY_SHARE` of ``free_bytes`` (all of them
+    when either is unknown) and a note naming the ones left out; ParamError when none fits, so a
+    size that cannot be allocated is refused before the run instead of failing in it."""
+    if sweep.host_bytes is None or not free_bytes:
+        return list(sizes), []
+    budget = int(free_bytes * MEMORY_SHARE)
+    fitting = [size for size in sizes if sweep.host_bytes(size) <= budget]
+    if len(fitting) == len(sizes):
+        return fitting, []
+    left_out = [size for size in sizes if size not in fitting]
+    facts = {"unit": sweep.unit, "sizes": ", ".join(size_text(size) for size in left_out),
+             "need": bytes_text(sweep.host_bytes(left_out[0])), "free": bytes_text(free_bytes)}  # fmt: skip
+    if not fitting:
+        raise ParamError(msg("sweep.error.no-size-fits", **facts))
+    return fitting, [msg("note.sweep.sizes-left-out", **facts)]
 
 
 def sweep_points(sweep: Sweep, sizes: Sequence[int]) -> Generator[Event, None, Swept]:

@@ -331,3 +331,34 @@ def test_a_flagged_cpu_point_is_left_out_of_the_crossover_and_the_headline_says_
 def test_a_run_with_only_clean_points_has_no_flagged_headline():
     _events, result = run_fake()
     assert result.notes[0].startswith("Crossover:")
+
+
+def test_sizes_that_would_not_fit_in_memory_are_left_out_before_the_run_with_a_note():
+    from gpulab.lab.sweep import MEMORY_SHARE, Axes, Sweep, sizes_that_fit
+
+    sweep = Sweep("toy", None, Axes("n", "", "y", ""), [], unit="n", host_bytes=lambda n: 8 * n)
+    free = 1 << 20
+    fitting, notes = sizes_that_fit(sweep, [1024, 1 << 16, 1 << 20], free)
+    assert fitting == [1024, 1 << 16] and 8 * (1 << 16) <= MEMORY_SHARE * free < 8 * (1 << 20)
+    assert [note.key for note in notes] == ["note.sweep.sizes-left-out"] and notes[0].args["sizes"] == "2^20"
+
+
+def test_a_sweep_where_no_size_fits_is_refused_naming_the_memory_it_needs():
+    from gpulab.catalogue import render
+    from gpulab.lab.sweep import Axes, Sweep, sizes_that_fit
+
+    sweep = Sweep("toy", None, Axes("n", "", "y", ""), [], unit="n", host_bytes=lambda n: 16 * n)
+    with pytest.raises(ParamError) as refused:
+        sizes_that_fit(sweep, [1 << 30], 1 << 30)
+    assert "16 GiB" in render(refused.value.message) and "1 GiB is free" in render(refused.value.message)
+    assert sizes_that_fit(sweep, [1 << 30], None) == ([1 << 30], [])  # unknown free memory: no guess
+
+
+def test_vector_add_refuses_two_billion_elements_before_allocating_them(monkeypatch):
+    from gpulab import experiments, hostmem
+    from gpulab.experiments import vector_add
+
+    monkeypatch.setattr(hostmem, "available_memory_bytes", lambda: 16 << 30)
+    params = experiments.params_from_strings(vector_add.Params, {"sizes": "2147483647"})
+    with pytest.raises(ParamError, match="No size fits"):
+        drive(vector_add.run(params, Context()))

@@ -489,7 +489,7 @@ def _error_provenance() -> Provenance:
         "cores sum; fp32 and fp64 in their own format; C stored in the format's output type; compared with A·B in "
         "FP64 (long double for FP64 itself)"),
         "long_double_significand_bits": int(np.finfo(np.longdouble).nmant) + 1}  # fmt: skip
-    return Provenance("measured", base.device, details)
+    return Provenance("emulated", base.device, details)  # computed exactly in software, not timed: not measured
 
 
 def _errors(lab: _Lab) -> Iterator[PartialPoint | Progress]:

@@ -1245,8 +1245,8 @@
         <translation>占峰值</translation>
     </message>
     <message>
-        <source>Error</source>
-        <translation>误差</translation>
+        <source>Error (%1)</source>
+        <translation>误差（%1）</translation>
     </message>
     <message>
         <source>Memory</source>
@@ -2328,6 +2328,10 @@
         <translation>内存流量</translation>
     </message>
     <message>
+        <source>Memory</source>
+        <translation type="unfinished">内存</translation>
+    </message>
+    <message>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -2336,8 +2340,20 @@
         <translation>在 GPU 上</translation>
     </message>
     <message>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>printf output</source>
         <translation>printf 输出</translation>
+    </message>
+    <message>
+        <source>printf</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Compare with:</source>

@@ -65,7 +65,7 @@ def test_in_chinese_the_table_and_its_badges_are_chinese(qtbot, window):
     panel = _run(qtbot, window, "fp16, fp8")
     switch_language(window, "zh")
     header = panel.table.tree.headerItem()
-    assert [header.text(c) for c in range(6)] == ["格式", "TFLOP/s", "来源", "占峰值", "误差", "内存"]
+    assert [header.text(c) for c in range(6)] == ["格式", "TFLOP/s", "来源", "占峰值", "误差（仿真）", "内存"]
     assert {row[2] for row in panel.table.rows()} == {"模型估算"}
     assert "GPU：" in panel.table.caption.text()
     switch_language(window, "en")

@@ -155,8 +155,9 @@ class PrecisionPanel(LabPanel):
         return self.view_splitter
 
     def retranslate(self) -> None:
+        error = self.tr("Error (%1)").replace("%1", kind_label("emulated"))  # computed here, unlike the rates
         self.table.tree.setHeaderLabels([self.tr("Format"), self.tr("TFLOP/s"), self.tr("Source"),
-                                         self.tr("Of peak"), self.tr("Error"), self.tr("Memory")])  # fmt: skip
+                                         self.tr("Of peak"), error, self.tr("Memory")])  # fmt: skip
         header = self.table.tree.headerItem()
         header.setToolTip(1, self.tr("GPU throughput: measured on this GPU where it ran, else modelled"))
         header.setToolTip(3, self.tr("Percent of the spec-sheet peak of this format"))

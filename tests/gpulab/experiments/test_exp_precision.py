@@ -29,7 +29,7 @@ def test_each_series_says_what_it_is_and_puts_each_format_at_its_own_x(result):
     assert {"model", "cpu-numpy", "error"} <= set(keys)
     assert keys["model"].provenance.kind == "modelled" and keys["model"].role == "model"
     assert keys["cpu-numpy"].provenance.kind == "measured" and keys["cpu-numpy"].role == "cpu"
-    assert keys["error"].provenance.kind == "measured" and keys["error"].role == "cpu"
+    assert keys["error"].provenance.kind == "emulated" and keys["error"].role == "cpu"  # computed exactly, not timed
     assert "rounded to each format" in keys["error"].provenance.details["what"]
     for series in result.series:
         for point in series.points:

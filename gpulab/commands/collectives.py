@@ -13,6 +13,8 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Mapping
+from typing import Any
 
 # Variables a launcher sets in every rank's environment (Open MPI, PMI/MPICH and PMIx, Slurm).
 LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID")
@@ -47,14 +49,21 @@ def _params(args: argparse.Namespace) -> object:
 
 def run(args: argparse.Namespace) -> int:
     from gpulab.experiments import ExperimentError
+    from gpulab.output import output_problem
 
-    report = args.report or time.strftime("gpulab-collectives-%Y%m%d-%H%M%S.json")
+    report = args.report if args.report is not None else time.strftime("gpulab-collectives-%Y%m%d-%H%M%S.json")
     try:
         params = _params(args)
     except ExperimentError as exc:
         print(f"gpulab collectives: {exc}", file=sys.stderr)
         return 2
-    return _as_rank(params, report) if under_launcher() else _launch(params, report)
+    launched = under_launcher()
+    # Checked before the run (by the rank that writes it), so that a typo does not cost the points.
+    problem = output_problem(report) if not launched or _world_rank() == 0 else None
+    if problem:
+        print(f"gpulab collectives: --report {report}: {problem}", file=sys.stderr)
+        return 2
+    return _as_rank(params, report) if launched else _launch(params, report)
 
 
 def _as_rank(params: object, report: str) -> int:
@@ -88,20 +97,53 @@ def _world_rank() -> int:
 
 
 def _launch(params: object, report: str) -> int:
-    """No launcher around us: run the lab, which starts mpiexec (or drives the local GPUs)."""
-    from gpulab.experiments import ExperimentError, PartialPoint, collectives, drive
+    """No launcher around us: run the lab, which starts mpiexec (or drives the local GPUs). A
+    signal keeps the points measured so far (marked partial); so does a rank that dies, which
+    makes the exit status 1."""
+    import threading
 
-    def show(event: object) -> None:
-        if isinstance(event, PartialPoint):
-            extra = event.point.extra
-            print(f"{event.series:<22} S={int(event.point.x):>11} B  busbw {event.point.y:9.3f} GB/s  "
-                  f"algbw {extra.get('algbw_gb_s', 0):9.3f} GB/s  wrong {extra.get('wrong', 0)}", file=sys.stderr)
+    from gpulab.catalogue import Note
+    from gpulab.cluster.report import AXES
+    from gpulab.commands.interrupt import Interrupted, SignalGuard, drive_keeping, report_interrupted
+    from gpulab.experiments import ExperimentError, collectives
+    from gpulab.output import emit_json
 
-    try:
-        result = drive(collectives.run(params, collectives.Context()), show)  # type: ignore[arg-type]
-    except ExperimentError as exc:
-        print(f"gpulab collectives: {exc}", file=sys.stderr)
-        return 1
-    result.save(report)
-    print(f"gpulab collectives: report written to {report}", file=sys.stderr)
-    return 0
+    prog = "gpulab collectives"
+    axes = (Note(AXES[0]), str(AXES[1]), Note(AXES[2]), str(AXES[3]))
+    with SignalGuard(threading.Event()) as guard:
+        try:
+            result = drive_keeping(collectives.run(params, collectives.Context(cancel_event=guard.cancel)),  # type: ignore[arg-type]
+                                   guard, "collectives", params, _show, axes)  # fmt: skip
+        except Interrupted as stop:
+            assert stop.partial is not None
+            return report_interrupted(stop, prog, report, emit_json(stop.partial.to_json_dict(), report, prog))
+        except ExperimentError as exc:
+            print(f"{prog}: {exc}", file=sys.stderr)
+            return 1
+        code = emit_json(result.to_json_dict(), report, prog)
+    if result.partial is not None:
+        return _report_failure(result.partial, report, code)
+    if code == 0:
+        print(f"{prog}: report written to {report}", file=sys.stderr)
+    if guard.fired is not None:  # the run had ended: the whole report is written, the signal still stops us
+        return 128 + guard.fired
+    return code
+
+
+def _show(event: object) -> None:
+    from gpulab.experiments import PartialPoint
+
+    if isinstance(event, PartialPoint):
+        extra = event.point.extra
+        print(f"{event.series:<22} S={int(event.point.x):>11} B  busbw {event.point.y:9.3f} GB/s  "
+              f"algbw {extra.get('algbw_gb_s') or 0:9.3f} GB/s  wrong {extra.get('wrong', 0)}", file=sys.stderr)
+
+
+def _report_failure(partial: Mapping[str, Any], report: str, written: int) -> int:
+    """A run its ranks cut short: which ranks, why, their standard error, and where the points went."""
+    ranks = ", ".join(map(str, partial.get("ranks") or [])) or "unknown"
+    where = f"written to {report}" if written == 0 else "kept where the line above says"
+    print(f"gpulab collectives: the run failed ({partial.get('reason')}; rank {ranks}); the {partial.get('points')} "
+          f"points measured before are {where}, marked partial. Standard error of the ranks:\n"
+          f"{partial.get('stderr') or '-'}", file=sys.stderr)  # fmt: skip
+    return 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -73,27 +72,36 @@ def run_experiment(args: argparse.Namespace) -> int:
     except ExperimentError as exc:
         print(f"gpulab run: {exc}", file=sys.stderr)
         return 2
-    if args.json:
+    if args.json is not None:  # an empty path is refused, not taken as "no file"
         from gpulab.output import output_problem
 
         problem = output_problem(args.json)
         if problem:
             print(f"gpulab run: --json {args.json}: {problem}", file=sys.stderr)
             return 2
-    cancel = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-    try:
-        ctx = experiments.Context(cancel_event=cancel, device_index=args.device)
-        result = experiments.drive(module.run(params, ctx), _printer(args.quiet), cancel)
-    except experiments.Cancelled:
-        print("gpulab run: cancelled", file=sys.stderr)
-        return 130
-    except Exception as exc:  # an experiment failure is reported, not a traceback
-        print(f"gpulab run: {args.name} failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    return _emit(result, args.json)
+    from gpulab.commands.interrupt import Interrupted, SignalGuard, drive_keeping, report_interrupted
+
+    with SignalGuard(threading.Event()) as guard:
+        try:
+            ctx = experiments.Context(cancel_event=guard.cancel, device_index=args.device)
+            result = drive_keeping(module.run(params, ctx), guard, args.name, params, _printer(args.quiet))
+        except Interrupted as stop:
+            assert stop.partial is not None
+            return report_interrupted(stop, "gpulab run", args.json, _emit(stop.partial, args.json))
+        except experiments.Cancelled:
+            print("gpulab run: cancelled", file=sys.stderr)
+            return 130
+        except Exception as exc:  # an experiment failure is reported, not a traceback
+            print(f"gpulab run: {args.name} failed: {exc}", file=sys.stderr)
+            return 1
+        code = _emit(result, args.json)
+    if result.partial is not None:  # a lab that stopped early on its own (a rank died): kept, but not a success
+        print(f"gpulab run: {args.name} stopped early ({result.partial.get('cause', '?')}); the points "
+              f"measured before were kept, marked partial", file=sys.stderr)  # fmt: skip
+        code = code or 1
+    if guard.fired is not None:  # the run had ended: its whole result is written, the signal still stops us
+        return 128 + guard.fired
+    return code
 
 
 def _printer(quiet: bool) -> Callable[[Event], None]:

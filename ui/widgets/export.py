@@ -23,19 +23,31 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QImageWriter, QPaintDevice, QPainter, QPalette, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QImageWriter,
+    QPaintDevice,
+    QPainter,
+    QPalette,
+    QPen,
+    QPolygonF,
+)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMenu, QStackedWidget, QTabWidget, QToolButton, QWidget
 
 from gpulab.results import Result, Series, host_summary
-from ui.i18n import engine_message
+from ui.i18n import engine_message, localized
 from ui.widgets.badge import BADGE_COLOURS, kind_label
 
 FORMATS = ("png", "svg", "csv", "json")
 PICTURES = ("png", "svg")
 CSV_COLUMNS = ("series", "provenance", "device", "x", "x_unit", "y", "y_unit", "spread", "seconds", "repeats", "extra")
 PNG_SCALE = 2  # a slide is shown larger than the window it was taken from: twice the pixels keep it sharp
-MARGIN_PX, GAP_PX, SAMPLE_PX = 12, 6, 28
+MARGIN_PX, GAP_PX, SAMPLE_PX, SYMBOL_PX = 12, 6, 28, 9
 MAX_ENTRIES = 16  # a legend of more series than this would take the picture's room; the CSV has them all
 translate = QCoreApplication.translate
 
@@ -45,11 +57,19 @@ translate = QCoreApplication.translate
 
 @dataclass(frozen=True)
 class LegendEntry:
-    """One series in the footer: its name, its provenance kind and the pen of its curve (None: no sample)."""
+    """One series in the footer: its name, its provenance kind, and how its curve is drawn (its line's
+    pen, its symbol with the symbol's pen and brush) for the sample; no pen and no symbol: no sample."""
 
     text: str
     kind: str = ""
     pen: QPen | None = None
+    symbol: str = ""
+    symbol_pen: QPen | None = None
+    symbol_brush: QBrush | None = None
+
+    @property
+    def has_sample(self) -> bool:
+        return self.pen is not None or bool(self.symbol)
 
 
 @dataclass(frozen=True)
@@ -65,15 +85,32 @@ class Caption:
 
 def plot_entries(plot: Any) -> list[LegendEntry]:
     """A live plot's curves as legend entries, in curve order, with each curve's own pen."""
-    from ui.widgets.live_plot import series_title  # pyqtgraph is imported with the first plot, not with this module
+    import pyqtgraph as pg  # imported with the first plot, not with this module
+
+    from ui.widgets.live_plot import series_title
 
     entries = []
     for name, curve in plot.curves.items():
         kind = plot.kinds.get(name, "")
         text = series_title(plot.labels.get(name, name), kind)
         note = plot.legend_note(plot.labels.get(name, name))
-        entries.append(LegendEntry(f"{text} ({note})" if note else text, kind, QPen(curve.opts["pen"])))
+        opts = curve.opts
+        symbol = opts.get("symbol") if isinstance(opts.get("symbol"), str) else ""
+        pens = _first(pg.mkPen, opts.get("pen")), _first(pg.mkPen, opts.get("symbolPen"))
+        label = text + localized(f" ({note})", f"（{note}）") if note else text
+        entries.append(LegendEntry(label, kind, pens[0], symbol, pens[1], _first(pg.mkBrush, opts.get("symbolBrush"))))
     return entries
+
+
+def _first(make: Callable[[Any], Any], value: Any) -> Any:
+    """A curve's pen or brush as Qt's own (the first of a per-point list); None where pyqtgraph's
+    spec is something else (the sample then goes without it rather than the export failing)."""
+    if isinstance(value, (list, tuple)) and value and not isinstance(value[0], (int, float)):
+        value = value[0]
+    try:
+        return make(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def result_entries(all_series: Iterable[Series]) -> list[LegendEntry]:
@@ -196,7 +233,7 @@ class _Layout:
         row_px = max(text.height(), badge.height() + 4) + 4
         chips, x, y = [], MARGIN_PX, top
         for entry in entries:
-            sample = SAMPLE_PX + GAP_PX if entry.pen is not None else 0
+            sample = SAMPLE_PX + GAP_PX if entry.has_sample else 0
             words = min(text.horizontalAdvance(entry.text), self.width - 2 * MARGIN_PX - sample)
             pill = badge.horizontalAdvance(kind_label(entry.kind)) + 12 if entry.kind else 0
             width = sample + words + (GAP_PX + pill if pill else 0)
@@ -235,12 +272,7 @@ def _paint(painter: QPainter, widget: QWidget, caption: Caption, layout: _Layout
 
 
 def _paint_chip(painter: QPainter, chip: _Chip, layout: _Layout, ink: QColor) -> None:
-    middle = chip.box.center().y()
-    if chip.entry.pen is not None:
-        pen = QPen(chip.entry.pen)
-        pen.setWidthF(max(2.0, pen.widthF()))
-        painter.setPen(pen)
-        painter.drawLine(QPointF(chip.box.left(), middle), QPointF(chip.box.left() + SAMPLE_PX, middle))
+    _paint_sample(painter, chip.entry, QPointF(chip.box.left() + SAMPLE_PX / 2, chip.box.center().y()))
     words_right = chip.badge.left() - GAP_PX if chip.badge is not None else chip.box.right()
     painter.setPen(ink)
     painter.setFont(layout.body)
@@ -256,6 +288,27 @@ def _paint_chip(painter: QPainter, chip: _Chip, layout: _Layout, ink: QColor) ->
         painter.setPen(QColor(foreground))
         painter.setFont(layout.badge)
         painter.drawText(chip.badge, int(Qt.AlignmentFlag.AlignCenter), kind_label(chip.entry.kind))
+
+
+def _paint_sample(painter: QPainter, entry: LegendEntry, middle: QPointF) -> None:
+    """The curve's line across the sample and its symbol in the middle, as the plot draws them."""
+    if entry.pen is not None and entry.pen.style() != Qt.PenStyle.NoPen:
+        pen = QPen(entry.pen)
+        pen.setWidthF(max(2.0, pen.widthF()))
+        painter.setPen(pen)
+        painter.drawLine(middle - QPointF(SAMPLE_PX / 2, 0), middle + QPointF(SAMPLE_PX / 2, 0))
+    if not entry.symbol:
+        return
+    painter.setPen(entry.symbol_pen or QPen(Qt.PenStyle.NoPen))
+    painter.setBrush(entry.symbol_brush or QBrush())
+    r = SYMBOL_PX / 2
+    if entry.symbol == "t":  # pyqtgraph's "t": a triangle pointing down
+        painter.drawPolygon(QPolygonF([middle + QPointF(-r, -r), middle + QPointF(r, -r), middle + QPointF(0, r)]))
+    elif entry.symbol == "o":
+        painter.drawEllipse(middle, r, r)
+    else:  # any other symbol: a square says "a point here" well enough beside the name
+        painter.drawRect(QRectF(middle.x() - r, middle.y() - r, 2 * r, 2 * r))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
 
 
 def _paint_on(device: QPaintDevice, scale: float, widget: QWidget, caption: Caption, layout: _Layout) -> None:

@@ -188,7 +188,16 @@ def test_the_panel_fits_a_1024_by_768_window(qtbot, services, theme):
     assert hint.width() <= 780 and hint.height() <= 640
 
 
-def test_the_crossover_is_marked_on_both_plots(qtbot, panel):
+@pytest.fixture
+def quiet_machine(monkeypatch):
+    """Every measured point taken as clean: these tests are about drawing a crossover, which a loaded
+    machine's flagged points would rightly withhold (that is tested in the engine's tests)."""
+    from gpulab import measure
+
+    monkeypatch.setattr(measure, "is_clean", lambda point: True)
+
+
+def test_the_crossover_is_marked_on_both_plots(qtbot, panel, quiet_machine):
     run_to_end(qtbot, panel, matmul.Params(sizes=(64, 512), repeats=1, cpu_single_thread=False))
     assert panel.crossover_size in (64, 512)  # a modelled H100 beats two CPU cores by N=512
     assert len(panel.markers) == 2
@@ -273,7 +282,7 @@ def test_the_engine_announces_the_modelled_kind_through_the_job(qtbot, panel):
     assert (model_name(panel), "modelled") in kinds
 
 
-def test_the_crossover_label_uses_the_projector_type_and_text_colour(qtbot, panel):
+def test_the_crossover_label_uses_the_projector_type_and_text_colour(qtbot, panel, quiet_machine):
     from ui.theme import apply_theme, current_theme
 
     run_to_end(qtbot, panel, matmul.Params(sizes=(64, 512), repeats=1, cpu_single_thread=False))

@@ -11,7 +11,6 @@ its own file), and whoever reads the lines keeps the points that came before.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import queue
 import shutil
@@ -21,13 +20,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
 from gpulab.catalogue import Message, msg
+from gpulab.cluster.report import read_line
 
 INSTALL_HINT = "pip install -e '.[mpi]'"
 STDERR_TAIL_LINES = 12
@@ -43,11 +44,14 @@ class MpiStatus:
 
 
 class RankFailure(Exception):
-    """A rank died or hung; ``reason`` says which (a message), ``stderr`` what the ranks wrote."""
+    """A rank died or hung, or sent a line that is no event; ``reason`` says which (a message),
+    ``stderr`` what the ranks wrote, ``ranks`` the ranks that wrote on standard error (the likely
+    culprits: a rank that fails prints its traceback there), [] when none did or none is known."""
 
-    def __init__(self, reason: Message, stderr: str) -> None:
+    def __init__(self, reason: Message, stderr: str, ranks: Sequence[int] = ()) -> None:
         self.reason = reason
         self.stderr = stderr
+        self.ranks = list(ranks)
         super().__init__(f"{reason.text} {stderr}".strip())
 
 
@@ -129,6 +133,23 @@ def stderr_text(folder: Path) -> str:
     return "\n".join(parts)
 
 
+def ranks_that_wrote(folder: Path) -> list[int]:
+    """The ranks whose ``rank-N.stderr`` in ``folder`` is not empty, in order."""
+    ranks = []
+    for path in folder.glob("rank-*.stderr"):
+        number = path.stem.removeprefix("rank-")
+        try:
+            if number.isdigit() and path.stat().st_size > 0:
+                ranks.append(int(number))
+        except OSError:
+            continue
+    return sorted(ranks)
+
+
+def _failure(reason: Message, folder: Path) -> RankFailure:
+    return RankFailure(reason, stderr_text(folder), ranks_that_wrote(folder))
+
+
 def _stop(process: subprocess.Popen[str]) -> None:
     """End the job and everything it started (its own process group), gently first."""
     if process.poll() is not None:
@@ -150,13 +171,32 @@ def _stop(process: subprocess.Popen[str]) -> None:
 
 def stream_events(command: Sequence[str], env: dict[str, str] | None, silence_s: float,
                   check_cancelled: Callable[[], None] | None = None,
-                  stderr_dir: Path | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
+                  stderr_dir: Path | None = None) -> Generator[dict[str, Any], None, None]:  # fmt: skip
     """Run ``command`` and yield each JSON object it prints on standard output, as it comes.
 
     Raises :class:`RankFailure` when it exits before a ``{"event": "done"}`` line (a rank died) or
     prints nothing for ``silence_s`` seconds (a rank hangs); the job is stopped either way, and when
-    ``check_cancelled`` raises (the run was cancelled) or the caller stops reading."""
-    folder = stderr_dir or Path(tempfile.mkdtemp(prefix="gpulab-ranks-"))
+    ``check_cancelled`` raises (the run was cancelled) or the caller stops reading. The standard
+    error files go to ``stderr_dir``, or to a temporary folder removed when the job ends."""
+    if stderr_dir is not None:
+        yield from _run_job(command, env, silence_s, check_cancelled, stderr_dir)
+        return
+    with rank_folder() as folder:
+        yield from _run_job(command, env, silence_s, check_cancelled, folder)
+
+
+@contextmanager
+def rank_folder() -> Iterator[Path]:
+    """A temporary ``gpulab-ranks-*`` folder for the ranks' standard error, removed however the run ends."""
+    folder = Path(tempfile.mkdtemp(prefix="gpulab-ranks-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_job(command: Sequence[str], env: dict[str, str] | None, silence_s: float,
+             check_cancelled: Callable[[], None] | None, folder: Path) -> Iterator[dict[str, Any]]:  # fmt: skip
     with open(folder / "launcher.stderr", "w", encoding="utf-8") as launcher_err:
         process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=launcher_err, text=True,
                                    env=env, stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
@@ -184,28 +224,18 @@ def _events(process: subprocess.Popen[str], lines: queue.Queue[str | None], sile
         except queue.Empty:
             if time.monotonic() - last > silence_s:
                 _stop(process)
-                raise RankFailure(msg("collectives.failure.hung", seconds=round(silence_s, 1)),
-                                  stderr_text(folder)) from None
+                raise _failure(msg("collectives.failure.hung", seconds=round(silence_s, 1)), folder) from None
             continue
         if line is None:
             break
         last = time.monotonic()
-        event = _parse(line)
+        event = read_line(line)
         if event is not None:
             finished = finished or event.get("event") == "done"
             yield event
     code = process.wait()
     if code != 0 or not finished:
-        raise RankFailure(msg("collectives.failure.died", code=code), stderr_text(folder))
-
-
-def _parse(line: str) -> dict[str, Any] | None:
-    """A JSON object line, or None for anything else a launcher may print on standard output."""
-    text = line.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        event = json.loads(text)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
+        failure = _failure(msg("collectives.failure.died", code=code), folder)
+        if failure.ranks:
+            failure.reason = msg("collectives.failure.died-ranks", code=code, ranks=failure.ranks)
+        raise failure

@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Deferred: the Result and the lab platform's events would add about 0.1 s to every rank's start.
         from gpulab.cluster.report import write_report
 
-        write_report(emit.events, args, args.report)
+        return write_report(emit.events, args, args.report)
     return 0
 
 

@@ -8,17 +8,19 @@ memory; :func:`write_report` is rank 0's saved Result, which the lab opens as re
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import socket
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from gpulab import hostmem
 from gpulab.catalogue import Message, Note, msg
 from gpulab.cluster import busbw
 from gpulab.lab.base import PartialPoint
+from gpulab.measure import flagged
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 COLLECTIVES = busbw.COLLECTIVES
@@ -38,45 +40,96 @@ class SizedRun(Protocol):
     def sizes(self) -> Sequence[int]: ...
 
 
+# Points one run may bring: far above a real sweep (6 collectives x 28 sizes = 168), well below what
+# would make a report too big to open again (results.MAX_RESULT_BYTES: about 350 B a point).
+MAX_POINTS = 20_000
+NUMBER_FIELDS = ("seconds", "algbw_gb_s", "busbw_gb_s")
+OPTIONAL_NUMBER_FIELDS = ("seconds_iqr", "busbw_iqr")
+COUNT_FIELDS = ("count", "repeats", "wrong")
+
+
+class BadEvent(ValueError):
+    """A rank's (or a launcher's) line that is a JSON object but not a well-formed event, or one
+    point too many; ``message`` says which field and why."""
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        super().__init__(message.text)
+
+
+class TooManyPoints(BadEvent):
+    """A point past the run's bound (:data:`MAX_POINTS`)."""
+
+
+def read_line(line: str) -> dict[str, Any] | None:
+    """The one reader of the ranks' lines: a JSON object, or None for anything else a launcher may
+    print on standard output (a warning, a list). Its fields are checked by :func:`point_of`."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        event = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return event if isinstance(event, dict) else None
+
+
 @dataclass
 class Collector:
-    """Points from the ranks' events, as series (one per collective × backend) and partial points."""
+    """Points from the ranks' events, as series (one per collective × backend) and partial points.
+
+    Points are kept in lists and become series only when asked for (:attr:`series`, :meth:`result`):
+    one point costs the same whether it is the first or the 100,000th."""
 
     backend: str
     params: Mapping[str, Any]
     hello: dict[str, Any] = field(default_factory=dict)
-    series: dict[str, Series] = field(default_factory=dict)
     plain: list[dict[str, Any]] = field(default_factory=list)
+    max_points: int = MAX_POINTS
+    _points: dict[str, list[Point]] = field(default_factory=dict)
+    _empty: dict[str, Series] = field(default_factory=dict)
+    _count: int = 0
 
     def provenance(self) -> Provenance:
         return provenance_of(self.backend, self.hello)
 
     def add(self, event: Mapping[str, Any]) -> PartialPoint | None:
-        """Take one event; a point comes back as the PartialPoint to yield."""
+        """Take one event; a point comes back as the PartialPoint to yield. A malformed event, or a
+        point past :attr:`max_points`, raises :class:`BadEvent`."""
         kind = event.get("event")
         if kind == "hello":
-            self.hello = dict(event)
+            self.hello = hello_of(event)
         elif kind == "plain":
+            point_of(event)  # checked as a point is, kept as it came
             self.plain.append(dict(event))
         elif kind == "point":
-            collective = str(event["collective"])
+            if self._count >= self.max_points:
+                raise TooManyPoints(msg("collectives.failure.too-many-points", limit=self.max_points))
             point = point_of(event)
-            key = series_key(self.backend, collective)
-            if key not in self.series:
-                self.series[key] = empty_series(self.backend, collective, self.provenance())
-            self.series[key] = self.series[key].with_point(point)
-            return PartialPoint(self.series[key].name, point, self.series[key].provenance)
+            key = series_key(self.backend, str(event["collective"]))
+            if key not in self._empty:
+                self._empty[key] = empty_series(self.backend, str(event["collective"]), self.provenance())
+                self._points[key] = []
+            self._points[key].append(point)
+            self._count += 1
+            return PartialPoint(self._empty[key].name, point, self._empty[key].provenance)
         return None
 
     @property
     def points(self) -> int:
-        return sum(len(s.points) for s in self.series.values())
+        return self._count
+
+    @property
+    def series(self) -> dict[str, Series]:
+        """The series so far, by key (built on each call: read it once a run is over)."""
+        return {key: replace(empty, points=tuple(self._points[key])) for key, empty in self._empty.items()}
 
     def result(self, notes: Iterable[Note | Message | str] = ()) -> Result:
         ordered = sorted(self.series.values(), key=lambda s: COLLECTIVES.index(s.key.split("-", 1)[1]))
         series = tuple(ordered)
         return Result("collectives", dict(self.params), series, merge_notes(wrong_notes(series), notes,
-                                                                            self.standing_notes()))  # fmt: skip
+                                                                            self.standing_notes(),
+                                                                            invalid_notes(series)))  # fmt: skip
 
     def standing_notes(self) -> list[Message]:
         notes = [msg("note.collectives.busbw")]
@@ -103,12 +156,88 @@ def empty_series(backend: str, collective: str, provenance: Provenance) -> Serie
 
 
 def point_of(event: Mapping[str, Any]) -> Point:
-    """x = S in bytes, y = busbw GB/s; algbw, seconds, repeats, wrong and the count in ``extra``."""
-    extra = {"kind": "measured", "algbw_gb_s": float(event["algbw_gb_s"]), "seconds": float(event["seconds"]),
-             "seconds_iqr": event.get("seconds_iqr"), "repeats": int(event["repeats"]),
-             "wrong": int(event["wrong"]), "count": int(event["count"])}  # fmt: skip
-    return Point(x=float(event["message_bytes"]), y=float(event["busbw_gb_s"]), spread=event.get("busbw_iqr"),
-                 extra=extra)  # fmt: skip
+    """x = S in bytes, y = busbw GB/s; algbw, seconds, repeats, wrong and the count in ``extra``.
+
+    Every field is checked: a missing or mistyped one raises :class:`BadEvent` naming it. A time or
+    rate that is NaN or infinite (what a broken timer gives) keeps the point, flagged implausible
+    with the reason and its value left out, so the report never holds a number no loader reads."""
+    collective = event.get("collective")
+    if collective not in COLLECTIVES:
+        raise BadEvent(msg("collectives.failure.bad-field", field="collective", value=_shown(collective),
+                           expected=msg("collectives.expected.one-of", names=", ".join(COLLECTIVES))))  # fmt: skip
+    size = _number(event, "message_bytes")
+    if not math.isfinite(size) or size <= 0:
+        raise BadEvent(msg("collectives.failure.bad-field", field="message_bytes", value=_shown(size),
+                           expected=msg("collectives.expected.bytes")))  # fmt: skip
+    numbers: dict[str, float | None] = {name: _number(event, name) for name in NUMBER_FIELDS}
+    numbers.update({name: _optional_number(event, name) for name in OPTIONAL_NUMBER_FIELDS})
+    counts = {name: _count(event, name) for name in COUNT_FIELDS}
+    bad = [name for name, value in numbers.items() if value is not None and not math.isfinite(value)]
+    clean = {name: (None if name in bad else value) for name, value in numbers.items()}
+    extra: dict[str, Any] = {"kind": "measured", "algbw_gb_s": clean["algbw_gb_s"], "seconds": clean["seconds"],
+                             "seconds_iqr": clean["seconds_iqr"], **counts}  # fmt: skip
+    busbw = clean["busbw_gb_s"]
+    point = Point(x=size, y=busbw if busbw is not None else 0.0, spread=clean["busbw_iqr"], extra=extra)
+    if not bad:
+        return point
+    why = "not a finite number from the ranks: " + ", ".join(f"{name} = {numbers[name]}" for name in bad)
+    return flagged(replace(point, extra={**point.extra, "implausible": why}), ["implausible"])
+
+
+def hello_of(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``hello`` event, its ``ranks`` (a whole number) and ``hosts`` (names) checked."""
+    hello = dict(event)
+    if "ranks" in hello:
+        hello["ranks"] = _count(hello, "ranks")
+    hosts = hello.get("hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+        raise BadEvent(msg("collectives.failure.bad-field", field="hosts", value=_shown(hosts),
+                           expected=msg("collectives.expected.hosts")))  # fmt: skip
+    return hello
+
+
+def _shown(value: Any) -> str:
+    """A field's value for an error message, short."""
+    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _optional_number(event: Mapping[str, Any], name: str) -> float | None:
+    return None if event.get(name) is None else _number(event, name, optional=True)
+
+
+def _number(event: Mapping[str, Any], name: str, optional: bool = False) -> float:
+    value = event.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        expected = msg("collectives.expected.number-or-null" if optional else "collectives.expected.number")
+        got = msg("result.problem.missing") if name not in event else _shown(value)
+        raise BadEvent(msg("collectives.failure.bad-field", field=name, value=got, expected=expected))
+    try:
+        return float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return math.inf
+
+
+def _count(event: Mapping[str, Any], name: str) -> int:
+    value = event.get(name)
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or \
+        (isinstance(value, float) and value.is_integer())  # fmt: skip
+    if not whole or not isinstance(value, (int, float)) or value < 0:
+        got = msg("result.problem.missing") if name not in event else _shown(value)
+        raise BadEvent(msg("collectives.failure.bad-field", field=name, value=got,
+                           expected=msg("collectives.expected.whole")))  # fmt: skip
+    return int(value)
+
+
+def invalid_notes(series: Sequence[Series]) -> list[Message]:
+    """One note per series with points the ranks gave no finite number for."""
+    notes = []
+    for s in series:
+        bad = [p for p in s.points if p.extra.get("implausible")]
+        if bad:
+            notes.append(msg("note.collectives.invalid", series=s.label or s.name, count=len(bad),
+                             sizes=[hostmem.bytes_text(p.x) for p in bad]))  # fmt: skip
+    return notes
 
 
 def device_text(backend: str, hello: Mapping[str, Any]) -> str:
@@ -155,14 +284,15 @@ def fit_sizes(params: SizedRun, available_bytes: int | None) -> tuple[list[int],
                       free=hostmem.bytes_text(available_bytes))]  # fmt: skip
 
 
-def write_report(events: Sequence[Mapping[str, Any]], args: Any, path: str) -> Result:
-    """The Result of a run under mpirun/srun from rank 0's events, saved at ``path`` (rank 0 calls it)."""
+def write_report(events: Sequence[Mapping[str, Any]], args: Any, path: str) -> int:
+    """Save the Result of a run under mpirun/srun from rank 0's events at ``path`` (rank 0 calls
+    it); if that write fails, the result goes to a fallback file it names. 0 when written as asked."""
+    from gpulab.output import emit_json
+
     params = {"backend": args.backend, "ranks": next((e["ranks"] for e in events if e.get("event") == "hello"), 0),
               "collectives": list(args.collectives), "sizes": list(args.sizes),
               "seconds_per_point": args.seconds_per_point}  # fmt: skip
     collector = Collector(args.backend, params)
     for event in events:
         collector.add(event)
-    result = collector.result()
-    result.save(Path(path))
-    return result
+    return emit_json(collector.result().to_json_dict(), path, "gpulab collectives")

@@ -141,9 +141,10 @@ def _show(event: object) -> None:
 
 def _report_failure(partial: Mapping[str, Any], report: str, written: int) -> int:
     """A run its ranks cut short: which ranks, why, their standard error, and where the points went."""
-    ranks = ", ".join(map(str, partial.get("ranks") or [])) or "unknown"
+    ranks = ", ".join(map(str, partial.get("ranks") or []))
+    named = f"; rank {ranks} wrote on standard error" if ranks else ""
     where = f"written to {report}" if written == 0 else "kept where the line above says"
-    print(f"gpulab collectives: the run failed ({partial.get('reason')}; rank {ranks}); the {partial.get('points')} "
+    print(f"gpulab collectives: the run failed ({partial.get('reason')}{named}); the {partial.get('points')} "
           f"points measured before are {where}, marked partial. Standard error of the ranks:\n"
           f"{partial.get('stderr') or '-'}", file=sys.stderr)  # fmt: skip
     return 1

@@ -14,16 +14,28 @@ rank 0 writes a report the lab opens as replayed.
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Literal
 
 from gpulab import hostmem
 from gpulab.catalogue import Message, msg, render
 from gpulab.cluster import busbw
-from gpulab.cluster.mpi_backend import INSTALL_HINT, RankFailure, launch_command, launch_env, mpi_status, stream_events
+from gpulab.cluster.mpi_backend import (
+    INSTALL_HINT,
+    RankFailure,
+    launch_command,
+    launch_env,
+    mpi_status,
+    rank_folder,
+    stderr_text,
+    stream_events,
+)
 from gpulab.cluster.nccl_backend import nccl_status, run_local
-from gpulab.cluster.report import Collector, fit_sizes
+from gpulab.cluster.report import BadEvent, Collector, TooManyPoints, fit_sizes
 from gpulab.lab.base import (
     CheckedParams,
     Context,
@@ -119,33 +131,62 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     sizes, size_notes = fit_sizes(params, hostmem.available_memory_bytes())
     if not sizes:
         raise ExperimentError(size_notes[0])
-    command = launch_command(mpi_status().launcher or "mpiexec", params.ranks,
-                             rank_args(params.collectives, sizes, params.seconds_per_point))  # fmt: skip
     collector = Collector("mpi", params_to_dict(params))
     yield Progress(0.0, msg("progress.collectives.starting", ranks=params.ranks))
-    failure = yield from _stream(collector, command, params, ctx, len(sizes) * len(params.collectives))
+    with rank_folder() as folder:  # the ranks' standard error; removed however the run ends
+        command = launch_command(mpi_status().launcher or "mpiexec", params.ranks,
+                                 [*rank_args(params.collectives, sizes, params.seconds_per_point),
+                                  "--stderr-dir", str(folder)])  # fmt: skip
+        failure = yield from _stream(collector, command, params, ctx, len(sizes) * len(params.collectives), folder)
     yield Progress(1.0, msg("progress.done"))
-    return collector.result([*choice_notes, *size_notes, *failure])
+    notes = [*choice_notes, *size_notes, *([failure_note(failure, collector.points)] if failure else [])]
+    result = collector.result(notes)
+    return replace(result, partial=failure_marker(failure, collector)) if failure else result
 
 
-def _stream(collector: Collector, command: list[str], params: Params, ctx: Context,
-            total: int) -> Generator[Event, None, list[Message]]:  # fmt: skip
-    """Yield the job's points as they come; the failure note (if any) is the generator's value."""
+def _stream(collector: Collector, command: list[str], params: Params, ctx: Context, total: int,
+            folder: Path) -> Generator[Event, None, RankFailure | None]:  # fmt: skip
+    """Yield the job's points as they come; the failure (if any) is the generator's value. A line
+    that is not a well-formed event (or a point past the bound) stops the job as a failed rank does."""
+    events = stream_events(command, launch_env(), params.timeout_s, ctx.check_cancelled, stderr_dir=folder)
     try:
-        for event in stream_events(command, launch_env(), params.timeout_s, ctx.check_cancelled):
+        for event in events:
             partial = collector.add(event)
             if partial is not None:
                 yield Progress(collector.points / total, msg("progress.collectives.point",
                                                              collective=busbw.display_name(event["collective"]),
                                                              size=hostmem.bytes_text(event["message_bytes"])))
                 yield partial
-    except RankFailure as failure:
-        note = msg("collectives.error.failed", reason=failure.reason, stderr=failure.stderr or "-",
-                   points=collector.points)  # fmt: skip
-        if not collector.points:
-            raise ExperimentError(note) from None
-        return [note]
-    return []
+    except BadEvent as bad:
+        events.close()  # stops the job before its standard error is read
+        reason = bad.message if isinstance(bad, TooManyPoints) else msg("collectives.failure.bad-line",
+                                                                         problem=bad.message)  # fmt: skip
+        failure = RankFailure(reason, stderr_text(folder))
+    except RankFailure as died:
+        failure = died
+    else:
+        return None
+    finally:
+        events.close()
+    if not collector.points:
+        raise ExperimentError(failure_note(failure, 0)) from None
+    return failure
+
+
+def failure_note(failure: RankFailure, points: int) -> Message:
+    """The note a run cut short by its ranks carries: why, the points kept, each rank's standard error."""
+    return msg("collectives.error.failed", reason=failure.reason, stderr=failure.stderr or "-", points=points)
+
+
+def failure_marker(failure: RankFailure, collector: Collector) -> dict[str, object]:
+    """The result's ``partial`` marker for a run its ranks cut short (see :mod:`gpulab.results`)."""
+    last = None
+    for series in collector.series.values():  # the last point of the last series that has one
+        if series.points:
+            last = {"series": series.name, "x": series.points[-1].x}
+    return {"cause": "rank failure", "at": datetime.now(timezone.utc).isoformat(), "host": socket.gethostname(),
+            "points": collector.points, "last_point": last, "reason": failure.reason.text,
+            "ranks": failure.ranks, "stderr": failure.stderr}  # fmt: skip
 
 
 LAB = Lab("collectives", section="cluster", order=20, page="collectives",

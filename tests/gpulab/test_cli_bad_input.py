@@ -101,3 +101,8 @@ def test_a_huge_power_is_refused_without_computing_it_in_a_subprocess():
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "far too large" in done.stderr
+
+
+def test_an_empty_json_path_is_refused_not_taken_as_no_file(capsys):
+    code, out, err = _main([*RUN, "--json", ""], capsys)
+    assert code == 2 and "the path is empty" in err and not out

@@ -570,6 +570,10 @@
         <translation>按“运行”：每测出一个点，就会显示在这里。</translation>
     </message>
     <message>
+        <source>Nothing to save yet: run the lab to the end first.</source>
+        <translation>还没有可保存的内容：请先把实验运行完。</translation>
+    </message>
+    <message>
         <source>The run failed before its first point; see the message above.</source>
         <translation>运行在得到第一个点之前就失败了；见上方的消息。</translation>
     </message>
@@ -766,10 +770,6 @@
     <message>
         <source>This result is from %1, not from this lab.</source>
         <translation>这个结果来自 %1，不是本实验的结果。</translation>
-    </message>
-    <message>
-        <source>Nothing to save yet: run the lab to the end first.</source>
-        <translation>还没有可保存的内容：请先把实验运行完。</translation>
     </message>
 </context>
 <context>
@@ -2329,7 +2329,7 @@
     </message>
     <message>
         <source>Memory</source>
-        <translation type="unfinished">内存</translation>
+        <translation>内存</translation>
     </message>
     <message>
         <source>Timeline</source>
@@ -2341,7 +2341,7 @@
     </message>
     <message>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <source>printf output</source>
@@ -2349,11 +2349,11 @@
     </message>
     <message>
         <source>printf</source>
-        <translation type="unfinished"></translation>
+        <translation>printf</translation>
     </message>
     <message>
         <source>Metrics</source>
-        <translation type="unfinished"></translation>
+        <translation>指标</translation>
     </message>
     <message>
         <source>Compare with:</source>

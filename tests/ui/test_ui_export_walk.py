@@ -26,7 +26,7 @@ from tests.ui.walk import click_tab, open_panel, switch_language
 from ui.panels import PANELS, panel_names
 from ui.widgets.export import FORMATS, PICTURES
 
-EXPORTING = [p.name for p in PANELS if p.lab or p.name == "cpu-vs-gpu"]  # the pages with a picture to export
+EXPORTING = [p.name for p in PANELS if p.lab or p.name in ("cpu-vs-gpu", "experiments")]  # pages with a picture
 KEEP = os.environ.get("GPULAB_EXPORT_KEEP")  # a folder to copy the exports into, to look at them
 
 
@@ -67,7 +67,8 @@ def check_reopens(path: Path, fmt: str, panel) -> None:
     elif fmt == "svg":
         assert distinct_colours(reopen_svg(path)) > 20, f"{path.name} draws nothing"
         words = svg_words(path)
-        assert all(word in words for word in panel.heading.text().split()), "the drawing lost its title"
+        title = panel.export_title() if hasattr(panel, "export_title") else panel.heading.text()  # the lab's
+        assert all(word in words for word in title.split()), "the drawing lost its title"
     elif fmt == "csv":
         rows = list(csv.DictReader(path.open(encoding="utf-8")))
         assert rows and all(row["provenance"] for row in rows)

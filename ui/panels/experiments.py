@@ -9,6 +9,7 @@ registered experiment gets a working panel here without code of its own.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -25,6 +26,17 @@ from ui.panels.base import Panel
 from ui.services import Services
 from ui.widgets.badge import weakest_kind
 from ui.widgets.eliding_combo import ElidingComboBox
+from ui.widgets.export import (
+    PICTURES,
+    Caption,
+    ExportButton,
+    caption_of,
+    export_picture,
+    export_result,
+    save,
+    shown_instead,
+    tab_title,
+)
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import ParamsForm
@@ -94,16 +106,19 @@ class ExperimentsPanel(Panel):
         self.legend = self.LEGEND(self.plot)
         self.notes = NotesBox(lines=4)  # whole lines only; the rest scrolls a line at a time
         self.notes.hide()
+        self.export_button = ExportButton()
+        self.export_button.export_requested.connect(self.export)
+        self.export_button.setEnabled(False)  # until a run has finished: nothing to export before
 
     def _build_layout(self) -> None:
         self.experiment_label, self.device_label = QLabel(), QLabel()
         controls = QWidget()
         column = QVBoxLayout(controls)
         for widget in (self.experiment_label, self.experiment_combo, self.description, self.form,
-                       self.device_label, self.device_combo, self.run_controls):  # fmt: skip
+                       self.device_label, self.device_combo, self.run_controls, self.export_button):  # fmt: skip
             column.addWidget(widget)
         column.addStretch(1)
-        self.controls_column = column  # a lab panel adds its export button here
+        self.controls_column = column
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(controls)
         self.splitter.addWidget(self.make_view())
@@ -219,6 +234,7 @@ class ExperimentsPanel(Panel):
         self.notes.setText("")
         self.notes.hide()
         self.set_provenance("")
+        self.export_button.setEnabled(False)
         self.run_controls.set_status(lambda: "")
         self.services.notifier.dismiss()
         self._show_placeholder()
@@ -309,6 +325,37 @@ class ExperimentsPanel(Panel):
         self.plot.label_series(result)
         self._show_notes(result)
         self.set_provenance(weakest_kind(s.provenance.kind for s in result.series))
+        self.export_button.setEnabled(True)
+
+    # ------------------------------------------------------------ export
+
+    def export_title(self) -> str:
+        """The title an exported picture carries: the lab's."""
+        return localized(self.module, "TITLE") if self.module is not None else ""
+
+    def export_view(self) -> QWidget:
+        """The view an exported picture shows: the plot, or what a tab shows in its place."""
+        return shown_instead(self.plot, self)
+
+    def export_caption(self, view: QWidget) -> Caption:
+        """The title (and the tab's), legend, machine and date around the picture of ``view``."""
+        plot = view if view is self.plot else None
+        return caption_of(self.export_title(), self.last_result, plot, tab_title(view, self))
+
+    def export(self, fmt: str, path: str) -> list[str]:
+        """Write the view on screen (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
+        if fmt not in PICTURES and self.last_result is None:
+            self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
+            return []
+
+        def write() -> list[Path]:
+            if fmt in PICTURES:
+                view = self.export_view()
+                return [export_picture(view, self.export_caption(view), path, fmt)]
+            assert self.last_result is not None
+            return [export_result(self.last_result, path, fmt)]
+
+        return save(self.services.notifier, path, write)
 
     def _ended(self, state: str) -> None:
         self.plot.redraw()

@@ -21,27 +21,13 @@ lab's declaration (``LAB = Lab(..., page="<page>")``) makes :mod:`ui.panels` fin
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
-
-from PySide6.QtWidgets import QWidget
 
 from gpulab import experiments
 from gpulab.measure import clean_points
 from gpulab.results import Result
 from ui.panels.experiments import ExperimentsPanel, localized
 from ui.widgets.controls_scroll import ControlsScroll
-from ui.widgets.export import (
-    PICTURES,
-    Caption,
-    ExportButton,
-    caption_of,
-    export_picture,
-    export_result,
-    save,
-    shown_instead,
-    tab_title,
-)
 from ui.widgets.validation_view import ValidationButton, heading_row
 
 
@@ -66,18 +52,14 @@ class LabPanel(ExperimentsPanel):
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
-        self.export_button = ExportButton()
-        self.export_button.export_requested.connect(self.export)
-        self.export_button.setEnabled(False)  # until a run has finished: nothing to export before
         # "How good is this model?": the lab's validation rows (hidden where the lab has none).
         self.validation_button = ValidationButton(self.EXPERIMENT, self._lab_title, self.services.runner)
 
     def _lab_title(self) -> str:
-        return localized(self.module, "TITLE") if self.module is not None else self.EXPERIMENT
+        return self.export_title() or self.EXPERIMENT
 
     def _build_layout(self) -> None:
         super()._build_layout()
-        self.controls_column.insertWidget(self.controls_column.count() - 1, self.export_button)
         page = self.layout()
         page.insertWidget(page.indexOf(self.heading), heading_row(self.heading, self.validation_button))
         self.experiment_label.hide()  # one experiment: the heading names it
@@ -118,13 +100,8 @@ class LabPanel(ExperimentsPanel):
 
     # ------------------------------------------------------------ the run's life
 
-    def forget_run(self) -> None:
-        super().forget_run()
-        self.export_button.setEnabled(False)
-
     def _finished(self, result: Result) -> None:
         super()._finished(result)
-        self.export_button.setEnabled(True)
         self._redecorate(result)
 
     def show_result(self, result: Result) -> None:
@@ -135,29 +112,3 @@ class LabPanel(ExperimentsPanel):
             )
             return
         super().show_result(result)
-
-    # ------------------------------------------------------------ export
-
-    def export_view(self) -> QWidget:
-        """The view an exported picture shows: the plot, or what a tab shows in its place."""
-        return shown_instead(self.plot, self)
-
-    def export_caption(self, view: QWidget) -> Caption:
-        """The title (and the tab's), legend, machine and date around the picture of ``view``."""
-        plot = view if view is self.plot else None
-        return caption_of(self._lab_title(), self.last_result, plot, tab_title(view, self))
-
-    def export(self, fmt: str, path: str) -> list[str]:
-        """Write the view on screen (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
-        if fmt not in PICTURES and self.last_result is None:
-            self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
-            return []
-
-        def write() -> list[Path]:
-            if fmt in PICTURES:
-                view = self.export_view()
-                return [export_picture(view, self.export_caption(view), path, fmt)]
-            assert self.last_result is not None
-            return [export_result(self.last_result, path, fmt)]
-
-        return save(self.services.notifier, path, write)

@@ -247,8 +247,8 @@ def test_a_typed_value_outside_a_declared_limit_is_explained_and_nothing_runs(qt
     qtbot.keyClicks(panel.editors["block"], "192")
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     assert panel.job is None
-    assert panel.services.notifier.history[-1] == (
-        "warning", "Check the parameters: threads per block: must be a power of two from 32 to 256, got 192")  # its label
+    assert panel.services.notifier.history[-1] == (  # the field named by its label, as the form shows it
+        "warning", "Check the parameters: threads per block: must be a power of two from 32 to 256, got 192")
 
 
 def test_choosing_another_experiment_clears_the_last_plot_its_axes_notes_and_failure_banner(

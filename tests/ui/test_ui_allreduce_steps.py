@@ -96,3 +96,15 @@ def test_the_view_alone_lays_out_every_n_without_overlapping_boxes(qtbot):
             assert overlaps == [], (n, algorithm)
             assert all(view.rect().toRectF().contains(box) for box in boxes)
     assert best_grid(16, 100, 100)[:2] == (4, 4)
+
+
+def test_the_badge_says_emulated_over_the_executed_steps_and_modelled_over_the_chart(qtbot, window):
+    from tests.ui.walk import click_tab
+
+    panel = _run(qtbot, window)
+    assert panel.tabs.currentIndex() == 0 and window.badge.kind == "emulated"  # steps run on real vectors
+    click_tab(qtbot, panel.tabs, 1)
+    assert window.badge.kind == "modelled"  # the bandwidths come from the link model
+    click_tab(qtbot, panel.tabs, 0)
+    assert window.badge.kind == "emulated"
+    wait_idle(qtbot, window)

@@ -19,9 +19,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QTabWidget, QVBoxLayout, Q
 from gpulab.catalogue import msg
 from gpulab.cluster import allreduce_steps as ar
 from gpulab.experiments import allreduce_steps as lab
-from gpulab.results import Point, Result
+from gpulab.results import Point, Result, Series
 from ui import i18n
 from ui.panels.lab_panel import LabPanel
+from ui.widgets.badge import weakest_kind
 from ui.widgets.export import Caption, result_entries
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.live_plot import LivePlot
@@ -55,6 +56,11 @@ def runs_of(result: Result) -> dict[str, list[ar.Step]]:
 def verification_of(result: Result, algorithm: str) -> dict[str, Any] | None:
     series = result.get_series(f"{algorithm}-steps")
     return dict(series.points[-1].extra.get("verification") or {}) if series is not None and series.points else None
+
+
+def _how_obtained(series: Series) -> str:
+    """A series' kind, or for a replayed one the kind it had when it was made."""
+    return str(series.provenance.details.get("original_kind", series.provenance.kind))
 
 
 class AllReducePanel(LabPanel):
@@ -110,6 +116,7 @@ class AllReducePanel(LabPanel):
         self.tabs.setUsesScrollButtons(True)
         self.tabs.addTab(steps, "")
         self.tabs.addTab(chart, "")
+        self.tabs.currentChanged.connect(self._badge_for_view)
         return self.tabs
 
     def _build_layout(self) -> None:
@@ -172,6 +179,18 @@ class AllReducePanel(LabPanel):
         if not self.runs:
             self.runs = runs_of(result)
             self._algorithm_chosen()
+        self._badge_for_view()
+
+    def _badge_for_view(self) -> None:
+        """The badge says how the numbers on screen were obtained: the steps are executed exactly on
+        real vectors (emulated), the chart's bandwidths come from the link model (modelled)."""
+        if self.last_result is None:
+            return
+        steps_shown = self.tabs.currentIndex() == 0
+        kinds = [s.provenance.kind for s in self.last_result.series
+                 if (_how_obtained(s) == "emulated") == steps_shown]  # fmt: skip
+        if kinds:
+            self.set_provenance(weakest_kind(kinds))
 
     # ------------------------------------------------------------ the cursor
 

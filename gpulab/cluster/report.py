@@ -20,7 +20,7 @@ from gpulab import hostmem
 from gpulab.catalogue import Message, Note, msg
 from gpulab.cluster import busbw
 from gpulab.lab.base import PartialPoint
-from gpulab.measure import flagged
+from gpulab.measure import flagged, flagged_headline, noise_reasons
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 
 COLLECTIVES = busbw.COLLECTIVES
@@ -127,7 +127,8 @@ class Collector:
     def result(self, notes: Iterable[Note | Message | str] = ()) -> Result:
         ordered = sorted(self.series.values(), key=lambda s: COLLECTIVES.index(s.key.split("-", 1)[1]))
         series = tuple(ordered)
-        return Result("collectives", dict(self.params), series, merge_notes(wrong_notes(series), notes,
+        headline = [found] if (found := flagged_headline(series)) is not None else []
+        return Result("collectives", dict(self.params), series, merge_notes(headline, wrong_notes(series), notes,
                                                                             self.standing_notes(),
                                                                             invalid_notes(series)))  # fmt: skip
 
@@ -178,8 +179,8 @@ def point_of(event: Mapping[str, Any]) -> Point:
                              "seconds_iqr": clean["seconds_iqr"], **counts}  # fmt: skip
     busbw = clean["busbw_gb_s"]
     point = Point(x=size, y=busbw if busbw is not None else 0.0, spread=clean["busbw_iqr"], extra=extra)
-    if not bad:
-        return point
+    if not bad:  # repeats that disagree (ranks sharing busy cores) make a point no claim may rest on
+        return flagged(point, noise_reasons(clean["seconds"] or 0.0, clean["seconds_iqr"], None))
     why = "not a finite number from the ranks: " + ", ".join(f"{name} = {numbers[name]}" for name in bad)
     return flagged(replace(point, extra={**point.extra, "implausible": why}), ["implausible"])
 

@@ -195,6 +195,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                 else:
                     self.typedefs[ext.name] = ct.type_from_specifiers([ext.name]) or ct.INT
             elif isinstance(ext, c_ast.FuncDef):
+                self.check_function_definition(ext)
                 self.declare_function(ext.decl, ext)
                 defs.append(ext)
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
@@ -215,6 +216,16 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                        {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}},
                        self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared,
                        self.files.dynamic_elements)
+
+    def check_function_definition(self, fdef: c_ast.FuncDef) -> None:
+        """C reads ``name { ... }`` (a name, then a block) as a function definition without
+        a parameter list; it is a syntax error, most often a missing ';' after the name."""
+        if isinstance(fdef.decl.type, c_ast.FuncDecl):
+            return
+        name = fdef.decl.name or "the declaration"
+        raise self.error(fdef.decl, f"syntax error: a block {{ ... }} follows '{name}', which is "
+                         "not a function (a function needs its parameter list, as in "
+                         f"'void {name}()'); is a ';' missing after it?", "syntax")
 
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
         fdecl = decl.type

@@ -236,7 +236,13 @@ class Includer:
             raise CompileError(f'#include "{name}": cannot read {path} ({exc})', lineno, column,
                                "#include") from None
         self.read.append((path, stat.st_mtime_ns, stat.st_size))
-        return text.replace("\r\n", "\n")
+        return normalize_newlines(text)
+
+
+def normalize_newlines(text: str) -> str:
+    """The text without a leading UTF-8 byte order mark, with Windows (CR LF) and classic Mac
+    (CR alone) line ends read as LF, as editors and NVCC read them."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _wrap(exc: CompileError, name: str, lineno: int, column: int) -> CompileError:

@@ -23,7 +23,7 @@ from . import coop_groups
 from .cexpr import ConstExprError, evaluate
 from .ctypes_ import TYPEDEF_PRELUDE
 from .errors import CompileError
-from .includes import BUILTIN_HEADERS, Includer, Inclusion, Spans, anchor_site, relocate
+from .includes import BUILTIN_HEADERS, Includer, Inclusion, Spans, anchor_site, normalize_newlines, relocate
 from .machine import Site
 from .templates import TemplateTable, lower_templates
 
@@ -338,6 +338,51 @@ def _condition(expr: str, macros: dict[str, Macro], lineno: int) -> bool:
         raise CompileError(f"cannot evaluate #if condition: {exc}", lineno, 1, "#if") from None
 
 
+# Bounds on what one compile reads, far above any real kernel (the largest in the corpus is
+# 2 KiB with 6 directives and 192-character lines), so that a hostile or generated file is
+# refused at its line in a moment instead of running for minutes or filling memory.
+MAX_SOURCE_CHARS = 1 << 20  # the kernel file's text
+MAX_TOTAL_CHARS = 4 << 20  # the kernel and every header it includes, together
+MAX_LINE_CHARS = 1 << 16  # one line (backslash continuations joined) of any file
+MAX_IF_DEPTH = 256  # #if/#ifdef/#ifndef inside each other
+MAX_DIRECTIVES = 20_000  # directive lines in the kernel and its headers, together
+
+
+class _Budget:
+    """What one preprocessing run has read so far, against the bounds above."""
+
+    def __init__(self) -> None:
+        self.directives = 0
+        self.chars = 0
+
+    def take_text(self, text: str, what: str, line: int | None) -> None:
+        """Count a file's text; the kernel itself may hold at most MAX_SOURCE_CHARS."""
+        if line is None and len(text) > MAX_SOURCE_CHARS:
+            raise CompileError(f"the source is too big for the emulator ({len(text):,} characters; "
+                               f"the limit is {MAX_SOURCE_CHARS:,})", None, None, "source size")
+        self.chars += len(text)
+        if self.chars > MAX_TOTAL_CHARS:
+            raise CompileError(f"{what} brings the text read to {self.chars:,} characters, over the "
+                               f"emulator's limit of {MAX_TOTAL_CHARS:,} for a kernel and its "
+                               "headers together", line, 1 if line else None, "source size")
+
+    def take_directive(self, lineno: int, column: int) -> None:
+        self.directives += 1
+        if self.directives > MAX_DIRECTIVES:
+            raise CompileError(f"more than {MAX_DIRECTIVES:,} preprocessor directives (the kernel "
+                               "and its headers together); the emulator stops here", lineno, column,
+                               "directive count")
+
+
+def check_line_lengths(lines: list[str]) -> None:
+    """Refuse a line longer than MAX_LINE_CHARS before any pass reads it (parsing a line of
+    megabytes takes minutes)."""
+    for lineno, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_CHARS:
+            raise CompileError(f"line {lineno} is {len(line):,} characters long; the emulator reads "
+                               f"lines of up to {MAX_LINE_CHARS:,}", lineno, 1, "line length")
+
+
 class _Conditions:
     """The ``#if``/``#elif``/``#else``/``#endif`` nesting: per level, whether its current
     branch is kept, whether an earlier branch was taken, and whether ``#else`` was seen."""
@@ -346,7 +391,9 @@ class _Conditions:
         self.levels: list[list[bool]] = []  # [live, taken, after_else]
         self.active = True
 
-    def open(self, keep: bool) -> None:
+    def open(self, keep: bool, lineno: int) -> None:
+        if len(self.levels) >= MAX_IF_DEPTH:
+            raise CompileError(f"#if nested more than {MAX_IF_DEPTH} deep", lineno, 1, "#if depth")
         live = self.active and keep
         self.levels.append([live, live or not self.active, False])
         self.active = live
@@ -372,29 +419,33 @@ class _Conditions:
 
 def _run_directives(lines: list[str], macros: dict[str, Macro] | None = None,
                     includer: _IncludeHook | None = None,
-                    ) -> tuple[list[str], list[dict[str, Macro]], dict[int, Inclusion]]:
-    """Handle directives; return lines (directives blanked), the macro table per line and
-    what each ``#include`` line brought in (``macros`` is shared with included files)."""
+                    ) -> tuple[list[str], dict[int, Spans], dict[int, Inclusion]]:
+    """Handle directives and expand macros; return lines (directives blanked), the macro
+    expansion spans per line and what each ``#include`` line brought in (``macros`` is
+    shared with included files).
+
+    Each line is expanded as it is reached, with the macros defined above it: a copy of the
+    macro table per line had made 20,000 ``#define`` lines take 5 GiB."""
     macros = {} if macros is None else macros
+    budget = includer.budget if includer is not None else _Budget()
     conds = _Conditions()
     out: list[str] = []
-    snapshots: list[dict[str, Macro]] = []
+    expansions: dict[int, Spans] = {}
     inserted: dict[int, Inclusion] = {}
     for lineno, line in enumerate(lines, start=1):
         d = _directive(line)
         active = conds.active
         if d is None:
-            out.append(line if active else "")
-            snapshots.append(dict(macros))
+            out.append(_expand_line(line, lineno, macros, expansions) if active else "")
             continue
+        budget.take_directive(lineno, line.index("#") + 1)
         name, rest = d
         out.append("")
-        snapshots.append(dict(macros))
         if name in ("ifdef", "ifndef"):
             defined = rest.split()[0] in macros if rest.split() else False
-            conds.open(defined if name == "ifdef" else not defined)
+            conds.open(defined if name == "ifdef" else not defined, lineno)
         elif name == "if":
-            conds.open(_condition(rest, macros, lineno) if active else False)
+            conds.open(_condition(rest, macros, lineno) if active else False, lineno)
         elif name in ("elif", "else"):
             conds.branch(name, lineno, partial(_condition, rest, macros, lineno))
         elif name == "endif":
@@ -418,7 +469,18 @@ def _run_directives(lines: list[str], macros: dict[str, Macro] | None = None,
                                lineno, line.index("#") + 1, f"#{name}")
     if conds.levels:
         raise CompileError("#if without #endif", len(lines), 1, "#if")
-    return out, snapshots, inserted
+    return out, expansions, inserted
+
+
+def _expand_line(line: str, lineno: int, macros: dict[str, Macro],
+                 expansions: dict[int, Spans]) -> str:
+    if not macros:
+        return line
+    spans: Spans = []
+    line = _Expander(macros).expand(line, lineno, spans=spans)
+    if spans:
+        expansions[lineno] = spans
+    return line
 
 
 class _IncludeHook:
@@ -427,13 +489,16 @@ class _IncludeHook:
 
     def __init__(self, includer: Includer) -> None:
         self.includer = includer
+        self.budget = _Budget()
 
     def pragma_once(self) -> None:
         self.includer.pragma_once()
 
     def include(self, rest: str, lineno: int, line: str, macros: dict[str, Macro]) -> Inclusion:
-        return self.includer.include(rest, lineno, line,
-                                     lambda text: _lower_file(text, macros, self),
+        def lower(text: str) -> tuple[list[str], dict[int, Spans], dict[int, Inclusion]]:
+            self.budget.take_text(text, f"line {lineno}'s #include", lineno)
+            return _lower_file(text, macros, self)
+        return self.includer.include(rest, lineno, line, lower,
                                      lambda name: _Expander(macros).expand(name, lineno))
 
 
@@ -442,16 +507,8 @@ def _lower_file(source: str, macros: dict[str, Macro], hook: _IncludeHook | None
     """Comments, directives and macros of one file: its expanded lines (one per source
     line), the macro expansion spans per line, and the inclusions per ``#include`` line."""
     lines = _join_continuations(blank_comments(source).split("\n"))
-    lines, snapshots, inserted = _run_directives(lines, macros, hook)
-    expanded: list[str] = []
-    expansions: dict[int, Spans] = {}
-    for lineno, line in enumerate(lines, start=1):
-        spans: Spans = []
-        table = snapshots[lineno - 1]
-        expanded.append(_Expander(table).expand(line, lineno, spans=spans) if table else line)
-        if spans:
-            expansions[lineno] = spans
-    return expanded, expansions, inserted
+    check_line_lengths(lines)
+    return _run_directives(lines, macros, hook)
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -519,7 +576,7 @@ def reads_files(source: str) -> bool:
     """Whether ``source`` may include a file (anything but the built-in system headers)."""
     if "include" not in source:
         return False
-    for m in _INCLUDE_NAME.finditer(source):
+    for m in _INCLUDE_NAME.finditer(normalize_newlines(source)):
         spelled = m.group(1).strip()
         if spelled[:1] not in ("<", '"') or spelled[1:-1].strip() not in BUILTIN_HEADERS:
             return True
@@ -533,10 +590,12 @@ def preprocess(source: str, filename: str = "kernel.cu",
     ``#include "name"`` is searched in ``include_dirs`` (see :mod:`gpulab.simt.includes`);
     an included file's text is joined onto its ``#include`` line, so every line of
     ``source`` keeps its number."""
-    source = source.replace("\r\n", "\n")
+    source = normalize_newlines(source)
+    hook = _IncludeHook(Includer(filename, include_dirs))
+    hook.budget.take_text(source, "the source", None)
     included, cg_headers = coop_groups.take_includes(source)
-    includer = Includer(filename, include_dirs)
-    expanded, expansions, inserted = _lower_file(included, {}, _IncludeHook(includer))
+    includer = hook.includer
+    expanded, expansions, inserted = _lower_file(included, {}, hook)
     result = Preprocessed(text="", expansions=expansions, includes=inserted)
     for lineno, inclusion in inserted.items():
         expanded[lineno - 1] += inclusion.text

@@ -1,0 +1,98 @@
+"""The emulator's front door: hostile or odd sources are refused quickly, at their line, with
+a reason; harmless oddities (a byte order mark, old Mac line ends) are read as editors read them."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from gpulab.simt import CompileError, launch
+from gpulab.simt import preprocess as pp
+from gpulab.simt.translate import compile_source
+
+KERNEL = 'extern "C" __global__ void k(int* o) { o[threadIdx.x] = threadIdx.x + 1; }\n'
+
+
+def _refusal(source: str) -> CompileError:
+    with pytest.raises(CompileError) as info:
+        compile_source(source)
+    return info.value
+
+
+def _runs(source: str) -> np.ndarray:
+    out = np.zeros(4, np.int32)
+    launch(source, "k", 1, 4, [out])
+    return out
+
+
+def test_a_source_starting_with_a_utf8_byte_order_mark_compiles_and_runs():
+    assert _runs("\ufeff" + KERNEL).tolist() == [1, 2, 3, 4]
+
+
+def test_carriage_return_line_ends_are_line_ends_and_errors_keep_their_line():
+    source = "#define ONE 1\r" + KERNEL.replace("threadIdx.x + 1", "threadIdx.x + ONE")
+    assert _runs(source).tolist() == [1, 2, 3, 4]
+    err = _refusal("// first\r// second\rint x = ;\r")
+    assert err.line == 3
+
+
+def test_windows_line_ends_after_a_byte_order_mark_run():
+    assert _runs("\ufeff" + KERNEL.replace("\n", "\r\n")).tolist() == [1, 2, 3, 4]
+
+
+def test_a_name_followed_by_a_block_is_a_syntax_error_at_its_line():
+    err = _refusal(KERNEL + "i\n{ int x = 1; }\n")
+    assert err.line == 2 and err.construct == "syntax"
+    assert "'i'" in err.detail and "internal error" not in err.detail
+
+
+def test_ifs_nested_past_the_bound_are_refused_at_the_first_line_too_deep():
+    depth = pp.MAX_IF_DEPTH + 1
+    err = _refusal("#if 1\n" * depth + KERNEL + "#endif\n" * depth)
+    assert err.line == depth and err.construct == "#if depth"
+    assert str(pp.MAX_IF_DEPTH) in err.detail
+
+
+def test_ifs_nested_to_the_bound_are_still_read():
+    depth = pp.MAX_IF_DEPTH
+    assert _runs("#if 1\n" * depth + KERNEL + "#endif\n" * depth).tolist() == [1, 2, 3, 4]
+
+
+def test_too_many_directives_are_refused_at_the_first_one_over(monkeypatch):
+    monkeypatch.setattr(pp, "MAX_DIRECTIVES", 50)
+    defines = "".join(f"#define M{i} {i}\n" for i in range(60))
+    err = _refusal(defines + KERNEL)
+    assert err.line == 51 and err.construct == "directive count"
+
+
+def test_thousands_of_defines_take_memory_in_proportion_not_a_table_per_line():
+    defines = "".join(f"#define M{i} {i}\n" for i in range(4000))
+    tracemalloc.start()
+    try:
+        pre = pp.preprocess(defines + KERNEL.replace("+ 1", "+ M3999"))
+        _, peak_bytes = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "+ 3999" in pre.text
+    assert peak_bytes < 64 * 2**20  # a table copied per line took 4000 x 4000 / 2 entries
+
+
+def test_a_line_longer_than_the_bound_is_refused_before_parsing():
+    long_line = "int x = " + "(" * pp.MAX_LINE_CHARS + "1" + ")" * pp.MAX_LINE_CHARS + ";\n"
+    err = _refusal(KERNEL + long_line)
+    assert err.line == 2 and err.construct == "line length"
+    assert f"{pp.MAX_LINE_CHARS:,}" in err.detail
+
+
+def test_a_source_over_the_size_bound_is_refused_naming_the_size():
+    filler = ("// " + "x" * 1000 + "\n") * (pp.MAX_SOURCE_CHARS // 1000 + 1)
+    err = _refusal(filler + KERNEL)
+    assert err.construct == "source size" and f"{pp.MAX_SOURCE_CHARS:,}" in err.detail
+
+
+def test_headers_together_over_the_total_bound_are_refused_at_their_include_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(pp, "MAX_TOTAL_CHARS", 5000)
+    (tmp_path / "big.cuh").write_text(("// " + "y" * 100 + "\n") * 60)
+    with pytest.raises(CompileError) as info:
+        compile_source('#include "big.cuh"\n' + KERNEL, include_dirs=[tmp_path])
+    assert info.value.line == 1 and info.value.construct == "source size"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+
+from tests.ui.walk import click_tab, switch_language
 
 
 @pytest.fixture
@@ -17,20 +18,91 @@ def projector_panel(qtbot, services, request):
     return panel
 
 
+def whole_code_lines(code) -> int:
+    return code.viewport().height() // code.fontMetrics().lineSpacing()
+
+
+def lane_width_px(panel) -> float:
+    return panel.lanes.cells_rect().width() / 32
+
+
+def on_screen(panel, widget) -> bool:
+    """Visible and inside the window's scroll area without scrolling."""
+    viewport = panel.parentWidget().parentWidget().viewport()
+    top = widget.mapTo(viewport, widget.rect().topLeft()).y()
+    return widget.isVisible() and 0 <= top and top + widget.height() <= viewport.height()
+
+
+def code_lanes_and_tab_together(panel, tab_px: int = 150) -> bool:
+    """Twelve whole code lines, 32 lanes of 20 px or more and the current tab's view at least
+    ``tab_px`` tall, all on screen at once."""
+    page = panel.tabs.currentWidget()
+    return (
+        whole_code_lines(panel.code) >= 12
+        and lane_width_px(panel) >= 20
+        and page.height() >= tab_px
+        and all(on_screen(panel, widget) for widget in (panel.code, panel.lanes, page))
+    )
+
+
 @pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
-def test_at_1024_by_768_in_projector_type_the_code_shows_seven_whole_lines_from_their_start(projector_panel, qtbot):
+def test_at_1024_by_768_in_projector_type_the_code_lanes_and_current_tab_stand_together(projector_panel, qtbot):
     panel = projector_panel
     code = panel.code
-    qtbot.waitUntil(lambda: code.viewport().height() // code.fontMetrics().lineSpacing() >= 7, timeout=2_000)
+    qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel), timeout=3_000)
     scroll = panel.parentWidget().parentWidget()
     assert not scroll.verticalScrollBar().isVisible() and not scroll.horizontalScrollBar().isVisible()
+    lanes_top = panel.lanes.mapTo(panel, panel.lanes.rect().topLeft()).y()
+    assert lanes_top >= panel.code.mapTo(panel, panel.code.rect().bottomLeft()).y()  # under the code, across
     session = panel.session
     for g in range(len(session)):
         panel.set_cursor(g)
         assert code.horizontalScrollBar().value() == 0  # no line start hidden
         assert code.span_visible()
-    assert panel.description.isVisible() and panel.description.toolTip()
-    assert panel.description.geometry().bottom() < panel.height()
+    assert panel.description.full_text and panel.description.full_text == panel.kernel_box.toolTip()
+
+
+@pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
+def test_every_clicked_tab_shows_its_view_beside_twelve_code_lines_above_the_lanes(projector_panel, qtbot):
+    panel = projector_panel
+    for index in range(panel.tabs.count()):
+        click_tab(qtbot, panel.tabs, index)
+        qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel), timeout=3_000)
+        assert on_screen(panel, panel.step_label) and on_screen(panel, panel.transport)
+        assert "…" not in panel.step_label.text()
+    assert panel.tabs.widget(panel.tabs.count() - 1) is panel.metrics  # the metrics have a tab here
+    bar = panel.tabs.tabBar()
+    for index in range(panel.tabs.count()):  # short titles: every one on the bar, whole in its tooltip
+        assert bar.rect().contains(bar.tabRect(index)) and panel.tabs.tabToolTip(index)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_projector_theme_chosen_in_the_view_menu_at_run_time_lays_the_panel_out_alike(qtbot, services, language):
+    from tests.ui.conftest import warp_in_window
+    from ui.theme import THEMES
+
+    panel = warp_in_window(qtbot, services, theme="light")
+    switch_language(panel.window(), language)
+    panel.window().theme_actions["projector"].trigger()  # View → Theme → projector
+    projector_pt = THEMES["projector"].font_pt
+    qtbot.waitUntil(lambda: panel.code.font().pointSize() == projector_pt, timeout=3_000)
+    qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel), timeout=3_000)
+    click_tab(qtbot, panel.tabs, 1)
+    qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel), timeout=3_000)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_at_1920_by_1080_the_lanes_are_20_px_wide_beside_the_code_and_above_the_tabs(qtbot, services, language, theme):
+    from tests.ui.conftest import warp_in_window
+
+    panel = warp_in_window(qtbot, services, theme=theme)
+    switch_language(panel.window(), language)
+    panel.window().resize(1920, 1080)
+    qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel, tab_px=250), timeout=3_000)
+    click_tab(qtbot, panel.tabs, 1)
+    qtbot.waitUntil(lambda: code_lanes_and_tab_together(panel, tab_px=250), timeout=3_000)
+    assert panel.metrics.isVisible()
 
 
 @pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
@@ -56,82 +128,42 @@ def test_lane_numbers_in_the_memory_view_fit_their_cells_and_the_gauge_words_sit
 
 
 @pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
-def test_opening_the_timeline_tab_shows_charts_taller_than_six_lines(projector_panel, qtbot):
+def test_the_timeline_tab_shows_charts_taller_than_six_lines_beside_the_code(projector_panel, qtbot):
     panel = projector_panel
-    bar = panel.tabs.tabBar()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    click_tab(qtbot, panel.tabs, 1)
     plot = panel.timeline_tab.timeline.plot
     qtbot.waitUntil(plot.isVisible, timeout=2_000)
     qtbot.waitUntil(lambda: plot.height() >= 6 * panel.fontMetrics().height(), timeout=2_000)
     assert plot.height() > 70
-    assert not panel.description.isVisible() and not any(item.isVisible() for item in panel.legend_items)
+    assert panel.lanes.isVisible() and all(item.isVisible() for item in panel.legend_items)
     page = panel.tabs.currentWidget()
     qtbot.waitUntil(lambda: page.height() >= page.minimumSizeHint().height(), timeout=2_000)  # nothing cut off
     caption = panel.timeline_tab.timeline.caption
     assert caption.full_text and caption.full_text in caption.toolTip()  # all of it, however short the label
 
 
-def whole_code_lines(code) -> int:
-    return code.viewport().height() // code.fontMetrics().lineSpacing()
-
-
 @pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
-def test_a_clicked_tab_opens_in_place_at_least_150_px_tall_and_a_second_click_gives_the_code_back(
-    projector_panel, qtbot
-):
+def test_metric_titles_and_status_are_read_whole_not_cut_with_an_ellipsis(projector_panel, qtbot):
     panel = projector_panel
-    scroll = panel.parentWidget().parentWidget()
-    bar = panel.tabs.tabBar()
-    for index in range(panel.tabs.count()):
-        if panel.tab_area.opened:  # close the open one first: a click on it closes it
-            qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(panel.tabs.currentIndex()).center())
-        qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
-        page = panel.tabs.currentWidget()
-        assert panel.tabs.currentIndex() == index
-        qtbot.waitUntil(lambda page=page: page.isVisible() and page.height() >= 150, timeout=2_000)
-        qtbot.wait(300)  # the layout settled: the panel did not grow under the window
-        viewport = scroll.viewport()
-        assert panel.height() <= viewport.height()
-        top_left = page.mapTo(viewport, page.rect().topLeft())
-        assert 0 <= top_left.y() and top_left.y() + page.height() <= viewport.height()  # on screen, no scrolling
-        assert scroll.verticalScrollBar().maximum() == 0
-        assert whole_code_lines(panel.code) >= 3  # the current line and one either side
-        assert panel.step_label.isVisible() and panel.transport.isVisible()
-        assert "…" not in panel.step_label.text()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(panel.tabs.currentIndex()).center())
-    qtbot.waitUntil(lambda: not panel.tabs.currentWidget().isVisible(), timeout=2_000)
-    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 9, timeout=2_000)
-    assert panel.lanes.isVisible() and panel.metrics.isVisible()
-    assert panel.right_column.indexOf(panel.step_label) >= 0  # back beside the code, under the lanes
-
-
-@pytest.mark.parametrize("projector_panel", ["en", "zh"], indirect=True)
-def test_metric_titles_purpose_and_status_are_read_whole_not_cut_with_an_ellipsis(projector_panel):
-    panel = projector_panel
+    click_tab(qtbot, panel.tabs, panel.tabs.indexOf(panel.metrics))
+    qtbot.waitUntil(panel.metrics.isVisible, timeout=2_000)
     for cell in panel.metrics.cells.values():
         assert cell.title.isVisible() and "…" not in cell.title.text(), cell.title.text()
         assert cell.spec.title() in cell.toolTip()  # the whole title, where a short one is shown
-    for label in (panel.description, panel.status):
+    for label in (panel.status,):
         assert label.text() == label.full_text and "…" not in label.text(), label.text()
         assert label.geometry().bottom() < panel.height()
 
 
-@pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
-def test_the_code_shows_ten_whole_lines_beside_smaller_lane_cells(projector_panel, qtbot):
-    panel = projector_panel
-    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 10, timeout=2_000)
-    assert panel.right_column.indexOf(panel.step_label) >= 0  # the step's text under the lanes, beside the code
-    lanes_left = panel.lanes.mapTo(panel.code.parentWidget(), panel.lanes.rect().topLeft()).x()
-    assert panel.code.geometry().right() < lanes_left
-
-
 @pytest.mark.parametrize("projector_panel", ["zh"], indirect=True)
-def test_with_the_sidebar_hidden_from_the_view_menu_the_chinese_code_shows_ten_whole_lines(projector_panel, qtbot):
+def test_with_the_sidebar_hidden_from_the_view_menu_the_chinese_code_wraps_into_fewer_rows(projector_panel, qtbot):
     panel = projector_panel
     window = panel.window()
-    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 9, timeout=2_000)  # sidebar shown: nine
-    window.sidebar_action.trigger()
-    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 10, timeout=2_000)
+    qtbot.waitUntil(lambda: whole_code_lines(panel.code) >= 12, timeout=2_000)
+    rows = panel.code.document().documentLayout().documentSize().height()
+    window.sidebar_action.trigger()  # a wider code column: its lines wrap into fewer rows
+    qtbot.waitUntil(lambda: panel.code.document().documentLayout().documentSize().height() < rows, timeout=2_000)
+    assert whole_code_lines(panel.code) >= 12
 
 
 @pytest.mark.parametrize("projector_panel", ["en"], indirect=True)

@@ -7,7 +7,7 @@ traffic, the metrics and the per-warp timeline all come from the session at the 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
@@ -44,7 +44,8 @@ class WarpPanel(Panel):
     """Kernel source, lane grid, transport, memory traffic, metrics and timelines."""
 
     left_column: QVBoxLayout  # the code (and the step's text unless compact): see warp_layout
-    right_column: QVBoxLayout  # the lane cells (and the step's text when compact)
+    right_column: QVBoxLayout  # the lane cells, or (compact) the tabs and the step's text
+    below_layout: QVBoxLayout  # the transport and the metrics, or (compact) the lanes and the transport
     legend_items: list[QWidget]  # the colours' keys in the transport's flow: see warp_layout
 
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
@@ -367,10 +368,7 @@ class WarpPanel(Panel):
                 "D next divergence, M next memory access."
             )
         )
-        self.tabs.setTabText(0, self.tr("Memory traffic"))
-        self.tabs.setTabText(1, self.tr("Timeline"))
-        self.tabs.setTabText(2, self.tr("On a GPU"))
-        self.tabs.setTabText(3, self.tr("printf output"))
+        warp_layout.title_tabs(self)
         self.gpu_tab.retranslate()
         self._retitle_kernels()
         if self.session is not None:
@@ -398,7 +396,9 @@ class WarpPanel(Panel):
             self.restyle()
         elif event.type() == QEvent.Type.FontChange:
             self._fit_to_type()
-            self._share_height()
+            # Once the theme has reached every widget: the share may move widgets between layouts,
+            # which crashes Qt while a style sheet is still being applied to them.
+            QTimer.singleShot(0, self, self._share_height)
         super().changeEvent(event)
 
     def shutdown_jobs(self) -> None:

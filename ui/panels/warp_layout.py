@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
@@ -23,7 +23,7 @@ from ui.panels.warp_tabs import TabArea
 from ui.panels.warp_timeline_tab import TimelineTab
 from ui.widgets.code_view import CodeView
 from ui.widgets.flow_layout import FlowBox, WrapLabel
-from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX, LaneGrid
+from ui.widgets.lane_grid import COMPACT_CELLS_PX, MIN_CELLS_PX, WIDE_CELLS_PX, LaneGrid
 from ui.widgets.memory_view import MemoryView
 from ui.widgets.metrics_strip import MetricsStrip
 from ui.widgets.transport import Transport
@@ -49,6 +49,7 @@ class WarpWidgets(Protocol):
     tab_area: TabArea
     left_column: QVBoxLayout
     right_column: QVBoxLayout
+    below_layout: QVBoxLayout
     legend_items: list[QWidget]
 
     def height(self) -> int: ...
@@ -56,7 +57,8 @@ class WarpWidgets(Protocol):
     def fontMetrics(self) -> QFontMetrics: ...
 
 
-CODE_LINES = 7  # code lines the view keeps at the least (1024 x 768, projector type)
+translate = QCoreApplication.translate  # lupdate finds translate("WarpPanel", ...) calls
+CODE_LINES = 12  # code lines the view keeps at the least (1024 x 768, projector type)
 OPEN_TAB_CODE_LINES = 3  # ... while a tab is open there: the current line and one either side
 COMPACT_LINES = 40  # a panel fewer type lines tall than this is "compact": large type, small screen
 
@@ -80,11 +82,14 @@ def build(panel: WarpWidgets) -> TabArea:
     panel.lanes.layout().removeWidget(panel.lanes.legend)  # across the width: fewer rows
     panel.lanes.legend.hide()
     below = QWidget()
-    below_layout = QVBoxLayout(below)
+    below_layout = panel.below_layout = QVBoxLayout(below)
     below_layout.setContentsMargins(0, 0, 0, 0)
     below_layout.setSpacing(3)
     below_layout.addWidget(shared_flow(panel))
     below_layout.addWidget(panel.metrics)
+    # Its cells go 2 x 2 when it is narrow (on a resize): its least width in 4 columns must not
+    # keep a narrow column (the metrics' tab, compact) from getting narrow.
+    panel.metrics.setMinimumWidth(1)
     panel.tabs.addTab(panel.memory, "")
     panel.tabs.addTab(panel.timeline_tab, "")
     panel.tabs.addTab(panel.gpu_tab, "")
@@ -128,19 +133,8 @@ def fit_to_type(panel: WarpWidgets) -> None:
 
 
 def make_room_for_tab(panel: WarpWidgets, opened: bool) -> None:
-    """A tab opened on a squeezed area (large type, small screen) takes the room of the lane
-    cells and the metrics (per launch: they do not change while stepping) and of code lines;
-    the code's current line, the step's text (under the code) and the transport stay. Closing
-    it brings them back. The colours' keys (they explain the hidden cells) and the kernel's
-    purpose (also in the kernel list's tooltip) give the tab their rows too."""
+    """A tab opened on a squeezed area gets the code lines the code can give up."""
     panel.code.setMinimumHeight(code_least(panel, opened))
-    place_step_label(panel, is_compact(panel) and not opened)  # under the code: the whole width
-    panel.tab_area.right.setVisible(not opened)
-    panel.metrics.setVisible(not opened)
-    for item in (*getattr(panel, "legend_items", ()), panel.description):
-        item.setVisible(not opened)
-    if is_compact(panel):  # under the code, at the whole width, the step's text needs one line
-        panel.step_label.set_lines(1 if opened else 2, 3)
 
 
 def code_least(panel: WarpWidgets, tab_open: bool) -> int:
@@ -171,19 +165,23 @@ def is_compact(panel: WarpWidgets) -> bool:
 
 
 def share_height(panel: WarpWidgets) -> None:
-    """In large type on a small screen the texts wrap, the metrics drop their explanations, the
-    lane cells shrink and the step text goes under them, beside the code, which wraps; the tabs
-    keep only their bar (a click opens one)."""
+    """In large type on a small screen (compact) the panel stacks: code | the current tab side by
+    side, the lane cells under them across the whole width (20 px a lane or more), the transport
+    and the colours' keys under those; the metrics become a tab and the kernel's purpose goes to
+    the kernel list's tooltip. Elsewhere code | lanes, with the tabs below (or, on a large
+    screen, under the lanes)."""
     compact = is_compact(panel)
     panel.description.set_lines(1, 3)  # wrapped, read whole (the tooltip has it all the same)
     panel.status.set_lines(1, 3)
     panel.step_label.set_lines(2, 3 if compact else None)  # room kept: no jumping while stepping
     panel.metrics.set_compact(compact)
-    panel.lanes.set_min_cells(COMPACT_CELLS_PX if compact else MIN_CELLS_PX)
+    stack(panel, compact)
+    large = panel.tab_area.is_large()  # the lanes beside the code at 20 px a lane: room for it
+    panel.lanes.set_min_cells(COMPACT_CELLS_PX if compact else WIDE_CELLS_PX if large else MIN_CELLS_PX)
+    panel.lanes.set_axis_titles(not compact)
     panel.lanes.hover_label.set_lines(1 if compact else 2, 1 if compact else 5)  # all of it in the tooltip
     panel.lanes.hover_label.setVisible(not compact)  # the lane under the mouse: its tooltip then
-    place_step_label(panel, compact and not panel.tab_area.opened)
-    if not compact and panel.tab_area.opened:  # the room is there now: lanes and metrics back
+    if panel.tab_area.opened:  # the tabs have their room in both arrangements now
         panel.tab_area.close_tab()
     panel.tab_area.share_height(compact)
     # Wrapped where its lines would be cut: in compact type, or where the code column (up to 72 %
@@ -193,10 +191,46 @@ def share_height(panel: WarpWidgets) -> None:
     QTimer.singleShot(0, panel.code, lambda: panel.code.set_wrapping(compact or narrow))
 
 
-def place_step_label(panel: WarpWidgets, compact: bool) -> None:
-    """The step's text under the code, or (compact) under the lane cells beside it: the code
-    column then has every pixel of its height for code lines."""
-    column = panel.right_column if compact else panel.left_column
-    if column.indexOf(panel.step_label) < 0:
-        column.insertWidget(1, panel.step_label)
-        panel.step_label.show()
+def stack(panel: WarpWidgets, compact: bool) -> None:
+    """Move the lane cells, the step's text, the metrics and the purpose to where ``compact``
+    (or the wide arrangement) wants them; nothing moves when they are there already."""
+    metrics_tab = panel.tabs.indexOf(panel.metrics)
+    if compact == (metrics_tab >= 0):
+        return
+    below = panel.below_layout
+    if compact:
+        panel.right_column.removeWidget(panel.lanes)
+        below.insertWidget(0, panel.lanes)
+        below.removeWidget(panel.metrics)
+        panel.tabs.addTab(panel.metrics, "")
+        panel.left_column.removeWidget(panel.step_label)
+        panel.right_column.addWidget(panel.step_label)  # under the tabs: the code keeps its lines
+    else:
+        panel.tabs.removeTab(metrics_tab)
+        below.removeWidget(panel.lanes)
+        below.addWidget(panel.metrics)
+        panel.metrics.show()
+        panel.right_column.insertWidget(0, panel.lanes, 1)
+        panel.right_column.removeWidget(panel.step_label)
+        panel.left_column.insertWidget(1, panel.step_label)
+    panel.description.setVisible(not compact)
+    panel.step_label.show()
+    title_tabs(panel)
+
+
+def title_tabs(panel: WarpWidgets) -> None:
+    """The tabs' titles: short ones while they stand beside the code in a narrow column (the
+    whole title in each tab's tooltip)."""
+    short = panel.tabs.indexOf(panel.metrics) >= 0
+    titles = {
+        panel.memory: (translate("WarpPanel", "Memory traffic"), translate("WarpPanel", "Memory")),
+        panel.timeline_tab: (translate("WarpPanel", "Timeline"), translate("WarpPanel", "Timeline")),
+        panel.gpu_tab: (translate("WarpPanel", "On a GPU"), translate("WarpPanel", "GPU")),
+        panel.printf_tab: (translate("WarpPanel", "printf output"), translate("WarpPanel", "printf")),
+        panel.metrics: (translate("WarpPanel", "Metrics"), translate("WarpPanel", "Metrics")),
+    }
+    for page, (whole, brief) in titles.items():
+        index = panel.tabs.indexOf(page)
+        if index >= 0:
+            panel.tabs.setTabText(index, brief if short else whole)
+            panel.tabs.setTabToolTip(index, whole)

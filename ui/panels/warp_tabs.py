@@ -14,6 +14,7 @@ from shiboken6 import isValid
 # column's height there, so the tabs fill the rest of it (1920 x 1080 in any theme; not 1366 x 768).
 LARGE_PX = (1400, 850)
 CODE_SHARE = 0.72  # beside the tabs, the code column takes up to this much of the width
+COMPACT_TABS_SHARE = 0.46  # compact: the tabs beside the code take this much of the width
 OPEN_TAB_PX, OPEN_TAB_LINES = 200, 8  # a tab opened by a click is at least this tall (the bar included)
 
 
@@ -97,7 +98,9 @@ class TabArea(QObject):
             return  # a right column without a layout has no room to hold them
         self.beside = beside
         if beside:
-            self.right.layout().insertWidget(1, self.tabs, 3)  # after the lanes: the rest of the column
+            first = self.right.layout().itemAt(0)
+            after = 1 if first is not None and first.widget() is not None else 0  # after the lanes, if there
+            self.right.layout().insertWidget(after, self.tabs, 3)  # the rest of the column
         else:
             self.splitter.addWidget(self.tabs)
             self.splitter.setStretchFactor(1, 2)
@@ -105,12 +108,13 @@ class TabArea(QObject):
 
     def share_height(self, compact: bool) -> None:
         """The tabs get a third of the height, or what the upper part (at its minimum) leaves;
-        ``compact`` (large type on a small screen): only their bar, the code gets the room.
-        On a large host they go under the lanes and the code column has the whole height."""
+        On a large host, or ``compact`` (large type on a small screen: the host has moved what
+        stood in the right column away), they go in the right column, beside the code, and the
+        code column has the whole height."""
         if self.dragged:
             return
         self.compact = compact
-        self.place_tabs(not compact and self.is_large())
+        self.place_tabs(compact or self.is_large())
         self._share_width()
         if self.beside:
             self.show_pages()
@@ -124,16 +128,17 @@ class TabArea(QObject):
         self.show_pages()
 
     def _share_width(self) -> None:
-        """Half the width for the right column, or (compact) its least, or (beside) what the
-        code's longest line leaves: the code gets the rest."""
+        """Half the width for the right column, or (compact) ``COMPACT_TABS_SHARE`` of it, or
+        (beside) what the code's longest line leaves: the code gets the rest."""
         if self.dragged or not isValid(self.upper):
             return
         width = self.upper.width() - self.upper.handleWidth()
         least = self.upper.widget(1).minimumSizeHint().width()
-        right = least if self.compact else max(least, width // 2)
-        if self.beside and self.left_wants is not None:  # the code unwrapped if it can, up to 72 %
+        right = max(least, round(width * COMPACT_TABS_SHARE) if self.compact else width // 2)
+        if self.compact:  # every tab on the bar: none behind the bar's scroll arrows
+            right = min(max(right, self.tabs.tabBar().sizeHint().width() + 4), width * 2 // 3)
+        if self.beside and not self.compact and self.left_wants is not None:  # the code unwrapped if it can, up to 72 %
             right = max(least, width - min(self.left_wants(), round(width * CODE_SHARE)))
-        self.upper.widget(1).setMaximumWidth(least if self.compact else 16_777_215)  # kept so by later relayouts
         self.upper.setSizes([max(0, width - right), right])
 
     def open_tab(self, index: int) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QEvent, QRect, QRegularExpression, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QRegularExpression, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -53,7 +53,7 @@ def is_dark(theme: Theme) -> bool:
 
 
 ALIGN_COLUMNS = 12  # leading blanks beyond this are alignment (a parameter list), not nesting
-ALIGN_SHARE = 0.25  # ... drawn this wide in wrapped lines: the text then starts on the line's first row
+ALIGN_SHARE = 0.1  # ... drawn this wide in wrapped lines: the text then starts on the line's first row
 
 
 class CudaHighlighter(QSyntaxHighlighter):
@@ -137,11 +137,9 @@ class CodeView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.theme = current_theme()
-        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        font.setPointSize(max(9, self.theme.font_pt))
-        self.setFont(font)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._fit_font(self.theme)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self.highlighter = CudaHighlighter(self.document(), self.theme)
         self.gutter = LineNumbers(self)
         self.current_line: int | None = None
@@ -383,8 +381,19 @@ class CodeView(QPlainTextEdit):
         painter.end()
 
     # ............................................................ looks
+    def _fit_font(self, theme: Theme) -> None:
+        """The theme's type size (the projector's large type when it is chosen at run time too)."""
+        font = self.font()
+        if font.pointSize() != max(9, theme.font_pt):
+            font.setPointSize(max(9, theme.font_pt))
+            self.setFont(font)
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+
     def restyle(self, theme: Theme) -> None:
         self.theme = theme
+        # After the theme's change has reached every widget: a font set while the application's
+        # palette or font is still being handed out has crashed Qt.
+        QTimer.singleShot(0, self, lambda: self._fit_font(self.theme))
         dark = is_dark(theme)
         self.current_colour = QColor("#3d5a80" if dark else "#cfe3ff")
         self.span_colour = QColor("#58719a" if dark else "#9cc3ff")

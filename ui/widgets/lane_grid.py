@@ -20,9 +20,11 @@ from ui.theme import Theme, current_theme
 from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 
 DETAIL_ROWS = 32
-MIN_CELLS_PX = (300, 150)  # the lane cells never get smaller than this (width, height)
-COMPACT_CELLS_PX = (192, 48)  # large type on a small screen: 6 px a lane, the code gets the room
 LANES = ws.WARP
+MIN_CELLS_PX = (300, 150)  # the lane cells never get smaller than this (width, height)
+LANE_PX = 20  # a lane at least this wide where the cells stand across the panel or on a large screen
+COMPACT_CELLS_PX = (LANES * LANE_PX, 40)  # large type on a small screen: the cells under the code, across
+WIDE_CELLS_PX = (LANES * LANE_PX, 150)  # a large screen: the cells beside the code
 
 # Colour-blind-safe hues (Okabe-Ito, Tol's wine) that also differ in lightness (CIE L* 32, 46,
 # 58, 71, 89; >= 12 apart), so the states read apart in greyscale too. Idle follows the theme.
@@ -208,6 +210,7 @@ class LaneGrid(QWidget):
         self.detail_start = 0
         self.selected_row = 0
         self.min_cells = MIN_CELLS_PX
+        self.axis_titles = True  # 'warp' and 'lane' beside the axes (compact: the tooltip says it)
         self.graphics = pg.GraphicsLayoutWidget()
         self.detail_plot, self.detail = _image_plot()
         self.overview_plot, self.overview = _image_plot()
@@ -271,7 +274,10 @@ class LaneGrid(QWidget):
         rows = min(DETAIL_ROWS, self.states.shape[0])
         axes_width, axes_height = self._axes_room()
         cells_width = max(1, self.graphics.width() - axes_width)
-        height = max(self.min_cells[1], rows * cells_width // LANES) + axes_height
+        row_px = cells_width // LANES
+        if self.min_cells == COMPACT_CELLS_PX:  # under the code: rows 20 px tall leave the tabs their room
+            row_px = min(row_px, LANE_PX)
+        height = max(self.min_cells[1], rows * row_px) + axes_height
         self.graphics.setMaximumHeight(max(self.graphics.minimumHeight(), height))
 
     def _axes_room(self) -> tuple[int, int]:
@@ -396,9 +402,23 @@ class LaneGrid(QWidget):
         box = self.detail_plot.vb.sceneBoundingRect()
         return self.graphics.mapFromScene(box).boundingRect().toRectF()
 
+    def set_axis_titles(self, shown: bool) -> None:
+        """Write 'warp' and 'lane' beside the axes, or (``shown`` False: the lanes stand under the
+        code in large type on a small screen) leave the row and column they take to the cells."""
+        if shown != self.axis_titles:
+            self.axis_titles = shown
+            self.retranslate()
+            self._reserve_plot_room()
+
     def retranslate(self) -> None:
-        self.detail_plot.setLabel("left", QCoreApplication.translate("LaneGrid", "warp"))
-        self.detail_plot.setLabel("bottom", QCoreApplication.translate("LaneGrid", "lane"))
+        titles = {
+            "left": QCoreApplication.translate("LaneGrid", "warp"),
+            "bottom": QCoreApplication.translate("LaneGrid", "lane"),
+        }
+        for side, title in titles.items():
+            axis = self.detail_plot.getAxis(side)
+            axis.setLabel(title)
+            axis.showLabel(self.axis_titles)
         self.overview_plot.setTitle(QCoreApplication.translate("LaneGrid", "all warps"))
 
     def changeEvent(self, event: QEvent) -> None:

@@ -29,6 +29,7 @@ import dataclasses
 import json
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -222,10 +223,23 @@ class SourceError(SimtError):
     """A kernel file cannot be read as a source: too big, or not UTF-8 text."""
 
 
+def _not_regular(mode: int) -> str:
+    """What a file that is not a regular file is ("" for a regular file)."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    return "" if stat.S_ISREG(mode) else next((w for test, w in kinds if test(mode)), "not a file")
+
+
 def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
-    """The text of a kernel file, read as UTF-8, at most ``limit`` bytes (so ``/dev/zero`` or a
-    stray data file is refused with its size instead of filling memory). OSError passes through."""
-    with open(path, "rb") as handle:
+    """The text of a kernel file, read as UTF-8, at most ``limit`` bytes (so a stray data file
+    is refused with its size instead of filling memory). Anything but a regular file (a FIFO
+    would block, ``/dev/zero`` never end) is refused before it is opened. OSError passes through."""
+    kind = _not_regular(os.stat(path).st_mode)
+    if kind:
+        raise SourceError(f"{path} is {kind}, not a regular file; the emulator reads a kernel from "
+                          "a regular file")
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # swapped after stat
         data = handle.read(limit + 1)
     if len(data) > limit:
         try:

@@ -14,7 +14,10 @@ Quoted names (``#include "util.cuh"``) are searched in the folder of the includi
 header (not for the main file, whose folder may be unknown), then in the include
 directories in order. Angle-bracket names of the CUDA and C headers whose contents the
 emulator has built in are accepted and ignored; any other system header is a
-CompileError that names it.
+CompileError that names it. A header is read only from inside the include directories (the
+caller passes the kernel's folder among them): a name whose real path leads elsewhere (an
+absolute path, ``..``, a symbolic link out) is refused naming that rule, and anything that is
+not a regular file (a FIFO, a device) is refused before it is opened.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from stat import S_ISREG
 
 from .errors import CompileError
 from .machine import Site
@@ -126,6 +130,7 @@ class Includer:
 
     def __init__(self, filename: str, include_dirs: Sequence[str]) -> None:
         self.dirs = [os.fspath(d) for d in include_dirs]
+        self.roots = [os.path.realpath(d) for d in self.dirs]  # the only folders headers come from
         self.stack: list[tuple[str, str]] = [("", filename)]  # (real path, shown name)
         self.once: set[str] = set()
         self.read: list[tuple[str, int, int]] = []  # (path, mtime_ns, size) for the cache
@@ -145,7 +150,7 @@ class Includer:
         if spelled[:1] not in ('"', "<"):
             spelled = expand(spelled).strip()
         name, quoted = self._name(spelled, lineno, column)
-        found = self._find(name, quoted)
+        found = self._find(name, quoted, lineno, column)
         if found is None:
             if name in BUILTIN_HEADERS:
                 return Inclusion(name, column, end_column)
@@ -164,16 +169,31 @@ class Includer:
         raise CompileError(f'#include expects "FILE" or <FILE>, got {spelled!r}', lineno, column,
                            "#include")
 
-    def _find(self, name: str, quoted: bool) -> str | None:
+    def _find(self, name: str, quoted: bool, lineno: int, column: int) -> str | None:
+        """The real path of the header, or None where it is in no folder searched. A name
+        that leads out of the include folders (an absolute path, ``..``, a link) is refused
+        before anything is opened: the emulator may run kernels it did not write."""
         if not quoted and (name in BUILTIN_HEADERS or name in REFUSED_HEADERS):
             return None
-        if os.path.isabs(name):
-            return os.path.realpath(name) if os.path.isfile(name) else None
-        for folder in self._folders(quoted):
-            path = os.path.join(folder, name)
-            if os.path.isfile(path):
-                return os.path.realpath(path)
+        places = [name] if os.path.isabs(name) else [os.path.join(f, name) for f in self._folders(quoted)]
+        for path in places:
+            if not os.path.lexists(path):
+                continue
+            real = os.path.realpath(path)
+            if not any(_inside(real, root) for root in self.roots):
+                raise self._outside(name, quoted, real, lineno, column)
+            return real
         return None
+
+    def _outside(self, name: str, quoted: bool, real: str, lineno: int, column: int) -> CompileError:
+        spelled = f'"{name}"' if quoted else f"<{name}>"
+        folders = ", ".join(self.dirs) if self.dirs else "none given"
+        err = CompileError(f"#include {spelled}: {real} is outside the folders the emulator reads "
+                           "headers from (the kernel's folder and the include directories: "
+                           f"{folders}); headers elsewhere are refused", lineno, column,
+                           "include outside the include folders")
+        err.details = {**err.details, "file": name}
+        return err
 
     def _folders(self, quoted: bool) -> list[str]:
         here = os.path.dirname(self.stack[-1][0]) if quoted and self.stack[-1][0] else None
@@ -227,11 +247,18 @@ class Includer:
     def _read(self, path: str, name: str, lineno: int, column: int) -> str:
         try:
             stat = os.stat(path)
+            if not S_ISREG(stat.st_mode):  # a FIFO or a device would block the read or never end
+                raise CompileError(f'#include "{name}": {path} is not a regular file', lineno,
+                                   column, "#include")
             if stat.st_size > MAX_HEADER_BYTES:
                 raise CompileError(f'#include "{name}": the file is too big for a header '
                                    f"({stat.st_size} bytes)", lineno, column, "#include")
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            # O_NONBLOCK: a file swapped for a FIFO after the check still cannot block
+            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), encoding="utf-8") as handle:
+                text = handle.read(MAX_HEADER_BYTES + 1)
+            if len(text) > MAX_HEADER_BYTES:
+                raise CompileError(f'#include "{name}": the file is too big for a header (over '
+                                   f"{MAX_HEADER_BYTES} bytes)", lineno, column, "#include")
         except (OSError, UnicodeDecodeError) as exc:
             raise CompileError(f'#include "{name}": cannot read {path} ({exc})', lineno, column,
                                "#include") from None
@@ -243,6 +270,14 @@ def normalize_newlines(text: str) -> str:
     """The text without a leading UTF-8 byte order mark, with Windows (CR LF) and classic Mac
     (CR alone) line ends read as LF, as editors and NVCC read them."""
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` is in the real folder ``folder`` or below it."""
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # different drives
+        return False
 
 
 def _wrap(exc: CompileError, name: str, lineno: int, column: int) -> CompileError:

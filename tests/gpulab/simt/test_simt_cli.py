@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 
 import pytest
 
@@ -94,9 +95,16 @@ def _emulate(argv, capsys):
     return code, err
 
 
-def test_emulate_refuses_an_endless_file_with_its_size(capsys):
+def test_emulate_refuses_an_endless_device_as_not_a_regular_file(capsys):
     code, err = _emulate(["/dev/zero", "--kernel", "k", "--grid", "1", "--block", "1"], capsys)
-    assert code == 2 and "too big for a kernel source" in err and "4.0 MiB" in err
+    assert code == 2 and "/dev/zero is a character device, not a regular file" in err
+
+
+def test_emulate_refuses_a_fifo_without_blocking(tmp_path, capsys):
+    fifo = tmp_path / "kernel.cu"
+    os.mkfifo(fifo)
+    code, err = _emulate([str(fifo), "--kernel", "k", "--grid", "1", "--block", "1"], capsys)
+    assert code == 2 and "a named pipe (FIFO), not a regular file" in err
 
 
 def test_emulate_refuses_a_big_file_with_its_size(tmp_path, capsys):

@@ -1,6 +1,8 @@
 """The emulator's front door: hostile or odd sources are refused quickly, at their line, with
 a reason; harmless oddities (a byte order mark, old Mac line ends) are read as editors read them."""
 
+import os
+import threading
 import tracemalloc
 
 import numpy as np
@@ -96,3 +98,59 @@ def test_headers_together_over_the_total_bound_are_refused_at_their_include_line
     with pytest.raises(CompileError) as info:
         compile_source('#include "big.cuh"\n' + KERNEL, include_dirs=[tmp_path])
     assert info.value.line == 1 and info.value.construct == "source size"
+
+
+@pytest.mark.parametrize("spelled", ['"/etc/passwd"', '"../secret.txt"', '"/proc/self/environ"'])
+def test_an_include_outside_the_include_folders_is_refused_naming_the_rule(tmp_path, spelled):
+    (tmp_path / "secret.txt").write_text("int leaked_token_42;\n")
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    err = _refusal_in(kernels, f"#include {spelled}\n" + KERNEL)
+    assert err.line == 1 and err.construct == "include outside the include folders"
+    assert "outside the folders the emulator reads headers from" in err.detail
+    assert "leaked_token_42" not in str(err)
+
+
+def test_a_symbolic_link_out_of_the_include_folder_is_refused(tmp_path):
+    (tmp_path / "secret.txt").write_text("int leaked;\n")
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "link.cuh").symlink_to(tmp_path / "secret.txt")
+    err = _refusal_in(kernels, '#include "link.cuh"\n' + KERNEL)
+    assert err.construct == "include outside the include folders"
+
+
+def test_a_header_in_a_subfolder_of_the_include_folder_is_still_read(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "one.cuh").write_text("#define ONE 1\n")
+    source = '#include "sub/one.cuh"\n' + KERNEL.replace("+ 1", "+ ONE")
+    out = np.zeros(4, np.int32)
+    launch(source, "k", 1, 4, [out], include_dirs=[tmp_path])
+    assert out.tolist() == [1, 2, 3, 4]
+
+
+def test_a_fifo_named_as_a_header_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe.cuh")
+    result: list[BaseException | None] = []
+
+    def compile_it() -> None:
+        try:
+            compile_source('#include "pipe.cuh"\n' + KERNEL, include_dirs=[tmp_path])
+            result.append(None)
+        except BaseException as exc:  # handed to the test thread
+            result.append(exc)
+    worker = threading.Thread(target=compile_it, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive():  # unblock the reader so the thread ends, then fail
+        with open(os.open(tmp_path / "pipe.cuh", os.O_WRONLY | os.O_NONBLOCK), "w"):
+            pass
+        pytest.fail("compiling a kernel that includes a FIFO blocked")
+    assert isinstance(result[0], CompileError)
+    assert result[0].line == 1 and "not a regular file" in result[0].detail
+
+
+def _refusal_in(folder, source: str) -> CompileError:
+    with pytest.raises(CompileError) as info:
+        compile_source(source, include_dirs=[folder])
+    return info.value

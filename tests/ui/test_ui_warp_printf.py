@@ -89,7 +89,7 @@ def test_what_a_faulting_kernel_printed_before_its_fault_is_shown_not_greyed(pan
     lines = panel.printf_tab.view.toPlainText().splitlines()
     assert lines and lines[0] == "[block (0,0,0) thread (0,0,0) | warp 0 lane 0] reached 0"
     assert "Printed before the error" in panel.printf_tab.summary.text()
-    assert panel.printf_tab.graphicsEffect() is None and panel.lanes.graphicsEffect() is not None
+    assert panel.printf_tab.graphicsEffect() is None and panel.lanes.stale
 
 
 def test_an_edit_greys_the_printf_output_of_the_previous_run(panel, qtbot):

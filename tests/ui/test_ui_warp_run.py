@@ -8,6 +8,7 @@ import re
 import pytest
 from PySide6.QtCore import Qt
 
+from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.panels.warp import WarpPanel
 from ui.widgets.metrics_strip import BELOW, FAIR, GOOD, METRICS, POOR, rating
@@ -36,18 +37,18 @@ def type_time_limit(qtbot, panel: WarpPanel, seconds: int) -> None:
 
 
 def test_editing_the_code_greys_the_previous_run_and_says_edited_not_run_yet(panel, qtbot):
-    assert panel.metrics.badge.kind == "emulated" and panel.lanes.graphicsEffect() is None
+    assert panel.metrics.badge.kind == "emulated" and not panel.lanes.stale
     panel.code.setFocus()
     qtbot.keyClicks(panel.code, " ")
     assert "Edited — not run yet" in panel.status.text()
     assert "previous run" in panel.status.text()
-    assert panel.lanes.graphicsEffect() is not None and panel.metrics.graphicsEffect() is not None
+    assert panel.lanes.stale and panel.metrics.graphicsEffect() is not None
     assert panel.metrics.badge.kind == "" and panel.provenance == ""
     old = panel.session
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.session is not old, timeout=10_000)
     assert "Edited" not in panel.status.text() and "previous run" not in panel.status.text()
-    assert panel.lanes.graphicsEffect() is None and panel.metrics.badge.kind == "emulated"
+    assert not panel.lanes.stale and panel.metrics.badge.kind == "emulated"
 
 
 def test_cancel_stops_an_infinite_loop_that_showed_its_progress_and_keeps_the_code_view_still(panel, qtbot, services):
@@ -66,7 +67,7 @@ def test_cancel_stops_an_infinite_loop_that_showed_its_progress_and_keeps_the_co
     qtbot.waitUntil(lambda: panel.job.is_over, timeout=10_000)
     assert "cancelled" in panel.status.text() and "previous run" in panel.status.text()
     assert not panel.cancel_button.isEnabled() and not panel.controls.progress.isVisible()
-    assert panel.lanes.graphicsEffect() is not None and panel.provenance == ""
+    assert panel.lanes.stale and panel.provenance == ""
     assert panel.code.verticalScrollBar().value() == scrolled
     assert "crashed" not in panel.status.text()
 
@@ -88,7 +89,7 @@ def test_the_time_limit_stops_a_runaway_loop_naming_its_line_under_it_without_a_
     assert panel.code.error_note.y() >= line_bottom.bottom()  # under its line, which stays in view
     assert 0 <= line_bottom.top() < panel.code.viewport().height()
     assert len(services.notifier.history) == errors_before  # shown at its line, not as a banner
-    assert panel.lanes.graphicsEffect() is not None and "previous run" in panel.status.text()
+    assert panel.lanes.stale and "previous run" in panel.status.text()
     panel.code.setFocus()
     qtbot.keyClicks(panel.code, " ")
     assert not panel.code.error_note.isVisible()
@@ -148,3 +149,25 @@ def test_a_metric_under_its_ideal_is_not_green_and_says_it_is_under_the_ideal(pa
     assert "under the ideal 4" in cell.ideal.text()
     assert cell.value.styleSheet() == ""
     assert "#1b7f3b" in panel.metrics.cells["branch_efficiency"].value.styleSheet()
+
+
+def test_a_failed_run_draws_the_previous_runs_lanes_grey_as_its_status_says(panel, qtbot):
+    from PySide6.QtGui import QColor
+
+    from ui.widgets.lane_grid import STATE_COLOURS
+
+    def cell_colour() -> QColor:
+        cells = panel.lanes.cells_rect()
+        image = panel.lanes.graphics.grab().toImage()
+        return QColor(image.pixel(round(cells.left() + cells.width() / 64), round(cells.top() + 3)))
+
+    active = QColor(STATE_COLOURS[ws.LANE_ACTIVE])
+    qtbot.waitUntil(lambda: cell_colour() == active, timeout=5_000)  # warp 0, lane 0: active at the first step
+    panel.code.setFocus()
+    qtbot.keyClicks(panel.code, "}}}")  # a syntax error
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.run_state.state == "failed", timeout=10_000)
+    assert "previous run" in panel.status.text()
+    grey = cell_colour()
+    assert max(grey.red(), grey.green(), grey.blue()) - min(grey.red(), grey.green(), grey.blue()) <= 6
+    assert grey != active

@@ -70,7 +70,10 @@ class RunState:
         if state != RUNNING:
             self.progress = ""
         for widget in self.stale_views:
-            if self.stale and self.drawn:
+            set_stale = getattr(widget, "set_stale", None)
+            if set_stale is not None:  # it greys itself (the lane grid: an effect misses its plot)
+                set_stale(self.stale and self.drawn)
+            elif self.stale and self.drawn:
                 effect = QGraphicsOpacityEffect(widget)
                 effect.setOpacity(STALE_OPACITY)
                 widget.setGraphicsEffect(effect)

@@ -53,6 +53,18 @@ def state_lut(theme: Theme) -> np.ndarray:
     return lut
 
 
+def greyed(lut: np.ndarray, theme: Theme, keep: float = 0.35) -> np.ndarray:
+    """``lut`` as a previous run's cells are drawn: each colour's grey (its luma), faded towards
+    the background to ``keep`` of its contrast, so that nobody reads them as the current run."""
+    rgb = lut[:, :3].astype(float)
+    grey = rgb @ np.array([0.299, 0.587, 0.114])
+    base = np.array(QColor(theme.base).getRgb()[:3], dtype=float)
+    faded = base + (grey[:, None] - base) * keep
+    out = lut.copy()
+    out[:, :3] = np.clip(np.rint(faded), 0, 255).astype(np.uint8)
+    return out
+
+
 def state_name(state: int) -> str:
     names = {
         ws.LANE_ACTIVE: QCoreApplication.translate("LaneGrid", "active"),
@@ -210,6 +222,7 @@ class LaneGrid(QWidget):
         self.detail_start = 0
         self.selected_row = 0
         self.min_cells = MIN_CELLS_PX
+        self.stale = False  # a previous run's cells: drawn grey (see set_stale)
         self.axis_titles = True  # 'warp' and 'lane' beside the axes (compact: the tooltip says it)
         self.graphics = pg.GraphicsLayoutWidget()
         self.detail_plot, self.detail = _image_plot()
@@ -365,10 +378,21 @@ class LaneGrid(QWidget):
             self.row_selected.emit(cell[0])
 
     # ............................................................ looks
-    def restyle(self, theme: Theme) -> None:
+    def set_stale(self, stale: bool) -> None:
+        """Draw the cells grey (a previous run's, ``stale``) or in their colours. An opacity
+        effect on this widget would not reach the plot's own viewport: the colours change instead."""
+        if stale != self.stale:
+            self.stale = stale
+            self._set_luts(current_theme())
+
+    def _set_luts(self, theme: Theme) -> None:
         self.lut = state_lut(theme)
-        self.detail.set_lut(self.lut)
-        self.overview.set_lut(self.lut)
+        shown = greyed(self.lut, theme) if self.stale else self.lut
+        self.detail.set_lut(shown)
+        self.overview.set_lut(shown)
+
+    def restyle(self, theme: Theme) -> None:
+        self._set_luts(theme)
         self.graphics.setBackground(theme.base)
         pen = pg.mkPen(theme.text, width=max(2, theme.line_width))
         self.highlight.setPen(pen)

@@ -33,6 +33,8 @@ from .structs import MemberInfo, StructTable
 from .symbols import Function, Scope, Var, is_const_declarator, run_body
 from .values import CExpr, Frame, LValue, MemLV, VarLV, truth
 
+MAX_LOCAL_BYTES = 512 * 1024  # CUDA's limit of local memory per thread
+
 if TYPE_CHECKING:
     from pycparser.c_ast import Node
 
@@ -48,6 +50,7 @@ class AggregateCompiler:
     if TYPE_CHECKING:  # what the mixin uses of Compiler
         functions: dict[str, Function]
         current: Function | None
+        local_bytes: int
 
         def error(self, node: Node | None, message: str, construct: str = "") -> CompileError: ...
         def position(self, node: Node | None) -> tuple[int | None, int | None]: ...
@@ -63,6 +66,7 @@ class AggregateCompiler:
 
     def init_aggregates(self, table: StructTable | None) -> None:
         self.struct_table = table or StructTable()
+        self.held_struct_bytes = 0  # struct variables' bytes, counted with thread-local arrays
         self.structs: dict[str, CType] = {}
         self.member_info: dict[str, MemberInfo] = {}  # function name -> what it was in C++
         self.overloads: dict[tuple[str, str, str], list[str]] = {}  # (kind, owner, name) -> functions
@@ -219,8 +223,28 @@ class AggregateCompiler:
         scope.names[name] = var
         return var
 
-    def struct_param(self, name: str, ctype: CType, scope: Scope, const: bool) -> None:
+    def check_held_struct(self, ctype: CType, node: Node | None, what: str) -> None:
+        """A struct value a thread holds (a variable, a parameter, a temporary) takes one
+        register per leaf: one over CUDA's 512 KiB of local memory per thread is refused at
+        its line (a member array of 2**26 floats had run for minutes, then out of memory)."""
+        if ctype.size > MAX_LOCAL_BYTES:
+            raise self.error(node, f"{what} of type {ctype} takes {ctype.size:,} bytes, more than the "
+                             f"{MAX_LOCAL_BYTES // 1024} KiB a thread may hold (CUDA's limit of local "
+                             "memory per thread); keep it in global memory and use a pointer",
+                             "struct size")
+
+    def check_local_bytes(self, node: Node | None) -> None:
+        """Thread-local arrays and struct variables together within CUDA's per-thread limit
+        (counted over the whole program, as the emulator lays them out)."""
+        if self.local_bytes + self.held_struct_bytes > MAX_LOCAL_BYTES:
+            raise self.error(node, f"more than {MAX_LOCAL_BYTES // 1024} KiB of thread-local arrays "
+                             "and struct variables (CUDA's limit per thread: a GPU refuses to "
+                             "launch such a kernel)", "local memory size")
+
+    def struct_param(self, name: str, ctype: CType, scope: Scope, const: bool,
+                     node: Node | None = None) -> None:
         """A struct parameter; a method's ``this`` also makes the members visible by name."""
+        self.check_held_struct(ctype, node, f"parameter '{name}'")
         var = self.struct_register(name, ctype, scope, const)
         fn = self.current
         if name != "this" or fn is None or fn.name not in self.member_info:
@@ -241,6 +265,8 @@ class AggregateCompiler:
         coord = node.coord
         paren = coord is not None and (coord.line, coord.column) in self.struct_table.paren_decls
         init = self.struct_initializer(node.init, ctype, node, scope, paren)
+        self.held_struct_bytes += ctype.size
+        self.check_local_bytes(node)
         var = self.struct_register(node.name, ctype, scope, is_const_declarator(node.type),
                                    self.position(node)[0] or 0)
         start, end = var.slot, var.slot + len(ctype.layout.leaves)  # type: ignore[union-attr]
@@ -268,6 +294,7 @@ class AggregateCompiler:
     def struct_initializer(self, init: c_ast.Node | None, ctype: CType, node: c_ast.Node,
                            scope: Scope, paren: bool) -> CExpr:
         """The value a struct starts with: default, copy, constructor or aggregate."""
+        self.check_held_struct(ctype, node, "a struct value")
         has_ctor = bool(self.overloads.get(("ctor", ctype.name, ctype.name)))
         if init is None:
             if has_ctor:
@@ -429,6 +456,7 @@ class AggregateCompiler:
     def construct(self, ctype: CType, args: list[CExpr], node: c_ast.Node,
                   candidates: list[str] | None = None) -> CExpr:
         """A constructor call on a fresh (zero) object; the value is the constructed object."""
+        self.check_held_struct(ctype, node, "a struct value")
         names = candidates if candidates is not None else \
             self.overloads.get(("ctor", ctype.name, ctype.name), [])
         zero = zero_value(ctype)

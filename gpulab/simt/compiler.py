@@ -267,7 +267,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                         if isinstance(p, c_ast.Decl) and is_const_declarator(p.type)}
         for name, ptype in fn.params:
             if ptype.is_struct:
-                self.struct_param(name, ptype, scope, name in const_params)
+                self.struct_param(name, ptype, scope, name in const_params, fdef.decl)
                 continue
             scope.names[name] = self.register_var(name, ptype)
             scope.names[name].const = name in const_params
@@ -449,10 +449,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         else:
             offset = self.local_bytes
             self.local_bytes = _align(offset + nbytes, 16)
-            if self.local_bytes > 512 * 1024:  # CUDA's limit of local memory per thread
-                raise self.error(node, "more than 512 KiB of thread-local arrays (CUDA's limit per "
-                                 "thread: a GPU refuses to launch such a kernel)",
-                                 "local memory size")
+            self.check_local_bytes(node)
         self.memory.append(MemoryDecl(node.name, space, offset, dtype, count,
                                       self.current.name if self.current is not None else ""))
         base = (SHARED_BASE if space == "shared" else LOCAL_BASE) + offset

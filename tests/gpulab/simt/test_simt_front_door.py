@@ -154,3 +154,37 @@ def _refusal_in(folder, source: str) -> CompileError:
     with pytest.raises(CompileError) as info:
         compile_source(source, include_dirs=[folder])
     return info.value
+
+
+BIG_STRUCT = "struct S { float a[1 << 26]; float b; };\n"
+
+
+@pytest.mark.parametrize("body, words", [
+    ("S s; s.b = 1; o[0] = s.b;", "a struct value of type S"),
+    ("o[0] = S().b;", "a struct value of type S"),
+    ("o[0] = (S){}.b;", "a struct value of type S"),
+])
+def test_a_struct_over_the_per_thread_limit_held_by_a_thread_is_refused_at_its_line(body, words):
+    err = _refusal(BIG_STRUCT + f'extern "C" __global__ void k(float* o) {{\n  {body}\n}}\n')
+    assert err.line == 3 and err.construct == "struct size"
+    assert words in err.detail and "512 KiB" in err.detail
+
+
+def test_a_struct_parameter_over_the_limit_is_refused_at_its_function():
+    err = _refusal(BIG_STRUCT + "__device__ float f(S s) { return s.b; }\n"
+                   'extern "C" __global__ void k(float* o) { o[0] = 0; }\n')
+    assert err.line == 2 and "parameter 's'" in err.detail
+
+
+def test_struct_variables_count_with_local_arrays_against_the_per_thread_limit():
+    source = ("struct H { float a[70000]; };\n"  # 280,000 bytes each
+              'extern "C" __global__ void k(float* o) {\n  H x;\n  H y;\n  o[0] = 0;\n}\n')
+    err = _refusal(source)
+    assert err.line == 4 and err.construct == "local memory size"
+
+
+def test_a_big_struct_reached_through_a_pointer_is_still_allowed():
+    source = BIG_STRUCT + 'extern "C" __global__ void k(S* p, float* o) { if (p) o[0] = p->b; }\n'
+    out = np.zeros(1, np.float32)
+    launch(source, "k", 1, 1, [None, out])
+    assert out[0] == 0

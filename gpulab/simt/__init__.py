@@ -52,8 +52,9 @@ C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit f
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is
 false); division and ``%`` truncate toward zero; float-to-int conversion truncates and
 saturates like ``cvt.rzi`` (NaN -> 0); ``float`` arithmetic is done in float32 and mixing
-in a ``double`` promotes to float64, as in C. Integer division by zero (undefined in C)
-gives 0. Transcendental functions use numpy's correctly rounded float32/float64
+in a ``double`` promotes to float64, as in C. Integer division or ``%`` by zero (undefined
+in C; PTX gives an unspecified value, no trap) stops the launch with a ``division-by-zero``
+KernelFault naming the line and the lanes. Transcendental functions use numpy's correctly rounded float32/float64
 functions, so they match a GPU (which uses approximations, more so with fast-math) to
 float32 tolerance, not bit for bit; ``fmaf`` rounds once.
 

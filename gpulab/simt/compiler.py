@@ -927,8 +927,26 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         if op in ("&", "|", "^") and common.is_float:
             raise self.error(node, f"operator {op} needs integer operands", f"{op} on float")
         f = self.arith_function(op, common, node)
+        if op in ("/", "%") and common.is_integer and right.const is None:
+            return self.checked_division(op, common, f, lv, rv, node)
         result = self.fold(CExpr(common, lambda fr, m: f(lv(fr, m), rv(fr, m)), pure), [left, right])
         return self.flop_counted(result, common) if op in FLOP_OPERATORS else result
+
+    def checked_division(self, op: str, common: CType, f: Callable, lv: Callable, rv: Callable,
+                         node: c_ast.Node) -> CExpr:
+        """Integer ``/`` or ``%`` by a divisor that may be zero: a lane dividing by zero stops
+        the launch with a fault naming the line and the lanes. PTX leaves the result
+        unspecified (a GPU gives -1 or garbage, never a trap), so a silent 0 would hide a bug
+        the real kernel has. Not pure: ``d ? n / d : 0`` and ``d && n / d`` then divide only
+        in the lanes their guard lets through, as C evaluates them."""
+        site = self.site(node)
+        word = "division" if op == "/" else "remainder (%)"
+
+        def run(fr: Frame, m: Mask) -> Any:
+            divisor = rv(fr, m)
+            fr.mc.check_divisor(divisor, m, site, word)
+            return f(lv(fr, m), divisor)
+        return CExpr(common, run, False)
 
     def arith_function(self, op: str, common: CType, node: c_ast.Node) -> Callable:
         if op in _ARITH:

@@ -12,6 +12,7 @@ values the message names, English ``detail`` text included). Kinds:
 ``time-budget``           the launch ran past its time limit (``seconds``, ``loop_line``)
 ``memory``                an out-of-bounds or misaligned access (``buffer``, ``address``)
 ``divergent-barrier``     ``__syncthreads()`` reached by only some live threads of a block
+``division-by-zero``      an integer ``/`` or ``%`` by zero in some lanes (``lanes``)
 ``fault``                 any other kernel fault (``detail``)
 ``cancelled``             the launch was cancelled
 ``error``                 a bad launch or argument (``detail``)

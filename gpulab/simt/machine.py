@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -422,6 +423,26 @@ class Machine:
     def describe_lane(self, lane: int) -> str:
         b, t = divmod(lane, self.lanes_per_block)
         return f"thread (block {_fmt(self.block_coords(b))}, thread {_fmt(self.thread_coords(t))})"
+
+    def check_divisor(self, divisor: Any, m: Mask, site: Site, word: str) -> None:
+        """Fault when an active lane divides an integer by zero (the result is undefined)."""
+        if isinstance(divisor, np.ndarray) and divisor.ndim:
+            zero = divisor == 0
+            if not zero.any():
+                return
+            bad = np.flatnonzero(zero & m.bits)  # values are per lane; only active lanes count
+            if not len(bad):
+                return
+        elif divisor != 0 or not m.count:
+            return
+        else:
+            bad = m.idx
+        lane = int(bad[0])
+        more = f" [+{len(bad) - 1} more lanes]" if len(bad) > 1 else ""
+        raise KernelFault(f"{self.kernel}: line {site.line}: integer {word} by zero by "
+                          f"{self.describe_lane(lane)}{more} (the result is undefined on a GPU)",
+                          self.kernel, site.line, lanes=tuple(int(x) for x in bad[:64]),
+                          kind="division-by-zero")
 
     # ----------------------------------------------------------------- memory access
     def _lane_addresses(self, addr: np.ndarray | np.integer, m: Mask) -> np.ndarray:

@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from gpulab.simt import CompileError, launch
+from gpulab.simt import CompileError, KernelFault, launch
 from gpulab.simt import preprocess as pp
 from gpulab.simt.translate import compile_source
 
@@ -188,3 +188,35 @@ def test_a_big_struct_reached_through_a_pointer_is_still_allowed():
     out = np.zeros(1, np.float32)
     launch(source, "k", 1, 1, [None, out])
     assert out[0] == 0
+
+
+DIVIDE = 'extern "C" __global__ void k(int* o, const int* d) {\n  int i = threadIdx.x;\n  %s\n}\n'
+
+
+def _divided(body: str, divisors: list[int]) -> list[int]:
+    out = np.zeros(len(divisors), np.int32)
+    launch(DIVIDE % body, "k", 1, len(divisors), [out, np.array(divisors, np.int32)])
+    return out.tolist()
+
+
+@pytest.mark.parametrize("body, word", [("o[i] = 10 / d[i];", "division"),
+                                        ("o[i] = 10 % d[i];", "remainder (%)"),
+                                        ("int x = 10; x /= d[i]; o[i] = x;", "division"),
+                                        ("o[i] = 10u / (unsigned)d[i];", "division")])
+def test_an_integer_division_by_zero_is_a_fault_naming_the_line_and_the_lanes(body, word):
+    with pytest.raises(KernelFault) as info:
+        _divided(body, [1, 0, 2, 0])
+    err = info.value
+    assert err.kind == "division-by-zero" and err.line == 3 and err.lanes == (1, 3)
+    assert f"integer {word} by zero" in str(err) and "thread (1,0,0)" in str(err)
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("o[i] = d[i] ? 10 / d[i] : -7;", [10, -7, 5, -7]),
+    ("o[i] = d[i] != 0 && 10 / d[i] > 2;", [1, 0, 1, 0]),
+    ("if (d[i] != 0) o[i] = 10 / d[i]; else o[i] = -1;", [10, -1, 5, -1]),
+    ("o[i] = 10.0f / d[i] > 1e30f;", [0, 1, 0, 1]),  # float division by zero is IEEE infinity
+])
+def test_a_division_guarded_against_zero_runs_only_in_the_lanes_let_through(body, expected):
+    assert _divided(body, [1, 0, 2, 0]) == expected
+

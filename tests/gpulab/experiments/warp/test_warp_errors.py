@@ -62,3 +62,12 @@ def test_the_emulator_process_reports_progress_then_the_time_limit_stop():
             reports.append(done)
     assert caught.value.kind == "time-budget" and caught.value.line == 3
     assert reports and reports == sorted(reports)
+
+
+def test_a_division_by_zero_is_worded_as_undefined_on_a_gpu_in_both_languages():
+    source = 'extern "C" __global__ void k(int* o, const int* d) {\n  o[threadIdx.x] = 10 / d[threadIdx.x];\n}\n'
+    with pytest.raises(simt.KernelFault) as caught:
+        simt.launch(source, "k", 1, 2, [np.zeros(2, np.int32), np.array([0, 1], np.int32)])
+    english, chinese = render(ws.error_message(caught.value)), render(ws.error_message(caught.value), "zh")
+    assert "line 2" in english and "undefined on a GPU" in english
+    assert "第 2 行" in chinese and "除数为零" in chinese

@@ -104,7 +104,7 @@ class Params(CheckedParams):
     repeats: int = param(5, min=1)
     model_gpu: str = param("h100-sxm")
     cpu_single_thread: bool = param(True)
-    gpu_kernels: bool = param(True)
+    gpu_kernels: bool = param(True, needs_gpu=True)
 
 
 

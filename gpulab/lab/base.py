@@ -46,7 +46,8 @@ class ParamSpec:
 
     For a ``tuple[X, ...]`` field the limits and choices hold for every element, and the tuple
     must not be empty. ``presets`` are named values for a sweep (``("standard", (64, 128))``);
-    the first one is the preset a front end shows first (selected by default).
+    the first one is the preset a front end shows first (selected by default). ``needs_gpu``:
+    the field only means something with a usable GPU (a front end greys it out without one).
     """
 
     unit: str = ""
@@ -56,12 +57,13 @@ class ParamSpec:
     power_of_two: bool = False
     choices: tuple[Any, ...] = ()
     presets: tuple[tuple[str, Any], ...] = ()
+    needs_gpu: bool = False
 
 
 def param(
     default: Any, *, key: str = "", unit: str = "", min: float | None = None, max: float | None = None,
     multiple_of: int | None = None, power_of_two: bool = False, choices: tuple[Any, ...] = (),
-    presets: tuple[tuple[str, Any], ...] = (),
+    presets: tuple[tuple[str, Any], ...] = (), needs_gpu: bool = False,
 ) -> Any:  # fmt: skip
     """A Params field with its :class:`ParamSpec` (``field.metadata['spec']``); :func:`validate_params`
     checks the declared limits.
@@ -71,7 +73,7 @@ def param(
     name found from the module that defines the Params. ``key`` replaces that prefix for a
     Params outside the registry (``key="mylab.param.count"`` -> ``mylab.param.count.label``).
     """
-    spec = ParamSpec(unit, min, max, multiple_of, power_of_two, tuple(choices), tuple(presets))
+    spec = ParamSpec(unit, min, max, multiple_of, power_of_two, tuple(choices), tuple(presets), needs_gpu)
     return field(default=default, metadata={"spec": spec, "key": key})
 
 
@@ -161,7 +163,7 @@ def validate_params(params: Any) -> None:
         spec = field_spec(type(params), f.name)
         value_type, is_tuple = _value_type(_hints(type(params))[f.name])
         value = getattr(params, f.name)
-        if value is None or spec == ParamSpec(unit=spec.unit):
+        if value is None or spec == ParamSpec(unit=spec.unit, needs_gpu=spec.needs_gpu):
             continue  # nothing declared (a unit is no limit), or an optional field left out
         if not is_tuple:
             _check_value(f.name, spec, value_type, value, "param.error.must")
@@ -261,11 +263,11 @@ def _with_rule(exc: ParamError, params_type: type, name: str, hint: Any) -> Para
     """A conversion error that also says what the field allows, when it declares limits."""
     spec = field_spec(params_type, name)
     value_type, _is_tuple = _value_type(hint)
-    if spec.choices or (spec == ParamSpec(unit=spec.unit) and value_type not in (int, float)):
+    if spec.choices or (spec == ParamSpec(unit=spec.unit, needs_gpu=spec.needs_gpu) and value_type not in (int, float)):
         return exc
     if value_type is int and spec.max is None:
         spec = dataclasses.replace(spec, max=INT_CEILING)
-    if spec == ParamSpec(unit=spec.unit) and value_type is float:
+    if spec == ParamSpec(unit=spec.unit, needs_gpu=spec.needs_gpu) and value_type is float:
         return exc
     return ParamError(msg("param.error.allowed", error=exc.message, rule=_rule(spec, value_type)))
 

@@ -1190,6 +1190,10 @@
         <source>Kernel longer</source>
         <translation>核函数更长</translation>
     </message>
+    <message>
+        <source>No usable GPU: %1</source>
+        <translation>没有可用的 GPU：%1</translation>
+    </message>
 </context>
 <context>
     <name>PlanTable</name>

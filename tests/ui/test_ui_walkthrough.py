@@ -332,3 +332,19 @@ def test_an_opened_result_says_where_and_when_it_was_made_and_fills_the_form(qtb
     level, text = window.services.notifier.history[-1][:2]
     assert level == "info" and socket.gethostname() in text and "elsewhere" not in text
     assert panel.editors["repeats"].text() == "2" and panel.editors["sizes"].text() == "1024, 4096"
+
+
+def test_without_a_gpu_time_kernels_on_the_gpu_is_greyed_out_and_says_why(qtbot, window):
+    from ui.device_text import short_reason
+
+    wait_idle(qtbot, window)  # the device probe has answered
+    report = window.services.devices.report
+    if report is not None and report.cuda.available:
+        pytest.skip("this machine has a usable GPU: the box is offered")
+    panel = open_panel(qtbot, window, "roofline")
+    box = panel.editors["measure_gpu"]
+    assert not box.isEnabled() and not box.isChecked()
+    assert short_reason(window.services.devices.report.cuda) in box.toolTip()
+    switch_language(window, "zh")
+    assert "没有可用的 GPU" in box.toolTip()
+    switch_language(window, "en")

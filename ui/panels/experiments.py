@@ -21,6 +21,7 @@ from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.results import Result
 from ui import i18n
+from ui.device_text import short_reason
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.services import Services
@@ -271,7 +272,15 @@ class ExperimentsPanel(Panel):
         self.form.set_params_type(params_type, self.form_fields(params_type) if params_type is not None else None)
         self._retranslate_experiment()
         self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
+        self._offer_gpu_fields()
         self._fit_controls()
+
+    def _offer_gpu_fields(self) -> None:
+        """GPU-only fields (time kernels on the GPU) greyed out, with the reason, on a machine without
+        a usable GPU; left as they are while the devices are still being probed."""
+        report = self.services.devices.report
+        if report is not None:
+            self.form.set_gpu_reason(None if report.cuda.available else short_reason(report.cuda))
 
     def _fill_devices(self, report: DeviceReport | None) -> None:
         current = self.device_combo.currentData()
@@ -280,6 +289,7 @@ class ExperimentsPanel(Panel):
             self.device_combo.addItem(device_title(key, report), key)
         found = self.device_combo.findData(current)
         self.device_combo.setCurrentIndex(max(found, 0))
+        self._offer_gpu_fields()
 
     # ------------------------------------------------------------ running
 

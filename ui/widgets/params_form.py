@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel, QLineEd
 
 from gpulab import experiments, measure
 from gpulab.catalogue import Message
-from gpulab.lab.base import choice_text
+from gpulab.lab.base import choice_text, field_spec
 from ui import i18n
 
 translate = QCoreApplication.translate
@@ -241,6 +241,21 @@ class ParamsForm(QWidget):
             elif isinstance(editor, QLineEdit):
                 editor.setText(field_text(value))
                 editor.setCursorPosition(0)
+
+    def set_gpu_reason(self, reason: str | None) -> None:
+        """Without a usable GPU (``reason`` says why), a field that only means something with one is
+        unticked, greyed out and says why in its tooltip; with one (None) it is offered again."""
+        if self.params_type is None:
+            return
+        for name, editor in self.editors.items():
+            if not field_spec(self.params_type, name).needs_gpu or not isinstance(editor, QCheckBox):
+                continue
+            if reason is not None and editor.isEnabled():
+                editor.setChecked(False)
+            elif reason is None and not editor.isEnabled():
+                editor.setChecked(bool(field_default(next(f for f in self.fields if f.name == name))))
+            editor.setEnabled(reason is None)
+            editor.setToolTip(self.tr("No usable GPU: %1").replace("%1", reason) if reason else "")
 
     def error_text(self, error: Message) -> str:
         """A parameter mistake in the reader's words: the field named by its label on this form

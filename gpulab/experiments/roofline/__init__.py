@@ -87,7 +87,7 @@ class Params(CheckedParams):
     elements: int = param(1 << 24, min=1 << 10, max=MAX_ELEMENTS)
     traffic: Literal["sectors", "unique"] = param("sectors")
     measure_cpu: bool = param(True)
-    measure_gpu: bool = param(True)
+    measure_gpu: bool = param(True, needs_gpu=True)
     repeats: int = param(5, min=1, max=1000)
 
 

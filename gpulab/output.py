@@ -8,6 +8,7 @@ after all, keeps it in a fallback file it names (or on standard output).
 from __future__ import annotations
 
 import json
+import stat
 import sys
 import tempfile
 import time
@@ -15,6 +16,16 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["emit_json", "fallback_paths", "output_problem", "write_json"]
+
+
+def _would_block(path: Path) -> bool:
+    """Whether opening ``path`` would wait for another program (a FIFO, a socket): the probe must not.
+    A device such as ``/dev/full`` opens at once; a write that fails there falls back to a named file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def output_problem(destination: str) -> str | None:
@@ -31,6 +42,8 @@ def output_problem(destination: str) -> str | None:
         return "the path is empty"
     if path.is_dir():
         return "is a folder, not a file"
+    if _would_block(path):
+        return "is a named pipe or a socket: opening it waits for another program (give a file)"
     parent = path.parent
     if not parent.exists():
         return f"the folder {str(parent)!r} does not exist"

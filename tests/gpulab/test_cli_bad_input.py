@@ -106,3 +106,14 @@ def test_a_huge_power_is_refused_without_computing_it_in_a_subprocess():
 def test_an_empty_json_path_is_refused_not_taken_as_no_file(capsys):
     code, out, err = _main([*RUN, "--json", ""], capsys)
     assert code == 2 and "the path is empty" in err and not out
+
+
+def test_a_named_pipe_as_the_json_destination_is_refused_before_the_run_without_waiting(tmp_path):
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "result.json"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "gpulab.cli", *RUN, "--json", str(fifo)],
+                          capture_output=True, text=True, timeout=120)  # a hang ends at the timeout  # fmt: skip
+    assert done.returncode == 2 and "named pipe" in done.stderr

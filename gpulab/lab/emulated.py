@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from gpulab import cuda, kernels
+from gpulab import cuda, hostmem, kernels
 from gpulab.catalogue import Message, Note, msg, render
+from gpulab.hostmem import bytes_text
 from gpulab.kernels import Args, KernelSpec, LaunchPreset
 from gpulab.lab import declare
 from gpulab.lab.base import (
@@ -27,10 +28,11 @@ from gpulab.lab.base import (
     Context,
     Event,
     ExperimentGen,
+    ParamError,
     PartialPoint,
     Progress,
 )
-from gpulab.measure import median_and_iqr
+from gpulab.measure import median_and_iqr, size_text
 from gpulab.results import Point, Provenance, Result, Series
 
 EMULATOR_DEVICE = "SIMT emulator (gpulab)"
@@ -350,12 +352,29 @@ class _LabRun:
         return Result(self.plan.experiment, self.plan.params, tuple(self.series.values()), tuple(notes))
 
 
+# What emulating one thread takes in this computer's memory, the arguments and every lane's
+# registers together: 190-300 bytes measured for the reduction lab at n = 2^16 and 2^18 (peak RSS
+# growth per thread); twice that leaves room for the kernels with more registers.
+EMULATED_BYTES_PER_THREAD = 600
+MEMORY_SHARE = 0.8  # of the memory free now: the rest stays with the system and the window
+
+
+def check_emulation_fits(n: int, free_bytes: int | None) -> None:
+    """ParamError, before anything is allocated, when emulating ``n`` threads would not fit in
+    :data:`MEMORY_SHARE` of the free memory (nothing is checked when that is unknown)."""
+    need = n * EMULATED_BYTES_PER_THREAD
+    if free_bytes and need > free_bytes * MEMORY_SHARE:
+        raise ParamError(msg("lab.error.emulation-too-big", n=size_text(n), need=bytes_text(need),
+                             free=bytes_text(free_bytes)))  # fmt: skip
+
+
 def run_variants(plan: LabPlan, ctx: Context) -> ExperimentGen:
     """Emulate every variant (and time it on the GPU when one is usable); return the Result.
 
     Yields progress before each variant and a partial point per series after it, so a run
     can be cancelled between variants; a launch in progress polls the cancel flag too.
     """
+    check_emulation_fits(plan.n, hostmem.available_memory_bytes())
     lab = _LabRun(plan, ctx)
     steps = len(plan.variants)
     for index, variant in enumerate(plan.variants):

@@ -60,3 +60,17 @@ def test_with_a_gpu_the_reductions_are_timed_and_match_the_emulator(result):
     times = result.get_series(GPU_TIME_SERIES)
     assert times.provenance.kind == "measured"
     assert all(p.extra["matches_emulator"] for p in times.points)
+
+
+@pytest.mark.parametrize("lab", ["reduction", "divergence"])
+def test_an_n_whose_emulation_cannot_fit_in_memory_is_refused_before_anything_is_allocated(monkeypatch, lab):
+    from gpulab import experiments, hostmem
+    from gpulab.catalogue import render
+    from gpulab.experiments import Context, ParamError, drive
+
+    monkeypatch.setattr(hostmem, "available_memory_bytes", lambda: 16 << 30)
+    module = experiments.get(lab)
+    params = experiments.params_from_strings(module.Params, {"n": str((1 << 31) - 64)})
+    with pytest.raises(ParamError) as refused:
+        drive(module.run(params, Context()))
+    assert "16 GiB is free" in render(refused.value.message) and "TiB" in render(refused.value.message)

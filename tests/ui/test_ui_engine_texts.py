@@ -152,4 +152,4 @@ def test_a_parameter_mistake_is_explained_in_chinese(qtbot, services):
     with qtbot.waitSignal(services.notifier.message, timeout=1000) as signal:
         assert panel.run_experiment() is None
     assert signal.args[0] == "warning"
-    assert "repeats：应为整数，实际为 'many'" in signal.args[1]
+    assert "重复次数：应为整数，实际为 'many'" in signal.args[1]  # the field's label, not the script's key

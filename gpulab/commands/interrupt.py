@@ -11,22 +11,18 @@ as a shell reports a process the signal killed.
 from __future__ import annotations
 
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from types import FrameType
 from typing import Any
 
-from gpulab.catalogue import msg, render
-from gpulab.lab.run import Cancelled, Event, ExperimentGen, PartialPoint, Progress, drive
-from gpulab.results import Point, Provenance, Result, Series
+from gpulab.lab.partial import DEFAULT_AXES, PointLog
+from gpulab.lab.run import Cancelled, Event, ExperimentGen, drive
+from gpulab.results import Result
 
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-DEFAULT_AXES = ("x", "", "y", "")
 
 
 class Interrupted(BaseException):
@@ -91,60 +87,6 @@ class SignalGuard:
             self.armed = False
 
 
-@dataclass
-class PointLog:
-    """The events of a run as they pass (to ``forward``): the points by series, and what it was doing."""
-
-    forward: Callable[[Event], None] | None = None
-    points: dict[str, list[Point]] = field(default_factory=dict)
-    provenance: dict[str, Provenance] = field(default_factory=dict)
-    last: tuple[str, Point] | None = None
-    doing: str = ""
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, PartialPoint):
-            name = str(event.series)
-            self.points.setdefault(name, []).append(event.point)
-            if event.provenance is not None:
-                self.provenance.setdefault(name, event.provenance)
-            self.last = (name, event.point)
-        elif isinstance(event, Progress) and event.message:
-            self.doing = render(event.message)
-        if self.forward is not None:
-            self.forward(event)
-
-    @property
-    def count(self) -> int:
-        return sum(len(points) for points in self.points.values())
-
-    def result(self, experiment: str, params: Any, signum: int,
-               axes: tuple[str, str, str, str] = DEFAULT_AXES) -> Result:  # fmt: skip
-        """The points so far as a Result marked partial; ``axes`` = (x label, x unit, y label, y unit)."""
-        x_label, x_unit, y_label, y_unit = axes
-        series = tuple(Series(name, self.provenance.get(name) or Provenance("measured", socket.gethostname()),
-                              x_label, x_unit, y_label, y_unit, tuple(points))
-                       for name, points in self.points.items())  # fmt: skip
-        marker = partial_marker(signal_name(signum), self.count, self.last, self.doing)
-        note = msg("note.partial.signal", signal=marker["cause"], points=self.count, doing=self.doing or "-")
-        return Result(experiment, _params_dict(params), series, (note,), partial=marker)
-
-
-def partial_marker(cause: str, points: int, last: tuple[str, Point] | None, doing: str) -> dict[str, Any]:
-    """What a partial result says of itself: why it stopped, when (UTC), on which machine, the last
-    point kept (series and x) and what the run was doing when it stopped."""
-    return {"cause": cause, "at": datetime.now(timezone.utc).isoformat(), "host": socket.gethostname(),
-            "points": points, "last_point": {"series": last[0], "x": last[1].x} if last else None,
-            "doing": doing}  # fmt: skip
-
-
-def _params_dict(params: Any) -> dict[str, Any]:
-    import dataclasses
-
-    if dataclasses.is_dataclass(params) and not isinstance(params, type):
-        return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
-    return dict(params or {})
-
-
 def drive_keeping(gen: ExperimentGen, guard: SignalGuard, experiment: str, params: Any,
                   on_event: Callable[[Event], None] | None,
                   axes: tuple[str, str, str, str] = DEFAULT_AXES) -> Result:  # fmt: skip
@@ -156,12 +98,12 @@ def drive_keeping(gen: ExperimentGen, guard: SignalGuard, experiment: str, param
             return drive(gen, log, guard.cancel)
     except Interrupted as stop:
         gen.close()  # its finally blocks: an mpiexec job stopped, a temporary folder removed
-        raise Interrupted(stop.signum, log.result(experiment, params, stop.signum, axes)) from None
+        raise Interrupted(stop.signum, log.result(experiment, params, signal_name(stop.signum), axes)) from None
     except Cancelled:
         gen.close()
         if guard.fired is None:
             raise
-        raise Interrupted(guard.fired, log.result(experiment, params, guard.fired, axes)) from None
+        raise Interrupted(guard.fired, log.result(experiment, params, signal_name(guard.fired), axes)) from None
 
 
 def report_interrupted(stop: Interrupted, prog: str, destination: str | None, written: int) -> int:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -13,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QScrollArea,
     QStackedWidget,
     QVBoxLayout,
@@ -320,6 +324,19 @@ class MainWindow(QMainWindow):
         if warning:
             self.services.notifier.warning(warning)
 
+    def ask_keep_partial(self, folder: Path) -> str:
+        """Closing while a lab runs: "keep" its points so far (in ``folder``), "discard" them, or
+        "cancel" the closing. Tests replace it."""
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("A run is still going"),
+                          self.tr("A lab is still running. Keep the points it has measured so far? They are saved "
+                                  "as a partial result in %1.").replace("%1", str(folder)),
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)  # fmt: skip
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        choice = box.exec()
+        return {QMessageBox.StandardButton.Save: "keep", QMessageBox.StandardButton.Discard: "discard"}.get(
+            QMessageBox.StandardButton(choice), "cancel")
+
     def ask_result_path(self) -> str:
         """The file a person picks in the Open dialog ('' when they cancel); tests replace it."""
         path, _filter = QFileDialog.getOpenFileName(
@@ -377,10 +394,47 @@ class MainWindow(QMainWindow):
         return self.about_dialog
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        running = [panel for panel in self.panels.values() if getattr(panel, "partial_result", None)
+                   and panel.partial_result() is not None]  # type: ignore[attr-defined]  # fmt: skip
+        if running:
+            answer = self.ask_keep_partial(partial_folder())
+            if answer == "cancel":
+                event.ignore()
+                return
+            if answer == "keep":
+                keep_partial(running, partial_folder())
         for panel in self.panels.values():
             panel.shutdown()
         self.services.runner.shutdown()
         super().closeEvent(event)
+
+
+def partial_folder() -> Path:
+    """Where the window keeps the partial results of runs it was closed in the middle of."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("gpulab", appauthor=False)) / "partial"
+
+
+def keep_partial(panels: list[Panel], folder: Path) -> list[Path]:
+    """Each running panel's points so far saved in ``folder`` as a partial result (said on stderr:
+    the window is closing); a file that cannot be written is said too, and the closing goes on."""
+    kept = []
+    for panel in panels:
+        result = panel.partial_result()  # type: ignore[attr-defined]
+        if result is None:
+            continue
+        path = folder / f"{result.experiment}-{time.strftime('%Y%m%d-%H%M%S')}-partial.json"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            result.save(path)
+        except OSError as exc:
+            print(f"gpulab: the partial result of {result.experiment} could not be kept ({exc})", file=sys.stderr)
+            continue
+        print(f"gpulab: the window was closed mid-run; the points of {result.experiment} measured so far "
+              f"were kept in {path}", file=sys.stderr)  # fmt: skip
+        kept.append(path)
+    return kept
 
 
 def _panel_for_lab(lab: str) -> str:

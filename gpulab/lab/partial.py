@@ -40,7 +40,7 @@ class PointLog:
                 self.provenance.setdefault(name, event.provenance)
             self.last = (name, event.point)
         elif isinstance(event, Progress) and event.message:
-            self.doing = render(event.message)
+            self.doing = event.message if isinstance(event.message, str) else render(event.message)
         if self.forward is not None:
             self.forward(event)
 

@@ -897,6 +897,14 @@
         <translation>无法加载 %1 的翻译，暂时显示英文。</translation>
     </message>
     <message>
+        <source>A run is still going</source>
+        <translation>仍有实验在运行</translation>
+    </message>
+    <message>
+        <source>A lab is still running. Keep the points it has measured so far? They are saved as a partial result in %1.</source>
+        <translation>有一个实验仍在运行。要保留它目前测得的点吗？它们会作为部分结果保存在 %1。</translation>
+    </message>
+    <message>
         <source>Open a saved result</source>
         <translation>打开保存的结果</translation>
     </message>

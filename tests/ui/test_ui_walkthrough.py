@@ -348,3 +348,32 @@ def test_without_a_gpu_time_kernels_on_the_gpu_is_greyed_out_and_says_why(qtbot,
     switch_language(window, "zh")
     assert "没有可用的 GPU" in box.toolTip()
     switch_language(window, "en")
+
+
+@pytest.mark.parametrize("answer", ["keep", "cancel"])
+def test_closing_the_window_mid_run_keeps_the_points_so_far_or_stays_open(qtbot, window, fake_experiment,
+                                                                          monkeypatch, tmp_path, answer):  # fmt: skip
+    from gpulab.results import replay
+    from ui import main_window
+
+    monkeypatch.setattr(main_window, "partial_folder", lambda: tmp_path)
+    asked = []
+    window.ask_keep_partial = lambda folder: asked.append(folder) or answer  # the question a person answers
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, "fake")
+    type_into(qtbot, panel.editors["steps"], "200")
+    type_into(qtbot, panel.editors["delay_s"], "0.05")
+    click(qtbot, panel.run_button)
+    qtbot.waitUntil(lambda: panel.point_log is not None and panel.point_log.count >= 2, timeout=30_000)
+    window.close()
+    assert asked == [tmp_path]
+    kept = list(tmp_path.glob("fake-*-partial.json"))
+    if answer == "cancel":
+        assert window.isVisible() and panel.job is not None and not kept
+        click(qtbot, panel.cancel_button)
+        wait_idle(qtbot, window)
+        return
+    assert len(kept) == 1
+    result = replay(kept[0])
+    assert result.partial is not None and result.partial["cause"] == "window closed"
+    assert result.series and len(result.series[0].points) == result.partial["points"] >= 2

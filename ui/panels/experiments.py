@@ -19,7 +19,9 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from gpulab import experiments
 from gpulab.devices import DeviceReport
-from gpulab.results import Result
+from gpulab.lab.partial import PointLog
+from gpulab.lab.run import PartialPoint, Progress
+from gpulab.results import Provenance, Result
 from ui import i18n
 from ui.device_text import short_reason
 from ui.jobs import Job
@@ -73,6 +75,8 @@ class ExperimentsPanel(Panel):
         super().__init__(services, parent)
         self.module: ModuleType | None = None
         self.last_result: Result | None = None
+        self.point_log: PointLog | None = None  # the running job's points so far (kept if the window closes)
+        self.run_params: Any = None
         self._make_widgets()
         self._build_layout()
         self._fill_experiments()
@@ -312,12 +316,29 @@ class ExperimentsPanel(Panel):
         title = localized(module, "TITLE")
         self.forget_run()  # the last run's curves, badge, notes and failure must not label the new run
         job = self.services.runner.submit(title, device, lambda ctx: module.run(params, ctx), expects=Result)
+        self.point_log, self.run_params, kinds = PointLog(), params, {}
+        job.series_kind.connect(lambda series, kind: kinds.__setitem__(str(series), kind))
+        job.progress.connect(lambda fraction, message: self._log(Progress(fraction, message)))
+        job.partial.connect(lambda series, point: self._log(PartialPoint(series, point, Provenance(
+            kinds.get(str(series)) or point.extra.get("kind", "measured"), str(device)))))
         job.partial.connect(self.plot.add_point)
         job.partial.connect(lambda *_point: self.placeholder.dismiss())
         job.series_kind.connect(self._series_kind)
         job.finished.connect(self._finished)
         self.run_controls.watch(job)
         return job
+
+    def _log(self, event: Progress | PartialPoint) -> None:
+        if self.point_log is not None:
+            self.point_log(event)
+
+    def partial_result(self) -> Result | None:
+        """The running job's points so far as a result marked partial (the window was closed), or
+        None when nothing runs or nothing was measured yet."""
+        name = experiments.name_of(self.module) if self.module is not None else None
+        if self.job is None or self.point_log is None or not self.point_log.count or name is None:
+            return None
+        return self.point_log.result(name, self.run_params, "window closed", note_key="note.partial.window")
 
     def cancel_experiment(self) -> None:
         self.run_controls.cancel()

@@ -299,7 +299,10 @@ class LaneGrid(QWidget):
         line = self.fontMetrics().height()
         cells = self.cells_rect()
         if self.graphics.isVisible() and cells.width() > 1 and cells.height() > 1:
-            return self.graphics.width() - round(cells.width()), self.graphics.height() - round(cells.height())
+            # Never more beside the cells than the guess: a plot wider than its cells need (slack the
+            # layout gave it) must not become its minimum, or the page can only grow past the screen.
+            beside = min(self.graphics.width() - round(cells.width()), 4 * line)
+            return beside, self.graphics.height() - round(cells.height())
         return 4 * line, 3 * line
 
     def resizeEvent(self, event) -> None:

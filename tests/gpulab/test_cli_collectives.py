@@ -177,3 +177,12 @@ def test_a_failed_run_leaves_no_ranks_folder_in_the_temp_folder(fake_job, tmp_pa
     code, _out, _err = _main([*COMMAND, "--report", "r.json"], capsys)
     assert code == 1
     assert not _leftovers(tmp_path)
+
+
+def test_a_named_pipe_as_the_report_is_refused_before_any_rank_starts(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "report.json"
+    os.mkfifo(fifo)
+    code, _out, err = _main([*COMMAND, "--report", str(fifo)], capsys)  # opening it would wait: it is not opened
+    assert code == 2 and "named pipe" in err

@@ -149,3 +149,15 @@ def test_a_saved_rank_count_is_checked_as_the_collectives_form_checks_it(tmp_pat
     Result("collectives", {"ranks": ranks}, (series,)).save(path)
     with pytest.raises(ParamError, match=problem):
         fit_to_saved(str(path))
+
+
+def test_fit_from_a_named_pipe_is_refused_by_name_without_waiting(tmp_path):
+    import os
+
+    from gpulab.experiments import ParamError
+    from gpulab.experiments.cluster_scaling.fit import fit_to_saved
+
+    fifo = tmp_path / "collectives.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ParamError, match="not a regular file"):
+        fit_to_saved(str(fifo))

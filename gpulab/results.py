@@ -523,6 +523,19 @@ class _Reader:
         )
 
 
+# Notes about this machine's devices rather than the lab's lesson ("No GPU series: CuPy is not
+# installed"): read after the lab's own notes, which are what the page teaches.
+DEVICE_NOTE_KEYS = frozenset({"note.no-gpu", "note.no-measured-gpu", "note.no-modelled-gpu"})
+
+
+def reading_order(notes: Iterable[Note | Message | str]) -> list[Note]:
+    """``notes`` as a reader should meet them: each lab's own lesson before the notes about this
+    machine's missing GPU, otherwise in the order the lab gave them (its headline stays first)."""
+    read = list(as_notes(notes))
+    device = [note for note in read if note.message.key in DEVICE_NOTE_KEYS]
+    return [note for note in read if note.message.key not in DEVICE_NOTE_KEYS] + device
+
+
 def merge_notes(*groups: Iterable[Note | Message | str]) -> tuple[Note, ...]:
     """Concatenate note groups (notes, messages or English strings), dropping duplicates but keeping order.
 

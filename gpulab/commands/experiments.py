@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from gpulab import experiments
 from gpulab.lab.base import Event, ExperimentError, PartialPoint, Progress
-from gpulab.results import Point, Result, ResultFormatError, replay
+from gpulab.results import Point, Result, ResultFormatError, reading_order, replay
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -130,7 +130,7 @@ def _emit(result: Result, destination: str | None) -> int:
         for p in series.points:
             label, verdict = _point_words(p)
             print(f"  {label}{series.x_label}={p.x:.10g}  {series.y_label}={p.y:.4g} {series.y_unit}{verdict}")
-    for note in result.notes:
+    for note in reading_order(result.notes):
         print(f"note: {note}")
     return 0
 

@@ -301,3 +301,12 @@ def test_a_partial_result_says_so_in_its_file_and_loads_back_with_the_marker(tmp
     assert results.replay(tmp_path / "partial.json").partial["cause"] == "SIGTERM"
     whole = Result("bandwidth", {}, (series,))
     assert whole.partial is None and "partial" not in whole.to_json_dict()
+
+
+def test_a_labs_own_lesson_is_read_before_the_note_about_this_machines_missing_gpu():
+    from gpulab.results import reading_order
+
+    notes = results.merge_notes([msg("note.no-gpu", reason="no driver"), msg("note.saxpy.bytes")])
+    ordered = reading_order(notes)
+    assert [n.message.key for n in ordered] == ["note.saxpy.bytes", "note.no-gpu"]
+    assert sorted(ordered) == sorted(notes)  # nothing lost

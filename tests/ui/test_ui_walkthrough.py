@@ -377,3 +377,20 @@ def test_closing_the_window_mid_run_keeps_the_points_so_far_or_stays_open(qtbot,
     result = replay(kept[0])
     assert result.partial is not None and result.partial["cause"] == "window closed"
     assert result.series and len(result.series[0].points) == result.partial["points"] >= 2
+
+
+def test_a_pages_notes_give_its_own_lesson_before_the_missing_gpu(qtbot, window):
+    wait_idle(qtbot, window)
+    report = window.services.devices.report
+    if report is not None and report.cuda.available:
+        pytest.skip("this machine has a usable GPU: there is no missing-GPU note")
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, "saxpy")
+    type_into(qtbot, panel.editors["sizes"].edit, "1024")
+    type_into(qtbot, panel.editors["repeats"], "1")
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    lines = panel.notes.toPlainText().splitlines()
+    lesson = next(i for i, line in enumerate(lines) if line.startswith("GB/s counts the 12 bytes"))
+    missing = next(i for i, line in enumerate(lines) if line.startswith("No GPU series"))
+    assert lesson < missing

@@ -21,7 +21,7 @@ from gpulab import experiments
 from gpulab.devices import DeviceReport
 from gpulab.lab.partial import PointLog
 from gpulab.lab.run import PartialPoint, Progress
-from gpulab.results import Provenance, Result
+from gpulab.results import Provenance, Result, reading_order
 from ui import i18n
 from ui.device_text import short_reason
 from ui.jobs import Job
@@ -348,7 +348,7 @@ class ExperimentsPanel(Panel):
         self.set_provenance(weakest_kind(self.plot.kinds.values()))
 
     def _show_notes(self, result: Result) -> None:
-        self.notes.setText("\n".join(i18n.engine_messages(result.notes)))
+        self.notes.setText("\n".join(i18n.engine_messages(reading_order(result.notes))))
         self.notes.setVisible(bool(result.notes))
 
     def _finished(self, result: Result) -> None:

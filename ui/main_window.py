@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -447,8 +448,6 @@ def _panel_for_lab(lab: str) -> str:
 def _local_time(created: str) -> str:
     """An ISO time stamp as this computer's local date and time to the minute (the stamp itself
     when it cannot be read)."""
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(created).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:

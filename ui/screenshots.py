@@ -96,21 +96,13 @@ AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce}
 
 def runs() -> dict[str, Callable | None]:
     """Page name -> what a user does before the picture is taken: every lab page runs its lab's quick run."""
+    from gpulab.lab.declare import registry
     from ui.panels import PANELS
 
     table: dict[str, Callable | None] = {}
     for spec in PANELS:
-        if spec.lab:
-            table[spec.name] = _quick_run(spec_lab(spec.lab))
-        else:
-            table[spec.name] = OWN_RUNS.get(spec.name)
+        table[spec.name] = _quick_run(registry()[spec.lab].lab) if spec.lab else OWN_RUNS.get(spec.name)
     return table
-
-
-def spec_lab(name: str):
-    from gpulab.lab.declare import registry
-
-    return registry()[name].lab
 
 
 def _shoot_validation(app, panel, path: Path, size: tuple[int, int]) -> list[Path]:

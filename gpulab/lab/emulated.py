@@ -32,6 +32,7 @@ from gpulab.lab.base import (
     PartialPoint,
     Progress,
 )
+from gpulab.lab.sweep import MEMORY_SHARE
 from gpulab.measure import median_and_iqr, size_text
 from gpulab.results import Point, Provenance, Result, Series
 
@@ -356,7 +357,6 @@ class _LabRun:
 # registers together: 190-300 bytes measured for the reduction lab at n = 2^16 and 2^18 (peak RSS
 # growth per thread); twice that leaves room for the kernels with more registers.
 EMULATED_BYTES_PER_THREAD = 600
-MEMORY_SHARE = 0.8  # of the memory free now: the rest stays with the system and the window
 
 
 def check_emulation_fits(n: int, free_bytes: int | None) -> None:

@@ -30,13 +30,7 @@ def choose(qtbot, combo: QComboBox, data) -> None:
     """Pick the entry whose data is ``data`` with the arrow keys, as on a closed combo box."""
     target = combo.findData(data)
     assert target >= 0, f"{data!r} is not offered ({[combo.itemData(i) for i in range(combo.count())]})"
-    combo.setFocus()
-    key = Qt.Key.Key_Down if target > combo.currentIndex() else Qt.Key.Key_Up
-    for _ in range(combo.count()):
-        if combo.currentIndex() == target:
-            break
-        qtbot.keyClick(combo, key)
-    assert combo.currentIndex() == target
+    choose_index(qtbot, combo, target)
 
 
 def type_into(qtbot, field: QLineEdit, text: str) -> None:

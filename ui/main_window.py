@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -454,9 +454,20 @@ def _local_time(created: str) -> str:
         return created
 
 
+class _PageScroll(QScrollArea):
+    """The scroll area of a page: tells its panel when the window's view of it changes size (a
+    panel held at its minimum is not resized then, and would keep sizes measured on a larger view)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        panel = self.widget()
+        if isinstance(panel, Panel):
+            panel.view_resized()
+
+
 def _scrollable(panel: Panel) -> QScrollArea:
     """A panel wider or taller than the screen scrolls instead of growing the window."""
-    scroll = QScrollArea()
+    scroll = _PageScroll()
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
     scroll.setWidget(panel)

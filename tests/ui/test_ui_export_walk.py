@@ -1,10 +1,11 @@
 """Every page's Export, clicked as a teacher clicks it before a lecture: open the page from the
-sidebar, run it (its walk from the walkthrough), then each format from the Export menu, in English
-and in Chinese; each file is reopened the way its reader would open it.
+sidebar, run it (its walk from the walkthrough), then, in each theme, each size (a 1024x768
+projector, a 1920x1080 screen) and each language picked from the View menu, the page's layout is
+checked (nothing scrolled away, Run and Export on screen, the picture at least half the page) and
+each format is chosen from the Export menu; each file is reopened the way its reader would open it.
 
 Only the file dialog is stubbed (the button's ``ask_path``): the menu entry, the page's export, the
-composition and the writing are the real ones. One theme and one size (the projector's 1024x768 in
-the light theme) keep the walk affordable; the screenshots cover the rest.
+composition and the writing are the real ones.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 from gpulab.results import replay
 from tests.ui.test_ui_walkthrough import walk_of
-from tests.ui.walk import click_tab, open_panel, switch_language
+from tests.ui.walk import click_tab, layout_problems, open_panel, switch_language, switch_theme
 from ui.panels import PANELS, panel_names
 from ui.widgets.export import FORMATS, PICTURES
 
@@ -99,19 +100,36 @@ def no_leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.startswith(".")]
 
 
-@pytest.mark.parametrize("name", EXPORTING)
-def test_each_page_exports_every_format_in_english_and_chinese_and_each_file_reopens(qtbot, window, name, tmp_path):
+SIZES = ((1024, 768), (1920, 1080))
+THEMES = ("light", "projector")
+
+
+@pytest.mark.parametrize("name", [p.name for p in PANELS])
+def test_each_page_fits_and_exports_every_format_in_both_themes_sizes_and_languages(qtbot, window, name, tmp_path):
     panel = open_panel(qtbot, window, name)
-    assert not panel.export_button.isEnabled(), "Export is offered before there is anything to export"
+    exports = name in EXPORTING
+    if exports:
+        assert not panel.export_button.isEnabled(), "Export is offered before there is anything to export"
     walk_of(name)(qtbot, window, panel)
-    for language in ("en", "zh"):
-        switch_language(window, language)
-        written = export_all(panel, tmp_path, language)
-        errors = [text for level, text in window.services.notifier.history if level == "error"]
-        assert not errors, errors
-        if KEEP:
-            for path in written:
-                (Path(KEEP) / f"{name}-{path.name}").write_bytes(path.read_bytes())
+    problems = []
+    for theme in THEMES:
+        switch_theme(window, theme)
+        for width, height in SIZES:
+            window.resize(width, height)
+            qtbot.waitUntil(lambda w=width, h=height: (window.width(), window.height()) == (w, h))
+            for language in ("en", "zh"):
+                switch_language(window, language)
+                where = f"{theme} {width}x{height} {language}"
+                problems += [f"{where}: {problem}" for problem in layout_problems(window, panel)]
+                if not exports:
+                    continue
+                written = export_all(panel, tmp_path, f"{theme}-{width}-{language}")
+                errors = [text for level, text in window.services.notifier.history if level == "error"]
+                assert not errors, f"{where}: {errors}"
+                if KEEP:
+                    for path in written:
+                        (Path(KEEP) / f"{name}-{path.name}").write_bytes(path.read_bytes())
+    assert not problems, "\n".join(problems)
     assert not no_leftovers(tmp_path)
     switch_language(window, "en")
 

@@ -101,3 +101,51 @@ def choose_index(qtbot, combo: QComboBox, target: int) -> None:
             break
         qtbot.keyClick(combo, key)
     assert combo.currentIndex() == target
+
+
+def switch_theme(window, name: str) -> None:
+    """View → Theme → ``name``: the menu entry a person picks."""
+    window.theme_actions[name].trigger()
+
+
+def fully_shown(widget) -> bool:
+    """Every pixel of ``widget`` is on screen (not scrolled away, not cut by the window's edge)."""
+    return widget.isVisible() and widget.visibleRegion().boundingRect().size() == widget.size()
+
+
+def settle(widget, rounds: int = 30) -> None:
+    """Let the layouts settle after a resize, a theme or a language: a page's new minimum reaches
+    the window's scroll area one posted event after another. Until nothing moves, or ``rounds``."""
+    from PySide6.QtWidgets import QApplication
+
+    seen = None
+    for _ in range(rounds):
+        QApplication.processEvents()
+        now = (widget.size(), widget.minimumSizeHint())
+        if now == seen:
+            return
+        seen = now
+
+
+def layout_problems(window, panel) -> list[str]:
+    """What stands between this page and a class, as seen now: the page scrolling as a whole,
+    Run or Export off screen, a picture under half the page's height, a legend taller than its plot."""
+    settle(panel)
+    problems = []
+    shown = panel.parentWidget()
+    if panel.height() > shown.height() or panel.width() > shown.width():
+        problems.append(f"the page is {panel.width()}x{panel.height()} in a {shown.width()}x{shown.height()} view")
+    for name in ("run_button", "export_button"):
+        button = getattr(panel, name, None)
+        if button is not None and not button.isHidden() and not fully_shown(button):
+            problems.append(f"{button.text()!r} is not wholly on screen")
+    if hasattr(panel, "pictures"):
+        half = panel.page_height() // 2
+        for picture in panel.pictures():
+            if picture.isVisible() and picture.height() < half:
+                problems.append(f"{type(picture).__name__} is {picture.height()} px tall, under half of {2 * half}")
+    legend, plot = getattr(panel, "legend", None), getattr(panel, "plot", None)
+    if legend is not None and plot is not None and legend.isVisible() and plot.isVisible():
+        if legend.height() > plot.height():
+            problems.append(f"the legend ({legend.height()} px) is taller than its plot ({plot.height()} px)")
+    return problems

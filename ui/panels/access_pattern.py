@@ -53,6 +53,9 @@ class AccessPatternPanel(LabPanel):
         column.addWidget(self.notes)
         return view
 
+    def pictures(self) -> list[QWidget]:
+        return [self.lower]  # the chosen case's warp load and the GB/s chart (tabs or side by side)
+
     def _fit_controls(self) -> None:
         """Narrower fields than the generic panel's (the case table needs the width); the column
         as wide as its content then needs, and it scrolls when taller than the window."""

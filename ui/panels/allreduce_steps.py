@@ -13,7 +13,6 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.catalogue import msg
@@ -139,14 +138,20 @@ class AllReducePanel(LabPanel):
         self.heading.setToolTip(self.description.text())
         self.show_cursor()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        short = self.height() < 45 * self.fontMetrics().height()
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        short = self.is_short()
         if short:  # projector type: the chart before the notes
             self.notes.set_lines(2)
         self.legend_text.setVisible(not short)  # the view's tooltip says it too: the animation needs the room
+        for label in (self.step_text, self.bytes_text, self.check_text):
+            label.set_lines(min(label.min_lines, 2), 2 if short else 3)  # cut short with '…', whole on hover
+        self.explanation.set_lines(2, 3 if short else 6)  # under the busbw chart, in the other tab
 
     # ------------------------------------------------------------ export
+
+    def pictures(self) -> list[QWidget]:
+        return [self.view, self.plot]  # the steps, and the busbw chart in the other tab
 
     def export_view(self) -> QWidget:
         """The tab on screen: the ranks at the current step, or the bandwidth chart."""

@@ -94,9 +94,10 @@ class ClusterScalingPanel(LabPanel):
             self.no_fit_button.setText(self.tr("No fit"))
             self._show_fit()
 
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
         self.notes.set_lines(2)  # the table and charts need the height
+        self.explorer.set_short(self.is_short())
 
     def forget_run(self) -> None:
         super().forget_run()
@@ -122,6 +123,12 @@ class ClusterScalingPanel(LabPanel):
             self._show_fit()
 
     # ------------------------------------------------------------ export
+
+    def pictures(self) -> list[QWidget]:
+        # The charts' tabs as a whole: the figures over the goodput chart and the legends belong to
+        # the picture, and with the sliders above them a 1024x768 projector has no half page left
+        # for the chart alone (it gets about 40 %).
+        return [self.explorer.tabs]
 
     def export_view(self) -> QWidget:
         """The explorer's tab on screen (the AllReduce chart, the goodput chart or the planner),

@@ -189,7 +189,7 @@ class DevicesPanel(Panel):
 
     def _arrange_groups(self) -> None:
         """The forms side by side when they fit the width (a wide screen), else one under another;
-        the scroll area as tall as they are, so the monitor below gets the rest of the height."""
+        the scroll area as tall as they are at most, so the monitor below gets the rest of the height."""
         widgets = [self.groups_layout.itemAt(i).widget() for i in range(self.groups_layout.count())]
         spacing = self.groups_layout.spacing()
         wanted = sum(w.sizeHint().width() + spacing for w in widgets if w is not None)
@@ -202,12 +202,17 @@ class DevicesPanel(Panel):
         margins = layout.contentsMargins()
         banner = self.banner.heightForWidth(self.width() - margins.left() - margins.right())  # wrapped
         others = (self.refresh_button.sizeHint().height(), banner, self.monitor.minimumSizeHint().height())
-        room = self.height() - sum(others) - 3 * layout.spacing() - margins.top() - margins.bottom()
+        # The room under the window's view of the page, not under the page: a page grown past the
+        # view would keep its height.
+        room = self.shown_size().height() - sum(others) - 3 * layout.spacing() - margins.top() - margins.bottom()
         self.scroll.setMinimumHeight(max(0, min(content, room)))
         self.scroll.setMaximumHeight(content)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._arrange_groups()
+
+    def view_resized(self) -> None:
         self._arrange_groups()
 
     def _show_banner(self, cuda: CudaStatus) -> None:

@@ -185,9 +185,43 @@ class ExperimentsPanel(Panel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.notes.set_lines(lines_for(self, self.LEAST_NOTE_LINES))  # more of the notes on a tall screen
+        self.fit_to_view()
         if event.oldSize().width() != event.size().width():
             self._fit_controls()  # a wider window holds the whole sizes field
+
+    def view_resized(self) -> None:
+        self.fit_to_view()
+        self._fit_controls()  # a narrower window: fields fitted to the wider one give way
+
+    def fit_to_view(self) -> None:
+        """Share the height the window shows: the picture's half, the notes' lines (more on a tall
+        screen). A lab with more to fit on a short screen (``is_short()``) adds to this."""
+        self._share_page()
+        self.notes.set_lines(lines_for(self, self.LEAST_NOTE_LINES, self.shown_size().height()))
+
+    SHORT_PAGE_LINES = 45  # a page fewer type lines tall than this is short: a projector's large type
+
+    def is_short(self) -> bool:
+        return self.shown_size().height() < self.SHORT_PAGE_LINES * self.fontMetrics().height()
+
+    def pictures(self) -> list[QWidget]:
+        """The views that get at least half the page's height: the plot, or a lab's own charts."""
+        return [self.plot]
+
+    def _share_page(self) -> None:
+        # The picture is what a class looks at: at least half the height of the page under its
+        # heading, the legend, tables and notes sharing the rest (they scroll or wrap). Measured on
+        # the window's view, not on the panel: the panel grows with its minimum, and half of that
+        # would grow with it.
+        if self.parentWidget() is None:  # a panel on its own (a test) is all the screen it has
+            return
+        for picture in self.pictures():
+            picture.setMinimumHeight(self.page_height() // 2)
+        self.splitter.updateGeometry()  # a splitter does not pass its parts' new minimum up by itself
+
+    def page_height(self) -> int:
+        """The height the window shows of this page under its heading."""
+        return self.shown_size().height() - self.splitter.geometry().top()
 
     LEAST_NOTE_LINES = 4  # the notes box shows at least this many lines (the rest scrolls)
     LEGEND: type[SeriesLegend] = SeriesLegend  # GroupedLegend says each provenance word once, for many series
@@ -196,8 +230,9 @@ class ExperimentsPanel(Panel):
 
     def _fit_controls(self) -> None:
         """The controls column as wide as its widest field needs, the plot taking the rest."""
-        total = sum(self.splitter.sizes()) or 900
-        self.form.fit(max_px=max(200, int(self.FORM_SHARE * max(total, self.width()))))
+        width = self.shown_size().width()
+        total = min(sum(self.splitter.sizes()) or 900, width)
+        self.form.fit(max_px=max(200, int(self.FORM_SHARE * width)))
         controls = min(self.splitter.widget(0).minimumSizeHint().width(), int(self.CONTROLS_SHARE * total))
         self.splitter.setSizes([controls, max(total - controls, 1)])
 

@@ -15,7 +15,6 @@ import math
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -186,9 +185,10 @@ class FusionPanel(LabPanel):
         self.savings.fit_height()
         self.arrange_view()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.notes.set_lines(max(3, lines_for(self) - 1))  # the table shares the room with the chart
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        # The table shares the room with the chart.
+        self.notes.set_lines(max(3, lines_for(self, height=self.shown_size().height()) - 1))
         self.arrange_view()
 
     def arrange_view(self) -> None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
 from gpulab import experiments
 from gpulab.measure import clean_points
 from gpulab.results import Result
@@ -64,8 +66,18 @@ class LabPanel(ExperimentsPanel):
         page.insertWidget(page.indexOf(self.heading), heading_row(self.heading, self.validation_button))
         self.experiment_label.hide()  # one experiment: the heading names it
         self.experiment_combo.hide()
-        self.controls_scroll = ControlsScroll()  # the column scrolls on a short screen instead of squeezing
-        self.controls_scroll.setWidget(self.splitter.replaceWidget(0, self.controls_scroll))
+        # The form scrolls on a short screen instead of squeezing; Run and Export stay under it,
+        # on screen whatever the form's length (a 1024x768 projector holds few fields).
+        self.controls_scroll = ControlsScroll()
+        pinned = QWidget()
+        column = QVBoxLayout(pinned)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.controls_scroll, 1)
+        for widget in (self.run_controls, self.export_button):
+            column.addWidget(widget)  # taken out of the scrolled column
+        controls = self.splitter.widget(0)
+        self.splitter.insertWidget(0, pinned)
+        self.controls_scroll.setWidget(controls)
 
     def _fill_experiments(self) -> None:
         self.experiment_combo.addItem(self.EXPERIMENT, self.EXPERIMENT)

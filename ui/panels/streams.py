@@ -12,10 +12,8 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import QEvent, QRect, Qt
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QTreeWidget,
@@ -105,11 +103,6 @@ class StreamsPanel(LabPanel):
         view = QWidget()
         column = QVBoxLayout(view)
         column.setContentsMargins(0, 0, 0, 0)
-        choice = QHBoxLayout()
-        choice.addWidget(self.rows_label)
-        choice.addWidget(self.rows_combo)
-        choice.addStretch(1)
-        column.addLayout(choice)
         column.addWidget(self.table)
         column.addWidget(self.chart, 1)
         column.addWidget(self.diagnosis)
@@ -119,9 +112,17 @@ class StreamsPanel(LabPanel):
         column.addWidget(hidden)
         return view
 
+    def pictures(self) -> list[QWidget]:
+        return [self.chart]  # the timeline is this page's picture
+
     def _build_layout(self) -> None:
         super()._build_layout()
         self.description.hide()  # the heading says it (its tooltip too): the form needs the room in projector type
+        # How the timeline's rows are drawn, under the device: above the table it cost the timeline
+        # a line of a 1024x768 projector screen.
+        at = self.controls_column.indexOf(self.device_combo) + 1
+        self.controls_column.insertWidget(at, self.rows_label)
+        self.controls_column.insertWidget(at + 1, self.rows_combo)
 
     def retranslate(self) -> None:
         super().retranslate()
@@ -138,9 +139,9 @@ class StreamsPanel(LabPanel):
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange) and hasattr(self, "chart"):
             self.show_chosen()  # the diagnosis box takes the new theme's colours
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.height() < 45 * self.fontMetrics().height():  # a short window: the timeline before the notes
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        if self.is_short():  # the timeline before the notes
             self.notes.set_lines(2)
 
     # ------------------------------------------------------------ the run's life
@@ -209,10 +210,13 @@ class StreamsPanel(LabPanel):
         return next((i for i, e in enumerate(self.entries) if e.point.extra.get("configuration") == "pinned"), 0)
 
     def _fit_table(self) -> None:
-        """Tall enough for every configuration and heading (up to ten rows), never taller."""
+        """Tall enough for every configuration and heading (up to ten rows), never taller; on a
+        short screen it gives way down to two rows (it scrolls) so the timeline keeps half the page."""
         rows = max(1, min(len(self.entries) + len({self.group_title(e) for e in self.entries}), 10))
         row_h = self.table.sizeHintForRow(0) if self.entries else self.fontMetrics().height() + 6
-        self.table.setFixedHeight(self.table.header().sizeHint().height() + rows * row_h + 2 * self.table.frameWidth())
+        frame = self.table.header().sizeHint().height() + 2 * self.table.frameWidth()
+        self.table.setMinimumHeight(frame + min(rows, 2) * row_h)
+        self.table.setMaximumHeight(frame + rows * row_h)
 
     def _items(self) -> list[QTreeWidgetItem]:
         """The configuration rows, in entry order."""

@@ -9,7 +9,6 @@ a heat map). The plot of the generic panel is kept, hidden: the matrix shows its
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.cluster.topology import Topology, topology_from_json
@@ -84,9 +83,9 @@ class TopologyPanel(LabPanel):
         self.matrix_caption.setText(self.tr("Rows: the GPU copying; columns: the GPU receiving. GB/s per direction."))
         self.matrix.show_result(self.last_result)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.height() < SHORT_PANEL_LINES * self.fontMetrics().height():
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        if self.shown_size().height() < SHORT_PANEL_LINES * self.fontMetrics().height():
             self.notes.set_lines(2)
 
     # ------------------------------------------------------------ the run's life
@@ -106,6 +105,9 @@ class TopologyPanel(LabPanel):
         self.matrix.show_result(result)
 
     # ------------------------------------------------------------ export
+
+    def pictures(self) -> list[QWidget]:
+        return [self.node_view, self.network_view, self.matrix]  # one per tab
 
     def export_view(self) -> QWidget:
         """The tab on screen: the machine's links, the cluster network or the copy matrix."""

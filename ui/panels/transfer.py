@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.model.transfer import DEFAULT_PINNED_EFFICIENCY
@@ -97,9 +96,9 @@ class TransferPanel(LabPanel):
         self.tabs.setTabText(2, self.tr("Both ways at once"))
         super().retranslate()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.height() < SHORT_PANEL_LINES * self.fontMetrics().height():
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        if self.shown_size().height() < SHORT_PANEL_LINES * self.fontMetrics().height():
             self.notes.set_lines(2)  # the plot needs the room more than the notes, which scroll
 
     def forget_run(self) -> None:

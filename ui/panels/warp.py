@@ -386,11 +386,6 @@ class WarpPanel(Panel):
         self.timeline_tab.restyle(theme)
         self._show_step()
 
-    def heightForWidth(self, width: int) -> int:
-        # Word-wrapped labels make the layout height-for-width, and a resizable scroll area
-        # would then make the panel as tall as its *preferred* height: fill the window instead.
-        return self.minimumSizeHint().height()
-
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self.restyle()

@@ -7,7 +7,7 @@ content's plus the scroll bar, so a splitter that sizes columns by their hints k
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea
 
 
@@ -24,3 +24,11 @@ class ControlsScroll(QScrollArea):
         inner = self.widget()
         width = inner.minimumSizeHint().width() if inner is not None else 0
         return QSize(width + self.verticalScrollBar().sizeHint().width(), super().minimumSizeHint().height())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The column's content changed its size (fields fitted to a narrower window, a language):
+        # the minimum above follows it, and the layouts holding this area must ask again (they
+        # keep what they were told).
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)

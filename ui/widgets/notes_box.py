@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 LATIN = "Ág|(y)"  # accents, ascenders and descenders: the least height a line is given
 
 
-def lines_for(host: QWidget, least: int = 4) -> int:
-    """How many lines of notes a panel of ``host``'s height shows: ``least``, up to 8 on a tall
-    screen (an eighth of the panel's height in lines)."""
-    return max(least, min(8, host.height() // (8 * host.fontMetrics().height())))
+def lines_for(host: QWidget, least: int = 4, height: int | None = None) -> int:
+    """How many lines of notes a panel of ``host``'s type, ``height`` tall (its own height by
+    default), shows: ``least``, up to 8 on a tall screen (an eighth of the height in lines)."""
+    return max(least, min(8, (host.height() if height is None else height) // (8 * host.fontMetrics().height())))
 
 
 class NotesBox(QTextBrowser):

@@ -116,13 +116,13 @@ def fully_shown(widget) -> bool:
 def settle(widget, rounds: int = 30) -> None:
     """Let the layouts settle after a resize, a theme or a language: a page's new minimum reaches
     the window's scroll area one posted event after another. Until nothing moves, or ``rounds``."""
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     seen = None
     for _ in range(rounds):
         QApplication.processEvents()
-        now = (widget.size(), widget.minimumSizeHint())
-        if now == seen:
+        now = [(w.geometry(), w.minimumSizeHint()) for w in (widget, *widget.findChildren(QWidget))]
+        if now == seen:  # every part where it was (a page's size alone can stay while its parts move)
             return
         seen = now
 
@@ -146,6 +146,27 @@ def layout_problems(window, panel) -> list[str]:
                 problems.append(f"{type(picture).__name__} is {picture.height()} px tall, under half of {2 * half}")
     legend, plot = getattr(panel, "legend", None), getattr(panel, "plot", None)
     if legend is not None and plot is not None and legend.isVisible() and plot.isVisible():
-        if legend.height() > plot.height():
-            problems.append(f"the legend ({legend.height()} px) is taller than its plot ({plot.height()} px)")
-    return problems
+        shown = legend.visibleRegion().boundingRect().height()  # a long legend scrolls in its box
+        if shown > plot.height():
+            problems.append(f"the legend ({shown} px) is taller than its plot ({plot.height()} px)")
+    return problems + overlaps(panel)
+
+
+def overlaps(page) -> list[str]:
+    """Widgets of one layout drawn over each other: a widget given less than its minimum keeps its
+    minimum, and covers its neighbour (an axis title under a legend)."""
+    from PySide6.QtWidgets import QWidget
+
+    found = []
+    for widget in [page, *page.findChildren(QWidget)]:
+        layout = widget.layout() if widget.isVisible() else None
+        if layout is None:
+            continue
+        items = [layout.itemAt(i).widget() for i in range(layout.count())]
+        shown = [w for w in items if w is not None and w.isVisible()]
+        for i, first in enumerate(shown):
+            for second in shown[i + 1 :]:
+                if first.geometry().intersects(second.geometry()):
+                    names = type(first).__name__, type(second).__name__, type(widget).__name__
+                    found.append("{} and {} overlap in {}".format(*names))
+    return found

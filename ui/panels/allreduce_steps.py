@@ -24,6 +24,7 @@ from ui.panels.lab_panel import LabPanel
 from ui.widgets.badge import weakest_kind
 from ui.widgets.export import Caption, result_entries
 from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.legend_box import LegendBox
 from ui.widgets.live_plot import LivePlot
 from ui.widgets.ring_view import RingView
 from ui.widgets.transport import Transport
@@ -107,7 +108,7 @@ class AllReducePanel(LabPanel):
         chart = QWidget()
         column = QVBoxLayout(chart)
         column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
+        column.addWidget(LegendBox(self.legend))
         column.addWidget(self.explanation)
         column.addWidget(self.notes)
         self.tabs = QTabWidget()

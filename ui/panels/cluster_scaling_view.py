@@ -23,6 +23,7 @@ from ui.panels.cluster_scaling_controls import ScalingSliders
 from ui.panels.cluster_scaling_table import PlanTable
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.legend_box import LegendBox
 from ui.widgets.live_plot import LivePlot, SeriesLegend
 
 translate = QCoreApplication.translate
@@ -110,7 +111,7 @@ class ScalingExplorer(QWidget):
             if above is not None:
                 chart_column.addLayout(above)
             chart_column.addWidget(plot, 1)
-            chart_column.addWidget(legend)
+            chart_column.addWidget(LegendBox(legend))
             if below is not None:
                 chart_column.addWidget(below)
             self.tabs.addTab(chart, "")

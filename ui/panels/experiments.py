@@ -40,6 +40,7 @@ from ui.widgets.export import (
     shown_instead,
     tab_title,
 )
+from ui.widgets.legend_box import LegendBox
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import ParamsForm
@@ -154,7 +155,7 @@ class ExperimentsPanel(Panel):
         for widget in above:
             column.addWidget(widget)
         column.addWidget(self.plot, 1)
-        column.addWidget(self.legend)
+        column.addWidget(LegendBox(self.legend))  # it scrolls where the page is short
         if notes:
             column.addWidget(self.notes)
         return column_widget

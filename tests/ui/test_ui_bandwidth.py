@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLineEdit
 
 from gpulab.results import Point, Provenance, Result, Series
 from tests.ui.walk import JOB_TIMEOUT_MS, click, open_panel, type_into, wait_idle
-from ui.panels.bandwidth import BandwidthPanel, ceilings, cpu_caches, end_percent
+from ui.panels.bandwidth import BandwidthPanel, ceilings, cpu_caches, end_percent, last_cache_bytes
 
 
 def _run_tiny(qtbot, panel: BandwidthPanel) -> Result:
@@ -35,7 +35,7 @@ def test_a_run_draws_the_cpu_and_model_ceilings_the_caches_and_each_curves_perce
     legend = panel.legend.text()
     assert "CPU compiled triad (Numba loop)" in legend and "CPU fused triad (numexpr)" in legend
     for series in result.series:
-        found = end_percent(series)  # None for a curve whose every point was flagged on a busy machine
+        found = end_percent(series, last_cache_bytes(result, series))  # None: every point past the cache flagged
         assert found is None or f"{found[0]:.0f}% of ceiling" in legend
     assert "(x1e" not in panel.plot.getPlotItem().getAxis("bottom").labelString()  # the ticks say KiB ... GiB
     wait_idle(qtbot, window)
@@ -93,3 +93,20 @@ def test_a_flagged_last_point_is_not_where_the_memory_wall_percent_is_read(qtbot
     panel.show_result(replace(result, series=(replace(gpu, points=(*gpu.points, spike)),)))
     legend = panel.legend.text()
     assert "92% of ceiling" in legend and "188%" not in legend  # the last clean point, not the flagged one
+
+
+def test_a_curve_whose_largest_working_set_was_flagged_claims_no_percent_of_the_ceiling():
+    from gpulab.results import Point, Provenance, Series
+
+    def point(x: float, y: float, percent: float, **extra) -> Point:
+        return Point(x=x, y=y, extra={"percent_of_peak": percent, **extra})
+
+    in_cache, at_wall = point(2**20, 30.0, 124.0), point(2**28, 0.02, 0.1, noisy=True)
+
+    def triad(*points: Point) -> Series:
+        return Series("CPU compiled triad", Provenance("measured", "cpu"), "working set", "B", "bandwidth",
+                      "GB/s", points)  # fmt: skip
+
+    l3 = 32 * 2**20
+    assert end_percent(triad(in_cache, at_wall), l3) is None  # not the cache's 124 %: the wall's point is hollow
+    assert end_percent(triad(in_cache, point(2**28, 20.0, 87.0)), l3) == (87.0, 2**28)

@@ -50,15 +50,27 @@ def gpu_l2_bytes(result: Result) -> tuple[str, int] | None:
     return (spec.name, int(spec.l2_cache_mb * 1e6)) if spec is not None else None
 
 
-def end_percent(series: Series) -> tuple[float, float] | None:
-    """(percent of the ceiling, working set) at the series' largest working set, if known: where
-    the curve ends is where the wall is, so that is the percentage the legend shows. Only clean
-    points count: a flagged one is drawn hollow and makes no claim."""
-    known = [p for p in clean_points(series) if p.extra.get("percent_of_peak") is not None]
+def end_percent(series: Series, beyond_bytes: int = 0) -> tuple[float, float] | None:
+    """(percent of the ceiling, working set) at the series' largest clean working set past its
+    device's last cache (``beyond_bytes``), if known: where the curve ends is where the wall is,
+    so that is the percentage the legend shows. A flagged point is drawn hollow and makes no
+    claim; a clean point still in a cache makes none either (a cache's rate set against the DRAM
+    ceiling read "124% of ceiling"), so a curve whose points past the cache were all flagged
+    claims nothing."""
+    known = [p for p in clean_points(series) if p.extra.get("percent_of_peak") is not None and p.x > beyond_bytes]
     if not known:
         return None
     last = max(known, key=lambda p: p.x)
     return float(last.extra["percent_of_peak"]), last.x
+
+
+def last_cache_bytes(result: Result, series: Series) -> int:
+    """The largest cache in front of ``series``' memory: the CPU's last level, a measured GPU's L2
+    (0 where unknown, and for a model, which has none)."""
+    if series.role == "cpu":
+        return max((size for _name, size in cpu_caches(result)), default=0)
+    l2 = gpu_l2_bytes(result) if series.role == "gpu" else None
+    return l2[1] if l2 is not None else 0
 
 
 class BandwidthPanel(LabPanel):
@@ -83,18 +95,19 @@ class BandwidthPanel(LabPanel):
         if l2 is not None:
             self.plot.add_marker(l2[1], self.tr("GPU L2"))
         for series in result.series:
-            found = end_percent(series)
+            found = end_percent(series, last_cache_bytes(result, series))
             if found is not None and series.name in self.plot.curves:
-                self.plot.set_series_note(series.name, self._percent_text(series, found[0]))
+                self.plot.set_series_note(series.name, self._percent_text(series, found))
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
         self.plot.x_text = hostmem.bytes_text  # ticks in KiB/MiB/GiB at the working sets run
 
-    def _percent_text(self, series: Series, percent: float) -> str:
+    def _percent_text(self, series: Series, found: tuple[float, float]) -> str:
         """'61% of ceiling', and of the DRAM's theoretical rate when the firmware reported one."""
+        percent, working_set = found
         text = self.tr("%1% of ceiling").replace("%1", f"{percent:.0f}")
-        last = max(clean_points(series), key=lambda p: p.x)
+        last = next(p for p in clean_points(series) if p.x == working_set)
         dram = last.extra.get("percent_of_dram_theoretical")
         return text if dram is None else text + self.tr(", %1% of DRAM").replace("%1", f"{float(dram):.0f}")
 

@@ -456,16 +456,18 @@ def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None =
     overlap with (one message); else what did run together, if anything, and what stopped the rest
     (one message per cause found); then what limits the timeline either way: chunks so small that
     fixed per-call costs rule, the SMs filled by every kernel, one copy engine for both directions.
-    ``baseline_s``: the one-stream time, for the speedup."""
+    ``baseline_s``: the one-stream time, for the speedup (None: no speed-up is stated, as when
+    measured timings were flagged noisy)."""
     span = span_seconds(ops)
     if span <= 0:
         return []
     limits = _limits(setup, ops, span)
     together = concurrency(ops)
     if "copy+kernel" in together:
-        speedup = f"{baseline_s / span:.1f}" if baseline_s else "?"
         percent = f"{copy_under_kernel_seconds(ops) / span:.0%}"
-        return [msg("streams.diagnosis.overlapping", percent=percent, speedup=speedup), *limits]
+        if not baseline_s:
+            return [msg("streams.diagnosis.overlapping-unclaimed", percent=percent), *limits]
+        return [msg("streams.diagnosis.overlapping", percent=percent, speedup=f"{baseline_s / span:.1f}"), *limits]
     if sum(1 for op in ops if op.kind == "kernel") <= 1:  # one chunk: its steps wait for each other, whatever the setup
         return [msg("streams.diagnosis.one-chunk"), *limits]
     found = [msg("streams.diagnosis.copies-only")] if "in+out" in together else []

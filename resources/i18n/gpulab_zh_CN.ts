@@ -1658,6 +1658,10 @@
         <source>this GPU</source>
         <translation>本机 GPU</translation>
     </message>
+    <message>
+        <source>Timed under noise (its repeats disagree): no speed-up is stated for it.</source>
+        <translation>计时受噪声影响（各次重复结果不一致）：不给出它的加速比。</translation>
+    </message>
 </context>
 <context>
     <name>SweepControls</name>

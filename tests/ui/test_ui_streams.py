@@ -170,3 +170,35 @@ def test_the_chart_names_a_hovered_op_and_its_rows_in_words(qtbot):
 def test_time_ticks_are_round_numbers_in_readable_units():
     assert nice_step(5.8e-3, 6) == 1e-3 and nice_step(5.8e-3, 3) == 2e-3
     assert time_text(1.5e-3) == "1.5 ms" and time_text(2.5e-6) == "2.5 µs" and time_text(0.0, 1e-3) == "0 ms"
+
+
+def test_a_measured_configuration_timed_under_noise_shows_no_speedup_and_says_why(qtbot, window, monkeypatch):
+    from gpulab import cuda
+    from gpulab.devices import CudaStatus
+    from gpulab.experiments.streams import gpu as streams_gpu
+
+    def measured_runs(job, ways, ctx, notes):  # a GPU whose pinned runs disagree with each other
+        for way in ways:
+            ops = (TimelineOp("H2D 0", "stream 1", "copy", 0.0, 1e-3, 1024, "h2d"),
+                   TimelineOp("kernel 0", "stream 1", "sm", 1e-3, 1e-3, 0, "kernel"),
+                   TimelineOp("H2D 1", "stream 2", "copy", 1e-3, 1e-3, 1024, "h2d"),
+                   TimelineOp("kernel 1", "stream 2", "sm", 2e-3, 1e-3, 0, "kernel"))  # fmt: skip
+            totals = [3e-3, 9e-3, 3e-3, 20e-3, 3.1e-3] if way.key == "pinned" else [3e-3] * 5
+            yield way, streams_gpu.MeasuredRun(ops, 5e-6, 4e-6, 0.5, 2, {"repeat_totals_s": totals})
+
+    monkeypatch.setattr(cuda, "cuda_status", lambda: CudaStatus(True, "ok", "ok", cupy_version="13.6.0"))
+    monkeypatch.setattr(streams_gpu, "measured_runs", measured_runs)
+    panel = _run(qtbot, window)
+    measured = panel.table.topLevelItem(0)
+    assert measured.text(0).startswith("Measured")
+    speedups = [measured.child(i).text(2) for i in range(measured.childCount())]
+    assert speedups[1] == "—" and all(s.endswith("×") for s in speedups[:1] + speedups[2:])
+    assert "repeats disagree" in measured.child(1).toolTip(2)
+    _click_row(qtbot, panel, 1)
+    assert panel.chosen().point.extra["configuration"] == "pinned"
+    assert "No speed-up over one stream is stated" in panel.diagnosis.text()
+    assert panel.last_result.notes[0].startswith("1 of 8 configurations")  # the run says so first
+    switch_language(window, "zh")
+    assert "不给出相对一个流的加速比" in panel.diagnosis.text()
+    assert "各次重复结果不一致" in panel.table.topLevelItem(0).child(1).toolTip(2)  # the table was refilled in Chinese
+    wait_idle(qtbot, window)

@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import QEvent, QRect, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpulab.catalogue import Message, Note, from_json
+from gpulab.measure import is_clean
 from gpulab.results import Point, Result
 from gpulab.timeline import TimelineOp, ops_of
 from ui import i18n
@@ -189,11 +191,20 @@ class StreamsPanel(LabPanel):
                 groups[group].setFlags(Qt.ItemFlag.ItemIsEnabled)  # a heading: not a configuration to choose
                 self.table.addTopLevelItem(groups[group])
                 groups[group].setFirstColumnSpanned(True)
-            speedup = float(entry.point.extra.get("speedup", 1.0))
-            item = QTreeWidgetItem([entry.title(), time_text(float(entry.point.extra.get("seconds", 0.0))),
-                                    f"{speedup:.2f}×"])  # fmt: skip
+            extra = entry.point.extra
+            # A flagged configuration (its repeats disagree), or one timed against a flagged single
+            # stream, states no speed-up: a dash, faded, and the reason on hover.
+            claimed = is_clean(entry.point) and extra.get("speedup_claimed", True)
+            speedup = f"{float(extra.get('speedup', 1.0)):.2f}×" if claimed else "—"
+            item = QTreeWidgetItem([entry.title(), time_text(float(extra.get("seconds", 0.0))), speedup])
             item.setData(0, Qt.ItemDataRole.UserRole, index)
             item.setToolTip(0, f"{entry.title()} — {group}")
+            if not claimed:
+                faded = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+                for column in range(3):
+                    item.setForeground(column, faded)
+                    item.setToolTip(column, self.tr("Timed under noise (its repeats disagree): no speed-up is "
+                                                    "stated for it."))  # fmt: skip
             for column in (1, 2):
                 item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             groups[group].addChild(item)

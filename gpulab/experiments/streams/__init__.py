@@ -15,7 +15,7 @@ timeline (``ops``, see :mod:`gpulab.timeline`), the speedup over one stream and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from gpulab.lab.base import (
     resolve_model_gpu,
 )
 from gpulab.lab.declare import Lab
+from gpulab.measure import flagged, is_clean, median_and_iqr, noise_reasons
 from gpulab.model import streams as model
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
 from gpulab.timeline import TimelineOp, ops_to_json, overlap_seconds, span_seconds
@@ -122,17 +123,40 @@ class Timeline:
     facts: dict[str, Any]
 
 
+def repeat_noise(facts: Mapping[str, Any]) -> list[str]:
+    """Why a measured configuration's timings cannot carry a claim: its repeats' totals disagree
+    (see :func:`gpulab.measure.noise_reasons`); [] for a steady one or a model."""
+    totals = [float(t) for t in facts.get("repeat_totals_s", ())]
+    if len(totals) < 2:
+        return []
+    median, iqr = median_and_iqr(totals)
+    return noise_reasons(median, iqr, None)
+
+
+def unsteady_headline(series: list[Series]) -> list[Note]:
+    """The note a run with flagged configurations leads with: which, and that no speed-up rests
+    on them (their rows are faded); [] when every timing was steady."""
+    unsteady = [s for s in series if any(not is_clean(p) for p in s.points)]
+    if not unsteady:
+        return []
+    names = [s.label if s.label is not None else s.name for s in unsteady]
+    return [Note(msg("streams.note.unsteady", count=len(unsteady), total=len(series), configurations=names))]
+
+
 def configuration_point(config: Configuration, timeline: Timeline, baseline_s: float | None, kind: str) -> Point:
     """One configuration as a point: x streams used, y total milliseconds; the timeline, speedup and
-    diagnosis in ``extra``."""
+    diagnosis in ``extra``. A measured configuration whose repeats disagree is flagged noisy, and
+    ``baseline_s`` None (the one-stream run was flagged) or a flagged point states no speed-up."""
     total_s = span_seconds(timeline.ops)
-    diagnosis = model.diagnose(timeline.setup, timeline.ops, baseline_s)
-    extra = {"kind": kind, "seconds": total_s, "configuration": config.key,
+    reasons = repeat_noise(timeline.facts) if kind == "measured" else []
+    claimed = baseline_s if not reasons else None
+    diagnosis = model.diagnose(timeline.setup, timeline.ops, claimed)
+    extra = {"kind": kind, "seconds": total_s, "configuration": config.key, "speedup_claimed": claimed is not None,
              "speedup": (baseline_s / total_s) if baseline_s and total_s > 0 else 1.0,
              "overlap_fraction": overlap_seconds(timeline.ops) / total_s if total_s > 0 else 0.0,
              "ideal_seconds": model.ideal_seconds(timeline.ops), "ops": ops_to_json(timeline.ops),
              "diagnosis": [to_json(m) for m in diagnosis], **timeline.facts}  # fmt: skip
-    return Point(x=timeline.setup.streams, y=total_s * 1e3, extra=extra)
+    return flagged(Point(x=timeline.setup.streams, y=total_s * 1e3, extra=extra), reasons)
 
 
 def _series(label: Message, key: str, role: str, provenance: Provenance) -> Series:
@@ -187,8 +211,8 @@ def _run_configurations(timelines: Iterator[tuple[Configuration, Timeline]], par
         label = config.label(params.streams)
         if key_prefix:
             label = msg("series.streams.model", config=label, gpu=provenance.device)
-        if config.key == BASELINE:
-            baseline_s = span_seconds(timeline.ops)
+        if config.key == BASELINE:  # the speed-ups' reference, unless its own timings were flagged
+            baseline_s = span_seconds(timeline.ops) if not repeat_noise(timeline.facts) else None
         point = configuration_point(config, timeline, baseline_s, provenance.kind)
         series = _series(label, key_prefix + config.key, role, provenance).with_point(point)
         yield PartialPoint(Note(label), point, provenance)
@@ -238,7 +262,8 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     collected += yield from _forward(events)
     yield Progress(1.0, msg("progress.done"))
     missing = [] if status.available else [msg("note.no-gpu", reason=status.reason_message or status.reason)]
-    notes = merge_notes(missing, gpu_notes, diagnosis_notes(tuple(collected)), model_assumptions(params, spec))
+    notes = merge_notes(unsteady_headline(collected), missing, gpu_notes, diagnosis_notes(tuple(collected)),
+                        model_assumptions(params, spec))  # fmt: skip
     return Result("streams", params_to_dict(params), tuple(collected), notes)
 
 

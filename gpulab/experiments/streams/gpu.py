@@ -276,7 +276,9 @@ def measured_runs(job: Job, ways: Sequence[W], ctx: Context, notes: list[Message
             steps = _program(way, job, buffers, launch, streams, cupy.cuda.Stream.null)
             runs = [_run_once(cupy, steps, engines) for _ in range(WARMUP_RUNS + job.repeats)][WARMUP_RUNS:]
             ops, host_s = _median_run(runs)
+            totals = [span_seconds(run_ops) for run_ops, _host in runs]  # their spread says how steady the GPU was
             # The host's cost per call, from the first (pinned, asynchronous) way: in a pageable one
             # the host also waits for every copy, which is not a cost of the call.
             issue_s = host_s if issue_s is None else issue_s
-            yield way, MeasuredRun(ops, host_s, issue_s, share, engines, {**facts, "host_call_s": host_s})
+            yield way, MeasuredRun(ops, host_s, issue_s, share, engines,
+                                   {**facts, "host_call_s": host_s, "repeat_totals_s": totals})  # fmt: skip

@@ -203,3 +203,33 @@ def test_the_gpu_half_is_handed_the_job_and_the_four_ways_and_its_runs_become_th
         assert point.x == config.streams(params) and point.y == pytest.approx((2 + number) * 1e-3 * 1e3)
         assert point.extra["rounds"] == 7 and len(ops_of(point.extra)) == 2
         assert point.extra["speedup"] == pytest.approx(2 / (2 + number))  # against the one-stream run
+
+
+@pytest.mark.parametrize("unsteady", ["one-stream", "pinned"])
+def test_a_measured_configuration_whose_repeats_disagree_is_flagged_and_no_speedup_rests_on_it(monkeypatch, unsteady):
+    from gpulab import cuda
+    from gpulab.devices import CudaStatus
+    from gpulab.experiments.streams import gpu as streams_gpu
+    from gpulab.measure import is_clean
+
+    def measured_runs(job, ways, ctx, notes):
+        for way in ways:  # copies in, then a kernel on another stream while a second copy runs
+            ops = (TimelineOp("H2D 0", "stream 1", "copy", 0.0, 1e-3, 1024, "h2d"),
+                   TimelineOp("kernel 0", "stream 1", "sm", 1e-3, 1e-3, 0, "kernel"),
+                   TimelineOp("H2D 1", "stream 2", "copy", 1e-3, 1e-3, 1024, "h2d"),
+                   TimelineOp("kernel 1", "stream 2", "sm", 2e-3, 1e-3, 0, "kernel"))  # fmt: skip
+            totals = [3e-3, 9e-3, 3e-3, 20e-3, 3.1e-3] if way.key == unsteady else [3e-3] * 5
+            yield way, streams_gpu.MeasuredRun(ops, 5e-6, 4e-6, 0.5, 2, {"repeat_totals_s": totals})
+
+    monkeypatch.setattr(cuda, "cuda_status", lambda: CudaStatus(True, "ok", "ok", cupy_version="13.6.0"))
+    monkeypatch.setattr(streams_gpu, "measured_runs", measured_runs)
+    result = drive(streams.run(streams.Params(chunks=2, streams=2), Context()))
+    measured = {s.key: s.points[0] for s in result.series if s.provenance.kind == "measured"}
+    assert [key for key, point in measured.items() if not is_clean(point)] == [unsteady]
+    assert measured[unsteady].extra["noise"] == ["spread"]
+    unclaimed = [key for key, point in measured.items() if not point.extra["speedup_claimed"]]
+    # A flagged one-stream run is every speed-up's reference: none is stated; else only the flagged one's.
+    assert unclaimed == (list(measured) if unsteady == "one-stream" else [unsteady])
+    for key in unclaimed:
+        assert measured[key].extra["diagnosis"][0]["key"] == "streams.diagnosis.overlapping-unclaimed"
+    assert result.notes[0].message.key == "streams.note.unsteady"  # the run says so first

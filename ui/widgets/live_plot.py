@@ -491,17 +491,18 @@ class SeriesLegend(QLabel):
     def refresh(self) -> None:
         parts = [_entry_html(name, colour, kind, self.plot.legend_note(name))
                  for name, colour, kind in self.plot.legend_entries()]  # fmt: skip
-        self.setText("&nbsp;&nbsp;&nbsp; ".join(parts) + self.flagged_line())
+        self.setText(self.flagged_line() + "&nbsp;&nbsp;&nbsp; ".join(parts))
         self.setVisible(bool(parts))
 
     def flagged_line(self) -> str:
-        """A line under the entries, when the plot has flagged points, saying what hollow means
-        (next to the plot: the noise notes below the fold are not read in a lecture)."""
+        """A line over the entries, when the plot has flagged points, saying what hollow means
+        (next to the plot: the noise notes below the fold are not read in a lecture; first, so a
+        long legend scrolled in its box never hides it)."""
         if not self.plot.flagged_total:
             return ""
         text = self.tr("○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, "
                        "ceiling or speed-up uses them.").replace("%1", str(self.plot.flagged_total))  # fmt: skip
-        return f"<br><i>{escape(text)}</i>"
+        return f"<i>{escape(text)}</i><br>"
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):
@@ -523,7 +524,7 @@ class GroupedLegend(SeriesLegend):
         colon = localized(": ", "：")
         lines = [(f"<b>{escape(kind_label(kind))}</b>{colon}" if kind else "") + "&nbsp;&nbsp; ".join(entries)
                  for kind, entries in groups.items()]  # fmt: skip
-        self.setText("<br>".join(lines) + self.flagged_line())
+        self.setText(self.flagged_line() + "<br>".join(lines))
         self.setVisible(bool(lines))
 
 

@@ -82,6 +82,8 @@ def restores_language_and_theme(qapp) -> Iterator[None]:
     from ui import i18n
     from ui.theme import apply_theme, current_theme
 
+    if not qapp.styleSheet():  # as the app starts: a theme applied before any window (a first one
+        apply_theme("light")  # applied under open windows left their type at Qt's default size)
     yield
     # Without a running event loop, deleteLater() never happens unless we deliver it.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

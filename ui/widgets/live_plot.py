@@ -282,11 +282,33 @@ class LivePlot(pg.PlotWidget):
         self.size_ticks = [(to_x(x), self.x_text(x)) for x in xs]
         self._place_size_ticks()
         x_low, x_high = to_x(xs[0]), to_x(xs[-1])
-        x_pad = max(0.12, 0.06 * (x_high - x_low))
+        x_pad = self._x_pad(x_high - x_low)
         y_low, y_high = min(map(to_y, ys)), max(map(to_y, ys))
         span = max(y_high - y_low, 0.5 if self.log_y else abs(y_high) * 0.1 or 1.0)
         self.setRange(xRange=(x_low - x_pad, x_high + x_pad), yRange=(y_low - 0.08 * span, y_high + 0.15 * span),
                       padding=0)  # fmt: skip
+        self._fitted = self.getViewBox().viewRange()
+
+    def _x_pad(self, span: float) -> float:
+        """Room at each end of the x axis, in its units: 6 % of the span (0.12 at least), or half the
+        widest end label where the plot is narrow. pyqtgraph drops a tick label that would stand
+        past the axis: a narrow projector plot showed no working set at all."""
+        axis = self.getPlotItem().getAxis("bottom")
+        metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+        ends = (self.size_ticks[0][1], self.size_ticks[-1][1])
+        half = max(metrics.horizontalAdvance(text) for text in ends) / 2 + 4
+        room = self.getViewBox().width() or self.width()
+        need = half * span / (room - 2 * half) if room > 4 * half and span > 0 else 0.0
+        return max(0.12, 0.06 * span, need)
+
+    def _refit_if_untouched(self) -> None:
+        """Fit again (a new width or type needs new room for the end labels), unless the user has
+        zoomed or panned since the last fit."""
+        fitted = getattr(self, "_fitted", None)
+        now = self.getViewBox().viewRange()
+        if fitted is not None and np.allclose(np.asarray(fitted, dtype=float), np.asarray(now, dtype=float),
+                                              rtol=0, atol=1e-9):  # fmt: skip
+            self._fit_to_points()
 
     def _place_size_ticks(self) -> None:
         """The size ticks, thinned to every k-th when their labels would not fit side by side."""
@@ -300,6 +322,7 @@ class LivePlot(pg.PlotWidget):
         # Also called while the base class is built and while pyqtgraph closes the plot.
         if getattr(self, "size_ticks", None) and getattr(self, "plotItem", None) is not None:
             self._place_size_ticks()  # a narrower plot holds fewer labels
+            self._refit_if_untouched()
         if getattr(self, "markers", None) and getattr(self, "plotItem", None) is not None:
             self._side_markers()
 

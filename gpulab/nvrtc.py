@@ -95,6 +95,22 @@ def compile_cubin(source: str, name: str, arch: str = "sm_90",
     toolkit headers such as ``<cooperative_groups.h>``); ``headers`` maps a name as
     ``#include`` spells it (``"util.cuh"``) to the header's text, which NVRTC then reads
     from memory."""
+    return _compile(source, name, arch, options, name_expressions, include_dirs, headers, "CUBIN")
+
+
+def compile_ptx(source: str, name: str, arch: str = "compute_90",
+                options: tuple[str, ...] = ("-std=c++17", "-lineinfo"), *,
+                name_expressions: tuple[str, ...] = (), include_dirs: Sequence[str] = (),
+                headers: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """Compile ``source`` to PTX for virtual ``arch`` (with ``.loc`` line information by default);
+    return the PTX text and the compiler log. See :func:`compile_cubin` for the arguments."""
+    ptx, log = _compile(source, name, arch, options, name_expressions, include_dirs, headers, "PTX")
+    return ptx.rstrip(b"\x00").decode(), log
+
+
+def _compile(source: str, name: str, arch: str, options: tuple[str, ...], name_expressions: tuple[str, ...],
+             include_dirs: Sequence[str], headers: Mapping[str, str] | None, output: str) -> tuple[bytes, str]:
+    """The NVRTC program for ``source``, compiled; its ``output`` ("CUBIN" or "PTX") and log."""
     nvrtc = _nvrtc()
     names = list(headers or {})
     texts = [(headers or {})[n].encode() for n in names]
@@ -110,11 +126,11 @@ def compile_cubin(source: str, name: str, arch: str = "sm_90",
         log = _log(nvrtc, prog)
         if int(err) != 0:
             raise NvrtcCompileError(name, arch, log)
-        err, size = nvrtc.nvrtcGetCUBINSize(prog)
-        _check(err, "cubin size query")
-        cubin = bytearray(size)
-        (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
-        _check(err, "cubin retrieval")
-        return bytes(cubin), log
+        err, size = getattr(nvrtc, f"nvrtcGet{output}Size")(prog)
+        _check(err, f"{output} size query")
+        data = bytearray(size)
+        (err,) = getattr(nvrtc, f"nvrtcGet{output}")(prog, data)
+        _check(err, f"{output} retrieval")
+        return bytes(data), log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)

@@ -450,14 +450,15 @@ def copy_under_kernel_seconds(ops: Sequence[TimelineOp]) -> float:
     return together
 
 
-def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None = None) -> list[Message]:
+def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None = None,
+             unclaimed: bool = False) -> list[Message]:
     """What the schedule did, from which ops actually ran at the same time: copies running while
     kernels ran is the overlap streams are for (one message); one chunk, which has nothing to
     overlap with (one message); else what did run together, if anything, and what stopped the rest
     (one message per cause found); then what limits the timeline either way: chunks so small that
     fixed per-call costs rule, the SMs filled by every kernel, one copy engine for both directions.
-    ``baseline_s``: the one-stream time, for the speedup (None: no speed-up is stated, as when
-    measured timings were flagged noisy)."""
+    ``baseline_s``: the one-stream time, for the speedup ("?" when unknown); ``unclaimed``: no
+    speed-up is stated at all, as when measured timings were flagged noisy."""
     span = span_seconds(ops)
     if span <= 0:
         return []
@@ -465,9 +466,10 @@ def diagnose(setup: Setup, ops: Sequence[TimelineOp], baseline_s: float | None =
     together = concurrency(ops)
     if "copy+kernel" in together:
         percent = f"{copy_under_kernel_seconds(ops) / span:.0%}"
-        if not baseline_s:
+        if unclaimed:
             return [msg("streams.diagnosis.overlapping-unclaimed", percent=percent), *limits]
-        return [msg("streams.diagnosis.overlapping", percent=percent, speedup=f"{baseline_s / span:.1f}"), *limits]
+        speedup = f"{baseline_s / span:.1f}" if baseline_s else "?"
+        return [msg("streams.diagnosis.overlapping", percent=percent, speedup=speedup), *limits]
     if sum(1 for op in ops if op.kind == "kernel") <= 1:  # one chunk: its steps wait for each other, whatever the setup
         return [msg("streams.diagnosis.one-chunk"), *limits]
     found = [msg("streams.diagnosis.copies-only")] if "in+out" in together else []

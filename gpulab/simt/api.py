@@ -186,7 +186,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            max_seconds: float | None = None,
            progress: Callable[[int], None] | None = None,
            include_dirs: Sequence[str | os.PathLike[str]] = (), shared_mem: int = 0,
-           count_flops: bool = False) -> LaunchResult:
+           count_flops: bool = False, fmad: bool = True) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -207,9 +207,12 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     ``count_flops`` runs a variant of the kernel that also counts its work (see
     :mod:`gpulab.simt.work`): ``metrics`` then has ``flop_count_sp``, ``flop_count_dp``,
     ``unique_global_load_bytes`` and ``unique_global_store_bytes``.
+
+    ``fmad`` (default True, as nvcc's ``-fmad=true``) fuses ``a * b + c`` into one fma rounded
+    once, where nvcc would; ``fmad=False`` compiles as ``nvcc -fmad=false``.
     """
     program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel),
-                             count_flops=count_flops)
+                             count_flops=count_flops, fmad=fmad)
     fn = _find_kernel(program, kernel)
     shared_mem = dynshared.check_launch(program, fn.name, shared_mem)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)

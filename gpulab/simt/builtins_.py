@@ -16,6 +16,7 @@ from . import ctypes_ as ct
 from .builtins_more import MORE_BUILTINS, Handler, check_arity
 from .ctypes_ import CType
 from .errors import KernelFault
+from .fused import fma32, fma64
 from .machine import Mask
 from .values import CExpr, Frame, converted
 
@@ -39,12 +40,6 @@ def _pure_call(ctype: CType, f: Callable, args: list[CExpr], comp: Any) -> CExpr
 def _round_half_away(x: Any) -> Any:
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)[()]
-
-
-def _fma32(a: Any, b: Any, c: Any) -> Any:
-    """Single rounding of a*b+c: the float32 product is exact in float64."""
-    wide = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64) + c
-    return wide.astype(np.float32)[()]
 
 
 _MATH1: dict[str, Callable[[Any], Any]] = {
@@ -73,17 +68,45 @@ def _rsqrt(x: Any) -> Any:
     return x.dtype.type(1) / np.sqrt(x)
 
 
+def _overloaded(name: str, f: Callable, g: Callable, nargs: int) -> Handler:
+    """``name`` as C++ resolves it: CUDA compiles ``.cu`` files as C++, where ``sqrt``, ``fma``,
+    ``fmax``, ... called with ``float`` arguments are the ``float`` overloads (``sqrtf``, ...)
+    and the expression stays in float; with ``double`` arguments the ``double`` ones (``f``
+    computes in float, ``g`` in double). Arguments of mixed or integer types match both, and
+    nvcc refuses the call as ambiguous: so does this, naming the cast that settles it.
+    ``pow(float, int)`` is CUDA's own float overload."""
+    as_float, as_double = _math(name, f, nargs, ct.FLOAT), _math(name, g, nargs, ct.DOUBLE)
+
+    def handler(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+        check_arity(comp, node, args, nargs)
+        types = [a.ctype for a in args]
+        if all(t == ct.FLOAT for t in types) or (name == "pow" and types[0] == ct.FLOAT and types[1].is_integer):
+            return as_float(comp, node, args)
+        if all(t == ct.DOUBLE for t in types):
+            return as_double(comp, node, args)
+        shown = ", ".join(str(t) for t in types)
+        raise comp.error(node, f"the call {name}({shown}) is ambiguous: CUDA's C++ has {name} for float and for "
+                         f"double arguments, and nvcc refuses it too; cast the arguments to one type, or call "
+                         f"{name}f for float", f"{name} with {shown} arguments")  # fmt: skip
+    return handler
+
+
 _f: Callable[..., Any]
 for _name, _f in _MATH1.items():
     BUILTINS[_name + "f"] = _math(_name, _f, 1, ct.FLOAT)
-    BUILTINS[_name] = _math(_name, _f, 1, ct.DOUBLE)
+    BUILTINS[_name] = _overloaded(_name, _f, _f, 1)
 for _name, _f in _MATH2.items():
     BUILTINS[_name + "f"] = _math(_name, _f, 2, ct.FLOAT)
-    BUILTINS[_name] = _math(_name, _f, 2, ct.DOUBLE)
+    BUILTINS[_name] = _overloaded(_name, _f, _f, 2)
+# The math functions CUDA computes with polynomials of fused multiply-adds (its headers' own code,
+# inlined where they are called): their fmas in NVRTC's PTX are the library's, not contractions.
+_EXACT_FUNCTIONS = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "round", "fmin", "fmax", "copysign", "fdim"}
+POLYNOMIAL_FUNCTIONS = frozenset(name + suffix for name in {*_MATH1, *_MATH2} - _EXACT_FUNCTIONS
+                                 for suffix in ("", "f"))  # fmt: skip
 BUILTINS["rsqrtf"] = _math("rsqrt", _rsqrt, 1, ct.FLOAT)
-BUILTINS["rsqrt"] = _math("rsqrt", _rsqrt, 1, ct.DOUBLE)
-BUILTINS["fmaf"] = _math("fma", _fma32, 3, ct.FLOAT)
-BUILTINS["fma"] = _math("fma", lambda a, b, c: a * b + c, 3, ct.DOUBLE)
+BUILTINS["rsqrt"] = _overloaded("rsqrt", _rsqrt, _rsqrt, 1)
+BUILTINS["fmaf"] = _math("fma", fma32, 3, ct.FLOAT)
+BUILTINS["fma"] = _overloaded("fma", fma32, fma64, 3)
 BUILTINS["__fdividef"] = _math("div", lambda a, b: a / b, 2, ct.FLOAT)
 BUILTINS["__expf"] = _math("exp", np.exp, 1, ct.FLOAT)
 BUILTINS["__logf"] = _math("log", np.log, 1, ct.FLOAT)
@@ -95,7 +118,7 @@ for _suffix in ("rn", "rz", "ru", "rd"):  # rounding modes other than rn: docume
     BUILTINS["__fmul_" + _suffix] = _math("mul", lambda a, b: a * b, 2, ct.FLOAT)
     BUILTINS["__fdiv_" + _suffix] = _math("div", lambda a, b: a / b, 2, ct.FLOAT)
     BUILTINS["__fsqrt_" + _suffix] = _math("sqrt", np.sqrt, 1, ct.FLOAT)
-    BUILTINS["__fmaf_" + _suffix] = _math("fma", _fma32, 3, ct.FLOAT)
+    BUILTINS["__fmaf_" + _suffix] = _math("fma", fma32, 3, ct.FLOAT)
 BUILTINS["__saturatef"] = _math("sat", lambda x: np.clip(x, np.float32(0), np.float32(1)), 1,
                                 ct.FLOAT)
 

@@ -165,6 +165,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", type=int, action="append", metavar="WARP",
                    help="print the trace of this global warp id")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.add_argument("--fmad", choices=("true", "false"), default="true",
+                   help="fuse a*b+c into one fused multiply-add rounded once, as nvcc does by default "
+                        "(false: as nvcc -fmad=false; explicit fmaf/fma calls stay fused)")
     p.add_argument("--include-dir", action="append", default=[], metavar="DIR",
                    help='a folder to search for #include "file" (repeatable); the kernel '
                         "file's own folder is always searched first")
@@ -277,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
                         filename=Path(args.file).name, include_dirs=include_dirs(args),
-                        shared_mem=args.shared_mem,
+                        shared_mem=args.shared_mem, fmad=args.fmad == "true",
                         max_seconds=args.time_limit if args.time_limit > 0 else None)
     except ArgumentError as exc:
         print(f"gpulab emulate: {exc}", file=sys.stderr)

@@ -23,13 +23,14 @@ from pycparser import c_ast
 
 from . import ctypes_ as ct
 from .aggregates import AggregateCompiler, needs_struct_call
-from .builtins_ import BUILTINS
+from .builtins_ import BUILTINS, POLYNOMIAL_FUNCTIONS
 from .compile_printf import compile_printf
 from .compile_switch import SwitchCompiler
 from .coop_groups import CoopGroups, is_group
 from .ctypes_ import CType
 from .errors import CompileError, KernelFault
 from .filescope import FileScope
+from .fused import fma32, fma64
 from .instantiate import Templates
 from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed
@@ -95,6 +96,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         self.files = FileScope(self)  # file-scope constants, extern __shared__
         self.tpl = Templates(self)  # function templates and their instances
         self.shared_by_function: dict[str, int] = {}  # static __shared__ bytes each function declares
+        self.fused_lines: list[int] = []  # where an fma is: contracted products and fmaf/fma calls
+        self.library_lines: list[int] = []  # where a math function of CUDA's (its own fmas) is called
 
     # ------------------------------------------------------------------ helpers
     def error(self, node: c_ast.Node | None, message: str, construct: str = "") -> CompileError:
@@ -215,7 +218,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                        self.local_bytes, self.register_table(),
                        {**self.structs, **{n: t for n, t in self.typedefs.items() if t.is_struct}},
                        self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared,
-                       self.files.dynamic_elements)
+                       self.files.dynamic_elements, tuple(sorted(set(self.fused_lines))),
+                       tuple(sorted(set(self.library_lines))))
 
     def check_function_definition(self, fdef: c_ast.FuncDef) -> None:
         """C reads ``name { ... }`` (a name, then a block) as a function definition without
@@ -873,8 +877,10 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         op = node.op[:-1]
         slot = self.new_slot()
         old = CExpr(lv.ctype, lambda fr, m: fr.v[slot])
-        rhs = self.scalar(node.rvalue, scope)
-        combined = self.binary(op, old, rhs, node)
+        if op == "+":
+            combined = self.fused_update(old, node.rvalue, node, scope)  # sum += a * b: one fma
+        else:
+            combined = self.binary(op, old, self.scalar(node.rvalue, scope), node)
         new = self.assign_convert(combined, lv.ctype, node).ev
 
         def update(fr: Frame, m: Mask, old_value: Any) -> Any:
@@ -902,9 +908,55 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         return CExpr(lv.ctype, run, False)
 
     def expr_BinaryOp(self, node: c_ast.BinaryOp, scope: Scope) -> CExpr:
+        if node.op in ("+", "-") and self.fmad:
+            return self.sum_contracted(node, scope)
         left = self.scalar(node.left, scope)
         right = self.scalar(node.right, scope)
         return self.binary(node.op, left, right, node)
+
+    # nvcc's default -fmad=true: a float product added to a value of its type is one fused
+    # multiply-add, rounded once. As NVRTC's PTX shows (gpulab.simt.contraction compares them):
+    # the left product first, else the right; a product minus a non-zero constant too (the
+    # compiler adds the negated constant); not a subtraction of a variable, nor a product with a
+    # negated factor or a negated addend (the compiler turns -a*b + c and a*b + -c into
+    # subtractions first). Products kept in a variable or passed into a function are not
+    # followed (the compiler does where it inlines, or where the variable is used once).
+    fmad = True
+
+    def sum_contracted(self, node: c_ast.BinaryOp, scope: Scope) -> CExpr:
+        """``left + right`` (or ``left - constant``), fused where nvcc would contract it."""
+        left, right = _Term(self, node.left, scope), _Term(self, node.right, scope)
+        if node.op == "-":
+            subtrahend = right.value()
+            if subtrahend.const is not None and subtrahend.ctype.is_scalar and subtrahend.const != 0:
+                fused = left.fused_with(self.negated(subtrahend, node), node)
+                if fused is not None:
+                    return fused
+            return self.binary("-", left.value(), subtrahend, node)
+        for product, other in ((left, right), (right, left)):
+            fused = product.fused_with(other.value(), node) if not other.negated_variable() else None
+            if fused is not None:
+                return fused
+        return self.binary("+", left.value(), right.value(), node)
+
+    def negated(self, e: CExpr, node: c_ast.Node) -> CExpr:
+        """``-e`` for a compile-time constant ``e``."""
+        return self.binary("-", constant(0, e.ctype), e, node)
+
+    def fused_update(self, old: CExpr, rhs_node: c_ast.Node, node: c_ast.Node, scope: Scope) -> CExpr:
+        """``old + rhs`` for ``x += rhs``: fused when ``rhs`` is a product of ``x``'s type."""
+        term = _Term(self, rhs_node, scope)
+        fused = term.fused_with(old, node) if self.fmad else None
+        return fused if fused is not None else self.binary("+", old, term.value(), node)
+
+    def fma_expr(self, x: CExpr, y: CExpr, z: CExpr, ctype: CType, node: c_ast.Node) -> CExpr:
+        """``x * y + z`` in ``ctype`` (float or double), rounded once; 2 FLOP a lane."""
+        self.fused_lines.append(self.site(node).line)
+        xv, yv, zv = (converted(e, ctype).ev for e in (x, y, z))
+        f = fma32 if ctype.size == 4 else fma64
+        pure = x.pure and y.pure and z.pure
+        result = self.fold(CExpr(ctype, lambda fr, m: f(xv(fr, m), yv(fr, m), zv(fr, m)), pure), [x, y, z])
+        return self.flop_counted(result, ctype, 2)
 
     def binary(self, op: str, left: CExpr, right: CExpr, node: c_ast.Node) -> CExpr:
         if left.ctype.is_struct or right.ctype.is_struct:
@@ -1085,7 +1137,12 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         if handler is None:
             raise self.error(node, f"the function '{name}' is not supported by the emulator",
                              f"call to {name}")
-        return self.flop_counted_builtin(name, handler(self, node, [self.scalar(a, scope) for a in args]))
+        result = handler(self, node, [self.scalar(a, scope) for a in args])
+        if name in _FMA_BUILTINS and result.const is None:
+            self.fused_lines.append(self.site(node).line)
+        elif name in POLYNOMIAL_FUNCTIONS:
+            self.library_lines.append(self.site(node).line)
+        return self.flop_counted_builtin(name, result)
 
     def device_call(self, fn: Function, arg_nodes: list[c_ast.Node], node: c_ast.FuncCall,
                     scope: Scope) -> CExpr:
@@ -1157,3 +1214,48 @@ def _contains(node: c_ast.Node | None, kind: type) -> bool:
 
 def _align(n: int, a: int) -> int:
     return -(-n // a) * a
+
+
+_FMA_BUILTINS = frozenset({"fmaf", "fma", *(f"__fmaf_{mode}" for mode in ("rn", "rz", "ru", "rd"))})
+
+
+class _Term:
+    """One side of a ``+``: a product whose factors are compiled apart (so it can be fused), or
+    any other expression."""
+
+    def __init__(self, comp: Compiler, node: c_ast.Node, scope: Scope) -> None:
+        self.comp, self.node = comp, node
+        self.factors: tuple[CExpr, CExpr] | None = None
+        self._value: CExpr | None = None
+        if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+            negated = any(isinstance(f, c_ast.UnaryOp) and f.op == "-" for f in (node.left, node.right))
+            x, y = comp.scalar(node.left, scope), comp.scalar(node.right, scope)
+            if x.ctype.is_scalar and y.ctype.is_scalar and not negated and 1 not in (x.const, y.const):
+                self.factors = (x, y)  # a factor of 1 is folded away by the compiler: no product left
+            else:
+                self._value = comp.binary("*", x, y, node)
+        else:
+            self._value = comp.scalar(node, scope)
+
+    def negated_variable(self) -> bool:
+        """Whether this is ``-x`` of a value not known at compile time (the compiler subtracts x)."""
+        return isinstance(self.node, c_ast.UnaryOp) and self.node.op == "-" and self.value().const is None
+
+    def value(self) -> CExpr:
+        if self._value is None:
+            assert self.factors is not None
+            self._value = self.comp.binary("*", *self.factors, self.node)
+        return self._value
+
+    def fused_with(self, addend: CExpr, node: c_ast.Node) -> CExpr | None:
+        """``product + addend`` as one fma, when this is a float product and the sum is of its type."""
+        if self.factors is None or not addend.ctype.is_scalar:
+            return None
+        x, y = self.factors
+        ctype = ct.common_type(x.ctype, y.ctype)
+        if not ctype.is_float or ct.common_type(ctype, addend.ctype) != ctype or ctype.size not in (4, 8):
+            return None
+        if x.const is not None and y.const is not None:
+            return None  # folded at compile time: no multiply is left to fuse
+        return self.comp.fma_expr(x, y, addend, ctype, node)
+

@@ -84,6 +84,8 @@ class Program:
     aliases: dict[str, str] = field(default_factory=dict)  # requested name -> instance name
     dynamic_shared: dict[str, list[str]] = field(default_factory=dict)  # function -> extern __shared__
     dynamic_elements: dict[str, CType] = field(default_factory=dict)  # extern __shared__ -> element type
+    fused_lines: tuple[int, ...] = ()  # source lines holding a fused multiply-add (contracted or called)
+    library_lines: tuple[int, ...] = ()  # source lines calling a math function CUDA computes with fmas
 
     @property
     def kernels(self) -> list[str]:

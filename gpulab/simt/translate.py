@@ -140,13 +140,15 @@ def _parse(pre: Preprocessed, filename: str) -> c_ast.FileAST:
 
 def compile_source(source: str, filename: str = "kernel.cu",
                    include_dirs: Sequence[str | os.PathLike[str]] = (), *,
-                   instantiate: tuple[str, ...] = (), count_flops: bool = False) -> Program:
+                   instantiate: tuple[str, ...] = (), count_flops: bool = False, fmad: bool = True) -> Program:
     """Preprocess, parse and compile ``source``; cached by source text (and by the files
     it includes, found in ``include_dirs``, with their modification times).
 
     ``instantiate`` names template instances to compile besides those the source asks
     for, as CuPy's ``name_expressions`` (``("reduce<256>",)``); see :mod:`.instantiate`.
-    ``count_flops`` compiles the variant that counts floating-point work (:mod:`.work`)."""
+    ``count_flops`` compiles the variant that counts floating-point work (:mod:`.work`);
+    ``fmad=False`` compiles as ``nvcc -fmad=false``: no product is fused into an fma unless the
+    source calls ``fmaf``/``fma`` (the default, as nvcc's, fuses ``a * b + c``)."""
     dirs = tuple(os.fspath(d) for d in include_dirs)
     stamp: tuple[tuple[str, int, int], ...] = ()
     if reads_files(source):
@@ -154,21 +156,22 @@ def compile_source(source: str, filename: str = "kernel.cu",
             stamp = preprocess(source, filename, dirs).included_files
         except CompileError:
             pass  # the cached call raises it again
-    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate), count_flops)
+    return _compile_cached(source, filename, dirs, stamp, tuple(instantiate), count_flops, fmad)
 
 
 @lru_cache(maxsize=64)
 def _compile_cached(source: str, filename: str, include_dirs: tuple[str, ...],
                     stamp: tuple[tuple[str, int, int], ...], instantiate: tuple[str, ...],
-                    count_flops: bool = False) -> Program:
+                    count_flops: bool = False, fmad: bool = True) -> Program:
     pre = preprocess(source, filename, include_dirs)
     try:
-        return _compile(pre, filename, instantiate, count_flops)
+        return _compile(pre, filename, instantiate, count_flops, fmad)
     except CompileError as exc:
         raise pre.relocate(exc) from None
 
 
-def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], count_flops: bool = False) -> Program:
+def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], count_flops: bool = False,
+             fmad: bool = True) -> Program:
     cxx.reject_unsupported(pre)  # lambdas, new, virtual, ...: named before a pass misreads them
     pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
     pre = cxx.lower(pre)  # auto, references, C++ casts, brace init, default arguments, namespaces
@@ -177,6 +180,7 @@ def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], cou
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently
             compiler = CxxCompiler(pre, filename, structs, instantiate)
             compiler.count_flops = count_flops
+            compiler.fmad = fmad
             return compiler.compile(ast)
     except RecursionError:
         raise CompileError("expression nested too deeply", None, None, "nesting") from None

@@ -2,8 +2,10 @@
 
 Each takes the launch arguments (copies of the inputs, in parameter order) and returns the expected
 outputs by argument index. Float references do the arithmetic in float32 in the kernel's order
-(sums over whole numbers are exact in any order), so most comparisons are exact; the few kernels
-with transcendental functions get a tolerance in TOLERANCES, with the reason.
+(sums over whole numbers are exact in any order), with ``fma32`` where nvcc contracts a product
+and a sum into one fused multiply-add (NVRTC's PTX says where: tests/gpulab/simt/
+test_simt_contraction.py), so most comparisons are exact; the few kernels with transcendental
+functions get a tolerance in TOLERANCES, with the reason.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from gpulab.simt.fused import fma32
 
 Args = list[Any]
 Reference = Callable[[Args], dict[int, Any]]
@@ -64,12 +68,12 @@ def _vector_add(a: Args) -> dict[int, Any]:
 
 @reference("saxpy_default_args")
 def _saxpy(a: Args) -> dict[int, Any]:
-    return {3: f32(a[1]) * a[2] + a[3]}
+    return {3: f32(a[1]) * a[2] + a[3]}  # a*x + 0.0f is the fma (rounded once: the product), + y after
 
 
 @reference("saxpy_float4")
 def _saxpy4(a: Args) -> dict[int, Any]:
-    return {3: f32(a[1]) * a[2] + a[3]}
+    return {3: fma32(f32(a[1]), a[2], a[3])}
 
 
 @reference("vector_copy_uint4")
@@ -102,18 +106,18 @@ def _gray(a: Args) -> dict[int, Any]:
 @reference("namespace_math")
 def _blend(a: Args) -> dict[int, Any]:
     x, y, t = a[0], a[1], a[2]
-    c = np.clip(f32(2) * t - f32(0.5), f32(0), f32(1))
-    return {3: x + t * (y - x), 4: c * c * (f32(3) - f32(2) * c)}
+    c = np.clip(fma32(f32(2), t, f32(-0.5)), f32(0), f32(1))  # 2t - 0.5: a product minus a constant
+    return {3: fma32(t, y - x, x), 4: c * c * (f32(3) - f32(2) * c)}  # a + t*(b-a): the right product
 
 
 @reference("complex_multiply")
 def _complex(a: Args) -> dict[int, Any]:
     (ar, ai), (br, bi), (cr, ci) = ((v[0::2], v[1::2]) for v in a[:3])
-    re = (ar * br - ai * bi) + cr
-    im = (ar * bi + ai * br) + ci
+    re = (ar * br - ai * bi) + cr  # a subtraction is not contracted
+    im = fma32(ar, bi, ai * br) + ci  # the left product of a sum is
     out = np.empty(200, dtype=f32)
     out[0::2], out[1::2] = re, im
-    return {3: out, 4: re * re + im * im}
+    return {3: out, 4: fma32(re, re, im * im)}
 
 
 @reference("particles_aos_float3")

@@ -146,3 +146,19 @@ def test_emulate_accepts_values_at_the_edges_of_their_types(k3, capsys):
     code = _main(["emulate", k3, "--kernel", "k", "--grid", "1", "--block", "4", "--arg", "int32[4]=-2147483648",
                   "--arg", "int=2147483647", "--arg", "uint8[4]=255"])
     assert code == 0
+
+
+@pytest.mark.parametrize(("option", "fmad"), [([], True), (["--fmad", "false"], False)])
+def test_emulate_fuses_products_as_nvcc_does_unless_told_fmad_false(k3, capsys, monkeypatch, option, fmad):
+    seen = []
+    real = cli.launch
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["fmad"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "launch", recording)
+    code, err = _emulate([k3, "--kernel", "k", "--grid", "1", "--block", "4", "--arg", "int32[4]",
+                          "--arg", "4", "--arg", "uint8[4]", *option], capsys)  # fmt: skip
+    assert code == 0, err
+    assert seen == [fmad]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gpulab.simt import CompileError, launch
+from gpulab.simt.fused import fma32
 from gpulab.simt.preprocess import preprocess
 from gpulab.simt.translate import compile_source
 from tests.gpulab.simt.nvrtc_check import compiles
@@ -201,7 +202,7 @@ def test_attributes_launch_bounds_inline_hints_and_unroll_pragmas_change_nothing
     acc = np.zeros(64, np.float32)
     for j in range(4):
         for r in range(2):
-            acc = acc + np.float32(j + 1) * x[(t + j + r) % 64]
+            acc = fma32(np.float32(j + 1), x[(t + j + r) % 64], acc)  # acc += w * x: one fma
     expected = np.float32(0.5) * (np.float32(2) * (acc + np.float32(1)))
     np.testing.assert_array_equal(out, expected)
     _nvrtc(ATTRIBUTE_KERNEL)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gpulab import simt
+from gpulab.simt.fused import fma32
 
 
 def _nvrtc_compiles(source: str) -> bool:
@@ -58,7 +59,7 @@ def test_reference_parameters_bound_to_registers_and_to_shared_and_global_memory
     _run(src, "k", 1, 32, [v.ravel(), reg, mem])
 
     def acc(a, b):
-        return np.stack([a[:, 0] + b[:, 0], a[:, 1] + b[:, 1] * b[:, 3], a[:, 2] - b[:, 2]], 1)
+        return np.stack([a[:, 0] + b[:, 0], fma32(b[:, 1], b[:, 3], a[:, 1]), a[:, 2] - b[:, 2]], 1)
     first = acc(np.ones((32, 3), np.float32), np.roll(v, -1, axis=0))
     second = acc(first, v)
     np.testing.assert_array_equal(reg.reshape(32, 6)[:, :3], first)

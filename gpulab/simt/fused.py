@@ -1,0 +1,74 @@
+"""Fused multiply-add rounded once, as the GPU's ``fma.rn.f32`` / ``fma.rn.f64`` round it.
+
+numpy has no fma, and ``float32(a * b + c)`` computed in float64 rounds twice: once to 53 bits,
+once to 24, which differs from one rounding where the float64 sum lands on a float32 midpoint.
+Both functions here round the exact ``a * b + c`` once, with Boldo and Melquiond's rounding to
+odd ("Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+IEEE Trans. Computers 57(4), 2008): an inexact intermediate result is moved to its neighbour with
+an odd last bit, after which rounding to nearest in the target format is correct.
+
+- float32: ``a * b`` is exact in float64 (24 + 24 bits); the float64 sum rounded to odd then
+  rounded to float32 is the correctly rounded fma (53 >= 24 + 2).
+- float64: Dekker's exact product and Knuth's exact sum give ``a * b + c`` as an unevaluated
+  sum, and the paper's algorithm rounds it once. Overflow of the product's split (|a| or |b|
+  above about 1e300) and results in the subnormal range are outside the proof; kernels that
+  teach do not reach them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitting constant for float64
+
+
+def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """(s, e) with s = RN(a + b) and s + e == a + b exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a: Any, b: Any) -> tuple[Any, Any]:
+    """(p, e) with p = RN(a * b) and p + e == a * b exactly (Dekker, with Veltkamp's split)."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_to_odd(s: Any, e: Any) -> Any:
+    """The float64 ``s`` (RN of a value exceeding it by ``e``) rounded to odd instead: where the
+    value was not exact and ``s`` has an even last bit, its neighbour towards the value."""
+    s = np.asarray(s, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    even = (s.view(np.int64) & 1) == 0
+    move = (e != 0) & even & np.isfinite(s)
+    if not move.any():
+        return s
+    toward = np.where(e > 0, np.inf, -np.inf)
+    return np.where(move, np.nextafter(s, toward), s)
+
+
+def fma32(a: Any, b: Any, c: Any) -> Any:
+    """float32 fma: ``a * b + c`` rounded once."""
+    product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)  # exact
+    s, e = _two_sum(product, np.asarray(c, dtype=np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _round_to_odd(s, e).astype(np.float32)[()]
+
+
+def fma64(a: Any, b: Any, c: Any) -> Any:
+    """float64 fma: ``a * b + c`` rounded once (see the module's note on its range)."""
+    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    with np.errstate(over="ignore", invalid="ignore"):
+        uh, ul = _two_prod(a, b)
+        th, tl = _two_sum(c, uh)
+        v, ve = _two_sum(tl, ul)
+        result = th + _round_to_odd(v, ve)
+        # Where a part was not finite (inf, nan, overflow), the plain expression says what IEEE says.
+        plain = a * b + c
+        return np.where(np.isfinite(result) & np.isfinite(plain), result, plain)[()]

@@ -53,12 +53,32 @@ def _round_to_odd(s: Any, e: Any) -> Any:
     return np.where(move, np.nextafter(s, toward), s)
 
 
+_LOW = np.int64((1 << 29) - 1)  # the float64 mantissa bits below float32's last bit
+_HALF = np.int64(1 << 28)  # ... and their pattern where the float64 value is a float32 midpoint
+_MAGNITUDE = np.int64((1 << 63) - 1)  # a float64's bits without its sign
+_TINY_BITS = np.float64(2.0**-126).view(np.int64)  # below it float32 is subnormal and rounds at another bit
+
+
 def fma32(a: Any, b: Any, c: Any) -> Any:
-    """float32 fma: ``a * b + c`` rounded once."""
-    product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)  # exact
-    s, e = _two_sum(product, np.asarray(c, dtype=np.float64))
+    """float32 fma: ``a * b + c`` rounded once.
+
+    The float64 sum of the exact product and ``c`` rounds to float32 correctly unless it landed
+    exactly on a float32 midpoint (or in float32's subnormal range): only those few lanes take
+    the rounding-to-odd path, so a kernel full of fmas runs at the speed of a multiply and an add."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return _round_to_odd(s, e).astype(np.float32)[()]
+        product = np.multiply(a, b, dtype=np.float64)  # exact; the ufunc widens as it goes
+        s = np.add(product, c, dtype=np.float64)
+        out = np.asarray(s.astype(np.float32))
+        bits = np.asarray(s).view(np.int64)
+        doubtful = np.equal(np.bitwise_and(bits, _LOW), _HALF)
+        doubtful |= np.less(np.bitwise_and(bits, _MAGNITUDE), _TINY_BITS)
+        if doubtful.any():
+            p, c_, s_ = np.broadcast_arrays(product, np.asarray(c, dtype=np.float64), s)
+            where = np.broadcast_to(doubtful, s_.shape)
+            _, e = _two_sum(p[where], c_[where])
+            out = np.array(np.broadcast_to(out, s_.shape))
+            out[where] = _round_to_odd(s_[where], e).astype(np.float32)
+    return out[()]
 
 
 def fma64(a: Any, b: Any, c: Any) -> Any:

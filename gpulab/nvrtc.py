@@ -21,6 +21,64 @@ _WHEEL_INCLUDES = ("cu13/include", "cu13/include/cccl", "cu12/include", "cuda_ru
                    "cuda_cccl/include")
 
 
+# What nvcc's host headers give every .cu file and NVRTC, which reads no system header, lacks:
+# sys/types.h's short unsigned names, math.h's M_ constants, the compiler's __FLT_MAX__ & co.,
+# and <cassert>, <cfloat>, <climits>, <cstdint> (NVRTC has assert and the fixed-width types built
+# in). Pre-included by :func:`nvcc_environment`, so a kernel written for nvcc compiles here as
+# it does there. Values as glibc and GCC define them.
+NVCC_ENVIRONMENT = """
+typedef unsigned int uint; typedef unsigned short ushort; typedef unsigned long ulong;
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#ifndef __FLT_MAX__
+#define __FLT_MAX__ 3.40282346638528859811704183484516925e+38F
+#define __FLT_MIN__ 1.17549435082228750796873653722224568e-38F
+#define __FLT_EPSILON__ 1.19209289550781250000000000000000000e-7F
+#define __DBL_MAX__ double(1.79769313486231570814527423731704357e+308L)
+#define __DBL_MIN__ double(2.22507385850720138309023271733240406e-308L)
+#define __DBL_EPSILON__ double(2.22044604925031308084726333618164062e-16L)
+#define __INT_MAX__ 0x7fffffff
+#endif
+#define FLT_MAX __FLT_MAX__
+#define FLT_MIN __FLT_MIN__
+#define FLT_EPSILON __FLT_EPSILON__
+#define DBL_MAX __DBL_MAX__
+#define DBL_MIN __DBL_MIN__
+#define DBL_EPSILON __DBL_EPSILON__
+#define INT_MAX __INT_MAX__
+#define INT_MIN (-INT_MAX - 1)
+#define UINT_MAX 0xffffffffU
+#define LLONG_MAX 0x7fffffffffffffffLL
+"""
+ENVIRONMENT_HEADER = "gpulab_nvcc_environment.h"
+
+
+_STDINT = """
+typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
+typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; typedef unsigned long long uint64_t;
+"""
+
+
+def nvcc_environment() -> tuple[dict[str, str], tuple[str, ...]]:
+    """(headers, options) that give NVRTC nvcc's environment (:data:`NVCC_ENVIRONMENT`): pass
+    them as ``headers=`` and add the options to ``options``."""
+    empty = ("cassert", "assert.h", "cfloat", "float.h", "climits", "limits.h")  # their names are pre-included
+    headers = {ENVIRONMENT_HEADER: NVCC_ENVIRONMENT, "cstdint": _STDINT, "stdint.h": _STDINT,
+               **dict.fromkeys(empty, "")}  # fmt: skip
+    return headers, (f"--pre-include={ENVIRONMENT_HEADER}",)
+
+
 class NvrtcUnavailable(RuntimeError):
     """cuda-bindings or the NVRTC library is not installed."""
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from . import ctypes_ as ct
 from .builtins_more import MORE_BUILTINS, Handler, check_arity
@@ -18,7 +18,7 @@ from .ctypes_ import CType
 from .errors import KernelFault
 from .fused import fma32, fma64
 from .machine import Mask
-from .values import CExpr, Frame, converted
+from .values import CExpr, Frame, MemLV, converted
 
 BUILTINS: dict[str, Handler] = {}
 
@@ -243,15 +243,59 @@ BUILTINS["__int2float_rn"] = _convert_rounded(lambda x: x, ct.FLOAT, ct.INT)
 
 
 def _ldg(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
-    """``__ldg(p)``: a read-only-cache load; in the emulator an ordinary load of ``*p``."""
+    """``__ldg(p)`` and the other cache-hint loads (``__ldcs``: streaming, ``__ldcg``: L2 only,
+    ...): which cache keeps the line changes the GPU's speed, not the value; in the emulator an
+    ordinary load of ``*p``."""
     check_arity(comp, node, args, 1)
-    ptr = args[0]
+    ptr, name = args[0], node.name.name
     if not ptr.ctype.is_pointer or ptr.ctype.pointee is None:
-        raise comp.error(node, "__ldg needs a pointer", "__ldg argument")
+        raise comp.error(node, f"{name} needs a pointer", f"{name} argument")
     return comp.memory_ref(ptr, ptr.ctype.pointee, node)
 
 
-BUILTINS["__ldg"] = _ldg
+def _store_hint(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    """``__stcs(p, v)`` and the other cache-hint stores: an ordinary ``*p = v`` here."""
+    check_arity(comp, node, args, 2)
+    ptr, name = args[0], node.name.name
+    if not ptr.ctype.is_pointer or ptr.ctype.pointee is None or ptr.ctype.pointee.dtype is None:
+        raise comp.error(node, f"{name} needs a pointer to a number", f"{name} argument")
+    target = MemLV(ptr, ptr.ctype.pointee, comp.site(node))
+    value = converted(args[1], ptr.ctype.pointee).ev
+
+    def store(fr: Frame, m: Mask) -> Any:
+        target.set(fr, m, target.prepare(fr, m), value(fr, m))
+        return None
+    return CExpr(ct.VOID, store, False)
+
+
+for _name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"):
+    BUILTINS[_name] = _ldg
+for _name in ("__stcs", "__stcg", "__stwb", "__stwt"):
+    BUILTINS[_name] = _store_hint
+
+
+def _assert(comp: Any, node: c_ast.FuncCall, args: list[CExpr]) -> CExpr:
+    """Device ``assert(condition)``: where it is false for an active lane, the kernel stops with
+    a fault naming the line, the condition and the lane, as a GPU stops the launch."""
+    check_arity(comp, node, args, 1)
+    condition = args[0].ev
+    site = comp.site(node)
+    text = c_generator.CGenerator().visit(node.args.exprs[0])  # the condition, as the GPU's message quotes it
+
+    def check(fr: Frame, m: Mask) -> Any:
+        holds = np.asarray(condition(fr, m)).astype(bool)
+        failed = ~holds & m.bits if holds.ndim else (np.zeros(0, bool) if holds else m.bits)
+        if failed.any():
+            lanes = np.flatnonzero(failed)
+            more = f" [+{len(lanes) - 1} more lanes]" if len(lanes) > 1 else ""
+            raise KernelFault(f"{fr.mc.kernel}: line {site.line}: assert({text}) failed for "
+                              f"{fr.mc.describe_lane(int(lanes[0]))}{more}", fr.mc.kernel, site.line,
+                              lanes=tuple(int(x) for x in lanes[:64]), kind="assert")  # fmt: skip
+        return None
+    return CExpr(ct.VOID, check, False)
+
+
+BUILTINS["assert"] = _assert
 
 
 # ---------------------------------------------------------------------- barrier

@@ -42,7 +42,7 @@ from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, tru
 from .work import FLOP_OPERATORS, FlopCounting
 
 _PRELUDE_TYPEDEFS = {"bool", "size_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
-                     "uint32_t", "int64_t", "uint64_t"}
+                     "uint32_t", "int64_t", "uint64_t", "uint", "ushort", "ulong"}
 _DIM_BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 
 
@@ -689,11 +689,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         if name in ("NULL", "nullptr"):
             zero = np.int64(0)
             return CExpr(ct.pointer_to(ct.VOID), lambda fr, m: zero, True, None)
-        limits = {"INT_MAX": (2**31 - 1, ct.INT), "INT_MIN": (-2**31, ct.INT),
-                  "UINT_MAX": (2**32 - 1, ct.UINT), "FLT_MAX": (3.4028234663852886e38, ct.FLOAT),
-                  "LLONG_MAX": (2**63 - 1, ct.LLONG), "INFINITY": (np.inf, ct.FLOAT)}
-        if name in limits:
-            return constant(*limits[name])
+        if name in ENVIRONMENT_NAMES:
+            return constant(*ENVIRONMENT_NAMES[name])
         if name in _DIM_BUILTINS:
             raise self.error(node, f"use {name}.x, {name}.y or {name}.z", name)
         raise self.error(node, f"'{name}' is not declared", f"undeclared name {name}")
@@ -1216,6 +1213,26 @@ def _align(n: int, a: int) -> int:
     return -(-n // a) * a
 
 
+# Names every .cu file sees under nvcc: <climits>/<cfloat>, the compiler's own __FLT_MAX__ & co.,
+# and the M_ constants of the math.h nvcc pulls in (NVRTC has none of the last two).
+_F32, _F64 = np.finfo(np.float32), np.finfo(np.float64)
+ENVIRONMENT_NAMES: dict[str, tuple[Any, CType]] = {
+    "INT_MAX": (2**31 - 1, ct.INT), "INT_MIN": (-(2**31), ct.INT), "UINT_MAX": (2**32 - 1, ct.UINT),
+    "SHRT_MAX": (2**15 - 1, ct.INT), "SHRT_MIN": (-(2**15), ct.INT), "CHAR_BIT": (8, ct.INT),
+    "LLONG_MAX": (2**63 - 1, ct.LLONG), "LLONG_MIN": (-(2**63), ct.LLONG), "ULLONG_MAX": (2**64 - 1, ct.ULLONG),
+    "FLT_MAX": (_F32.max, ct.FLOAT), "FLT_MIN": (_F32.tiny, ct.FLOAT), "FLT_EPSILON": (_F32.eps, ct.FLOAT),
+    "DBL_MAX": (_F64.max, ct.DOUBLE), "DBL_MIN": (_F64.tiny, ct.DOUBLE), "DBL_EPSILON": (_F64.eps, ct.DOUBLE),
+    "__FLT_MAX__": (_F32.max, ct.FLOAT), "__FLT_MIN__": (_F32.tiny, ct.FLOAT),
+    "__FLT_EPSILON__": (_F32.eps, ct.FLOAT), "__DBL_MAX__": (_F64.max, ct.DOUBLE),
+    "__DBL_MIN__": (_F64.tiny, ct.DOUBLE), "__DBL_EPSILON__": (_F64.eps, ct.DOUBLE),
+    "__INT_MAX__": (2**31 - 1, ct.INT), "INFINITY": (np.inf, ct.FLOAT), "NAN": (np.nan, ct.FLOAT),
+    "HUGE_VALF": (np.inf, ct.FLOAT), "HUGE_VAL": (np.inf, ct.DOUBLE),
+    "M_E": (np.e, ct.DOUBLE), "M_LOG2E": (np.log2(np.e), ct.DOUBLE), "M_LOG10E": (np.log10(np.e), ct.DOUBLE),
+    "M_LN2": (np.log(2.0), ct.DOUBLE), "M_LN10": (np.log(10.0), ct.DOUBLE), "M_PI": (np.pi, ct.DOUBLE),
+    "M_PI_2": (np.pi / 2, ct.DOUBLE), "M_PI_4": (np.pi / 4, ct.DOUBLE), "M_1_PI": (1 / np.pi, ct.DOUBLE),
+    "M_2_PI": (2 / np.pi, ct.DOUBLE), "M_2_SQRTPI": (2 / np.sqrt(np.pi), ct.DOUBLE),
+    "M_SQRT2": (np.sqrt(2.0), ct.DOUBLE), "M_SQRT1_2": (np.sqrt(0.5), ct.DOUBLE),
+}  # fmt: skip
 _FMA_BUILTINS = frozenset({"fmaf", "fma", *(f"__fmaf_{mode}" for mode in ("rn", "rz", "ru", "rd"))})
 
 

@@ -199,7 +199,7 @@ _SPECIFIER_TYPES: dict[tuple[str, ...], CType] = {
     ("float",): FLOAT, ("double",): DOUBLE, ("void",): VOID,
     ("size_t",): ULLONG, ("int8_t",): CHAR, ("uint8_t",): UCHAR, ("int16_t",): SHORT,
     ("uint16_t",): USHORT, ("int32_t",): INT, ("uint32_t",): UINT, ("int64_t",): LLONG,
-    ("uint64_t",): ULLONG,
+    ("uint64_t",): ULLONG, ("uint",): UINT, ("ushort",): USHORT, ("ulong",): ULLONG,
 }
 
 #: Typedef names the preprocessor declares so that pycparser can parse them.
@@ -207,7 +207,9 @@ TYPEDEF_PRELUDE = (
     "typedef _Bool bool; typedef unsigned long size_t; typedef signed char int8_t; "
     "typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t; "
     "typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; "
-    "typedef unsigned long long uint64_t; typedef long clock_t;"
+    "typedef unsigned long long uint64_t; typedef long clock_t; "
+    # what nvcc's host headers (sys/types.h) give every .cu file
+    "typedef unsigned int uint; typedef unsigned short ushort; typedef unsigned long ulong;"
 )
 
 

@@ -36,7 +36,7 @@ BUILTIN_HEADERS = frozenset({
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "device_launch_parameters.h",
     "device_functions.h", "cooperative_groups.h", "cooperative_groups/reduce.h",
     "cstdio", "stdio.h", "cstdint", "stdint.h", "cstddef", "stddef.h", "math.h", "cmath",
-    "climits", "limits.h", "cfloat", "float.h",
+    "climits", "limits.h", "cfloat", "float.h", "cassert", "assert.h",
 })
 # Headers people include whose contents the emulator does not have: a reason says why.
 REFUSED_HEADERS = {

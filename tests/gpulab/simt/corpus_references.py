@@ -504,3 +504,14 @@ def check_clock_timing(args: Args) -> None:
 
 
 EXTRA_CHECKS: dict[str, Callable[[Args], None]] = {"clock_timing": check_clock_timing}
+
+
+@reference("nvcc_environment")
+def _turns_to_radians(a: Args) -> dict[int, Any]:
+    turns = a[0]
+    two_pi = f32(2.0 * np.pi)
+    # r = 2pi * t + 0 * t: the left product fused with the right one (0 * t is +-0)
+    radians = fma32(two_pi, turns, f32(0) * turns)
+    i = np.arange(256, dtype=np.uint32)
+    return {1: radians, 2: i * np.uint32(100) + i % np.uint32(32)}
+

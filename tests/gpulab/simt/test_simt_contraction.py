@@ -153,7 +153,9 @@ KNOWN = {"particles_aos_float3": ((8,), ())}
 def _corpus_comparison(kernel: corpus.CorpusKernel) -> Comparison:
     names = tuple(n for n in template_requests(kernel.entry) if "<" in n)
     dirs = [str(kernel.path.parent), *nvrtc.cuda_include_dirs()]
-    ptx, _ = nvrtc.compile_ptx(kernel.source, kernel.path.name, name_expressions=names, include_dirs=dirs)
+    headers, options = nvrtc.nvcc_environment()
+    ptx, _ = nvrtc.compile_ptx(kernel.source, kernel.path.name, options=("-std=c++17", "-lineinfo", *options),
+                               name_expressions=names, include_dirs=dirs, headers=headers)  # fmt: skip
     program = compile_source(kernel.source, str(kernel.path), (kernel.path.parent,),
                              instantiate=template_requests(kernel.entry))  # fmt: skip
     return Comparison(ptx_fma_lines(ptx, kernel.path.name), program.fused_lines, program.library_lines)

@@ -101,9 +101,10 @@ def test_corpus_kernel_compiles_with_nvrtc(kernel):
     if _SYSTEM_INCLUDE.search(kernel.source) and not toolkit:
         pytest.skip("no CUDA toolkit headers (cooperative_groups.h) found for NVRTC")
     templates = (kernel.entry,) if "<" in kernel.entry else ()
+    headers, options = nvrtc.nvcc_environment()  # uint, M_PI, <cassert>, ... as nvcc gives them
     try:
-        nvrtc.compile_cubin(kernel.source, kernel.file, "sm_80", name_expressions=templates,
-                            include_dirs=(str(FOLDER), *toolkit))
+        nvrtc.compile_cubin(kernel.source, kernel.file, "sm_80", ("-std=c++17", *options),
+                            name_expressions=templates, include_dirs=(str(FOLDER), *toolkit), headers=headers)
     except nvrtc.NvrtcUnavailable as exc:
         pytest.skip(str(exc))
 

@@ -120,12 +120,45 @@ def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
         want = pointee.dtype.name if pointee is not None and pointee.dtype is not None else "?"
         raise SimtError(f"argument {index} ({ptype} {name}): expected a numpy {want} array, "
                         f"got a {value.dtype.name} array")
+    inside = _view_into(value, pointee.dtype if pointee is not None and pointee.dtype is not None else value.dtype)
+    if inside is not None:  # d_in + RADIUS: the whole allocation is mapped, the pointer points into it
+        whole, offset = inside
+        return np.int64(_mapped(mc, whole, index, name) + offset)
     flat = value.reshape(-1) if value.flags.c_contiguous and value.flags.writeable else None
     if flat is None:
         flat = np.ascontiguousarray(value).reshape(-1).copy()
         if value.flags.writeable:
             writebacks.append((value, flat))
-    return np.int64(mc.add_global(name, flat, index))
+        return np.int64(mc.add_global(name, flat, index))
+    return np.int64(_mapped(mc, flat, index, name))
+
+
+def _view_into(value: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, int] | None:
+    """(the whole array, the byte offset) where ``value`` is a contiguous slice of a writeable,
+    contiguous array of its type (``x[RADIUS:]``, the host side of ``d_in + RADIUS``); else None.
+    Bounds are then checked against the whole array, as on a GPU."""
+    root = value.base
+    while isinstance(root, np.ndarray) and root.base is not None and isinstance(root.base, np.ndarray):
+        root = root.base
+    if not isinstance(root, np.ndarray) or root.dtype != dtype or not value.flags.c_contiguous:
+        return None
+    if not (root.flags.c_contiguous and root.flags.writeable and value.flags.writeable):
+        return None
+    offset = value.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if offset < 0 or offset + value.nbytes > root.nbytes or offset % root.itemsize:
+        return None
+    return root.reshape(-1), offset
+
+
+def _mapped(mc: Machine, flat: np.ndarray, index: int, name: str) -> int:
+    """The device address of host array ``flat``, mapped once per launch: two arguments that are
+    the same array, or views into it, point into one allocation, as two device pointers would."""
+    address = flat.__array_interface__["data"][0]
+    for region in mc.regions:
+        data = region.data
+        if region.space == "global" and data.__array_interface__["data"][0] == address and data.nbytes == flat.nbytes:
+            return int(region.base)
+    return mc.add_global(name, flat, index)
 
 
 def _bind_scalar(index: int, name: str, ptype: CType, value: Any) -> Any:

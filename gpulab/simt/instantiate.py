@@ -22,6 +22,7 @@ conflicting deductions.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -60,6 +61,30 @@ class Template:
 def _coord(node: c_ast.Node) -> tuple[int, int]:
     coord = node.coord
     return (coord.line, coord.column) if coord is not None else (0, 0)
+
+
+def _definition_of(definitions: dict[tuple[int, int], TemplateDef], decl: c_ast.Decl) -> TemplateDef | None:
+    """The template recorded for function ``decl``: at its name's position, or, in a namespace
+    (whose lowering lengthens names before it on the line, ``T`` -> ``gemm__T``), the one of
+    that name on its line."""
+    found = definitions.get(_coord(decl))
+    if found is None and decl.name and "__" in decl.name:
+        line = _coord(decl)[0]
+        found = next((d for (at, _column), d in definitions.items()
+                      if at == line and decl.name.endswith("__" + d.name)), None)  # fmt: skip
+    return found
+
+
+def _call_args(table: dict[tuple[int, int], tuple[str, ...]], name: c_ast.ID) -> tuple[str, ...]:
+    """The explicit template arguments written at call ``name``. A qualified call (``gemm::f<4>``)
+    was lowered to one identifier of the same length (``gemm__f``) starting where its namespace
+    did; its arguments were recorded at the last part's column."""
+    line, column = _coord(name)
+    found = table.get((line, column))
+    if found is None and "__" in name.name:
+        tail = name.name.rsplit("__", 1)[1]
+        found = table.get((line, column + len(name.name) - len(tail)))
+    return found or ()
 
 
 def shown_argument(binding: Binding) -> str:
@@ -105,12 +130,23 @@ class Templates:
         if not table.definitions:
             return list(exts)
         kept = []
+        placeholders = {ext.name for ext in exts
+                        if isinstance(ext, c_ast.Typedef) and _coord(ext) in table.typedef_names}  # fmt: skip
         for ext in exts:
             if isinstance(ext, c_ast.Typedef) and _coord(ext) in table.typedef_names:
                 continue
             decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
-            definition = table.definitions.get(_coord(decl)) \
+            definition = _definition_of(table.definitions, decl) \
                 if isinstance(decl, c_ast.Decl) and isinstance(decl.type, c_ast.FuncDecl) else None
+            if definition is not None and decl.name.endswith("__" + definition.name):
+                # Declared in a namespace: lowering renamed it (gemm::f -> gemm__f) after the
+                # template was recorded, and its calls the same way; a type parameter's
+                # placeholder typedef was renamed too (gemm__T), and so were its uses.
+                prefix = decl.name[: -len(definition.name)]
+                params = tuple(dataclasses.replace(p, name=prefix + p.name)
+                               if p.kind == "type" and prefix + p.name in placeholders else p
+                               for p in definition.params)  # fmt: skip
+                definition = dataclasses.replace(definition, name=decl.name, params=params)
             if definition is None or definition.name != decl.name:
                 kept.append(ext)
                 continue
@@ -174,7 +210,7 @@ class Templates:
                       arg_nodes: list[c_ast.Node], scope: Any) -> CExpr:
         """A call of a template function: explicit arguments, then deduced ones."""
         template = self.templates[name]
-        explicit_texts = self.c.pre.templates.call_args.get(_coord(node.name), ())
+        explicit_texts = _call_args(self.c.pre.templates.call_args, node.name)
         explicit = self.explicit_bindings(template, explicit_texts, node)
         deduced = self.deduce(template, [b[0] for b in explicit], arg_nodes, node, scope)
         bound = self.complete_bindings(template, explicit, deduced, node)

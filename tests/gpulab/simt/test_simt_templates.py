@@ -305,3 +305,27 @@ def test_instances_each_within_48_kib_of_shared_memory_compile_together():
     np.testing.assert_array_equal(out, np.roll(x, -1) + 8192)
     with pytest.raises(CompileError, match="48 KiB"):
         compile_source(BIG_TILES.replace("tile[N]", "tile[2 * N]"))
+
+
+NAMESPACED = r"""
+namespace gemm {
+template <int rowStrideA, typename T>
+__device__ T scaled(T x) { return x * (T)rowStrideA; }
+namespace detail {
+template <int K> __device__ int plus(int x) { return x + K; }
+}
+}
+using namespace gemm;
+extern "C" __global__ void k(float* o, int* p) {
+    int i = threadIdx.x;
+    o[i] = gemm::scaled<4, float>((float)i) + scaled<2>(1.0f);
+    p[i] = gemm::detail::plus<7>(i);
+}
+"""
+
+
+def test_function_templates_in_a_namespace_keep_their_parameters_called_qualified_or_not():
+    o, p = np.zeros(32, np.float32), np.zeros(32, np.int32)
+    simt.launch(NAMESPACED, "k", 1, 32, [o, p])
+    assert o.tolist() == [4.0 * i + 2.0 for i in range(32)]
+    assert p.tolist() == [i + 7 for i in range(32)]

@@ -34,7 +34,7 @@ tanhf floorf ceilf truncf roundf rintf atan2f fmodf hypotf`` ... and the double 
 ``__int_as_float``-style reinterpretations, ``__float2int_r?`` conversions, ``__ldg``
 (an ordinary load here) and ``__fadd_r?/__fmul_r?/__fdiv_r?/__fsqrt_r?/__fmaf_r?``
 (always rounded to nearest in the emulator).
-Anything else (goto, ``__constant__``, global variables, unions, lambdas, ...) raises
+Anything else (goto, ``__device__`` global variables, unions, lambdas, ...) raises
 :class:`CompileError` naming the
 construct, line and column.
 

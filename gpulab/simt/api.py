@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,7 @@ from .instantiate import template_launch_error
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Footprint, Machine
 from .printf import PrintfRecord
-from .symbols import Function, Program
+from .symbols import Function, MemoryDecl, Program
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
 from .translate import compile_source
 from .values import Frame
@@ -88,6 +88,8 @@ def metrics_from(c: Counters) -> dict[str, float]:
         "atomic_transactions": c.atomic_transactions,
         "local_load_requests": c.local_load_requests,
         "local_store_requests": c.local_store_requests,
+        "constant_load_requests": c.constant_load_requests,
+        "constant_load_transactions": c.constant_load_transactions,
         "barriers": c.barriers,
         "lane_steps": c.lane_steps,
     }
@@ -131,6 +133,24 @@ def _bind_array(mc: Machine, index: int, name: str, ptype: CType, value: Any,
             writebacks.append((value, flat))
         return np.int64(mc.add_global(name, flat, index))
     return np.int64(_mapped(mc, flat, index, name))
+
+
+def _constant_data(decl: MemoryDecl, constants: Mapping[str, Any]) -> np.ndarray:
+    """``decl``'s data for this launch: the host's values (``constants[name]``, as
+    cudaMemcpyToSymbol copies them: the first elements, the rest as initialized), else its
+    initializer, else zeros."""
+    data = decl.init.copy() if decl.init is not None else np.zeros(decl.count, decl.dtype)
+    if decl.name not in constants:
+        return data
+    values = np.asarray(constants[decl.name]).reshape(-1)
+    if values.size > decl.count:
+        raise SimtError(f"constants[{decl.name!r}] has {values.size} values; the __constant__ array holds "
+                        f"{decl.count}")
+    if values.dtype != decl.dtype and not np.can_cast(values.dtype, decl.dtype, "same_kind"):
+        raise SimtError(f"constants[{decl.name!r}] is {values.dtype.name}; the __constant__ data is "
+                        f"{decl.dtype.name}")
+    data[: values.size] = values
+    return data
 
 
 def _view_into(value: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, int] | None:
@@ -219,7 +239,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
            max_seconds: float | None = None,
            progress: Callable[[int], None] | None = None,
            include_dirs: Sequence[str | os.PathLike[str]] = (), shared_mem: int = 0,
-           count_flops: bool = False, fmad: bool = True) -> LaunchResult:
+           count_flops: bool = False, fmad: bool = True,
+           constants: Mapping[str, Any] | None = None) -> LaunchResult:
     """Emulate ``kernel<<<grid, block>>>(*args)`` from CUDA C ``source``.
 
     Arrays bind to pointer parameters (dtype must match the pointee) and are updated in
@@ -241,6 +262,9 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     :mod:`gpulab.simt.work`): ``metrics`` then has ``flop_count_sp``, ``flop_count_dp``,
     ``unique_global_load_bytes`` and ``unique_global_store_bytes``.
 
+    ``constants`` fills ``__constant__`` data by name before the launch, as ``cudaMemcpyToSymbol``
+    does (values for the first elements; the rest keep their initializer, or zeros).
+
     ``fmad`` (default True, as nvcc's ``-fmad=true``) fuses ``a * b + c`` into one fma rounded
     once, where nvcc would; ``fmad=False`` compiles as ``nvcc -fmad=false``.
     """
@@ -258,8 +282,16 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     _check_memory_size(program, mc, shared_mem)
     slots, writebacks = _bind_args(mc, fn, args)
     for decl in program.memory:
+        if decl.space == "constant":
+            mc.add_constant(decl.name, decl.offset, _constant_data(decl, constants or {}))
+            continue
         (mc.add_shared if decl.space == "shared" else mc.add_local)(
             decl.name, decl.offset, decl.dtype, decl.count)
+    unknown = set(constants or {}) - {d.name for d in program.memory if d.space == "constant"}
+    if unknown:
+        known = ", ".join(sorted(d.name for d in program.memory if d.space == "constant")) or "none"
+        raise SimtError(f"constants= names {', '.join(sorted(unknown))}, which the source does not declare "
+                        f"__constant__ (it declares: {known})")
     dynamic = dynshared.allocate(mc, program, fn.name, shared_mem)
     try:
         _execute(mc, fn, slots)

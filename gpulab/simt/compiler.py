@@ -32,7 +32,7 @@ from .errors import CompileError, KernelFault
 from .filescope import FileScope
 from .fused import fma32, fma64
 from .instantiate import Templates
-from .machine import LOCAL_BASE, SHARED_BASE, Mask, Site
+from .machine import CONSTANT_BASE, CONSTANT_BYTES, LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed
 from .registers import RegisterTable, Visible
 from .structmem import memory_struct
@@ -81,6 +81,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         self.memory: list[MemoryDecl] = []
         self.shared_bytes = 0
         self.local_bytes = 0
+        self.constant_bytes = 0
         self.typedefs: dict[str, CType] = {}
         self.nslots = 0
         self.current: Function | None = None
@@ -423,6 +424,40 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
             raise self.error(node, f"static local variable '{node.name}' (one variable shared by every "
                              "thread of the program) is not supported by the emulator; use __shared__ "
                              "memory or a kernel argument", "static local variable")
+
+    def constant_memory(self, node: c_ast.Decl) -> None:
+        """A ``__constant__`` variable or array at file scope: data in constant memory, read by
+        every thread, its initial values from the initializer (zeros without one), filled by the
+        host before a launch (``launch(..., constants={name: values})``, the emulator's
+        ``cudaMemcpyToSymbol``)."""
+        ctype = self.resolve_type(node.type)
+        elem, count = ctype, 1
+        while elem.is_array:
+            count *= elem.length
+            elem = elem.pointee  # type: ignore[assignment]
+        if elem.dtype is None:
+            raise self.error(node, f"__constant__ '{node.name}' of type {elem} is not supported (numbers only)",
+                             "__constant__ type")  # fmt: skip
+        offset = self.constant_bytes
+        self.constant_bytes = _align(offset + count * elem.dtype.itemsize, 16)
+        if self.constant_bytes > CONSTANT_BYTES:
+            raise self.error(node, "more than 64 KiB of __constant__ memory", "__constant__ size")
+        init = None
+        if node.init is not None:
+            leaves = node.init.exprs if isinstance(node.init, c_ast.InitList) else [node.init]
+            if len(leaves) > count:
+                raise self.error(node.init, f"too many initializers for '{node.name}' ({count} elements)",
+                                 "__constant__ initializer")  # fmt: skip
+            init = np.zeros(count, elem.dtype)
+            for index, leaf in enumerate(leaves):
+                value = self.assign_convert(self.scalar(leaf, self.file_scope), elem, leaf)
+                if value.const is None:
+                    raise self.error(leaf, f"__constant__ '{node.name}': the initializer is not a "
+                                     "compile-time constant", "__constant__ initializer")
+                init[index] = value.const
+        self.memory.append(MemoryDecl(node.name, "constant", offset, elem.dtype, count, "", init))
+        self.file_scope.names[node.name] = Var("array" if ctype.is_array else "mem", ctype,
+                                               address=CONSTANT_BASE + offset, line=self.position(node)[0] or 0)
 
     def declare_memory(self, node: c_ast.Decl, ctype: CType, scope: Scope, space: str) -> Stmt:
         if node.init is not None and (space == "shared" or not ctype.is_array):

@@ -52,6 +52,9 @@ class FileScope:
         if _is_dynamic_shared(node):
             self.dynamic_shared_array(node, self.c.file_scope)
             return
+        if node.name in self.c.pre.constant_names:
+            self.c.constant_memory(node)
+            return
         if isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)) or node.name is None \
                 or not _declared_const(node.type):
             raise self.c.error(node, "global variables (__device__/__constant__ data) are not "

@@ -28,6 +28,8 @@ from .trace import MAX_STEPS_PER_WARP, TraceStep
 GLOBAL_BASE = 0x7F00_0000_0000
 SHARED_BASE = 0x0100_0000
 LOCAL_BASE = 0x0200_0000_0000
+CONSTANT_BASE = 0x7E00_0000_0000  # __constant__ data, 64 KiB at most
+CONSTANT_BYTES = 64 * 1024
 GUARD_BYTES = 1 << 20
 MAX_LANES = 1 << 24
 PROGRESS_EVERY = 1 << 11  # warp-steps between progress reports (a traced run does ~10^4 a second)
@@ -156,6 +158,8 @@ class Counters:
     shared_store_transactions: int = 0
     local_load_requests: int = 0
     local_store_requests: int = 0
+    constant_load_requests: int = 0  # warp loads from __constant__ memory
+    constant_load_transactions: int = 0  # ... one per distinct address in the warp (the cache serialises them)
     atomic_requests: int = 0
     atomic_transactions: int = 0
     barriers: int = 0
@@ -319,6 +323,10 @@ class Machine:
         data = np.zeros((self.nblocks, count), dtype=dtype)
         size = data[0].nbytes if nbytes is None else nbytes
         self._add_region(Region(name, "shared", SHARED_BASE + offset, size, data))
+
+    def add_constant(self, name: str, offset: int, data: np.ndarray) -> None:
+        """Map ``__constant__`` data (1-D, filled already) at its compiled offset."""
+        self._add_region(Region(name, "constant", CONSTANT_BASE + offset, data.nbytes, data))
 
     def add_local(self, name: str, offset: int, dtype: np.dtype, count: int) -> None:
         """Allocate a thread-local array of ``count`` elements at local ``offset``."""
@@ -515,7 +523,7 @@ class Machine:
     def _element_index(self, region: Region, a: np.ndarray, lanes: np.ndarray,
                        dtype: np.dtype) -> np.ndarray:
         shift = dtype.itemsize.bit_length() - 1
-        if region.space == "global":
+        if region.space in ("global", "constant"):  # one copy for every thread
             e = a - region.base
             e >>= shift
             return e
@@ -563,6 +571,12 @@ class Machine:
         a = self._lane_addresses(addr, m)
         for region, sel in self._resolve(a, lanes, dtype.itemsize, "store to", site):
             la, aa = (lanes, a) if len(sel) == len(a) else (lanes[sel], a[sel])
+            if region.space == "constant":  # reached through a pointer cast: the hardware refuses it too
+                raise KernelFault(f"{self.kernel}: line {site.line}: store to __constant__ '{region.name}' by "
+                                  f"{self.describe_lane(int(la[0]))}: constant memory is read-only in a kernel "
+                                  "(the host fills it before the launch)", self.kernel, site.line,
+                                  buffer=region.name, lanes=tuple(int(x) for x in la[:64]),
+                                  kind="constant-store")  # fmt: skip
             self._count(region, "store", la, aa, dtype.itemsize, site)
             flat = region.flat_view(dtype)
             e = self._element_index(region, aa, la, dtype)
@@ -612,6 +626,11 @@ class Machine:
             else:
                 c.shared_store_requests += rq
                 c.shared_store_transactions += tx
+        elif region.space == "constant":
+            # The constant cache broadcasts one address to a warp and serialises distinct ones.
+            warps = lanes // 32
+            c.constant_load_requests += len(np.unique(warps))
+            c.constant_load_transactions += len(np.unique(warps * (CONSTANT_BYTES + 1) + (a - region.base)))
         elif kind == "load":
             c.local_load_requests += len(mx.warp_rows(lanes)[1])
         else:

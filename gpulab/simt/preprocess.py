@@ -68,6 +68,7 @@ class Preprocessed:
         """A step inside an included file, placed on its ``#include`` line of the main file."""
         return anchor_site(self.includes, site) if self.includes else site
     templates: TemplateTable = field(default_factory=TemplateTable)
+    constant_names: set[str] = field(default_factory=set)  # declared __constant__ (file scope)
 
     def original_column(self, line: int, column: int) -> int:
         """Map a 1-based column of the expanded text back to the original source."""
@@ -558,7 +559,11 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
         kind = result.global_functions if m.group(1) == "__global__" else result.device_functions
         kind.add(m.group(2))
     text, result.templates = lower_templates(text)  # template headers and calls, constexpr
-    for word in ("__constant__", "template", "class", "__managed__"):
+    # __constant__ data: a file-scope "static const" of the same width, its name remembered
+    # (the compiler maps it to constant memory, which the launch fills: cudaMemcpyToSymbol).
+    result.constant_names.update(m.group(1) for m in _CONSTANT_DECL.finditer(text))
+    text = re.sub(r"\b__constant__\b", "static const", text)
+    for word in ("template", "class", "__managed__"):
         m2 = re.search(rf"\b{word}\b", text)
         if m2:
             line = text.count("\n", 0, m2.start()) + 1
@@ -569,6 +574,7 @@ def _strip_cuda_words(text: str, result: Preprocessed) -> str:
     return re.sub(r"\b__shared__\b", "static    ", text)
 
 
+_CONSTANT_DECL = re.compile(r"\b__constant__\b[^;=\[{(]*?\b([A-Za-z_]\w*)\s*(?=[\[=;])")
 _INCLUDE_NAME = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(<[^>\n]*>|\"[^\"\n]*\"|[^\n]*)", re.M)
 
 

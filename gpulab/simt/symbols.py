@@ -59,7 +59,7 @@ class Function:
 
 @dataclass
 class MemoryDecl:
-    """A ``__shared__`` or thread-local array to allocate at launch."""
+    """A ``__shared__``, thread-local or ``__constant__`` array to allocate at launch."""
 
     name: str
     space: str
@@ -67,6 +67,7 @@ class MemoryDecl:
     dtype: np.dtype
     count: int
     function: str = ""  # the function declaring it
+    init: np.ndarray | None = None  # __constant__ data's initial values (zeros where None)
 
 
 @dataclass
@@ -152,3 +153,4 @@ class CompilerView(Protocol):
     def assign_convert(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr: ...
     def device_call(self, fn: Function, arg_nodes: list[c_ast.Node], node: c_ast.FuncCall,
                     scope: Scope) -> CExpr: ...
+    def constant_memory(self, node: c_ast.Decl) -> None: ...

@@ -515,3 +515,13 @@ def _turns_to_radians(a: Args) -> dict[int, Any]:
     i = np.arange(256, dtype=np.uint32)
     return {1: radians, 2: i * np.uint32(100) + i % np.uint32(32)}
 
+
+@reference("conv1d_constant_weights")
+def _conv1d_constant(a: Args) -> dict[int, Any]:
+    x, n = a[0], 256
+    weights = np.array([0.0625, 0.25, 0.375, 0.25, 0.0625], f32)
+    acc = np.zeros(n, f32)
+    for k in range(-2, 3):  # acc += w * x: one fma each step
+        acc = fma32(weights[k + 2], x[np.clip(np.arange(n) + k, 0, n - 1)], acc)
+    return {1: f32(2) * acc}
+

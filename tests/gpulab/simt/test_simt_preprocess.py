@@ -67,7 +67,7 @@ def test_multi_line_macro_keeps_following_line_numbers():
 
 @pytest.mark.parametrize("source, construct", [
     ("#include <thrust/sort.h>\n", "#include"),
-    ("__constant__ float c[4];\n", "__constant__"),
+    ("__managed__ float c[4];\n", "__managed__"),
     ("template <> __global__ void k<int>() {}\n", "template specialization"),
     ("/* unterminated\n", "comment"),
     ("#if 1\nint x;\n", "#if"),

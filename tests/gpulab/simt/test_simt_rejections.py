@@ -58,10 +58,6 @@ REJECTIONS = [
                        "    o[0] = tex1Dfetch<float>(tex, 0);\n}\n", 1, r"texture", False),
     ("surface object", 'extern "C" __global__ void k(cudaSurfaceObject_t surf) {\n'
                        "    surf2Dwrite(1.0f, surf, 0, 0);\n}\n", 1, r"surface", False),
-    ("__constant__ written by the host", "__constant__ float coeffs[4];\n"
-                                         'extern "C" __global__ void k(float *o) {\n'
-                                         "    o[threadIdx.x] = coeffs[threadIdx.x % 4];\n}\n", 1,
-     r"__constant__", False),
     ("__device__ global variable", "__device__ int counter;\n"
                                    'extern "C" __global__ void k(int *o) {\n'
                                    "    o[0] = counter;\n}\n", 1, r"__device__|global variable", False),

@@ -165,6 +165,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", type=int, action="append", metavar="WARP",
                    help="print the trace of this global warp id")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=VALUES",
+                   help="fill __constant__ data NAME before the launch, as cudaMemcpyToSymbol does: "
+                        "comma-separated numbers for its first elements (repeatable)")
     p.add_argument("--fmad", choices=("true", "false"), default="true",
                    help="fuse a*b+c into one fused multiply-add rounded once, as nvcc does by default "
                         "(false: as nvcc -fmad=false; explicit fmaf/fma calls stay fused)")
@@ -259,6 +262,21 @@ def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
                           "save it as UTF-8") from None
 
 
+def parse_const(spec: str) -> tuple[str, list[float]]:
+    """``--const weights=0.25,0.5,0.25`` -> ("weights", [0.25, 0.5, 0.25]); ArgumentError naming
+    what is wrong (the data's own type and size are checked at the launch)."""
+    name, equals, values = spec.partition("=")
+    if not equals or not name.strip().isidentifier():
+        raise ArgumentError(f"--const {spec!r}: write NAME=VALUES, e.g. --const weights=0.25,0.5,0.25")
+    try:
+        numbers = [float(v) if any(c in v for c in ".eEn") else int(v, 0) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise ArgumentError(f"--const {spec!r}: the values must be numbers separated by commas") from None
+    if not numbers:
+        raise ArgumentError(f"--const {spec!r}: no values after '='")
+    return name.strip(), numbers
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``gpulab emulate``; returns the exit code."""
     out = sys.stdout
@@ -266,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         source = read_source(args.file)
         rng = np.random.default_rng(0)
         kernel_args = [parse_arg(a, rng) for a in args.arg]
+        constants = dict(parse_const(c) for c in args.const)
     except OSError as exc:
         print(f"gpulab emulate: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -280,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
         result = launch(source, args.kernel, args.grid, args.block, kernel_args,
                         trace=args.trace or False, max_steps=args.max_steps,
                         filename=Path(args.file).name, include_dirs=include_dirs(args),
-                        shared_mem=args.shared_mem, fmad=args.fmad == "true",
+                        shared_mem=args.shared_mem, fmad=args.fmad == "true", constants=constants,
                         max_seconds=args.time_limit if args.time_limit > 0 else None)
     except ArgumentError as exc:
         print(f"gpulab emulate: {exc}", file=sys.stderr)

@@ -162,3 +162,29 @@ def test_emulate_fuses_products_as_nvcc_does_unless_told_fmad_false(k3, capsys, 
                           "--arg", "4", "--arg", "uint8[4]", *option], capsys)  # fmt: skip
     assert code == 0, err
     assert seen == [fmad]
+
+
+CONST_KERNEL = ('__constant__ float weights[3] = {1.0f, 1.0f, 1.0f};\n'
+                'extern "C" __global__ void k(float *o) { int i = threadIdx.x; o[i] = weights[i % 3]; }\n')
+
+
+def test_emulate_fills_constant_data_from_const_and_refuses_a_malformed_one(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "c.cu"
+    path.write_text(CONST_KERNEL, encoding="utf-8")
+    seen = []
+    real = cli.launch
+
+    def recording(*args, **kwargs):
+        result = real(*args, **kwargs)
+        seen.append((kwargs["constants"], args[4][0].tolist()))
+        return result
+
+    monkeypatch.setattr(cli, "launch", recording)
+    base = [str(path), "--kernel", "k", "--grid", "1", "--block", "3", "--arg", "float32[3]"]
+    code, err = _emulate([*base, "--const", "weights=0.25,0.5"], capsys)
+    assert code == 0, err
+    assert seen == [({"weights": [0.25, 0.5]}, [0.25, 0.5, 1.0])]
+    code, err = _emulate([*base, "--const", "weights"], capsys)
+    assert code == 2 and "write NAME=VALUES" in err
+    code, err = _emulate([*base, "--const", "weights=a,b"], capsys)
+    assert code == 2 and "must be numbers" in err

@@ -46,4 +46,7 @@ def _compile_message(construct: str, detail: str, where: Message) -> Message | N
         return msg("simt.error.syntax", where=where, quote=quote)
     if construct.startswith("undeclared name "):
         return msg("simt.error.undeclared", where=where, name=construct.removeprefix("undeclared name "))
+    if construct.endswith(" arguments") and " with " in construct:  # "sqrt with int arguments"
+        name, _with, types = construct.removesuffix(" arguments").partition(" with ")
+        return msg("simt.error.ambiguous", where=where, call=f"{name}({types})")
     return None

@@ -71,3 +71,18 @@ def test_a_division_by_zero_is_worded_as_undefined_on_a_gpu_in_both_languages():
     english, chinese = render(ws.error_message(caught.value)), render(ws.error_message(caught.value), "zh")
     assert "line 2" in english and "undefined on a GPU" in english
     assert "第 2 行" in chinese and "除数为零" in chinese
+
+
+@pytest.mark.parametrize(("source", "english", "chinese"), [
+    ('extern "C" __global__ void k(float* a, int n) { a[threadIdx.x] = sqrt(n); }',
+     "the call sqrt(int) is ambiguous", "调用 sqrt(int) 有歧义"),
+    ('#include <cassert>\nextern "C" __global__ void k(float* a, int n) { assert(n < 0); a[0] = 1; }',
+     "a device assert failed", "设备端 assert 断言失败"),
+    ('__constant__ float c[2];\nextern "C" __global__ void k(float* a, int n) { c[0] = 1; }',
+     "it wrote to __constant__ memory", "写入了 __constant__ 内存"),
+])
+def test_the_new_emulator_refusals_and_faults_are_worded_in_both_languages(source, english, chinese):
+    with pytest.raises(simt.SimtError) as caught:
+        simt.launch(source, "k", 1, 4, [np.zeros(4, np.float32), 3])
+    message = ws.error_message(caught.value)
+    assert english in render(message) and chinese in render(message, "zh")

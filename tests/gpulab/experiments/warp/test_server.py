@@ -81,20 +81,20 @@ def test_a_kernel_fault_from_the_emulator_process_names_the_buffer_and_line(chil
     assert caught.value.line == 4 and caught.value.buffer == "in"
 
 
-def test_cancelling_stops_a_long_emulation_promptly_and_the_child_serves_the_next_run(child):
-    import time
-
+def test_cancelling_stops_a_long_emulation_by_itself_and_the_child_serves_the_next_run(child, monkeypatch):
     from gpulab import simt
 
+    # A child that does not answer within the grace is killed; a long grace here means a child still
+    # running afterwards stopped its run by itself (the emulator polls the cancel at every step),
+    # however loaded the machine is: no timing is asserted.
+    monkeypatch.setattr(child, "CANCEL_GRACE_S", 60.0)
     cancel = threading.Event()
     timer = threading.Timer(0.3, cancel.set)
     timer.start()
-    started = time.monotonic()
     request = ws.SessionRequest(SPIN, "spin", (1,), (32,), [np.zeros(32, np.int32), np.int32(10**9)], max_steps=10**12)
     with pytest.raises(simt.Cancelled):
         child.run(request, cancel)
     timer.join()
-    assert time.monotonic() - started < 5
     assert child.running
     assert child.run(divergent_request()).reference_match is True
 

@@ -100,6 +100,23 @@ def no_leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.startswith(".")]
 
 
+def settled_problems(qtbot, window, panel) -> list[str]:
+    """The page's layout problems once it has settled: on a loaded machine a deferred layout step
+    (a splitter's share, a refit) can land after the first quiet moment, and a person sees the
+    page after it. A problem that lasts the whole bound is a real one."""
+    found: list[str] = []
+
+    def clean() -> bool:
+        found[:] = layout_problems(window, panel)
+        return not found
+
+    try:
+        qtbot.waitUntil(clean, timeout=5000)
+    except qtbot.TimeoutError:
+        pass
+    return found
+
+
 SIZES = ((1024, 768), (1920, 1080))
 THEMES = ("light", "projector")
 
@@ -120,7 +137,7 @@ def test_each_page_fits_and_exports_every_format_in_both_themes_sizes_and_langua
             for language in ("en", "zh"):
                 switch_language(window, language)
                 where = f"{theme} {width}x{height} {language}"
-                problems += [f"{where}: {problem}" for problem in layout_problems(window, panel)]
+                problems += [f"{where}: {problem}" for problem in settled_problems(qtbot, window, panel)]
                 if not exports:
                     continue
                 written = export_all(panel, tmp_path, f"{theme}-{width}-{language}")

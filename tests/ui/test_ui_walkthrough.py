@@ -315,15 +315,21 @@ def test_in_chinese_the_emulators_common_compile_errors_and_a_refused_fit_read_i
     assert not [t for t in texts if any(words in t for words in english)], texts
 
 
+def run_saxpy(qtbot, window, sizes: str, repeats: str):
+    """SAXPY run from the Run experiment page with these sizes and repeats, typed and clicked."""
+    panel = open_panel(qtbot, window, "experiments")
+    choose(qtbot, panel.experiment_combo, "saxpy")
+    type_into(qtbot, panel.editors["sizes"].edit, sizes)
+    type_into(qtbot, panel.editors["repeats"], repeats)
+    click(qtbot, panel.run_button)
+    wait_idle(qtbot, window)
+    return panel
+
+
 def test_an_opened_result_says_where_and_when_it_was_made_and_fills_the_form(qtbot, window, tmp_path):
     import socket
 
-    panel = open_panel(qtbot, window, "experiments")
-    choose(qtbot, panel.experiment_combo, "saxpy")
-    type_into(qtbot, panel.editors["sizes"].edit, "1024, 4096")
-    type_into(qtbot, panel.editors["repeats"], "2")
-    click(qtbot, panel.run_button)
-    wait_idle(qtbot, window)
+    panel = run_saxpy(qtbot, window, "1024, 4096", "2")
     path = tmp_path / "saxpy.json"
     panel.last_result.save(path)
     type_into(qtbot, panel.editors["repeats"], "9")  # the form moves on after the run
@@ -384,12 +390,7 @@ def test_a_pages_notes_give_its_own_lesson_before_the_missing_gpu(qtbot, window)
     report = window.services.devices.report
     if report is not None and report.cuda.available:
         pytest.skip("this machine has a usable GPU: there is no missing-GPU note")
-    panel = open_panel(qtbot, window, "experiments")
-    choose(qtbot, panel.experiment_combo, "saxpy")
-    type_into(qtbot, panel.editors["sizes"].edit, "1024")
-    type_into(qtbot, panel.editors["repeats"], "1")
-    click(qtbot, panel.run_button)
-    wait_idle(qtbot, window)
+    panel = run_saxpy(qtbot, window, "1024", "1")
     lines = panel.notes.toPlainText().splitlines()
     lesson = next(i for i, line in enumerate(lines) if line.startswith("GB/s counts the 12 bytes"))
     missing = next(i for i, line in enumerate(lines) if line.startswith("No GPU series"))

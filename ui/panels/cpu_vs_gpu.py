@@ -32,13 +32,11 @@ from ui.panels.cpu_vs_gpu_race import RaceTab
 from ui.services import Services
 from ui.widgets.badge import kind_label, weakest_kind
 from ui.widgets.export import (
-    PICTURES,
     Caption,
     ExportButton,
     caption_of,
     export_picture,
-    export_result,
-    save,
+    save_export,
     with_suffix_stem,
 )
 from ui.widgets.live_plot import LivePlot, PlotPlaceholder, series_title
@@ -336,18 +334,13 @@ class CpuVsGpuPanel(Panel):
 
     def export(self, fmt: str, path: str) -> list[str]:
         """Write the plots (png, svg: throughput to ``path``, time beside it) or the result (csv, json)."""
-        if fmt not in PICTURES and self.last_result is None:
-            self.services.notifier.warning(self.tr("Nothing to save yet: run a sweep to the end first."))
-            return []
 
-        def write() -> list[Path]:
-            if fmt in PICTURES:
-                pictures = ((self.rate_plot, path), (self.time_plot, with_suffix_stem(path, "-time")))
-                return [export_picture(plot, self.export_caption(plot), where, fmt) for plot, where in pictures]
-            assert self.last_result is not None
-            return [export_result(self.last_result, path, fmt)]
+        def pictures() -> list[Path]:
+            plots = ((self.rate_plot, path), (self.time_plot, with_suffix_stem(path, "-time")))
+            return [export_picture(plot, self.export_caption(plot), where, fmt) for plot, where in plots]
 
-        return save(self.services.notifier, path, write)
+        return save_export(self.services.notifier, self.last_result, fmt, path, pictures,
+                           self.tr("Nothing to save yet: run a sweep to the end first."))  # fmt: skip
 
     # ------------------------------------------------------------ theme and size
 

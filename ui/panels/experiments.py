@@ -30,13 +30,11 @@ from ui.services import Services
 from ui.widgets.badge import weakest_kind
 from ui.widgets.eliding_combo import ElidingComboBox
 from ui.widgets.export import (
-    PICTURES,
     Caption,
     ExportButton,
     caption_of,
     export_picture,
-    export_result,
-    save,
+    save_export,
     shown_instead,
     tab_title,
 )
@@ -411,18 +409,13 @@ class ExperimentsPanel(Panel):
 
     def export(self, fmt: str, path: str) -> list[str]:
         """Write the view on screen (png, svg) or the result (csv, json) to ``path``; failures are told, not raised."""
-        if fmt not in PICTURES and self.last_result is None:
-            self.services.notifier.warning(self.tr("Nothing to save yet: run the lab to the end first."))
-            return []
 
-        def write() -> list[Path]:
-            if fmt in PICTURES:
-                view = self.export_view()
-                return [export_picture(view, self.export_caption(view), path, fmt)]
-            assert self.last_result is not None
-            return [export_result(self.last_result, path, fmt)]
+        def picture() -> list[Path]:
+            view = self.export_view()
+            return [export_picture(view, self.export_caption(view), path, fmt)]
 
-        return save(self.services.notifier, path, write)
+        return save_export(self.services.notifier, self.last_result, fmt, path, picture,
+                           self.tr("Nothing to save yet: run the lab to the end first."))  # fmt: skip
 
     def _ended(self, state: str) -> None:
         self.plot.redraw()

@@ -431,6 +431,23 @@ def save(notifier: Any, path: str, write: Callable[[], Iterable[Path]]) -> list[
     return written
 
 
+def save_export(notifier: Any, result: Result | None, fmt: str, path: str,
+                pictures: Callable[[], Iterable[Path]], nothing_yet: str) -> list[str]:
+    """A page's Export: ``pictures()`` for png and svg, ``result`` itself for csv and json, told
+    through :func:`save`; without a result yet, ``nothing_yet`` is said and nothing is written."""
+    if fmt not in PICTURES and result is None:
+        notifier.warning(nothing_yet)
+        return []
+
+    def write() -> Iterable[Path]:
+        if fmt in PICTURES:
+            return pictures()
+        assert result is not None
+        return [export_result(result, path, fmt)]
+
+    return save(notifier, path, write)
+
+
 class ExportButton(QToolButton):
     """A button with a menu: PNG, SVG, CSV, JSON. Emits ``export_requested(format, path)``
     after asking for a file name; the owner does the writing (see the functions above)."""

@@ -301,14 +301,17 @@ class LivePlot(pg.PlotWidget):
         need = half * span / (room - 2 * half) if room > 4 * half and span > 0 else 0.0
         return max(0.12, 0.06 * span, need)
 
-    def _refit_if_untouched(self) -> None:
-        """Fit again (a new width or type needs new room for the end labels), unless the user has
-        zoomed or panned since the last fit."""
+    def _refit_or_place_ticks(self) -> None:
+        """Fit again (a new width or type needs new room for the end labels; the fit places the
+        size ticks too), or, where the user has zoomed or panned since the last fit, only place
+        the ticks for the new width."""
         fitted = getattr(self, "_fitted", None)
         now = self.getViewBox().viewRange()
         if fitted is not None and np.allclose(np.asarray(fitted, dtype=float), np.asarray(now, dtype=float),
                                               rtol=0, atol=1e-9):  # fmt: skip
             self._fit_to_points()
+        else:
+            self._place_size_ticks()
 
     def _place_size_ticks(self) -> None:
         """The size ticks, thinned to every k-th when their labels would not fit side by side."""
@@ -321,8 +324,7 @@ class LivePlot(pg.PlotWidget):
         super().resizeEvent(event)
         # Also called while the base class is built and while pyqtgraph closes the plot.
         if getattr(self, "size_ticks", None) and getattr(self, "plotItem", None) is not None:
-            self._place_size_ticks()  # a narrower plot holds fewer labels
-            self._refit_if_untouched()
+            self._refit_or_place_ticks()  # a narrower plot holds fewer labels, and needs more end room
         if getattr(self, "markers", None) and getattr(self, "plotItem", None) is not None:
             self._side_markers()
 

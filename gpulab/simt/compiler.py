@@ -38,7 +38,7 @@ from .registers import RegisterTable, Visible
 from .structmem import memory_struct
 from .structs import StructTable
 from .symbols import Function, MemoryDecl, Program, Scope, Stmt, Var, is_const_declarator, run_body
-from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, truth
+from .values import CExpr, Frame, LValue, MemLV, VarLV, constant, converted, null_pointer, truth
 from .work import FLOP_OPERATORS, FlopCounting
 
 _PRELUDE_TYPEDEFS = {"bool", "size_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
@@ -206,6 +206,10 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                 self.declare_function(ext, None)
             elif isinstance(ext, c_ast.Decl) and ext.name is None and isinstance(ext.type, c_ast.Struct):
                 self.struct_type(ext.type)  # a struct definition, not a variable
+            elif isinstance(ext, c_ast.Decl) and ext.name is None and isinstance(ext.type, c_ast.Enum):
+                self.resolve_type(ext.type)  # an enum definition: its enumerators become constants
+            elif isinstance(ext, c_ast.StaticAssert):
+                self.static_assertion(ext, self.const_scope)
             elif isinstance(ext, c_ast.Decl):
                 self.files.declaration(ext)
             else:
@@ -221,6 +225,10 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                        self.tpl.definitions(), self.tpl.aliases, self.files.dynamic_shared,
                        self.files.dynamic_elements, tuple(sorted(set(self.fused_lines))),
                        tuple(sorted(set(self.library_lines))))
+
+    def static_assertion(self, node: c_ast.StaticAssert, scope: Scope) -> None:
+        """C's compiler has none; :class:`~.compiletime.CompileTimeMixin` checks them."""
+        raise self.unsupported(node)
 
     def check_function_definition(self, fdef: c_ast.FuncDef) -> None:
         """C reads ``name { ... }`` (a name, then a block) as a function definition without
@@ -383,7 +391,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         site = self.site(node)
         scope_id, visible = self.visible_registers(scope)
         if init is None:
-            zero = np.int64(0) if ctype.is_pointer else ctype.dtype.type(0)  # type: ignore[union-attr]
+            zero = np.int64(0) if ctype.is_pointer or ctype.dtype is None else ctype.dtype.type(0)
 
             def run_plain(fr: Frame, m: Mask) -> Mask:
                 fr.v[slot] = zero
@@ -722,8 +730,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         if name in ("true", "false"):
             return constant(name == "true", ct.BOOL)
         if name in ("NULL", "nullptr"):
-            zero = np.int64(0)
-            return CExpr(ct.pointer_to(ct.VOID), lambda fr, m: zero, True, None)
+            return CExpr(ct.pointer_to(ct.VOID), null_pointer, True, None)
         if name in ENVIRONMENT_NAMES:
             return constant(*ENVIRONMENT_NAMES[name])
         if name in _DIM_BUILTINS:
@@ -1095,7 +1102,10 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         b = self.scalar(node.iffalse, scope)
         if a.ctype.is_struct or b.ctype.is_struct:
             return self.struct_ternary(cond, a, b, node)
-        if a.ctype.is_pointer or b.ctype.is_pointer:
+        if a.ctype.is_function_pointer or b.ctype.is_function_pointer:
+            rtype = a.ctype if a.ctype.is_function_pointer else b.ctype
+            av, bv = self.assign_convert(a, rtype, node).ev, self.assign_convert(b, rtype, node).ev
+        elif a.ctype.is_pointer or b.ctype.is_pointer:
             rtype = a.ctype if a.ctype.is_pointer else b.ctype
             av, bv = a.ev, b.ev
         else:

@@ -108,6 +108,7 @@ _NS_ALIAS = re.compile(rf"\bnamespace\s+([A-Za-z_]\w*)\s*=\s*(?:::\s*)?{NAMESPAC
 _USING_NS = re.compile(rf"\busing\s+namespace\s+(?:::\s*)?{NAMESPACE}\s*;")
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _TARGS = re.compile(r"\s*<([^<>;{}()]*)>")
+_EMPTY_BRACES = re.compile(r"\s*\{\s*\}")
 _USER_FUNCTION = re.compile(r"\b(?:void|int|float|double|unsigned|bool|char|short|long)\s*[*&]?\s*"
                             r"([A-Za-z_]\w*)\s*\(")
 
@@ -199,7 +200,12 @@ class _Lowering:
         if arg_text is not None:
             ident += "_" + re.sub(r"\W", "_", arg_text) + "_"
         self.record(ident, CgName(name, self.argument(name, arg_text, start)), start)
-        return ident.ljust(end - start), end
+        replacement = ident.ljust(end - start)
+        braces = _EMPTY_BRACES.match(self.text, end) if name in _OPERATORS else None
+        if braces is not None:  # cg::plus<float>{} is the same object as cg::plus<float>()
+            replacement += braces.group(0).replace("{", "(").replace("}", ")")
+            end = braces.end()
+        return replacement, end
 
     def check_supported(self, name: str, start: int) -> None:
         if name in _GRID:

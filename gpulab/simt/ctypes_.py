@@ -33,6 +33,8 @@ class CType:
     pointee: CType | None = None
     length: int = 0
     layout: StructLayout | None = None
+    #: A function pointer's (return type, parameter types); None for every other type.
+    signature: tuple[CType, tuple[CType, ...]] | None = None
 
     @property
     def is_pointer(self) -> bool:
@@ -61,7 +63,7 @@ class CType:
     @property
     def size(self) -> int:
         """Size in bytes (``sizeof``)."""
-        if self.is_pointer:
+        if self.is_pointer or self.signature is not None:
             return 8
         if self.is_array:
             assert self.pointee is not None
@@ -72,7 +74,14 @@ class CType:
             return 0
         return self.dtype.itemsize
 
+    @property
+    def is_function_pointer(self) -> bool:
+        return self.signature is not None
+
     def __str__(self) -> str:
+        if self.signature is not None:
+            ret, params = self.signature
+            return f"{ret} (*)({', '.join(str(p) for p in params)})"
         if self.is_pointer:
             return f"{self.pointee}*"
         if self.is_array:
@@ -226,6 +235,11 @@ def type_from_specifiers(names: list[str]) -> CType | None:
 def pointer_to(t: CType) -> CType:
     """The type ``t*``."""
     return CType("ptr", pointee=t)
+
+
+def function_pointer(ret: CType, params: tuple[CType, ...]) -> CType:
+    """The type ``ret (*)(params...)``: held as a 64-bit number naming the function."""
+    return CType("fnptr", signature=(ret, params))
 
 
 def array_of(t: CType, length: int) -> CType:

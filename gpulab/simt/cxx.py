@@ -313,6 +313,44 @@ def _is_enum_class(toks: list[Tok], i: int) -> bool:
     return toks[i].text == "enum" and _next(toks, i) in ("class", "struct")
 
 
+def _is_structured_binding(toks: list[Tok], i: int) -> bool:
+    """``auto [a, b] = p;`` (also ``auto& [a, b]``, ``const auto [..]``)."""
+    j = i + 1
+    while j < len(toks) and toks[j].text in ("&", "&&"):
+        j += 1
+    return j < len(toks) and toks[j].text == "["
+
+
+def _has_init_statement(toks: list[Tok], i: int) -> bool:
+    """``if (int i = f(); i < n)`` / ``switch (init; x)``: a ';' inside the parentheses."""
+    if _next(toks, i) != "(" or _prev(toks, i) == "#":
+        return False
+    depth = 0
+    for t in toks[i + 1:]:
+        depth += _BRACKET_DEPTH.get(t.text, 0)
+        if depth <= 0:
+            return False
+        if t.text == ";" and depth == 1:
+            return True
+    return False
+
+
+def _is_dependent_name(toks: list[Tok], i: int) -> bool:
+    """``typename T::value_type`` (a member type of a template parameter)."""
+    return i + 2 < len(toks) and toks[i + 1].kind == "id" and toks[i + 2].text == "::"
+
+
+def _is_array_reference(toks: list[Tok], i: int) -> bool:
+    """``const float (&a)[4]``: a reference to an array."""
+    return (_prev(toks, i) == "(" and i + 3 < len(toks) and toks[i + 1].kind == "id"
+            and toks[i + 2].text == ")" and toks[i + 3].text == "[")
+
+
+def _is_user_literal(toks: list[Tok], i: int) -> bool:
+    """``1.0_f``, ``16_KiB``: a number with a user-defined suffix (the tokenizer keeps it whole)."""
+    return toks[i].kind == "num" and "_" in toks[i].orig
+
+
 #: Constructs rejected by name, checked in this order at every token.
 REJECTED: tuple[Rejected, ...] = (
     Rejected("C++ lambda", "C++ lambdas are not supported by the emulator; write a __device__ "
@@ -342,6 +380,15 @@ REJECTED: tuple[Rejected, ...] = (
              "the emulator; write for (int i = 0; i < n; ++i)", _is_range_for, ("for",)),
     Rejected("enum class", "scoped enums (enum class) are not supported by the emulator",
              _is_enum_class, ("enum",)),
+    Rejected("structured binding", "structured bindings (auto [a, b] = ...) are not supported by "
+             "the emulator; read the members one by one", _is_structured_binding, ("auto",)),
+    Rejected("if with an initializer", "an if or switch with an initializer (if (init; cond)) is "
+             "not supported by the emulator; declare the variable before it", _has_init_statement,
+             ("if", "switch")),
+    Rejected("dependent type name", "dependent type names (typename T::type) are not supported by "
+             "the emulator; write the type", _is_dependent_name, ("typename",)),
+    Rejected("reference to an array", "a reference to an array (T (&a)[N]) is not supported by "
+             "the emulator; pass a pointer", _is_array_reference, ("&",)),
     Rejected("texture object", "texture objects (cudaTextureObject_t, tex1Dfetch, tex2D) are not "
              "supported by the emulator; read the array through a pointer",
              lambda toks, i: toks[i].text != "texture" or _next(toks, i) == "<",
@@ -377,6 +424,9 @@ for _rule in REJECTED:
 
 def _reject_named(toks: list[Tok]) -> None:
     for i, tok in enumerate(toks):
+        if tok.kind == "num" and _is_user_literal(toks, i):
+            raise _fail(tok, f"user-defined literals ({tok.orig}) are not supported by the "
+                        "emulator", "user-defined literal")
         for rule in _TRIGGERED.get(tok.text, ()):
             if rule.match(toks, i):
                 raise _fail(tok, rule.message, rule.construct)
@@ -604,12 +654,17 @@ class _Namespaces:
         return end + 1
 
     def _alias_declaration(self, toks: list[Tok], i: int, end: int) -> int:
-        """``using T = float;`` -> ``typedef float T;`` (an alias of a one-token-name type)."""
+        """``using T = float;`` -> ``typedef float T;``; ``using op_t = float (*)(float);`` ->
+        ``typedef float (*op_t)(float);`` (a function pointer type)."""
         name = toks[i + 1]
         self.src.types.add(name.text)
         toks[i].text = "typedef"
         name.text = ""
         toks[i + 2].text = ""
+        for j in range(i + 3, end - 2):  # float (*)(float): the name goes inside, (*op_t)
+            if (toks[j].text, toks[j + 1].text, toks[j + 2].text) == ("(", "*", ")"):
+                toks[j + 2].before = name.orig
+                return i + 3
         toks[end].before = " " + name.orig
         return i + 3
 
@@ -759,7 +814,7 @@ def _functional_casts(src: _Source, scalar_types: set[str]) -> None:
     toks = src.live()
     for i, t in enumerate(toks):
         if t.text not in scalar_types or _next(toks, i) not in ("(", "{") \
-                or _prev(toks, i) not in _EXPRESSION_BEFORE:
+                or (_prev(toks, i) not in _EXPRESSION_BEFORE and not _in_initializer_brace(toks, i)):
             continue
         opener = toks[i + 1]
         closer = toks[_match(toks, i + 1, opener.text, "}" if opener.text == "{" else ")")]
@@ -771,6 +826,15 @@ def _functional_casts(src: _Source, scalar_types: set[str]) -> None:
         if toks[i + 2] is closer:
             opener.text = "(0"
         closer.text = "))"
+
+
+def _in_initializer_brace(toks: list[Tok], i: int) -> bool:
+    """Whether token ``i`` opens an initializer list's first value (``P c{int(x)}``, ``= {``),
+    not a block's first statement (``) {``, ``; {``, ``else {``)."""
+    if _prev(toks, i) != "{" or i < 2:
+        return False
+    before = toks[i - 2]
+    return (before.kind == "id" and before.text not in _KEYWORDS) or before.text in ("]", "=", ",", "(", ">", "{")
 
 
 def _has_top_level_comma(toks: list[Tok], open_: int, close: int) -> bool:
@@ -855,6 +919,46 @@ def _brace_initializers(src: _Source) -> None:
         if prev.kind == "id" and prev.text not in _KEYWORDS and prev.text not in src.types \
                 and _is_declarator(toks, i - 1, src.types, depth):
             t.before = "=" + t.before
+
+
+def _enum_type_names(src: _Source) -> None:
+    """``enum Mode {...};`` -> ``enum Mode {...}; typedef enum Mode Mode;`` (C++ names the type
+    ``Mode``, C ``enum Mode``)."""
+    toks = src.live()
+    for i, t in enumerate(toks):
+        if t.text != "enum" or i + 2 >= len(toks) or toks[i + 1].kind != "id" or toks[i + 2].text != "{":
+            continue
+        close = _match(toks, i + 2, "{", "}")
+        if close + 1 < len(toks) and toks[close + 1].text == ";":
+            name = toks[i + 1].text
+            toks[close + 1].after += f" typedef enum {name} {name};"
+
+
+BRACED = "__cxx_braced"  # f({x, 1.0f}) -> f(__cxx_braced(x, 1.0f)): typed by the parameter
+
+
+def _braced_arguments(src: _Source) -> None:
+    """A braced list as a call's argument or after ``return`` becomes ``__cxx_braced(...)``:
+    its type is the parameter's (or the return type), which only the compiler knows."""
+    toks = src.live()
+    opens: list[int] = []
+    for i, t in enumerate(toks):
+        if t.text in ("(", "[", "{"):
+            opens.append(i)
+        elif t.text in (")", "]", "}") and opens:
+            opens.pop()
+        if t.text != "{" or i == 0:
+            continue
+        prev = toks[i - 1].text
+        inner = opens[-2] if len(opens) > 1 else -1
+        in_call = inner > 0 and toks[inner].text == "(" and prev in ("(", ",") \
+            and ((toks[inner - 1].kind == "id" and toks[inner - 1].text not in _KEYWORDS)
+                 or toks[inner - 1].text == ">")
+        if not (in_call or prev == "return"):
+            continue
+        close = _match(toks, i, "{", "}")
+        t.text = BRACED + "("
+        toks[close].text = ")"
 
 
 def _match_back(toks: list[Tok], i: int, open_: str, close: str) -> int:
@@ -999,6 +1103,11 @@ def lower(pre: Preprocessed) -> Lowered:
         _references(src)
         _auto(src)
         _brace_initializers(src)
+        _braced_arguments(src)
+        _enum_type_names(src)
+        for t in src.toks:  # C11's spelling, which pycparser reads as a StaticAssert node
+            if t.text == "static_assert":
+                t.text = "_Static_assert"
         _default_arguments(src, lowered)
     except _Unbalanced:  # the parser names what is missing better than a token pass can
         lowered.defaults = {}

@@ -20,9 +20,11 @@ from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
 from .compiler import Compiler
+from .compiletime import CompileTimeMixin
 from .ctypes_ import CType
 from .cxx import AUTO, CAST_FUNCTIONS, Lowered
 from .errors import CompileError
+from .fnptr import CallableMixin
 from .machine import Mask
 from .refcells import MemCell, RefLV, RegCell, ValueCell, is_ref, ref_to
 from .structrefs import StructRefMixin
@@ -415,5 +417,5 @@ def _walk(node: c_ast.Node):
 
 
 
-class CxxCompiler(StructRefMixin, CxxMixin, Compiler):
+class CxxCompiler(CallableMixin, CompileTimeMixin, StructRefMixin, CxxMixin, Compiler):
     """The compiler with the C++ basics (what :func:`~.translate.compile_source` uses)."""

@@ -553,8 +553,25 @@ def _blank_attributes(text: str) -> str:
     return text
 
 
+# C++ words that change nothing the emulator computes, blanked (kept on their lines and columns):
+# [[likely]]-style attributes, noexcept, alignas on a variable (the emulator's buffers are aligned
+# at least as well; on a struct it changes the layout and stays for the struct lowering), and the
+# constexpr of `if constexpr` (the condition is a constant; the compiler folds it either way).
+_NO_EFFECT = re.compile(r"\[\[\s*[A-Za-z_][\w:]*(?:\s*\([^()\n]*\))?(?:\s*,\s*[A-Za-z_][\w:]*"
+                        r"(?:\s*\([^()\n]*\))?)*\s*\]\]"
+                        r"|\bnoexcept\b(?:\s*\([^()\n]*\))?"
+                        r"|(?<!struct )(?<!class )\balignas\s*\([^()\n]*\)"
+                        r"|(?<=\bif)(\s+)constexpr\b")
+
+
+def _blank_no_effect(text: str) -> str:
+    return _NO_EFFECT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 def _strip_cuda_words(text: str, result: Preprocessed) -> str:
     text = _blank_attributes(text)
+    if "[[" in text or "noexcept" in text or "alignas" in text or "constexpr" in text:
+        text = _blank_no_effect(text)
     for m in _FUNC_KIND.finditer(text):
         kind = result.global_functions if m.group(1) == "__global__" else result.device_functions
         kind.add(m.group(2))

@@ -378,7 +378,9 @@ class _Lowerer:
         if not symbol or symbol[0].isalpha() or symbol[0] == "_":
             raise self.error(k, f"conversion operators (operator {symbol}) are not supported by "
                              "the emulator", "conversion operator")
-        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "[]", "()"):
+        if symbol == "()" and owner is None:
+            raise self.error(k, "operator() must be a member function (C++)", "operator()")
+        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "[]"):
             raise self.error(k, f"operator{symbol} is not supported by the emulator",
                              f"operator{symbol}")
         close_paren = self.match(open_paren)

@@ -253,6 +253,11 @@ class _Lowering:
             raise self.src.error(toks[a], "template: a default argument is missing after '='",
                                  "template parameter")
         decl = words[:eq]
+        if "(" in decl and "*" in decl:
+            raise self.src.error(toks[a], f"a function pointer as a template parameter "
+                                 f"('{' '.join(words)}') is not supported by the emulator; pass "
+                                 "the function as an argument (a function pointer parameter) or "
+                                 "take 'typename F' and pass it as f", "function pointer template parameter")
         if len(decl) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", decl[-1]):
             raise self.src.error(toks[a], f"template parameter '{' '.join(words)}' needs a kind "
                                  "and a name ('typename T' or 'int N')", "template parameter")
@@ -349,8 +354,9 @@ class _Lowering:
             if close < 0:
                 continue
             if close + 1 >= len(toks) or toks[close + 1].text != "(":
-                raise self.src.error(toks[k], f"'{toks[k].text}<...>' must be called (the "
-                                     "emulator has no function pointers)", "template function name")
+                raise self.src.error(toks[k], f"'{toks[k].text}<...>' must be called (a pointer to "
+                                     "a template's instance is not supported by the emulator)",
+                                     "template function name")
             args = tuple(self.src.text_between(a, b)
                          for a, b in split_top_level(self.src, k + 2, close - 1)) if close > k + 2 else ()
             self.table.call_args[self.src.where(toks[k].start)] = args

@@ -114,6 +114,15 @@ def store_register(fr: Frame, slot: int, m: Mask, value: Value) -> None:
         fr.v[slot] = np.where(m.bits, value, old)
 
 
+_ZERO = np.int64(0)
+
+
+def null_pointer(fr: Frame, m: Mask) -> Value:
+    """The value of ``NULL`` and ``nullptr`` (recognised by identity where C++ converts a null
+    pointer constant to any pointer type, as to a function pointer)."""
+    return _ZERO
+
+
 def converter(src: CType, dst: CType) -> Callable[[Value], Value] | None:
     """A function converting values of ``src`` to ``dst``, or None when nothing to do."""
     if dst.is_pointer or dst.is_array or src.is_pointer or src.is_array:

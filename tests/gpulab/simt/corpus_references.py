@@ -525,3 +525,50 @@ def _conv1d_constant(a: Args) -> dict[int, Any]:
         acc = fma32(weights[k + 2], x[np.clip(np.arange(n) + k, 0, n - 1)], acc)
     return {1: f32(2) * acc}
 
+
+
+@reference("cg_reduce_plus_braces")
+def _cg_reduce_plus_braces(a: Args) -> dict[int, Any]:
+    warps = a[0].reshape(-1, 32)
+    lanes = np.arange(32)
+    top = warps.copy()
+    for mask in (16, 8, 4, 2, 1):  # cg::reduce is the same butterfly with any operator
+        top = np.maximum(top, top[:, lanes ^ mask])
+    return {1: _butterfly_sum(warps), 2: top[:, 0]}
+
+
+@reference("functor_transform")
+def _functor_transform(a: Args) -> dict[int, Any]:
+    x, y, n = a[0], a[1], a[5]
+    return {2: fma32(f32(a[4]), x[:n], y[:n]),  # a * x + y inside operator() is contracted
+            3: np.minimum(np.maximum(x - y, f32(0)), f32(1))}
+
+
+@reference("function_pointer_activation")
+def _function_pointer_activation(a: Args) -> dict[int, Any]:
+    x, kind = a[0], a[2]
+
+    def leaky(v: np.ndarray) -> np.ndarray:
+        return np.where(v > 0, v, f32(0.01) * v).astype(f32)
+    relu = np.maximum(x, f32(0))
+    bias = np.where(kind > 0, leaky(np.full_like(x, -1)), f32(0))
+    return {1: np.where(kind > 0, leaky(x), relu) + bias}
+
+
+@reference("braced_arguments")
+def _braced_arguments(a: Args) -> dict[int, Any]:
+    re, im = a[0], a[1]
+    br, bi = f32(0.6), f32(0.8)
+    out_re = re * br - im * bi  # a product minus a product: nvcc fuses neither
+    out_im = fma32(re, bi, im * br)  # the left product of a sum is fused
+    return {2: out_re, 3: out_im, 4: fma32(out_re, out_re, out_im * out_im)}
+
+
+@reference("activation_enum_static_assert")
+def _activation_enum_static_assert(a: Args) -> dict[int, Any]:
+    x, bias = a[0].reshape(2, 128), a[1]
+    v = (x + bias).reshape(-1)
+    relu = np.maximum(v, f32(0))
+    leaky = np.where(v > 0, v, f32(0.125) * v)
+    even = np.arange(256) % 2 == 0
+    return {2: np.where(even, relu if a[3] == 1 else leaky, leaky)}

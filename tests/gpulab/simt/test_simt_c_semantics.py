@@ -149,7 +149,7 @@ _K = 'extern "C" __global__ void k(int* a, const int n) {\n'
     (_K + "    int b,\n}\n", 2, "a name is missing after this ','"),
     (_K + "    a[0] = 1;\n    int b,\n", 3, "a name is missing after this ','"),
     (_K + "    int i = 0;\n" + "if (i) " * 500 + "a[0] = 1;\n}\n", 3, "nested too deeply"),
-    (_K + "    int (*f)(int);\n}\n", 2, "function pointers are not supported"),
+    (_K + "    int (*f)(int);\n    f = a;\n}\n", 3, "cannot convert int* to int (*)(int)"),
 ])
 def test_invalid_c_is_rejected_as_cuda_does_with_its_line(source, line, words):
     with pytest.raises(simt.CompileError) as info:

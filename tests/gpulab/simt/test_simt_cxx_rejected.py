@@ -68,6 +68,14 @@ REJECTED = [
     (_HEAD + "    float huge[2147483647]{};\n}\n", 2, "local memory size", "512 KiB"),
     ("__device__ float f(float a = 1.0f, float b) { return a + b; }\n" + _HEAD + "}\n", 1,
      "default argument", "default"),
+    ("struct P { float a, b; };\n" + _HEAD + "    P p{1, 2};\n    auto [a, b] = p;\n}\n", 4,
+     "structured binding", "members one by one"),
+    (_HEAD + "    if (int i = n; i > 0) out[0] = 1;\n}\n", 2, "if with an initializer", "before it"),
+    ("template <typename T> __device__ typename T::type f(T t);\n" + _HEAD + "}\n", 1,
+     "dependent type name", "typename T::type"),
+    ("__device__ float s(const float (&a)[4]) { return a[0]; }\n" + _HEAD + "}\n", 1,
+     "reference to an array", "pointer"),
+    (_HEAD + "    out[0] = 16_KiB;\n}\n", 2, "user-defined literal", "16_KiB"),
     ("__device__ float f(float a, float b = 1.0f);\n__device__ float f(float a, float b = 1.0f) "
      "{ return a + b; }\n" + _HEAD + "}\n", 2, "default argument", "twice"),
 ]

@@ -116,7 +116,7 @@ def test_launch_can_be_cancelled_from_another_thread():
 @pytest.mark.parametrize("code, construct, line, column", [
     ("goto end;", "goto statements", 3, 9),
     ("union U { int x; } u;", "union", 3, 9),
-    ("enum E { A, B } e;", "enums", 3, 9),
+    ("enum E { A, B } e;", "enum inside a function", 3, 9),
     ("int y = undefined_name + 1;", "undeclared name undefined_name", 3, 17),
     ("int z = sinhq(1.0);", "call to sinhq", 3, 17),
 ])

@@ -768,7 +768,13 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.grid[axis]))
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope) -> CExpr:
+        if isinstance(node.name, (c_ast.StructRef, c_ast.ID)):
+            element = self.array_member_element(node, scope)  # r.payload[k] in registers
+            if element is not None:
+                return element
         base = self.scalar(node.name, scope)
+        if base.ctype.layout is not None:
+            return self.subscript_operator(node, base, scope)  # obj[i]: its operator[]
         index = self.scalar(node.subscript, scope)
         if not base.ctype.is_pointer and index.ctype.is_pointer:
             base, index = index, base

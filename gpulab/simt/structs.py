@@ -55,7 +55,7 @@ _COMPOUND_OPS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "
 class MemberInfo:
     """What a lowered function was in the C++ source."""
 
-    kind: str  # "method", "ctor" or "operator"
+    kind: str  # "method", "ctor", "operator" or "conversion" (``operator T*()``)
     owner: str | None  # the struct's type name (None for a free operator function)
     name: str  # method name, operator symbol (``+``, ``[]``) or the struct name for a ctor
     const: bool = False  # a const method (``this`` cannot be changed)
@@ -375,10 +375,13 @@ class _Lowerer:
     def lower_operator_name(self, k: int, open_paren: int, owner: str | None, const: bool,
                             fn: _Function | None) -> None:
         symbol = "".join(self.tok(j) for j in range(k + 1, open_paren))
+        if symbol and (symbol[0].isalpha() or symbol[0] == "_") and owner is not None and fn is not None:
+            self.lower_conversion(k, open_paren, owner, const)
+            return
         if not symbol or symbol[0].isalpha() or symbol[0] == "_":
-            raise self.error(k, f"conversion operators (operator {symbol}) are not supported by "
-                             "the emulator", "conversion operator")
-        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "[]", "()"):
+            raise self.error(k, f"conversion operators (operator {symbol}) are only supported as "
+                             "members of a struct", "conversion operator")
+        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "()") or (symbol == "[]" and owner is None):
             raise self.error(k, f"operator{symbol} is not supported by the emulator",
                              f"operator{symbol}")
         close_paren = self.match(open_paren)
@@ -388,6 +391,16 @@ class _Lowerer:
         self.edit(self.toks[k].start, self.toks[open_paren - 1].end, name)
         self.table.by_name[name] = MemberInfo("operator", owner, symbol, const, this_ref,
                                               defaults=self.defaults)
+
+    def lower_conversion(self, k: int, open_paren: int, owner: str, const: bool) -> None:
+        """``operator T*()`` becomes ``T* _v0___()`` in the same width (the target type is
+        the function's return type); the compiler uses it for implicit conversions."""
+        start, end = self.toks[k].start, self.toks[open_paren - 1].end
+        target = " ".join(self.text[self.toks[k].end:end].split())
+        self.params(open_paren, self.match(open_paren), allow_this_ref=False)
+        name = self.fresh("_v", end - start - len(target) - 1)
+        self.edit(start, end, f"{target} {name}")
+        self.table.by_name[name] = MemberInfo("conversion", owner, target, const)
 
     def fresh(self, prefix: str, width: int) -> str:
         name = f"{prefix}{self.counter}"

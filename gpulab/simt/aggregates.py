@@ -51,6 +51,7 @@ class AggregateCompiler:
     if TYPE_CHECKING:  # what the mixin uses of Compiler
         functions: dict[str, Function]
         current: Function | None
+        stpl: Any  # struct_instances.StructInstances
         local_bytes: int
 
         def error(self, node: Node | None, message: str, construct: str = "") -> CompileError: ...
@@ -402,6 +403,9 @@ class AggregateCompiler:
         if lay is None:
             raise self.error(node, f"'.{name}' needs a struct, not a {base.ctype}", "member access")
         member = lay.member(name)
+        static = self.stpl.static_member(base.ctype, name) if member is None else None
+        if static is not None:
+            return static  # obj.size: a static constexpr member of a struct template
         if member is None:
             raise self.error(node.field, f"struct {base.ctype} has no member named '{name}'",
                              f"member {name}")

@@ -609,6 +609,7 @@ def lower_structs(pre: Preprocessed) -> tuple[Preprocessed, StructTable]:
             return pre, StructTable()
         return dataclasses.replace(pre, text=f"{head}{prelude}\n{m.group(0)}{body}"), StructTable()
     lowerer = _Lowerer(body, 0)
+    lowerer.table.struct_names.update(pre.templates.structs.type_names())  # Pair<float> & co
     lowerer.run()
     text, table = lowerer.result()
     return dataclasses.replace(pre, text=f"{head}{prelude}\n{m.group(0)}{text}"), table

@@ -446,8 +446,10 @@ class AggregateCompiler:
         base = self.expr(ref.name, scope)
         lay = base.ctype.layout
         member = lay.member(ref.field.name) if lay is not None else None
-        if lay is None or member is None or not member.ctype.is_array or isinstance(base.lv, MemLV):
-            return None
+        lv = base.lv
+        if lay is None or member is None or not member.ctype.is_array \
+                or not (lv is None or isinstance(lv, StructRegLV)):
+            return None  # in memory (its own path), or through a reference (refused there)
         elem = member.ctype.pointee
         assert elem is not None
         if elem.layout is not None or elem.is_array:
@@ -461,7 +463,6 @@ class AggregateCompiler:
         first, _ = leaf_range(lay, ref.field.name)
         what = f"{base.ctype}::{ref.field.name}"
         iev, n, site = index.ev, member.ctype.length, self.site(node)
-        lv = base.lv
         if isinstance(lv, StructRegLV) or (lv is None and base.pure and self.is_register(ref.name, scope)):
             slot = (lv.slot if isinstance(lv, StructRegLV) else self.register_slot(ref.name, scope)) + first
             return register_element(slot, n, elem, iev, what, site, lv is not None)

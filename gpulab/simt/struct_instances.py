@@ -118,6 +118,8 @@ class StructInstances:
         if template.struct is None:
             raise self.c.tpl.where_error(where, f"struct template '{name}' has no definition",
                                          "class template")
+        self.c.typedefs.update({w: VECTOR_TYPES[w] for w in re.findall(r"\w+", " ".join(args))
+                                if w in VECTOR_TYPES and w not in self.c.typedefs})  # Pair<float2>
         shim = Template(template.definition, template.struct, None, False)  # type: ignore[arg-type]
         explicit = self.c.tpl.explicit_bindings(shim, args, where)
         bound = self.c.tpl.complete_bindings(shim, explicit, {}, where)

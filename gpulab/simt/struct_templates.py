@@ -277,6 +277,11 @@ def lower_uses(lw: Lowering, pending: list[_Pending]) -> None:
         if "\n" in src.text[tok.start:toks[close].end]:
             raise src.error(tok, f"write '{tok.text}<...>' on one line (the emulator keeps lines "
                             "and columns)", "template arguments")
+        nested = next((t.text for t in toks[k + 2:close] if t.text in table.definitions), None)
+        if nested is not None or toks[close].text == ">>":
+            raise src.error(tok, f"a struct template instance as a template argument of '{tok.text}' "
+                            f"is not supported by the emulator; name it first (typedef "
+                            f"{nested or '...'}<...> Name;) and pass the name", "nested template argument")
         args = tuple(src.text_between(a, b) for a, b in lw.items(k + 2, close - 1))
         use = TemplateUse(tok.text, args, src.where(tok.start)[0])
         width = toks[close].end - tok.start
@@ -336,3 +341,15 @@ def _qualified(lw: Lowering, use_at: dict[int, tuple[int, str]]) -> None:
         lw.edits = [e for e in lw.edits if not (e[0] >= start and e[1] <= end)]
         lw.edits.append((start, end, name))
         k += 3
+
+
+def rename_call_args(lw: Lowering) -> None:
+    """``lanes_of<Packed<double> >()``: the recorded argument text names the use's type name."""
+    uses = lw.table.structs.uses
+    if not uses:
+        return
+    names = {use.text(): name for name, use in uses.items()}
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(names, key=len, reverse=True)))
+    table = lw.table.call_args
+    for at, args in table.items():
+        table[at] = tuple(pattern.sub(lambda m: names[m.group(0)], a) for a in args)

@@ -197,6 +197,7 @@ class _Lowering:
             k += 1
         struct_templates.lower_uses(self, self.struct_pending)
         self.calls()
+        struct_templates.rename_call_args(self)
         for k, tok in enumerate(toks):
             if tok.text == "constexpr" and k not in self.claimed:
                 self.edits.append((tok.start, tok.end, "const    "))

@@ -95,7 +95,10 @@ class StructTemplateTable:
 
 
 @dataclass
-class _Pending:
+class PendingHeader:
+    """A struct template's header, rewritten once its uses are known (their type names are
+    declared in it)."""
+
     definition: StructTemplateDef
     header: tuple[int, int]  # text offsets of the header
     type_names: list[str]
@@ -104,7 +107,7 @@ class _Pending:
 def starts_struct(lw: Lowering, j: int) -> bool:
     """Does the declaration after a template header at token ``j`` define a struct?"""
     toks = lw.src.tokens
-    while j < len(toks) and toks[j].text in ("alignas", "__align__", "__attribute__") \
+    while j < len(toks) and toks[j].text in _ATTRIBUTES \
             and j + 1 < len(toks) and toks[j + 1].text == "(":
         j = lw.src.matching(j + 1) + 1
         if j <= 0:
@@ -113,7 +116,7 @@ def starts_struct(lw: Lowering, j: int) -> bool:
 
 
 def lower_definition(lw: Lowering, k: int, close: int, params: list[Param],
-                     pending: list[_Pending]) -> int:
+                     pending: list[PendingHeader]) -> int:
     """``template <...> struct Name { ... };``: note it; the header is rewritten later."""
     src, toks = lw.src, lw.src.tokens
     j = close + 1
@@ -156,19 +159,18 @@ def lower_definition(lw: Lowering, k: int, close: int, params: list[Param],
         raise src.error(name_tok, f"struct template '{definition.name}' is defined twice",
                         "redefinition")
     lw.table.structs.definitions[definition.name] = definition
-    pending.append(_Pending(definition, (toks[k].start, toks[close].end),
-                            [p.name for p in params if p.kind == "type"]))
+    pending.append(PendingHeader(definition, (toks[k].start, toks[close].end),
+                                 [p.name for p in params if p.kind == "type"]))
     lw.claimed.update(range(k, close + 1))
     return close
 
 
 def _class_as_struct(lw: Lowering, j: int) -> None:
-    """``class`` (5 letters) becomes ``struct`` using the blank before it."""
+    """``class`` (5 letters) becomes ``struct``, in the blank before it when there is one (else
+    the rest of that line moves one column)."""
     tok = lw.src.tokens[j]
-    if tok.start == 0 or lw.src.text[tok.start - 1] not in " \t":
-        raise lw.src.error(tok, "'class' templates are supported when written 'struct' (or with a "
-                           "space before 'class')", "class")
-    lw.edits.append((tok.start - 1, tok.end, "struct"))
+    before = tok.start > 0 and lw.src.text[tok.start - 1] in " \t"
+    lw.edits.append((tok.start - 1 if before else tok.start, tok.end, "struct"))
 
 
 def _blank(lw: Lowering, a: int, b: int) -> None:
@@ -196,7 +198,8 @@ def _body(lw: Lowering, open_brace: int, name: str) -> tuple[list[StaticMember],
             static_at = j + words.index("static")
             _blank(lw, static_at, static_at)
             static_methods.add(toks[paren - 1].text)
-        elif paren >= 0 and toks[paren - 1].text == name and words[-3:] == ["=", "default", ";"]:
+        elif paren >= 0 and toks[paren - 1].text == name and toks[paren + 1].text == ")" \
+                and words[-3:] == ["=", "default", ";"]:  # Name() = default; (others stay refused)
             eq = end - 2
             start, stop = toks[eq].start, toks[end].end
             lw.edits.append((start, stop, "{}" + " " * (stop - start - 2)))
@@ -254,7 +257,7 @@ def _static_data(lw: Lowering, a: int, b: int, name: str) -> StaticMember:
 # ---------------------------------------------------------------------------- uses
 
 
-def lower_uses(lw: Lowering, pending: list[_Pending]) -> None:
+def lower_uses(lw: Lowering, pending: list[PendingHeader]) -> None:
     """Rewrite ``Name<args>`` and ``X::m`` (see the module docstring); write the headers."""
     table = lw.table.structs
     if not table.definitions:

@@ -186,7 +186,7 @@ class _Lowering:
         self.table = TemplateTable()
         self.edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
         self.claimed: set[int] = set()  # token indexes inside a template header or instantiation
-        self.struct_pending: list[struct_templates._Pending] = []  # struct templates' headers
+        self.struct_pending: list[struct_templates.PendingHeader] = []  # struct templates' headers
 
     def run(self) -> str:
         toks = self.src.tokens

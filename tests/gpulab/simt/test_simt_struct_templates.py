@@ -100,6 +100,35 @@ template __global__ void reverse<double>(double *out);
 """
 
 
+ACC = """template <typename T>
+class Acc {
+public:
+    __device__ Acc() : total(0) {}
+    __device__ void add(T v) { total += v; }
+    __device__ T get() const { return total; }
+private:
+    T total;
+};
+
+extern "C" __global__ void acc(float* o, int* io) {
+    Acc<float> a;
+    a.add(1.5f);
+    a.add(threadIdx.x);
+    Acc<int> b;
+    b.add(7);
+    o[threadIdx.x] = a.get();
+    io[threadIdx.x] = b.get();
+}
+"""
+
+
+def test_a_class_template_with_access_specifiers_is_a_struct_template():
+    o, io = np.zeros(4, np.float32), np.zeros(4, np.int32)
+    simt.launch(ACC, "acc", 1, 4, [o, io])
+    np.testing.assert_array_equal(o, np.arange(4, dtype=np.float32) + 1.5)
+    np.testing.assert_array_equal(io, np.full(4, 7))
+
+
 def test_one_struct_per_template_argument_with_its_own_member_types():
     out, iout = np.zeros(32, np.float32), np.zeros(32, np.int32)
     simt.launch(PAIR, "pairs", 1, 32, [out, iout])
@@ -187,6 +216,8 @@ _VEC = "template <unsigned int N> struct Vec { float v[N]; };\n"
     ("template <typename T> struct S { T v; };\n" + _K % "S<S<float>> s;", "nested template argument",
      "name it first"),
     ("template <typename T> union U { T v; };\n", "union template", "union templates"),
+    ("template <typename T> struct S { T v; __device__ S(const S& o) = default; };\n",
+     "defaulted member function", "= default"),
 ])
 def test_wrong_or_unsupported_struct_templates_are_named(source, construct, words):
     with pytest.raises(CompileError) as info:
@@ -196,7 +227,7 @@ def test_wrong_or_unsupported_struct_templates_are_named(source, construct, word
 
 
 @pytest.mark.parametrize("source, names", [
-    (PAIR, ()), (COMPLEX, ()), (PACKED, ()), (SHARED, ("reverse<float>",)),
+    (PAIR, ()), (COMPLEX, ()), (PACKED, ()), (SHARED, ("reverse<float>",)), (ACC, ()),
 ])
 def test_struct_template_sources_compile_with_nvrtc(source, names):
     from gpulab import nvrtc

@@ -125,6 +125,9 @@ def lower_definition(lw: Lowering, k: int, close: int, params: list[Param],
         _blank(lw, j, end)  # alignment: the emulator's buffers are aligned at least as well
         j = end + 1
     keyword = toks[j]
+    if _in_namespace(lw, k):
+        raise src.error(toks[k], "struct templates inside a namespace are not supported by the "
+                        "emulator (define it at file scope)", "struct template in a namespace")
     if keyword.text == "union":
         raise src.error(toks[k], "union templates are not supported by the emulator", "union template")
     if keyword.text == "class":
@@ -163,6 +166,20 @@ def lower_definition(lw: Lowering, k: int, close: int, params: list[Param],
                                  [p.name for p in params if p.kind == "type"]))
     lw.claimed.update(range(k, close + 1))
     return close
+
+
+def _in_namespace(lw: Lowering, k: int) -> bool:
+    """Is token ``k`` inside the braces of a ``namespace``?"""
+    toks = lw.src.tokens
+    stack: list[bool] = []  # per open brace: a namespace's?
+    for j in range(k):
+        t = toks[j].text
+        if t == "{":
+            stack.append(j > 0 and (toks[j - 1].text == "namespace" or (
+                j > 1 and toks[j - 2].text == "namespace")))
+        elif t == "}" and stack:
+            stack.pop()
+    return any(stack)
 
 
 def _class_as_struct(lw: Lowering, j: int) -> None:

@@ -216,6 +216,8 @@ _VEC = "template <unsigned int N> struct Vec { float v[N]; };\n"
     ("template <typename T> struct S { T v; };\n" + _K % "S<S<float>> s;", "nested template argument",
      "name it first"),
     ("template <typename T> union U { T v; };\n", "union template", "union templates"),
+    ("namespace ns { template <class T> struct P { T x; }; }\n", "struct template in a namespace",
+     "inside a namespace"),
     ("template <typename T> struct S { T v; __device__ S(const S& o) = default; };\n",
      "defaulted member function", "= default"),
 ])

@@ -216,6 +216,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                 raise self.error(ext, f"{type(ext).__name__} at file scope is not supported",
                                  type(ext).__name__)
         self.tpl.instantiate_requests(self.requests)
+        self.stpl.instantiate_explicit()  # template struct Pair<float>;
         for fdef in defs:
             self.compile_function(fdef)
         self.tpl.compile_instances()

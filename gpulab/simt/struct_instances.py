@@ -103,6 +103,11 @@ class StructInstances:
                                   if self.c.member_info[n].owner not in self.templates]
 
     # ------------------------------------------------------------------ instances
+    def instantiate_explicit(self) -> None:
+        """``template struct Pair<float>;`` in the source: the instance and its members."""
+        for use in self.table.instantiations:
+            self.instance(use.name, use.args, use.line)
+
     def resolve(self, name: str, node: c_ast.Node) -> CType:
         """The struct a placeholder type name stands for (instantiated on first use)."""
         if name in self.templates:

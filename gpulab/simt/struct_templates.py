@@ -88,6 +88,7 @@ class StructTemplateTable:
     uses: dict[str, TemplateUse] = field(default_factory=dict)  # fresh type name -> use
     aliases: set[str] = field(default_factory=set)  # typedef names of a use
     qualified: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # X::m -> (X, m, line)
+    instantiations: list[TemplateUse] = field(default_factory=list)  # template struct Pair<float>;
 
     def type_names(self) -> set[str]:
         """Names that :mod:`.structs` must read as struct types (``T(args)``, ``T{args}``)."""
@@ -166,6 +167,24 @@ def lower_definition(lw: Lowering, k: int, close: int, params: list[Param],
                                  [p.name for p in params if p.kind == "type"]))
     lw.claimed.update(range(k, close + 1))
     return close
+
+
+def explicit_instantiation(lw: Lowering, k: int) -> int:
+    """``template struct Pair<float>;``: blanked, and noted for the compiler to instantiate."""
+    src, toks = lw.src, lw.src.tokens
+    name = toks[k + 2] if k + 2 < len(toks) else toks[k]
+    if name.text not in lw.table.structs.definitions or k + 3 >= len(toks) or toks[k + 3].text != "<":
+        raise src.error(toks[k], f"explicit instantiation: '{name.text}' is not a struct template "
+                        "defined above", "explicit instantiation")
+    close = src.closing_angle(k + 3)
+    if close < 0 or close + 1 >= len(toks) or toks[close + 1].text != ";":
+        raise src.error(toks[k], "explicit instantiation: expected 'template struct Name<...>;'",
+                        "explicit instantiation")
+    args = tuple(src.text_between(a, b) for a, b in lw.items(k + 4, close - 1))
+    lw.table.structs.instantiations.append(TemplateUse(name.text, args, src.where(toks[k].start)[0]))
+    _blank(lw, k, close + 1)
+    lw.claimed.update(range(k, close + 2))
+    return close + 1
 
 
 def _in_namespace(lw: Lowering, k: int) -> bool:

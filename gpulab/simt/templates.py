@@ -331,6 +331,8 @@ class _Lowering:
     def explicit_instantiation(self, k: int) -> int:
         """``template __global__ void k<float>(float*, int);``: blank it, note ``k<float>``."""
         toks = self.src.tokens
+        if k + 1 < len(toks) and toks[k + 1].text in ("struct", "class"):
+            return struct_templates.explicit_instantiation(self, k)  # template struct Pair<float>;
         start = toks[k - 1].start if k > 0 and toks[k - 1].text == "extern" else toks[k].start
         j = k + 1
         request = None

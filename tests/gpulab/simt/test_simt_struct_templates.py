@@ -188,6 +188,15 @@ def test_an_index_outside_an_array_member_in_registers_faults_with_its_line():
         simt.launch(src, "k", 1, 8, [np.zeros(8, np.int32)])
 
 
+def test_an_explicit_instantiation_compiles_the_instance_and_its_members():
+    program = compile_source("template <typename T> struct P { T x; __device__ T get() const { return x; } };\n"
+                             "template struct P<double>;\n")
+    assert "P<double>::get" in program.functions and program.structs["P<double>"].size == 8
+    with pytest.raises(CompileError, match=r"'\.y' needs a struct, not a float"):
+        compile_source("template <typename T> struct P { T x; __device__ T get() const { return x.y; } };\n"
+                       "template struct P<float>;\n")
+
+
 _K = 'extern "C" __global__ void k(float* o) { %s }\n'
 _PAIR = "template <typename T> struct Pair { T a, b; __device__ T sum() const { return a + b; } };\n"
 _VEC = "template <unsigned int N> struct Vec { float v[N]; };\n"
@@ -216,6 +225,7 @@ _VEC = "template <unsigned int N> struct Vec { float v[N]; };\n"
     ("template <typename T> struct S { T v; };\n" + _K % "S<S<float>> s;", "nested template argument",
      "name it first"),
     ("template <typename T> union U { T v; };\n", "union template", "union templates"),
+    ("struct Q { int x; };\ntemplate struct Q<float>;\n", "explicit instantiation", "'Q' is not a struct template"),
     ("namespace ns { template <class T> struct P { T x; }; }\n", "struct template in a namespace",
      "inside a namespace"),
     ("template <typename T> struct S { T v; __device__ S(const S& o) = default; };\n",

@@ -20,7 +20,10 @@ gives them their C++ meaning:
   table knows it by position; the compiler adds the ``this`` parameter and makes the members
   visible), ``const`` after the parameters is blanked, an operator's name ``operator+`` becomes
   an identifier of the same length (``_o0______``), a constructor is renamed the same way and
-  its member initialiser list becomes assignments at the start of its body;
+  its member initialiser list becomes assignments at the start of its body, a conversion
+  operator ``operator T *()`` becomes ``T * _v0___()`` (its target is its return type);
+  ``operator[]`` is a member operator like the others (the compiler reads one that returns
+  ``member[index]`` as that element, so it can be assigned);
 - ``const T&`` parameters become by-value ``const T`` copies (the same meaning for a const
   reference unless the callee also writes the referenced object through another path; that
   aliasing case is not modelled), a ``T&`` parameter stays a reference (:mod:`.structrefs`),
@@ -30,7 +33,9 @@ gives them their C++ meaning:
   ``Name v{args};`` become ``Name v={args};``, and ``*this`` becomes `` this``.
 
 Anything else in a struct body (static members, virtual functions, destructors, default member
-initialisers, nested definitions) is a named :class:`CompileError`.
+initialisers, nested definitions) is a named :class:`CompileError`; a struct template's static
+members were lowered before this pass (:mod:`.struct_templates`), whose uses (``Pair<float>``)
+are type names here too.
 """
 
 from __future__ import annotations

@@ -46,7 +46,11 @@ aliases the start of the block's buffer, whose size in bytes the launch gives:
 (compile-time constants; see :mod:`.filescope`); function templates with type and integer
 or bool value parameters and defaults, instantiated by the launch (``launch(src,
 "reduce<256>", ...)``, as CuPy's ``name_expressions``), by explicit instantiations and by
-calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.instantiate`).
+calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.instantiate`);
+struct templates, one struct per set of arguments named as C++ prints it (``Pair<float>``),
+with ``static constexpr`` members, static member functions and ``T::size`` (see
+:mod:`.struct_templates` and :mod:`.struct_instances`); conversion operators
+(``operator T*()``) and ``operator[]`` in structs.
 
 C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is

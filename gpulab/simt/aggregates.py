@@ -28,6 +28,7 @@ from .ctypes_ import CType
 from .errors import CompileError, KernelFault
 from .layout import VECTOR_TYPES, builtin_struct, numpy_dtype, struct_type
 from .machine import Mask
+from .regarrays import register_element, value_element
 from .structmem import StructRegLV, leaf_range, memory_struct, register_struct, select, zero_value
 from .structs import MemberInfo, StructTable
 from .symbols import Function, Scope, Var, is_const_declarator, run_body
@@ -50,6 +51,7 @@ class AggregateCompiler:
     if TYPE_CHECKING:  # what the mixin uses of Compiler
         functions: dict[str, Function]
         current: Function | None
+        stpl: Any  # struct_instances.StructInstances
         local_bytes: int
 
         def error(self, node: Node | None, message: str, construct: str = "") -> CompileError: ...
@@ -72,6 +74,7 @@ class AggregateCompiler:
         self.overloads: dict[tuple[str, str, str], list[str]] = {}  # (kind, owner, name) -> functions
         self.trivial_default: set[str] = set()  # structs whose default constructor is empty
         self.default_args: dict[str, list[c_ast.Node | None]] = {}  # function -> per parameter
+        self.subscript_accessors: dict[str, str] = {}  # operator[] returning member[index] -> member
 
     # ------------------------------------------------------------------ types
     def struct_type(self, node: c_ast.Struct, declname: str | None = None) -> CType:
@@ -156,10 +159,13 @@ class AggregateCompiler:
             if isinstance(ext, c_ast.FuncDef) and info.kind == "ctor" and not ext.body.block_items \
                     and (not declared or (len(info.defaults) == len(declared) and None not in info.defaults)):
                 self.trivial_default.add(info.owner or "")  # an empty default constructor
+            accessor = _accessed_member(ext, declared) if info.name == "[]" else None
             if info.owner is not None:
                 self.add_this_parameter(decl, info)
             name = self.member_function_name(info, decl)
             decl.name = name
+            if accessor is not None:
+                self.subscript_accessors[name] = accessor
             self.member_info[name] = info
             if info.defaults:
                 lead: list[c_ast.Node | None] = [None] if info.owner is not None else []
@@ -181,9 +187,11 @@ class AggregateCompiler:
 
     def member_function_name(self, info: MemberInfo, decl: c_ast.Decl) -> str:
         base = {"method": f"{info.owner}::{info.name}", "ctor": f"{info.owner}::{info.name}",
-                "operator": f"{info.owner + '::' if info.owner else ''}operator{info.name}"}[info.kind]
+                "operator": f"{info.owner + '::' if info.owner else ''}operator{info.name}",
+                "conversion": f"{info.owner}::operator {info.name}"}[info.kind]
         key = ("operator" if info.kind == "operator" else info.kind,
-               "" if info.kind == "operator" else str(info.owner), info.name)
+               "" if info.kind == "operator" else str(info.owner),
+               "" if info.kind == "conversion" else info.name)
         names = self.overloads.setdefault(key, [])
         line = decl.coord.line if decl.coord else 0
         name = base if not names else f"{base}@{line}"
@@ -395,6 +403,9 @@ class AggregateCompiler:
         if lay is None:
             raise self.error(node, f"'.{name}' needs a struct, not a {base.ctype}", "member access")
         member = lay.member(name)
+        static = self.stpl.static_member(base.ctype, name) if member is None else None
+        if static is not None:
+            return static  # obj.size: a static constexpr member of a struct template
         if member is None:
             raise self.error(node.field, f"struct {base.ctype} has no member named '{name}'",
                              f"member {name}")
@@ -419,6 +430,56 @@ class AggregateCompiler:
         if member.ctype.layout is not None:
             return CExpr(member.ctype, lambda fr, m: ev(fr, m)[first:end], base.pure)
         return CExpr(member.ctype, lambda fr, m: ev(fr, m)[first], base.pure)
+
+    def array_member_element(self, node: c_ast.ArrayRef, scope: Scope) -> CExpr | None:
+        """``s.arr[i]`` of a struct held in registers (None: not that; the usual path)."""
+        ref = node.name
+        if isinstance(ref, c_ast.ID):  # arr[i] in a member function: this->arr[i]
+            this = scope.lookup("this") if scope.lookup(ref.name) is None else None
+            if this is None or this.kind != "struct" or this.ctype.layout is None \
+                    or this.ctype.layout.member(ref.name) is None:
+                return None
+            ref = c_ast.StructRef(c_ast.ID("this", coord=ref.coord), "->", ref, coord=ref.coord)
+            node = c_ast.ArrayRef(ref, node.subscript, coord=node.coord)
+        if not isinstance(ref, c_ast.StructRef) or (ref.type == "->" and not self.is_this(ref.name, scope)):
+            return None
+        base = self.expr(ref.name, scope)
+        lay = base.ctype.layout
+        member = lay.member(ref.field.name) if lay is not None else None
+        lv = base.lv
+        if lay is None or member is None or not member.ctype.is_array \
+                or not (lv is None or isinstance(lv, StructRegLV)):
+            return None  # in memory (its own path), or through a reference (refused there)
+        elem = member.ctype.pointee
+        assert elem is not None
+        if elem.layout is not None or elem.is_array:
+            raise self.error(node, f"the array member '{ref.field.name}' of a struct held in registers "
+                             "holds structs or arrays; the emulator indexes arrays of scalars there "
+                             "only (keep the struct in memory: an array or a pointer)",
+                             "array member of a register struct")
+        index = self.scalar(node.subscript, scope)
+        if not index.ctype.is_integer:
+            raise self.error(node.subscript, "subscripts need an integer", "subscript")
+        first, _ = leaf_range(lay, ref.field.name)
+        what = f"{base.ctype}::{ref.field.name}"
+        iev, n, site = index.ev, member.ctype.length, self.site(node)
+        if isinstance(lv, StructRegLV) or (lv is None and base.pure and self.is_register(ref.name, scope)):
+            slot = (lv.slot if isinstance(lv, StructRegLV) else self.register_slot(ref.name, scope)) + first
+            return register_element(slot, n, elem, iev, what, site, lv is not None)
+        return value_element(base.ev, first, n, elem, iev, what, site)
+
+    def subscript_operator(self, node: c_ast.ArrayRef, obj: CExpr, scope: Scope) -> CExpr:
+        """``obj[i]`` through the struct's ``operator[]``. One that returns ``member[index]``
+        (by reference, as ``T& operator[](int i) { return payload[i]; }`` does) is read as
+        ``obj.member[i]``, which can also be assigned; any other is called for its value."""
+        names = [n for n in self.overloads.get(("operator", "", "[]"), [])
+                 if self.member_info[n].owner == obj.ctype.name]
+        members = {self.subscript_accessors.get(n) for n in names}
+        if names and len(members) == 1 and None not in members:
+            member = c_ast.ID(members.pop(), coord=node.coord)
+            return self.expr(c_ast.ArrayRef(c_ast.StructRef(node.name, ".", member, coord=node.coord),
+                                            node.subscript, coord=node.coord), scope)
+        return self.operator_call("[]", [obj, self.scalar(node.subscript, scope)], node)
 
     def is_this(self, node: c_ast.Node, scope: Scope) -> bool:
         if not isinstance(node, c_ast.ID) or node.name != "this":
@@ -450,7 +511,20 @@ class AggregateCompiler:
                     return self.construct(dst, [value], node, usable)
                 except CompileError:
                     pass
+        if value.ctype.layout is not None and dst.layout is None:
+            converted = self.conversion_operator(value, dst, node)
+            if converted is not None:
+                return converted
         raise self.error(node, f"cannot convert {value.ctype} to {dst}", "conversion")
+
+    def conversion_operator(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr | None:
+        """``T* p = obj;`` through the struct's ``operator T*()`` (the non-const one first)."""
+        names = self.overloads.get(("conversion", value.ctype.name, ""), [])
+        fitting = [n for n in names if self.functions[n].ret == dst]
+        if not fitting:
+            return None
+        fitting.sort(key=lambda n: self.member_info[n].const)
+        return self.call_function(self.functions[fitting[0]], [value], node)
 
     # ------------------------------------------------------------------ calls
     def construct(self, ctype: CType, args: list[CExpr], node: c_ast.Node,
@@ -649,6 +723,22 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _accessed_member(ext: c_ast.Node, params: list[c_ast.Node]) -> str | None:
+    """``m`` when a member function's body is ``return m[p];`` (or ``this->m[p]``) with ``p``
+    its one parameter: an ``operator[]`` that hands out a reference to an element."""
+    body = ext.body.block_items if isinstance(ext, c_ast.FuncDef) else None
+    if not body or len(body) != 1 or len(params) != 1 or not isinstance(body[0], c_ast.Return):
+        return None
+    ref = body[0].expr
+    if not isinstance(ref, c_ast.ArrayRef) or not isinstance(ref.subscript, c_ast.ID) \
+            or ref.subscript.name != getattr(params[0], "name", None):
+        return None
+    base = ref.name
+    if isinstance(base, c_ast.StructRef) and isinstance(base.name, c_ast.ID) and base.name.name == "this":
+        base = base.field
+    return base.name if isinstance(base, c_ast.ID) else None
 
 
 def _parts_of(ctype: CType) -> list[CType]:

@@ -35,6 +35,7 @@ from .instantiate import Templates
 from .machine import CONSTANT_BASE, CONSTANT_BYTES, LOCAL_BASE, SHARED_BASE, Mask, Site
 from .preprocess import Preprocessed
 from .registers import RegisterTable, Visible
+from .struct_instances import StructInstances
 from .structmem import memory_struct
 from .structs import StructTable
 from .symbols import Function, MemoryDecl, Program, Scope, Stmt, Var, is_const_declarator, run_body
@@ -96,6 +97,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         self.local_scope: Scope | None = None  # the block a declaration's array sizes are read in
         self.files = FileScope(self)  # file-scope constants, extern __shared__
         self.tpl = Templates(self)  # function templates and their instances
+        self.stpl = StructInstances(self)  # struct templates and their instances
         self.shared_by_function: dict[str, int] = {}  # static __shared__ bytes each function declares
         self.fused_lines: list[int] = []  # where an fma is: contracted products and fmaf/fma calls
         self.library_lines: list[int] = []  # where a math function of CUDA's (its own fmas) is called
@@ -166,6 +168,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
             names = node.names
             if len(names) == 1 and names[0] in self.typedefs:
                 return self.typedefs[names[0]]
+            if len(names) == 1 and names[0] in self.stpl.names:
+                return self.stpl.resolve(names[0], node)  # Pair<float>
             t = ct.type_from_specifiers(names)
             if t is None:
                 raise self.error(node, f"type '{' '.join(names)}' is not supported by the "
@@ -189,7 +193,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
     def compile(self, ast: c_ast.FileAST) -> Program:
         defs = []
         self.adopt_member_functions(ast)
-        for ext in self.tpl.collect(ast.ext):
+        for ext in self.tpl.collect(self.stpl.collect(ast.ext)):
             if isinstance(ext, c_ast.Typedef) and self.cg_typedef(ext):
                 continue  # a cooperative-groups type name (coop_groups.typedef_prelude)
             if isinstance(ext, c_ast.Typedef):
@@ -216,6 +220,7 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                 raise self.error(ext, f"{type(ext).__name__} at file scope is not supported",
                                  type(ext).__name__)
         self.tpl.instantiate_requests(self.requests)
+        self.stpl.instantiate_explicit()  # template struct Pair<float>;
         for fdef in defs:
             self.compile_function(fdef)
         self.tpl.compile_instances()
@@ -706,6 +711,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
     def expr_ID(self, node: c_ast.ID, scope: Scope) -> CExpr:
         var = scope.lookup(node.name)
         if var is None:
+            if node.name in self.stpl.qualified:
+                return self.stpl.static_value(node)  # f128::size
             return self.builtin_name(node)
         if var.kind == "reg":
             slot = var.slot
@@ -775,7 +782,13 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
         return CExpr(ct.UINT, lambda fr, m: np.uint32(fr.mc.grid[axis]))
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, scope: Scope) -> CExpr:
+        if isinstance(node.name, (c_ast.StructRef, c_ast.ID)):
+            element = self.array_member_element(node, scope)  # r.payload[k] in registers
+            if element is not None:
+                return element
         base = self.scalar(node.name, scope)
+        if base.ctype.layout is not None:
+            return self.subscript_operator(node, base, scope)  # obj[i]: its operator[]
         index = self.scalar(node.subscript, scope)
         if not base.ctype.is_pointer and index.ctype.is_pointer:
             base, index = index, base
@@ -1169,6 +1182,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
             return member
         if name in self.tpl.templates:
             return self.tpl.call(node, name, args, scope)
+        if name in self.stpl.qualified:
+            return self.stpl.static_call(node, scope)  # Packed128<float>::zeros()
         if name in self.functions:
             return self.device_call(self.functions[name], args, node, scope)
         if name in self.pre.cg_names:

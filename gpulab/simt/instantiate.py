@@ -334,6 +334,7 @@ class Templates:
     def parse_fragment(self, fragment: str) -> Any:
         """The last declaration of ``fragment`` parsed with the known typedef names, or None."""
         names = "".join(f"typedef int {n};" for n in self.c.typedefs if n not in _PRELUDE_NAMES)
+        names += "".join(f"typedef int {n};" for n in self.c.stpl.names)  # Pair<float> as a name
         try:
             ast = c_parser.CParser().parse(f"{TYPEDEF_PRELUDE}{names}\n{fragment}\n")
         except Exception:

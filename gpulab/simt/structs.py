@@ -20,7 +20,10 @@ gives them their C++ meaning:
   table knows it by position; the compiler adds the ``this`` parameter and makes the members
   visible), ``const`` after the parameters is blanked, an operator's name ``operator+`` becomes
   an identifier of the same length (``_o0______``), a constructor is renamed the same way and
-  its member initialiser list becomes assignments at the start of its body;
+  its member initialiser list becomes assignments at the start of its body, a conversion
+  operator ``operator T *()`` becomes ``T * _v0___()`` (its target is its return type);
+  ``operator[]`` is a member operator like the others (the compiler reads one that returns
+  ``member[index]`` as that element, so it can be assigned);
 - ``const T&`` parameters become by-value ``const T`` copies (the same meaning for a const
   reference unless the callee also writes the referenced object through another path; that
   aliasing case is not modelled), a ``T&`` parameter stays a reference (:mod:`.structrefs`),
@@ -30,7 +33,9 @@ gives them their C++ meaning:
   ``Name v{args};`` become ``Name v={args};``, and ``*this`` becomes `` this``.
 
 Anything else in a struct body (static members, virtual functions, destructors, default member
-initialisers, nested definitions) is a named :class:`CompileError`.
+initialisers, nested definitions) is a named :class:`CompileError`; a struct template's static
+members were lowered before this pass (:mod:`.struct_templates`), whose uses (``Pair<float>``)
+are type names here too.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ _COMPOUND_OPS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "
 class MemberInfo:
     """What a lowered function was in the C++ source."""
 
-    kind: str  # "method", "ctor" or "operator"
+    kind: str  # "method", "ctor", "operator" or "conversion" (``operator T*()``)
     owner: str | None  # the struct's type name (None for a free operator function)
     name: str  # method name, operator symbol (``+``, ``[]``) or the struct name for a ctor
     const: bool = False  # a const method (``this`` cannot be changed)
@@ -375,12 +380,15 @@ class _Lowerer:
     def lower_operator_name(self, k: int, open_paren: int, owner: str | None, const: bool,
                             fn: _Function | None) -> None:
         symbol = "".join(self.tok(j) for j in range(k + 1, open_paren))
+        if symbol and (symbol[0].isalpha() or symbol[0] == "_") and owner is not None and fn is not None:
+            self.lower_conversion(k, open_paren, owner, const)
+            return
         if not symbol or symbol[0].isalpha() or symbol[0] == "_":
-            raise self.error(k, f"conversion operators (operator {symbol}) are not supported by "
-                             "the emulator", "conversion operator")
-        if symbol == "()" and owner is None:
-            raise self.error(k, "operator() must be a member function (C++)", "operator()")
-        if symbol in ("=", "new", "delete", "->", ",", "&&", "||", "[]"):
+            raise self.error(k, f"conversion operators (operator {symbol}) are only supported as "
+                             "members of a struct", "conversion operator")
+        if symbol in ("()", "[]") and owner is None:
+            raise self.error(k, f"operator{symbol} must be a member function (C++)", f"operator{symbol}")
+        if symbol in ("=", "new", "delete", "->", ",", "&&", "||"):
             raise self.error(k, f"operator{symbol} is not supported by the emulator",
                              f"operator{symbol}")
         close_paren = self.match(open_paren)
@@ -390,6 +398,16 @@ class _Lowerer:
         self.edit(self.toks[k].start, self.toks[open_paren - 1].end, name)
         self.table.by_name[name] = MemberInfo("operator", owner, symbol, const, this_ref,
                                               defaults=self.defaults)
+
+    def lower_conversion(self, k: int, open_paren: int, owner: str, const: bool) -> None:
+        """``operator T*()`` becomes ``T* _v0___()`` in the same width (the target type is
+        the function's return type); the compiler uses it for implicit conversions."""
+        start, end = self.toks[k].start, self.toks[open_paren - 1].end
+        target = " ".join(self.text[self.toks[k].end:end].split())
+        self.params(open_paren, self.match(open_paren), allow_this_ref=False)
+        name = self.fresh("_v", end - start - len(target) - 1)
+        self.edit(start, end, f"{target} {name}")
+        self.table.by_name[name] = MemberInfo("conversion", owner, target, const)
 
     def fresh(self, prefix: str, width: int) -> str:
         name = f"{prefix}{self.counter}"
@@ -598,6 +616,7 @@ def lower_structs(pre: Preprocessed) -> tuple[Preprocessed, StructTable]:
             return pre, StructTable()
         return dataclasses.replace(pre, text=f"{head}{prelude}\n{m.group(0)}{body}"), StructTable()
     lowerer = _Lowerer(body, 0)
+    lowerer.table.struct_names.update(pre.templates.structs.type_names())  # Pair<float> & co
     lowerer.run()
     text, table = lowerer.result()
     return dataclasses.replace(pre, text=f"{head}{prelude}\n{m.group(0)}{text}"), table

@@ -136,6 +136,7 @@ class CompilerView(Protocol):
     functions: dict[str, Function]
     current: Function | None
     typedefs: dict[str, CType]
+    stpl: Any  # struct_instances.StructInstances
     file_scope: Scope
     const_scope: Scope
     switch_depth: int

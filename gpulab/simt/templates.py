@@ -20,7 +20,8 @@ line on its line and (outside one rare case) every column in its column:
 
 The compiler (:mod:`gpulab.simt.instantiate`) then compiles one copy of a template's
 function per set of template arguments, asked for by a launch (``reduce<256>``), by a call
-(explicit or deduced arguments) or by an explicit instantiation. Templates of classes,
+(explicit or deduced arguments) or by an explicit instantiation. Struct templates are lowered by
+:mod:`gpulab.simt.struct_templates` (called from here). Templates of unions,
 variables and aliases, specializations, variadic and template template parameters are
 rejected here with an error naming them.
 """
@@ -31,7 +32,9 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from . import struct_templates
 from .errors import CompileError
+from .struct_templates import StructTemplateTable
 
 _TOKEN = re.compile(r"""[A-Za-z_]\w*|\d[\w.]*|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'"""
                     r"""|\.\.\.|->|::|>>=|<<=|>>|<<|>=|<=|==|!=|&&|\|\||\+\+|--|\S""")
@@ -84,6 +87,7 @@ class TemplateTable:
     typedef_names: set[tuple[int, int]] = field(default_factory=set)
     call_args: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
     instantiations: list[tuple[str, int]] = field(default_factory=list)
+    structs: StructTemplateTable = field(default_factory=StructTemplateTable)  # struct templates
 
     @property
     def names(self) -> set[str]:
@@ -182,6 +186,7 @@ class _Lowering:
         self.table = TemplateTable()
         self.edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
         self.claimed: set[int] = set()  # token indexes inside a template header or instantiation
+        self.struct_pending: list[struct_templates.PendingHeader] = []  # struct templates' headers
 
     def run(self) -> str:
         toks = self.src.tokens
@@ -190,7 +195,9 @@ class _Lowering:
             if toks[k].text == "template":
                 k = self.template(k)
             k += 1
+        struct_templates.lower_uses(self, self.struct_pending)
         self.calls()
+        struct_templates.rename_call_args(self)
         for k, tok in enumerate(toks):
             if tok.text == "constexpr" and k not in self.claimed:
                 self.edits.append((tok.start, tok.end, "const    "))
@@ -214,6 +221,8 @@ class _Lowering:
             raise self.src.error(toks[k], "template specializations ('template <>') are not "
                                  "supported by the emulator", "template specialization")
         params = self.parameters(k + 2, close - 1)
+        if struct_templates.starts_struct(self, close + 1):
+            return struct_templates.lower_definition(self, k, close, params, self.struct_pending)
         name_at = self.function_name(k, close + 1)
         tok = toks[name_at]
         header = "template <" + self.src.text_between(k + 2, close - 1) + ">"
@@ -223,6 +232,10 @@ class _Lowering:
         self.header_edit(toks[k].start, toks[close].end, [p.name for p in params if p.kind == "type"])
         self.claimed.update(range(k, close + 1))
         return close
+
+    def items(self, first: int, last: int) -> list[tuple[int, int]]:
+        """Token ranges of the comma-separated items from ``first`` to ``last``."""
+        return split_top_level(self.src, first, last) if last >= first else []
 
     def parameters(self, first: int, last: int) -> list[TemplateParam]:
         params = []
@@ -323,6 +336,8 @@ class _Lowering:
     def explicit_instantiation(self, k: int) -> int:
         """``template __global__ void k<float>(float*, int);``: blank it, note ``k<float>``."""
         toks = self.src.tokens
+        if k + 1 < len(toks) and toks[k + 1].text in ("struct", "class"):
+            return struct_templates.explicit_instantiation(self, k)  # template struct Pair<float>;
         start = toks[k - 1].start if k > 0 and toks[k - 1].text == "extern" else toks[k].start
         j = k + 1
         request = None

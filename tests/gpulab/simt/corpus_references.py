@@ -66,6 +66,20 @@ def _vector_add(a: Args) -> dict[int, Any]:
     return {2: a[0] + a[1]}
 
 
+@reference("llm_residual_packed128")
+def _residual(a: Args) -> dict[int, Any]:
+    return {0: a[1] + a[2]}
+
+
+@reference("struct_template_pair_vec")
+def _pair_vec(a: Args) -> dict[int, Any]:
+    x, y, n = a[0], a[1], a[5]
+    win = np.zeros(n, dtype=f32)
+    for k in range(4):  # float32, in the kernel's order
+        win = win + x[(np.arange(n) + k) % n]
+    return {2: x + f32(1), 3: 3 * y, 4: win}
+
+
 @reference("saxpy_default_args")
 def _saxpy(a: Args) -> dict[int, Any]:
     return {3: f32(a[1]) * a[2] + a[3]}  # a*x + 0.0f is the fma (rounded once: the product), + y after
@@ -202,6 +216,11 @@ def _block_sum_cg(a: Args) -> dict[int, Any]:
 @reference("reduce_shfl_auto")
 def _reduce_shfl(a: Args) -> dict[int, Any]:
     return {1: _padded(a[0], 640).reshape(4, 160).sum(axis=1, dtype=f32)}
+
+
+@reference("reduce_shared_memory_template")
+def _reduce0(a: Args) -> dict[int, Any]:
+    return {1: _padded(a[0], 512).reshape(4, 128).sum(axis=1, dtype=np.int32)}
 
 
 @reference("reduce_max_typename")

@@ -388,12 +388,12 @@ extern "C" __global__ void k(float* o) { Complex c = {1, 2}; o[0] = c.norm(); }"
     ("struct P { float x; } global_p;", "global variable"),
     ("struct Node { int v; Node* next; };", "self-referential struct"),
     ("struct P { float x; __device__ void f() const { x = 1; } };", "assignment to const"),
-    ("struct P { float v[3]; }; __device__ float f(P* p) { P a = p[0]; return a.v[1]; }",
+    ("struct P { float2 v[3]; }; __device__ float f(P* p) { P a = p[0]; return a.v[1].x; }",
      "array member of a register struct"),
     ("struct P { float x; __device__ P(float a) : x(a) {} }; __device__ void f() { __shared__ P s[4]; }",
      "no default constructor"),
     ("struct P { int x : 3; };", "bit-field"),
-    ("struct P { float x; __device__ operator float() const { return x; } };", "conversion operator"),
+    ("struct P { float x; }; __device__ float operator float(P p) { return p.x; }", "conversion operator"),
 ])
 def test_unsupported_struct_constructs_are_named_compile_errors(code, construct):
     src = code + '\nextern "C" __global__ void k(int* o) { }'

@@ -234,7 +234,7 @@ def test_wrong_template_arguments_are_named(kernel, words):
     ("template <int N> __device__ int f() { return f<N + 1>(); }\n"
      'extern "C" __global__ void k(int* o) { o[0] = f<0>(); }\n',
      "template instantiation depth", "instantiate itself without end"),
-    ("template <typename T> struct Box { T v; };\n", "class template", "struct templates"),
+    ("template <typename T> union Box { T v; };\n", "union template", "union templates"),
     ("template <> __global__ void k<int>(int* o) {}\n", "template specialization", "specializations"),
     ("template <typename... Ts> __global__ void k(Ts... a) {}\n", "variadic template", "variadic"),
     ("template <template <typename> class C> __global__ void k() {}\n", "template template parameter",

@@ -238,3 +238,68 @@ def test_a_non_constant_local_as_a_template_argument_is_named():
     assert error.construct == "template arguments" and "'n' is not a constant expression" in str(error)
     assert error.line == 5
     rejects(source)
+
+
+# --- constants as cooperative-groups tile sizes ----------------------------------------------
+
+CG = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+CG_LOCAL = CG + """extern "C" __global__ void k(const float* in, float* out) {
+    DECLARATION
+    cg::thread_block block = cg::this_thread_block();
+    TYPE tile = cg::tiled_partition<n>(block);
+    out[threadIdx.x] = tile.shfl(in[threadIdx.x], 0) + tile.size();
+}
+"""
+CG_FILE = CG + """constexpr int TILE = 8;
+__device__ float leader(cg::thread_block_tile<TILE> t, float v) { return t.shfl(v, 0); }
+template <int N> __device__ float first_of(float v) {
+    auto t = cg::tiled_partition<N>(cg::this_thread_block());
+    return t.shfl(v, 0);
+}
+extern "C" __global__ void k(const float* in, float* out) {
+    cg::thread_block_tile<TILE> t = cg::tiled_partition<TILE>(cg::this_thread_block());
+    constexpr int four = TILE / 2;
+    out[threadIdx.x] = leader(t, in[threadIdx.x]) + first_of<four>(in[threadIdx.x]);
+}
+"""
+
+
+def _cg_compiles(source, ok=True):
+    from gpulab import nvrtc
+    if not nvrtc.has_header("cooperative_groups.h"):
+        pytest.skip("no CUDA toolkit headers (cooperative_groups.h) found for NVRTC")
+    try:
+        if ok:
+            nvrtc.compile_cubin(source, "cg.cu", "sm_80", include_dirs=nvrtc.cuda_include_dirs())
+        else:
+            with pytest.raises(nvrtc.NvrtcCompileError):
+                nvrtc.compile_cubin(source, "cg.cu", "sm_80", include_dirs=nvrtc.cuda_include_dirs())
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("declaration, type_", [("constexpr int n = 16;", "auto"),
+                                                ("const int n = 16;", "cg::thread_block_tile<n>")])
+def test_a_constant_local_is_a_tile_size(declaration, type_):
+    source = CG_LOCAL.replace("DECLARATION", declaration).replace("TYPE", type_)
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    simt.launch(source, "k", 1, 64, [x, out])
+    np.testing.assert_array_equal(out, x - x % 16 + 16)
+    _cg_compiles(source)
+
+
+def test_file_constants_and_template_parameters_are_tile_sizes():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    simt.launch(CG_FILE, "k", 1, 64, [x, out])
+    np.testing.assert_array_equal(out, (x - x % 8) + (x - x % 4))
+    _cg_compiles(CG_FILE)
+
+
+def test_a_variable_tile_size_is_not_a_constant_expression():
+    source = CG_LOCAL.replace("DECLARATION", "int n = 16;").replace("TYPE", "auto")
+    with pytest.raises(CompileError) as info:
+        simt.compile_source(source)
+    assert "'n' is not a constant expression" in str(info.value) and info.value.line == 6
+    _cg_compiles(source, ok=False)

@@ -46,7 +46,10 @@ aliases the start of the block's buffer, whose size in bytes the launch gives:
 (compile-time constants; see :mod:`.filescope`); function templates with type and integer
 or bool value parameters and defaults, instantiated by the launch (``launch(src,
 "reduce<256>", ...)``, as CuPy's ``name_expressions``), by explicit instantiations and by
-calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.instantiate`).
+calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.instantiate`);
+a value template argument or tile size may name a ``const``/``constexpr`` local. Overloaded
+functions, function templates and kernels (a call picks as C++ does; a launch of an
+overloaded kernel picks by the argument dtypes) and ``auto`` return types (see :mod:`.overloads`).
 
 C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is

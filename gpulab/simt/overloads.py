@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 _EXTERN_C = re.compile(r'\bextern\s+"C"')
 _NAME_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_SIGNATURE_NAME = re.compile(r"\s*[A-Za-z_]\w*\s*\(")  # 'k(const float*, float*)'
 EXACT, PROMOTION, CONVERSION = 0, 1, 2
 
 
@@ -224,6 +225,7 @@ class OverloadMixin:
         def position(self, node: c_ast.Node | None) -> tuple[int | None, int | None]: ...
         def scalar(self, node: c_ast.Node, scope: Scope) -> CExpr: ...
         def resolve_type(self, node: c_ast.Node) -> CType: ...
+        def implicit_method_call(self, node: c_ast.FuncCall, scope: Scope) -> CExpr | None: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -413,7 +415,8 @@ class OverloadMixin:
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> CExpr:
         if isinstance(node.name, c_ast.ID) and node.name.name in self.overload_sets \
                 and scope.lookup(node.name.name) is None:
-            return self.overloaded_call(node, node.name.name, scope)
+            member = self.implicit_method_call(node, scope)  # inside a method, its struct's f hides ::f
+            return member if member is not None else self.overloaded_call(node, node.name.name, scope)
         return super().expr_FuncCall(node, scope)  # type: ignore[misc]
 
     def overloaded_call(self, node: c_ast.FuncCall, name: str, scope: Scope) -> CExpr:
@@ -614,6 +617,10 @@ def _shown_argument(value: Any) -> str:
 def select_kernel(program: Program, name: str, args: Sequence[Any]) -> str:
     """The kernel a launch of ``name`` with ``args`` runs: ``name`` itself, or, when ``name`` is
     an overloaded kernel, the one overload the argument types select (else a SimtError)."""
+    if _SIGNATURE_NAME.match(name):
+        raise SimtError(f"{name!r}: a kernel is launched by its name ('{_base_name(name).strip()}'); CuPy's "
+                        "name expressions have no 'k(types)' form (NVRTC rejects it), so an overloaded "
+                        "kernel is picked by the launch's argument types")
     overloads = [n for n in getattr(program, "overloads", {}).get(name.strip(), [])
                  if program.functions[n].is_kernel]
     if not overloads:

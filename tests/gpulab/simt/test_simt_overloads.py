@@ -158,6 +158,29 @@ __global__ void k(float* out, unsigned int s) { out[threadIdx.x] = 2 * s; }
     compiles(source)
 
 
+def test_a_signature_is_not_a_launch_name_as_cupy_has_no_such_name_expression():
+    with pytest.raises(SimtError, match="launched by its name \\('scale'\\)"):
+        simt.launch(SCALE, "scale(const float*, float*, float)", 1, 32, [np.zeros(32, np.float32)] * 2 + [1.0])
+    rejects_name = "scale(const float*, float*, float)"
+    from gpulab import nvrtc
+    try:
+        with pytest.raises(nvrtc.NvrtcCompileError):
+            nvrtc.compile_cubin(SCALE, "scale.cu", "sm_80", name_expressions=(rejects_name,))
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def test_a_method_hides_an_overloaded_free_function_of_its_name():
+    source = TWICE + """struct Acc {
+    float v;
+    __device__ float twice(float x) { return 10.0f * x; }
+    __device__ void add(float x) { v += twice(x); }
+};
+""" + _K + "    Acc a;\n    a.v = 0.0f;\n    a.add(in[i]);\n    out[i] = a.v + twice(i);\n}\n"
+    np.testing.assert_array_equal(_run(source), 10 * np.arange(32) + 3 * np.arange(32))
+    compiles(source)
+
+
 def test_emulate_runs_the_overloaded_kernel_the_arg_types_select(tmp_path, capsys):
     path = tmp_path / "scale.cu"
     path.write_text(SCALE)

@@ -12,8 +12,9 @@ convert each; per argument an exact match beats a promotion (``short``/``char``/
 ``int``, ``float`` to ``double``), which beats a conversion; the best candidate is no worse for
 any argument and better for one, and on a tie an ordinary function beats a template. No viable
 candidate or no single best is a :class:`CompileError` listing the candidates, as nvcc's "no
-instance of overloaded function" and "more than one instance of overloaded function". Partial
-ordering of templates (``f(T)`` against ``f(T*)``) is not modelled: such a call is ambiguous.
+instance of overloaded function" and "more than one instance of overloaded function". Templates
+that tie are ordered by how specialized their parameters are (``f(T*)`` before ``f(T)``, a
+concrete type before either), a simplification of C++'s partial ordering.
 ``extern "C"`` functions cannot be overloaded (C linkage has one symbol per name; NVRTC refuses).
 
 A launch of an overloaded kernel by its plain name (``simt.launch(src, "k", ...)``) picks the
@@ -45,7 +46,7 @@ from . import ctypes_ as ct
 from .ctypes_ import CType
 from .cxx import AUTO
 from .errors import CompileError, SimtError
-from .instantiate import Binding, Template, Templates, _call_args
+from .instantiate import Binding, Template, Templates, _call_args, _pattern
 from .preprocess import blank_comments
 from .refcells import is_ref
 from .symbols import Function, Scope
@@ -96,21 +97,53 @@ def conversion_rank(arg: CType, param: CType) -> int | None:
     return CONVERSION
 
 
-def _better(one: tuple[list[int], bool], other: tuple[list[int], bool]) -> bool:
-    """Candidate ``one`` (ranks, is_template) is better than ``other`` ([over.match.best])."""
-    ranks, template = one
-    other_ranks, other_template = other
-    if all(a <= b for a, b in zip(ranks, other_ranks, strict=True)) and ranks != other_ranks:
+@dataclass
+class Viable:
+    """A candidate a call can use: its conversion ranks per argument, whether it is a template
+    (and how specialized each of its parameters is), and what the call then runs."""
+
+    ranks: list[int]
+    specificity: list[int] | None  # None: an ordinary function
+    choice: Any
+
+
+def _dominates(a: list[int], b: list[int], smaller: bool) -> bool:
+    pairs = list(zip(a, b, strict=True))
+    if smaller:
+        return all(x <= y for x, y in pairs) and a != b
+    return all(x >= y for x, y in pairs) and a != b
+
+
+def _better(one: Viable, other: Viable) -> bool:
+    """``one`` is better than ``other`` ([over.match.best]): better conversions; else an ordinary
+    function over a template; else the more specialized template (``f(T*)`` over ``f(T)``, a
+    partial ordering by the pointer depth around each type parameter, a concrete type deepest)."""
+    if _dominates(one.ranks, other.ranks, smaller=True):
         return True
-    return ranks == other_ranks and not template and other_template
+    if one.ranks != other.ranks:
+        return False
+    if one.specificity is None or other.specificity is None:
+        return one.specificity is None and other.specificity is not None
+    return _dominates(one.specificity, other.specificity, smaller=False)
 
 
-def best_of(viable: list[tuple[list[int], bool, Any]]) -> list[Any]:
-    """The best viable candidate as a one-element list, or the tied best ones (ambiguous)."""
+def best_of(viable: list[Viable]) -> list[Any]:
+    """The best viable candidate's choice as a one-element list, or the tied best ones (ambiguous)."""
     for k, cand in enumerate(viable):
-        if all(_better(cand[:2], other[:2]) for j, other in enumerate(viable) if j != k):
-            return [cand[2]]
-    return [c[2] for c in viable if not any(_better(o[:2], c[:2]) for o in viable if o is not c)]
+        if all(_better(cand, other) for j, other in enumerate(viable) if j != k):
+            return [cand.choice]
+    return [c.choice for c in viable if not any(_better(o, c) for o in viable if o is not c)]
+
+
+def _specificity(template: Template) -> list[int]:
+    """Per function parameter: the pointer depth around its type parameter (``T`` 0, ``T*`` 1),
+    or a large number for a parameter of a concrete type."""
+    type_params = {p.name for p in template.definition.params if p.kind == "type"}
+    depths = []
+    for p in _params(template.decl):
+        found = _pattern(p.type, type_params) if isinstance(p, c_ast.Decl) else None
+        depths.append(100 if found is None else found[1])
+    return depths
 
 
 def _type_key(node: c_ast.Node | None) -> Any:
@@ -134,6 +167,26 @@ def _params(decl: c_ast.Decl) -> list[c_ast.Node]:
     return params
 
 
+def _param_keys(decl: c_ast.Decl, quals: bool) -> tuple[Any, ...]:
+    """Parameter types' shapes as overloading sees them: a parameter's own top-level const
+    ignored, ``T a[]`` as ``T* a``; with ``quals=False`` every const ignored."""
+    keys = []
+    for p in _params(decl):
+        node = p.type if isinstance(p, (c_ast.Decl, c_ast.Typename)) else p
+        inner = node.type if isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)) else node
+        key = ("ptr" if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)) else "value", _type_key(inner))
+        keys.append(key if quals else _without_quals(key))
+    return tuple(keys)
+
+
+def _without_quals(key: Any) -> Any:
+    if isinstance(key, tuple) and len(key) == 3 and key[0] in ("TypeDecl", "PtrDecl"):
+        return key[0], (), _without_quals(key[2])
+    if isinstance(key, tuple):
+        return tuple(_without_quals(k) for k in key)
+    return key
+
+
 def _param_text(p: c_ast.Node) -> str:
     if isinstance(p, c_ast.Decl):
         shown = c_generator.CGenerator().visit(c_ast.Typename(None, p.quals, None, p.type))
@@ -141,8 +194,15 @@ def _param_text(p: c_ast.Node) -> str:
     return type(p).__name__
 
 
+def shown_type(t: CType) -> str:
+    """A type as C++ writes it (``float&``, ``const int&``, ``bool`` for a comparison)."""
+    if is_ref(t) and t.pointee is not None:
+        return f"{'const ' if t.name == 'const ref' else ''}{shown_type(t.pointee)}&"
+    return str(ct.BOOL if t is ct.TRUTH else t)
+
+
 def shown_types(types: Sequence[CType]) -> str:
-    return ", ".join(str(ct.BOOL if t is ct.TRUTH else t) for t in types)
+    return ", ".join(shown_type(t) for t in types)
 
 
 # ---------------------------------------------------------------------- templates
@@ -245,11 +305,12 @@ class OverloadMixin:
             self._declare(decl, fdef, auto)
             self._decls.setdefault(name, []).append(decl)
             return
-        params = self._parameter_types(decl, fdef, auto)
+        params, ret = self._signature(decl, auto)
         members = self.overload_sets.get(name) or [Candidate(name, False)]
         for cand in members:
             fn = self.functions.get(cand.name) if not cand.is_template else None
             if fn is not None and [t for _, t in fn.params] == params:
+                self.check_same_function(decl, self._decls.get(cand.name, [decl])[0], fn, ret)
                 decl.name = cand.name
                 self._declare(decl, fdef, auto)
                 self._decls.setdefault(cand.name, []).append(decl)
@@ -284,8 +345,24 @@ class OverloadMixin:
         if trailing is None and (fdef is not None or decl.name not in self._auto_functions):
             self._auto_functions[decl.name] = fdef
 
-    def _parameter_types(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None, auto: bool) -> list[CType]:
-        """The parameter types of ``decl``, declared under a scratch name and taken back."""
+    def check_same_function(self, decl: c_ast.Decl, first: c_ast.Decl, fn: Function, ret: CType | None) -> None:
+        """``decl`` has the parameter types of ``first``: it must declare the same function."""
+        name = _base_name(fn.name)
+        if ret is not None and name not in self._auto_functions and fn.name not in self._auto_functions \
+                and ret != fn.ret:
+            raise self.error(decl, f"'{name}' is declared with return type {fn.ret} (line "
+                             f"{self.position(first)[0]}) and {ret} here: functions that differ only in "
+                             "their return type cannot be overloaded", "overload by return type")
+        if _param_keys(decl, quals=False) == _param_keys(first, quals=False) and \
+                _param_keys(decl, quals=True) != _param_keys(first, quals=True):
+            raise self.error(decl, f"overloads of '{name}' that differ only in const (line "
+                             f"{self.position(first)[0]} and here) are one function to the emulator, "
+                             "which does not track const; give them different names",
+                             "overload by const")
+
+    def _signature(self, decl: c_ast.Decl, auto: bool) -> tuple[list[CType], CType | None]:
+        """The parameter types of ``decl`` and its return type (None: to be deduced), declared
+        under a scratch name and taken back."""
         name, scratch = decl.name, f"{decl.name}@scratch"
         kernel = name in self.pre.global_functions
         if kernel:
@@ -296,8 +373,9 @@ class OverloadMixin:
         finally:
             decl.name = name
             self.pre.global_functions.discard(scratch)
-        self._auto_functions.pop(scratch, None)
-        return [t for _, t in self.functions.pop(scratch).params]
+        deduced = self._auto_functions.pop(scratch, 0) != 0
+        fn = self.functions.pop(scratch)
+        return [t for _, t in fn.params], None if deduced else fn.ret
 
     def _rename_first(self, name: str) -> None:
         """The name's first function, now one of several, is renamed by its parameter types."""
@@ -424,7 +502,7 @@ class OverloadMixin:
         args = [self.scalar(a, scope) for a in arg_nodes]
         types = [a.ctype for a in args]
         explicit = _call_args(self.pre.templates.call_args, node.name)
-        viable: list[tuple[list[int], bool, Any]] = []
+        viable: list[Viable] = []
         for cand in self.overload_sets[name]:
             found = self._viable(cand, explicit, types, node, scope)
             if found is not None:
@@ -445,7 +523,7 @@ class OverloadMixin:
                 self._cxx_ready.pop(id(a), None)
 
     def _viable(self, cand: Candidate, explicit: tuple[str, ...], types: list[CType],
-                node: c_ast.FuncCall, scope: Scope) -> tuple[list[int], bool, Any] | None:
+                node: c_ast.FuncCall, scope: Scope) -> Viable | None:
         choice: Any
         if not cand.is_template:
             fn = self.functions[cand.name]
@@ -466,7 +544,8 @@ class OverloadMixin:
         ranks = [conversion_rank(a, p) for a, p in zip(types, params, strict=True)]
         if any(r is None for r in ranks):
             return None
-        return [r for r in ranks if r is not None], cand.is_template, choice
+        specificity = _specificity(self.tpl.templates[cand.name]) if cand.is_template else None
+        return Viable([r for r in ranks if r is not None], specificity, choice)
 
     def _no_single_best(self, node: c_ast.FuncCall, name: str, types: list[CType], best: list[Any]) -> None:
         shown = f"({shown_types(types)})"

@@ -111,6 +111,44 @@ __device__ float pick(float a) { return 100.0f * a; }
     compiles(source)
 
 
+def test_reference_overloads_and_the_more_specialized_template():
+    source = """__device__ void bump(float& x) { x += 1.0f; }
+__device__ void bump(int& x) { x += 2; }
+template <typename T> __device__ T load(const T* p) { return p[0]; }
+template <typename T> __device__ T load(T v) { return 10 * v; }
+""" + _K + """    float f = in[i];
+    int j = i;
+    bump(f);
+    bump(j);
+    out[i] = f + j + load(in + i) + load(in[i]);
+}
+"""
+    x = np.arange(32, dtype=np.float32)
+    np.testing.assert_array_equal(_run(source), (x + 1) + (x + 2) + x + 10 * x)
+    assert "bump(float&)" in simt.compile_source(source).functions
+    compiles(source)
+
+
+@pytest.mark.parametrize("second, construct", [
+    ("__device__ int rd(float p) { return 2; }", "overload by return type"),
+    ("__device__ float rd(const float p) { return p; }", "redefinition"),
+])
+def test_overloads_cxx_forbids_are_named(second, construct):
+    source = "__device__ float rd(float p) { return p; }\n__device__ float rd(int p) { return 1; }\n" \
+             + second + "\n" + _K + "}\n"
+    error = _error(source)
+    assert error.construct == construct and error.line == 3, str(error)
+    rejects(source)
+
+
+def test_overloads_that_differ_only_in_const_are_refused_by_name():
+    source = "__device__ float rd(const float* p) { return p[0]; }\n" \
+             "__device__ float rd(float* p) { return 2 * p[0]; }\n" + _K + "}\n"
+    error = _error(source)
+    assert error.construct == "overload by const" and error.line == 2
+    compiles(source)  # C++ allows them; the emulator does not tell them apart
+
+
 @pytest.mark.parametrize("source", [
     'extern "C" __device__ float h(float x) { return x; }\nextern "C" __device__ int h(int x) { return x; }\n',
     'extern "C" {\n__device__ float h(float x) { return x; }\n__device__ int h(int x) { return x; }\n}\n',

@@ -20,8 +20,11 @@ concrete type before either), a simplification of C++'s partial ordering.
 A launch of an overloaded kernel by its plain name (``simt.launch(src, "k", ...)``) picks the
 overload from the arguments (:func:`select_kernel`): an array binds a pointer to its dtype, a
 numpy scalar a parameter of its dtype, a Python ``bool``/``int``/``float`` a parameter of that
-kind. CuPy has no such choice (a name expression for an overloaded kernel must be a cast
-NVRTC can resolve), so a launch that matches none or several is refused by name.
+kind; a launch that matches none or several is refused by name. CuPy has no such choice: its
+``RawModule(name_expressions=...)`` hands NVRTC a name expression, and for an overloaded kernel
+that is a cast NVRTC can resolve, ``(void(*)(const float*, float*))k`` (or its ``static_cast``
+spelling), which a launch accepts too. ``k(const float*, float*)`` is no name expression
+(NVRTC rejects it) and is refused.
 
 ``auto`` return types. ``__device__ auto twice(float v) { return 2.0f * v; }`` gets the type
 its return statements deduce (all must deduce the same type; none: ``void``); a trailing
@@ -685,6 +688,39 @@ def _accepts(ptype: CType, value: Any) -> bool:
     return False
 
 
+_CAST_NAME = re.compile(r"\s*\(\s*void\s*\(\s*\*\s*\)\s*\((?P<params>[^()]*)\)\s*\)\s*&?\s*"
+                        r"(?P<name>[A-Za-z_]\w*)\s*$")
+_STATIC_CAST_NAME = re.compile(r"\s*static_cast\s*<\s*void\s*\(\s*\*\s*\)\s*\((?P<params>[^()]*)\)\s*>\s*"
+                               r"\(\s*&?\s*(?P<name>[A-Za-z_]\w*)\s*\)\s*$")
+
+
+def _type_named(program: Program, text: str) -> CType | None:
+    """``const float*``, ``unsigned int``, ``Particle*``: the C type a parameter text names."""
+    depth = text.count("*")
+    words = [w for w in re.findall(r"[A-Za-z_]\w*", text)
+             if w not in ("const", "volatile", "restrict", "__restrict__", "struct")]
+    ctype = ct.type_from_specifiers(words) if words else None
+    if ctype is None and len(words) == 1:
+        ctype = program.structs.get(words[0])
+    for _ in range(depth):
+        ctype = ct.pointer_to(ctype) if ctype is not None else None
+    return ctype
+
+
+def _cast_kernel(program: Program, name: str, params_text: str, expression: str) -> str:
+    """The kernel a cast name expression selects by its parameter types."""
+    texts = [t for t in params_text.split(",") if t.strip() not in ("", "void")]
+    types = [_type_named(program, t) for t in texts]
+    candidates = getattr(program, "overloads", {}).get(name) or [name]
+    for candidate in candidates:
+        fn = program.functions.get(candidate)
+        if fn is not None and fn.is_kernel and [t for _, t in fn.params] == types:
+            return candidate
+    kernels = " and ".join(c for c in candidates if c in program.functions) or "none"
+    raise SimtError(f"the name expression {expression!r} names no kernel of the source (kernels named "
+                    f"{name!r}: {kernels})")
+
+
 def _shown_argument(value: Any) -> str:
     if isinstance(value, np.ndarray) and value.ndim > 0:
         return f"{value.dtype.name} array"
@@ -695,7 +731,12 @@ def _shown_argument(value: Any) -> str:
 
 def select_kernel(program: Program, name: str, args: Sequence[Any]) -> str:
     """The kernel a launch of ``name`` with ``args`` runs: ``name`` itself, or, when ``name`` is
-    an overloaded kernel, the one overload the argument types select (else a SimtError)."""
+    an overloaded kernel, the one overload the argument types select (else a SimtError), or
+    the one a cast name expression names (``(void(*)(const float*, float*))k``, which NVRTC
+    resolves for CuPy's ``RawModule(name_expressions=...)``)."""
+    cast = _CAST_NAME.match(name) or _STATIC_CAST_NAME.match(name)
+    if cast is not None:
+        return _cast_kernel(program, cast.group("name"), cast.group("params"), name)
     if _SIGNATURE_NAME.match(name):
         raise SimtError(f"{name!r}: a kernel is launched by its name ('{_base_name(name).strip()}'); CuPy's "
                         "name expressions have no 'k(types)' form (NVRTC rejects it), so an overloaded "

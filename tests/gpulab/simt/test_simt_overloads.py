@@ -208,6 +208,24 @@ def test_a_signature_is_not_a_launch_name_as_cupy_has_no_such_name_expression():
         pytest.skip(str(exc))
 
 
+@pytest.mark.parametrize("expression, factor", [
+    ("(void(*)(const double*, double*, double))scale", 6),
+    ("static_cast<void(*)(const int*, int*, int)>(scale)", -2),
+])
+def test_a_cast_name_expression_picks_the_overload_as_nvrtc_does_for_cupy(expression, factor):
+    dtype = np.float64 if "double" in expression else np.int32
+    x, out = np.arange(32, dtype=dtype), np.zeros(32, dtype)
+    simt.launch(SCALE, expression, 1, 32, [x, out, 2])
+    np.testing.assert_array_equal(out, factor * x)
+    from gpulab import nvrtc
+    try:
+        nvrtc.compile_cubin(SCALE, "scale.cu", "sm_80", name_expressions=(expression,))
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+    with pytest.raises(SimtError, match="names no kernel"):
+        simt.launch(SCALE, "(void(*)(const char*, char*, char))scale", 1, 32, [x, out, 2])
+
+
 def test_a_method_hides_an_overloaded_free_function_of_its_name():
     source = TWICE + """struct Acc {
     float v;

@@ -30,8 +30,8 @@ spelling), which a launch accepts too. ``k(const float*, float*)`` is no name ex
 its return statements deduce (all must deduce the same type; none: ``void``); a trailing
 return type (``auto f(float v) -> float``) is the type written. The body is compiled where the
 function is defined; an instance of an ``auto`` template is compiled at its first call, so
-the caller knows the type. Using an ``auto`` function before its type is known (recursion, a
-call before the definition) is an error, as in C++.
+the caller knows the type. Using an ``auto`` function before its type is known (a call
+before its definition, a recursive call before its first return) is an error, as in C++.
 """
 
 from __future__ import annotations
@@ -298,7 +298,6 @@ class OverloadMixin:
         self._extern_c_lines: set[int] | None = None
         self._auto_functions: dict[str, c_ast.FuncDef | None] = {}  # return type still to deduce
         self._auto_lines: dict[str, tuple[CType, int]] = {}  # function -> (deduced type, line)
-        self._trailing: dict[str, CType] = {}
 
     # .................................................................. declarations
     def declare_function(self, decl: c_ast.Decl, fdef: c_ast.FuncDef | None) -> None:
@@ -400,7 +399,8 @@ class OverloadMixin:
 
     def check_not_extern_c(self, name: str, decl: c_ast.Decl) -> None:
         line = self.position(decl)[0] or 0
-        if line in self.extern_c_lines():
+        in_main_file = decl.coord is None or decl.coord.file in (None, "", getattr(self, "filename", None))
+        if in_main_file and line in self.extern_c_lines():
             raise self.error(decl, f"more than one instance of overloaded function '{name}' has \"C\" "
                              "linkage: an extern \"C\" function cannot be overloaded (C linkage gives "
                              "one symbol per name); drop extern \"C\" or rename one of them",
@@ -465,7 +465,7 @@ class OverloadMixin:
 
     def device_call(self, fn: Function, arg_nodes: list[c_ast.Node], node: c_ast.FuncCall,
                     scope: Scope) -> CExpr:
-        if fn.name in self._auto_functions:
+        if fn.name in self._auto_functions and fn.name not in self._auto_lines:  # not deduced yet
             self._deduce_now(fn, node)
         return super().device_call(fn, arg_nodes, node, scope)  # type: ignore[misc]
 
@@ -579,7 +579,8 @@ class OverloadMixin:
 
 
 def _base_name(name: str) -> str:
-    return name.split("(", 1)[0]
+    """``twice`` of ``twice(float)``, ``pick`` of ``pick<float>``."""
+    return re.split(r"[(<]", name, maxsplit=1)[0]
 
 
 def _returns_auto(decl: c_ast.Decl) -> bool:

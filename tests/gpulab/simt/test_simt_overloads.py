@@ -280,6 +280,21 @@ __device__ auto square(int v) -> float { return v * v; }
     compiles(source)
 
 
+def test_an_auto_function_may_recurse_after_a_return_has_deduced_its_type():
+    source = "__device__ auto tri(int n) { if (n <= 0) return 0; return n + tri(n - 1); }\n" + _K \
+        + "    out[i] = tri(i % 5);\n}\n"
+    m = np.arange(32) % 5
+    np.testing.assert_array_equal(_run(source), (m * (m + 1) // 2).astype(np.float32))
+    compiles(source)
+
+
+def test_a_trailing_return_type_of_a_template_is_its_instances_type():
+    source = "template <typename T> __device__ auto twice(T v) -> float { return v * 2; }\n" + _K \
+        + "    out[i] = twice(i) / 4;\n}\n"
+    np.testing.assert_array_equal(_run(source), np.arange(32, dtype=np.float32) / 2)
+    compiles(source)
+
+
 @pytest.mark.parametrize("source, construct, words", [
     ("__device__ auto f(int n);\n" + _K + "    out[i] = f(i);\n}\n__device__ auto f(int n) { return n; }\n",
      "auto return type used before deduction", "before its return type is deduced"),

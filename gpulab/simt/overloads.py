@@ -83,8 +83,14 @@ def conversion_rank(arg: CType, param: CType) -> int | None:
         if param.name == "ref":  # T& binds a T only
             return EXACT if a == param.pointee else None
         param = param.pointee
+    if param == a:
+        return EXACT
+    if param.name.startswith("cg::") or a.name.startswith("cg::"):  # cooperative groups, as CUDA's
+        tiles = all(t.name.startswith("cg::thread_block_tile<") for t in (a, param))  # headers convert them
+        to_group = param.name == "cg::thread_group" and a.name.startswith("cg::") and a.name != "cg::dim3"
+        return CONVERSION if tiles or to_group else None
     if param.layout is not None or a.layout is not None:
-        return EXACT if param == a else None
+        return None
     if param.is_pointer or a.is_pointer:
         if not (param.is_pointer and a.is_pointer):
             return None

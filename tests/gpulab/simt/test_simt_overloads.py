@@ -397,3 +397,24 @@ def test_a_variable_tile_size_is_not_a_constant_expression():
         simt.compile_source(source)
     assert "'n' is not a constant expression" in str(info.value) and info.value.line == 6
     _cg_compiles(source, ok=False)
+
+
+def test_overloads_on_group_types_pick_the_exact_tile_and_convert_a_block_to_thread_group():
+    source = CG + """__device__ float lead(cg::thread_block_tile<32> t, float v) { return t.shfl(v, 0); }
+__device__ float lead(cg::thread_group g, float v) { return -1.0f; }
+extern "C" __global__ void k(const float* in, float* out) {
+    cg::thread_block b = cg::this_thread_block();
+    auto warp = cg::tiled_partition<32>(b);
+    auto quad = cg::tiled_partition<4>(b);
+    out[threadIdx.x] = lead(warp, in[threadIdx.x]) + lead(b, 1.0f) + CALL;
+}
+"""
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    simt.launch(source.replace("CALL", "quad.size()"), "k", 1, 64, [x, out])
+    np.testing.assert_array_equal(out, x - x % 32 - 1 + 4)
+    _cg_compiles(source.replace("CALL", "quad.size()"))
+    ambiguous = source.replace("CALL", "lead(quad, 1.0f)")  # CUDA converts a tile to both parameter types
+    with pytest.raises(CompileError, match="more than one instance of overloaded function 'lead'"):
+        simt.compile_source(ambiguous)
+    _cg_compiles(ambiguous, ok=False)

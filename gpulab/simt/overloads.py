@@ -509,7 +509,8 @@ class OverloadMixin:
     def overloaded_call(self, node: c_ast.FuncCall, name: str, scope: Scope) -> CExpr:
         arg_nodes = list(node.args.exprs) if node.args is not None else []
         args = [self.scalar(a, scope) for a in arg_nodes]
-        types = [a.ctype for a in args]
+        types = [ct.CHAR if isinstance(n, c_ast.Constant) and n.type == "char" else a.ctype  # 'a' is a char in C++
+                 for n, a in zip(arg_nodes, args, strict=True)]
         explicit = _call_args(self.pre.templates.call_args, node.name)
         viable: list[Viable] = []
         for cand in self.overload_sets[name]:

@@ -455,6 +455,8 @@ class OverloadMixin:
             value = self.scalar(node.expr, scope)
             self._cxx_ready[id(node.expr)] = (node.expr, value)
             ctype = ct.BOOL if value.ctype is ct.TRUTH else value.ctype
+            if isinstance(node.expr, c_ast.Constant) and node.expr.type == "char":
+                ctype = ct.CHAR  # 'a' is a char in C++
         known = self._auto_lines.get(fn.name)
         if known is not None and known[0] != ctype:
             self._cxx_ready.pop(id(node.expr), None)

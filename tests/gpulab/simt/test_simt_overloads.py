@@ -305,6 +305,21 @@ __device__ auto note(float* p) { p[0] = 1.0f; }
     compiles(source)
 
 
+# The type NVRTC deduces (decltype checked with a static_assert) for ``return EXPR;`` in
+# auto g(int v, float f, short s, char c, unsigned u, bool b) { const int cv = v; ... }
+DEDUCED = [("v / 2", "int"), ("f * 2.0", "double"), ("v > 1", "bool"), ("s + s", "int"), ("'a'", "char"),
+           ("1u + v", "unsigned int"), ("v ? 1 : 2.0f", "float"), ("cv", "int"), ("c", "char"),
+           ("-c", "int"), ("b + b", "int"), ("f < 1.0f && v", "bool"), ("2ll * v", "long long")]
+
+
+@pytest.mark.parametrize("expression, deduced", DEDUCED)
+def test_the_deduced_return_type_is_the_one_nvrtc_deduces(expression, deduced):
+    source = "__device__ auto g(int v, float f, short s, char c, unsigned u, bool b) {\n" \
+             f"    const int cv = v;\n    return {expression};\n}}\n" \
+             'extern "C" __global__ void k(float* o) { o[0] = g(1, 1.0f, 1, 1, 1u, true); }\n'
+    assert str(simt.compile_source(source).functions["g"].ret) == deduced
+
+
 def test_auto_function_templates_and_trailing_return_types():
     source = """template <typename T> __device__ auto halve(T v) { return v / 2; }
 __device__ auto square(int v) -> float { return v * v; }

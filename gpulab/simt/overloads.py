@@ -53,7 +53,7 @@ from .instantiate import Binding, Template, Templates, _call_args, _pattern
 from .preprocess import blank_comments
 from .refcells import is_ref
 from .symbols import Function, Scope
-from .templates import TemplateDef
+from .templates import TemplateDef, split_name_expression
 from .values import CExpr
 
 if TYPE_CHECKING:
@@ -243,6 +243,18 @@ class OverloadedTemplates(Templates):
         self.templates[key] = Template(definition, decl, fdef, name in self.c.pre.global_functions)
         self.sets.setdefault(name, [Candidate(k, True) for k in keys])
         self.sets[name].append(Candidate(key, True))
+
+    def instantiate_named(self, text: str, where: Any) -> None:
+        parsed = split_name_expression(text)
+        name = parsed[0] if parsed is not None else ""
+        keys = self.same_name.get(name, ())
+        if len(keys) > 1:
+            shown = "; ".join(f"{self.templates[k].definition.header} {name}("
+                              f"{', '.join(_param_text(p) for p in _params(self.templates[k].decl))})"
+                              for k in keys)
+            raise self.where_error(where, f"'{text}' names more than one template kernel ({shown}); NVRTC "
+                                   "cannot pick one from a name expression either", "ambiguous name expression")
+        super().instantiate_named(text, where)
 
     def check_template_names(self) -> None:
         """A template and an ordinary function of one name: one overload set."""

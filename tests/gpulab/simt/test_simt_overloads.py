@@ -285,6 +285,21 @@ def test_emulate_runs_the_overloaded_kernel_the_arg_types_select(tmp_path, capsy
     assert args.func(args) == 1 and "no overload of kernel 'scale'" in capsys.readouterr().err
 
 
+def test_a_name_expression_of_overloaded_template_kernels_is_ambiguous_as_in_nvrtc():
+    source = """template <typename T> __global__ void fill(T* a) { a[threadIdx.x] = 1; }
+template <typename T> __global__ void fill(T* a, T* b) { a[threadIdx.x] = 2; }
+"""
+    with pytest.raises(CompileError) as info:
+        simt.launch(source, "fill<float>", 1, 32, [np.zeros(32, np.float32)])
+    assert info.value.construct == "ambiguous name expression" and "more than one template" in str(info.value)
+    from gpulab import nvrtc
+    try:
+        with pytest.raises(nvrtc.NvrtcCompileError):
+            nvrtc.compile_cubin(source, "fill.cu", "sm_80", name_expressions=("fill<float>",))
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(str(exc))
+
+
 def test_overloaded_kernels_compile_with_nvrtc():
     compiles(SCALE)
 

@@ -50,7 +50,10 @@ calls with explicit or deduced arguments (see :mod:`.templates` and :mod:`.insta
 struct templates, one struct per set of arguments named as C++ prints it (``Pair<float>``),
 with ``static constexpr`` members, static member functions and ``T::size`` (see
 :mod:`.struct_templates` and :mod:`.struct_instances`); conversion operators
-(``operator T*()``) and ``operator[]`` in structs.
+(``operator T*()``) and ``operator[]`` in structs;
+a value template argument or tile size may name a ``const``/``constexpr`` local. Overloaded
+functions, function templates and kernels (a call picks as C++ does; a launch of an
+overloaded kernel picks by the argument dtypes) and ``auto`` return types (see :mod:`.overloads`).
 
 C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is

@@ -17,6 +17,7 @@ from .errors import KernelFault, SimtError
 from .instantiate import template_launch_error
 from .layout import VECTOR_TYPES, array_binding_problem, numpy_dtype, struct_argument
 from .machine import Counters, Footprint, Machine
+from .overloads import select_kernel
 from .printf import PrintfRecord
 from .symbols import Function, MemoryDecl, Program
 from .trace import DEFAULT_TRACED_WARPS, RegisterTrace, TraceStep
@@ -270,7 +271,7 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     """
     program = compile_source(source, filename, include_dirs, instantiate=template_requests(kernel),
                              count_flops=count_flops, fmad=fmad)
-    fn = _find_kernel(program, kernel)
+    fn = _find_kernel(program, select_kernel(program, kernel, args))
     shared_mem = dynshared.check_launch(program, fn.name, shared_mem)
     mc = _new_machine(kernel, grid, block, trace, max_steps, max_loop_iterations, cancel)
     mc.progress = progress

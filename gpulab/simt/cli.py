@@ -19,7 +19,8 @@ What the kernel's ``printf`` calls print comes first, one line per lane and call
 ``[block (x,y,z) thread (x,y,z)]``, in the emulator's order (see ``gpulab.simt.printf``).
 ``--shared-mem BYTES`` gives each block that many bytes of dynamic shared memory
 (``extern __shared__`` arrays). A template kernel is named with its template arguments:
-``--kernel 'reduce<256>'``.
+``--kernel 'reduce<256>'``. An overloaded kernel is named plainly (``--kernel scale``); the
+overload is the one the ``--arg`` types select (array dtypes; an integer or a decimal number).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 from .api import DEFAULT_MAX_STEPS, launch, template_requests
 from .argcheck import ArgumentError, range_text, value_problem
 from .errors import SimtError
+from .overloads import select_kernel
 from .translate import compile_source
 
 DEFAULT_TIME_LIMIT_S = 60.0  # a runaway kernel stops within a minute
@@ -211,6 +213,10 @@ def check_scalars(source: str, filename: str, kernel: str, kernel_args: list[Any
     for an int) instead of letting it wrap on the way in; raises ArgumentError naming the
     parameter. (The Python API keeps C's conversions for values a program passes.)"""
     program = compile_source(source, filename, dirs or (), instantiate=template_requests(kernel))
+    try:
+        kernel = select_kernel(program, kernel, kernel_args)  # an overloaded kernel: by the --arg types
+    except SimtError:
+        return  # launch says what is wrong
     fn = program.functions.get(program.aliases.get(kernel.strip(), kernel.strip()))
     if fn is None or len(fn.params) != len(kernel_args):
         return  # launch says what is wrong

@@ -170,6 +170,8 @@ class Compiler(AggregateCompiler, CoopGroups, SwitchCompiler, FlopCounting):
                 return self.typedefs[names[0]]
             if len(names) == 1 and names[0] in self.stpl.names:
                 return self.stpl.resolve(names[0], node)  # Pair<float>
+            if len(names) == 1 and names[0] in self.__dict__.get("cg_deferred", ()):
+                return self.cg_deferred_type(node, names[0])  # thread_block_tile<TILE>
             t = ct.type_from_specifiers(names)
             if t is None:
                 raise self.error(node, f"type '{' '.join(names)}' is not supported by the "

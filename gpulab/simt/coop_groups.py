@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from pycparser import c_ast
+from pycparser import c_ast, c_parser
 
 from . import ctypes_ as ct
 from .builtins_ import _warp_bits as warp_bits
@@ -81,6 +81,7 @@ _OPERATORS = {"plus", "less", "greater", "bit_and", "bit_or", "bit_xor"}
 _GRID = {"this_grid", "grid_group", "this_multi_grid", "multi_grid_group"}
 _TEMPLATES = {"thread_block_tile", "tiled_partition", *_OPERATORS}
 _SUPPORTED = _TYPES | _FUNCTIONS | _OPERATORS
+_NAMES_A_CONSTANT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # an identifier (not a literal's suffix)
 
 
 # ---------------------------------------------------------------------- source lowering
@@ -224,6 +225,8 @@ class _Lowering:
     def argument(self, name: str, arg_text: str | None, start: int) -> int | str | None:
         if arg_text is None or name in _OPERATORS:
             return arg_text
+        if _NAMES_A_CONSTANT.search(arg_text):
+            return arg_text  # tiled_partition<TILE>: the compiler reads TILE where it is used
         try:
             size = evaluate(arg_text)
         except ConstExprError:
@@ -277,6 +280,8 @@ class CoopGroups:
     scalar: Callable[..., CExpr]
     register_var: Callable[..., Any]
     check_new_name: Callable[..., None]
+    local_scope: Any
+    const_scope: Any
     position: Callable[..., tuple[int | None, int | None]]
 
     # ------------------------------------------------------------------ types
@@ -289,11 +294,20 @@ class CoopGroups:
             self.typedefs[ext.name] = {"thread_block": BLOCK, "thread_group": THREAD_GROUP,
                                        "coalesced_group": COALESCED}[what.name]
             return True
+        if isinstance(what.arg, str):  # thread_block_tile<TILE>: read where the type is used
+            self.__dict__.setdefault("cg_deferred", {})[ext.name] = what
+            return True
         self.typedefs[ext.name] = tile_type(self.cg_tile_size(ext, what))
         return True
 
-    def cg_tile_size(self, node: c_ast.Node, what: CgName) -> int:
+    def cg_deferred_type(self, node: c_ast.Node, ident: str) -> CType:
+        """``thread_block_tile<TILE>`` where it is used: TILE a constant in scope there."""
+        return tile_type(self.cg_tile_size(node, self.__dict__["cg_deferred"][ident]))
+
+    def cg_tile_size(self, node: c_ast.Node, what: CgName, scope: Any = None) -> int:
         size = what.arg
+        if isinstance(size, str):
+            size = self.cg_constant(node, what, size, scope)
         if size is None:
             raise self.error(node, "thread_block_tile needs its size: thread_block_tile<32>",
                              "thread_block_tile")
@@ -301,6 +315,27 @@ class CoopGroups:
         if problem is not None:  # checked by the lowering pass already
             raise self.error(node, *problem)
         return int(size)
+
+    def cg_constant(self, node: c_ast.Node, what: CgName, text: str, scope: Any) -> int:
+        """A tile size that names constants (``TILE``, ``2 * n``), read in ``scope`` (else the
+        block being declared in, else the template's or the file's constants)."""
+        where = f"{NAMESPACE}::{what.name}<{text}>"
+        try:
+            init = c_parser.CParser().parse(f"int __cg_size = ({text});").ext[0].init
+            value = self.expr(init, scope or self.local_scope or self.const_scope)
+        except CompileError as exc:
+            raise self.error(node, f"{where}: {exc.detail}", f"{NAMESPACE}::{what.name}") from None
+        except Exception:
+            raise self.error(node, f"{where}: the tile size must be an integer constant",
+                             f"{NAMESPACE}::{what.name}") from None
+        if value.const is None or not value.ctype.is_integer:
+            raise self.error(node, f"{where}: '{text}' is not a constant expression (the tile size "
+                             "must be a compile-time integer)", f"{NAMESPACE}::{what.name}")
+        size = int(value.const)
+        problem = tile_size_problem(what.name, size)
+        if problem is not None:
+            raise self.error(node, *problem)
+        return size
 
     # ------------------------------------------------------------------ declarations
     def cg_declare(self, node: c_ast.Decl, ctype: CType, scope: Any) -> Callable:
@@ -396,7 +431,7 @@ class CoopGroups:
         if what.arg is None:
             return self.cg_dynamic_partition(node, args, scope)
         self.cg_arity(node, "tiled_partition<N>", args, 1)
-        n = self.cg_tile_size(node, what)
+        n = self.cg_tile_size(node, what, scope)
         parent = self.cg_group(args[0], scope, "tiled_partition")
         site = self.site(node)
         if is_tile(parent.ctype):

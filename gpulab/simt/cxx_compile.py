@@ -26,6 +26,7 @@ from .cxx import AUTO, CAST_FUNCTIONS, Lowered
 from .errors import CompileError
 from .fnptr import CallableMixin
 from .machine import Mask
+from .overloads import OverloadMixin
 from .refcells import MemCell, RefLV, RegCell, ValueCell, is_ref, ref_to
 from .structrefs import StructRefMixin
 from .symbols import Function, Scope, Var
@@ -125,9 +126,6 @@ class CxxMixin:
             raise self.error(decl, f"{decl.name} returns a reference; the emulator supports "
                              "returning values only (return a value or take a pointer)",
                              "reference return type")
-        if _mentions(fdecl.type, AUTO):
-            raise self.error(decl, f"{decl.name} has an 'auto' return type; write the type",
-                             "auto return type")
         is_kernel = decl.name in self.pre.global_functions
         for p in (fdecl.args.params if fdecl.args else []):
             if not isinstance(p, c_ast.Decl):
@@ -417,5 +415,5 @@ def _walk(node: c_ast.Node):
 
 
 
-class CxxCompiler(CallableMixin, CompileTimeMixin, StructRefMixin, CxxMixin, Compiler):
+class CxxCompiler(CallableMixin, CompileTimeMixin, OverloadMixin, StructRefMixin, CxxMixin, Compiler):
     """The compiler with the C++ basics (what :func:`~.translate.compile_source` uses)."""

@@ -64,10 +64,14 @@ def _coord(node: c_ast.Node) -> tuple[int, int]:
 
 
 def _definition_of(definitions: dict[tuple[int, int], TemplateDef], decl: c_ast.Decl) -> TemplateDef | None:
-    """The template recorded for function ``decl``: at its name's position, or, in a namespace
+    """The template recorded for function ``decl``: at its name's position (or of its name on its
+    line, where a lowering moved the name), or, in a namespace
     (whose lowering lengthens names before it on the line, ``T`` -> ``gemm__T``), the one of
     that name on its line."""
     found = definitions.get(_coord(decl))
+    if found is None and decl.name:  # a C++ lowering before the name moved it (auto -> __cxx_auto)
+        found = next((d for (at, _column), d in definitions.items()
+                      if at == _coord(decl)[0] and d.name == decl.name), None)  # fmt: skip
     if found is None and decl.name and "__" in decl.name:
         line = _coord(decl)[0]
         found = next((d for (at, _column), d in definitions.items()
@@ -211,7 +215,7 @@ class Templates:
         """A call of a template function: explicit arguments, then deduced ones."""
         template = self.templates[name]
         explicit_texts = _call_args(self.c.pre.templates.call_args, node.name)
-        explicit = self.explicit_bindings(template, explicit_texts, node)
+        explicit = self.explicit_bindings(template, explicit_texts, node, scope)
         deduced = self.deduce(template, [b[0] for b in explicit], arg_nodes, node, scope)
         bound = self.complete_bindings(template, explicit, deduced, node)
         fn = self.instantiate(template, bound, node)
@@ -221,14 +225,21 @@ class Templates:
                node: c_ast.Node, scope: Any) -> dict[str, CType]:
         """Type parameters from the types of the call's arguments (``T``, ``T*``, ``T[]``)."""
         params = template.decl.type.args.params if template.decl.type.args else []
+        types = [self.c.scalar(arg, scope).ctype if isinstance(param, c_ast.Decl) else ct.VOID
+                 for param, arg in zip(params, arg_nodes, strict=False)]
+        return self.deduce_from_types(template, explicit, types, node)
+
+    def deduce_from_types(self, template: Template, explicit: list[str], types: list[CType],
+                          node: c_ast.Node) -> dict[str, CType]:
+        """Type parameters from the call's argument types (the arguments already compiled)."""
+        params = template.decl.type.args.params if template.decl.type.args else []
         type_params = {p.name for p in template.definition.params if p.kind == "type"} - set(explicit)
         deduced: dict[str, CType] = {}
-        for index, (param, arg) in enumerate(zip(params, arg_nodes, strict=False)):
+        for index, (param, ctype) in enumerate(zip(params, types, strict=False)):
             pattern = _pattern(param.type, type_params) if isinstance(param, c_ast.Decl) else None
             if pattern is None:
                 continue
             name, depth = pattern
-            ctype = self.c.scalar(arg, scope).ctype
             for _ in range(depth):
                 if not ctype.is_pointer or ctype.pointee is None:
                     raise self.c.error(node, f"{template.definition.name}: cannot deduce {name} "
@@ -245,13 +256,16 @@ class Templates:
 
     # ------------------------------------------------------------------ arguments
     def explicit_bindings(self, template: Template, texts: Sequence[str],
-                          where: Where) -> list[Binding]:
+                          where: Where, scope: Scope | None = None) -> list[Binding]:
+        """The explicit template arguments; a value argument may name a constant of ``scope``
+        (``constexpr int n = 4; scale<n>(x)``), else of the template's scope."""
         params = template.definition.params
         if len(texts) > len(params):
             raise self.where_error(where, f"{template.definition.signature()} takes {len(params)} "
                                    f"template argument{'s' if len(params) != 1 else ''}, got "
                                    f"{len(texts)}", "template arguments")
-        return [self.template_argument(template, p, text, where) for p, text in zip(params, texts, strict=False)]
+        return [self.template_argument(template, p, text, where, scope)
+                for p, text in zip(params, texts, strict=False)]
 
     def complete_bindings(self, template: Template, explicit: list[Binding],
                           deduced: dict[str, CType], where: Where) -> list[Binding]:
@@ -271,7 +285,7 @@ class Templates:
         return bound
 
     def template_argument(self, template: Template, p: TemplateParam, text: str,
-                          where: Where) -> Binding:
+                          where: Where, scope: Scope | None = None) -> Binding:
         what = f"template argument '{text}' for {p.name} of {template.definition.name}"
         if p.kind == "type":
             ctype = self.type_from_text(text)
@@ -284,7 +298,7 @@ class Templates:
             raise self.where_error(where, f"template parameter '{p.type_text} {p.name}' of "
                                    f"{template.definition.name}: only integer and bool value "
                                    "parameters are supported", "template parameter")
-        value = self.value_from_text(text, what, where)
+        value = self.value_from_text(text, what, where, scope)
         return p.name, ptype, self.fitting_value(value, ptype, what, where)
 
     def fitting_value(self, value: CExpr, ptype: CType, what: str, where: Where) -> Any:
@@ -304,7 +318,7 @@ class Templates:
                                    "conversion, which C++ forbids here)", "template arguments")
         return ptype.dtype.type(number)
 
-    def value_from_text(self, text: str, what: str, where: Where) -> CExpr:
+    def value_from_text(self, text: str, what: str, where: Where, scope: Scope | None = None) -> CExpr:
 
         if _INT_LITERAL.fullmatch(text):
             return constant(*ct.parse_int_literal(text))
@@ -314,11 +328,14 @@ class Templates:
             raise self.where_error(where, f"{what}: a value is needed, and '{text}' is {kind}",
                                    "template arguments")
         try:
-            value = self.c.expr(node.init, self.c.const_scope)
+            value = self.c.expr(node.init, scope or self.c.const_scope)
         except CompileError as exc:
             raise self.where_error(where, f"{what}: {exc.detail}", "template arguments") from None
         if value.const is None:
-            raise self.where_error(where, f"{what}: not a compile-time constant", "template arguments")
+            raise self.where_error(where, f"{what}: '{text}' is not a constant expression (a template "
+                                   "argument must be a compile-time constant: a literal, a template "
+                                   "parameter, or a const/constexpr variable with a constant initializer)",
+                                   "template arguments")
         return value
 
     def type_from_text(self, text: str) -> CType | None:
@@ -344,11 +361,11 @@ class Templates:
     # ------------------------------------------------------------------ instances
     def instantiate(self, template: Template, bound: list[Binding], where: Where) -> Function:
         """The instance of ``template`` for ``bound``, declared now, compiled later."""
-        key = (template.definition.name, *((n, t, v) for n, t, v in bound))
+        key = (template.definition.name, template.definition.position, *((n, t, v) for n, t, v in bound))
         fn = self.instances.get(key)
         if fn is not None:
             return fn
-        name = f"{template.definition.name}<{', '.join(shown_argument(b) for b in bound)}>"
+        name = self.instance_name(template, bound)
         if template.fdef is None:
             raise self.where_error(where, f"template '{template.definition.name}' is declared but "
                                    f"never defined (needed for {name})", "template definition")
@@ -368,6 +385,10 @@ class Templates:
         self.instances[key] = fn
         self.pending.append((fdef, bound))
         return fn
+
+    def instance_name(self, template: Template, bound: list[Binding]) -> str:
+        """What an instance is called (``reduce<256>``), as CuPy's name expressions name it."""
+        return f"{template.definition.name}<{', '.join(shown_argument(b) for b in bound)}>"
 
     @contextmanager
     def template_context(self, bound: list[Binding]) -> Iterator[None]:

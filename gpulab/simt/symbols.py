@@ -87,6 +87,7 @@ class Program:
     dynamic_elements: dict[str, CType] = field(default_factory=dict)  # extern __shared__ -> element type
     fused_lines: tuple[int, ...] = ()  # source lines holding a fused multiply-add (contracted or called)
     library_lines: tuple[int, ...] = ()  # source lines calling a math function CUDA computes with fmas
+    overloads: dict[str, list[str]] = field(default_factory=dict)  # overloaded name -> its functions
 
     @property
     def kernels(self) -> list[str]:

@@ -19,6 +19,7 @@ from pycparser import c_ast, c_parser
 from . import cxx
 from .cxx_compile import CxxCompiler
 from .errors import CompileError
+from .overloads import lower_trailing_returns
 from .preprocess import Preprocessed, preprocess, reads_files
 from .structs import lower_structs
 from .symbols import Program
@@ -175,6 +176,7 @@ def _compile(pre: Preprocessed, filename: str, instantiate: tuple[str, ...], cou
     cxx.reject_unsupported(pre)  # lambdas, new, virtual, ...: named before a pass misreads them
     pre, structs = lower_structs(pre)  # C++ struct members, operators, constructors -> C
     pre = cxx.lower(pre)  # auto, references, C++ casts, brace init, default arguments, namespaces
+    pre = lower_trailing_returns(pre)  # auto f(...) -> T
     ast = _parse(pre, filename)
     try:
         with np.errstate(all="ignore"):  # constant folding wraps like the GPU, silently

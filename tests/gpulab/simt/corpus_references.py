@@ -591,3 +591,26 @@ def _activation_enum_static_assert(a: Args) -> dict[int, Any]:
     leaky = np.where(v > 0, v, f32(0.125) * v)
     even = np.arange(256) % 2 == 0
     return {2: np.where(even, relu if a[3] == 1 else leaky, leaky)}
+
+
+@reference("overloaded_device_functions")
+def _row_stats_mixed(a: Args) -> dict[int, Any]:
+    xf, xi, xb = (x.reshape(4, 100) for x in a[:3])
+    fractions = xb.astype(f32) / f32(255)  # to_float(unsigned char); the sums are of whole numbers
+    peak = np.maximum(xi.astype(f32), fractions).max(axis=1)
+    return {3: xf.sum(axis=1, dtype=f32), 4: xi.sum(axis=1, dtype=np.int32), 5: peak.astype(f32)}
+
+
+@reference("auto_return_helpers")
+def _blend_rows(a: Args) -> dict[int, Any]:
+    x, y, w = a[:3]
+    t = np.clip(fma32(w, f32(2), f32(-0.5)), f32(0), f32(1))
+    i = np.arange(300, dtype=np.int32)
+    return {3: fma32(t, y - x, x), 4: np.clip(i % 3 - 1, 0, 1).astype(np.int32)}  # lerp: one fma
+
+
+@reference("constexpr_template_args")
+def _box_filter(a: Args) -> dict[int, Any]:
+    padded = np.concatenate([np.zeros(2, f32), a[0], np.zeros(2, f32)])
+    sums = sum(padded[k:k + 200] for k in range(5))  # whole numbers: exact in any order
+    return {1: (sums / f32(5)).astype(f32)}

@@ -245,8 +245,6 @@ def test_wrong_template_arguments_are_named(kernel, words):
     ("template <typename T> __device__ T f(T a);\n"
      'extern "C" __global__ void k(float* o) { o[0] = f(o[1]); }\n',
      "template definition", "declared but never defined"),
-    ("template <typename T> __global__ void k(T* o) {}\n__global__ void k(float* o) {}\n",
-     "function overloading", "both a template and an ordinary function"),
 ])
 def test_unsupported_or_wrong_templates_are_named(source, construct, words):
     with pytest.raises(CompileError) as info:

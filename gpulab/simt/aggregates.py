@@ -559,12 +559,26 @@ class AggregateCompiler:
             raise self.error(node, f"no {what} takes ({', '.join(types)})", f"call to {what}")
         scored.sort()
         if len(scored) > 1 and scored[0][0] == scored[1][0]:
+            scored = self.const_tie_break(scored, args[0] if args else None)
+        if len(scored) > 1 and scored[0][0] == scored[1][0]:
             raise self.error(node, f"the call to {what} is ambiguous ({scored[0][1]} or "
                              f"{scored[1][1]})", f"ambiguous call to {what}")
         fn = self.functions[scored[0][1]]
         defaults = self.default_args.get(fn.name, [])
         args.extend(self.scalar(d, Scope()) for d in defaults[len(args):] if d is not None)
         return fn
+
+    def const_tie_break(self, scored: list[tuple[int, str]], obj: CExpr | None) -> list[tuple[int, str]]:
+        """``get()`` and ``get() const`` of one struct: C++ calls the const one on a const
+        object (or a temporary the emulator cannot write back) and the other on the rest."""
+        tied = [name for score, name in scored if score == scored[0][0]]
+        infos = [self.member_info.get(name) for name in tied]
+        if len(tied) != 2 or obj is None or any(i is None or i.kind != "method" for i in infos) \
+                or infos[0].const == infos[1].const:  # type: ignore[union-attr]
+            return scored
+        want_const = obj.lv is None or getattr(obj.lv, "const", False)
+        pick = tied[0] if infos[0].const == want_const else tied[1]  # type: ignore[union-attr]
+        return [(scored[0][0], pick)]
 
     def call_function(self, fn: Function, args: list[CExpr], node: c_ast.Node,
                       result: str = "return", write_back: LValue | None = None) -> CExpr:

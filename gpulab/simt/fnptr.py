@@ -32,6 +32,8 @@ from .machine import Mask, Site
 from .symbols import Function, Scope, run_body
 from .values import CExpr, Frame, constant, null_pointer
 
+OVERLOADED = "overloaded function "  # the type of an overloaded name until a target type picks one
+
 #: Function numbers start here, far from any data address, so a pointer mix-up cannot alias.
 FUNCTION_BASE = 0x7F00_0000_0000
 
@@ -72,15 +74,32 @@ class CallableMixin:
 
     # ------------------------------------------------------------------ addresses
     def expr_ID(self, node: c_ast.ID, scope: Scope) -> CExpr:
-        if scope.lookup(node.name) is None and node.name in self.functions:
-            return self.function_address(self.functions[node.name], node)
-        return super().expr_ID(node, scope)  # type: ignore[misc]
+        named = self.named_function(node, scope)
+        return named if named is not None else super().expr_ID(node, scope)  # type: ignore[misc]
 
     def address_of(self, node: c_ast.UnaryOp, scope: Scope) -> CExpr:
-        if isinstance(node.expr, c_ast.ID) and scope.lookup(node.expr.name) is None \
-                and node.expr.name in self.functions:
-            return self.function_address(self.functions[node.expr.name], node)
-        return super().address_of(node, scope)  # type: ignore[misc]
+        named = self.named_function(node.expr, scope) if isinstance(node.expr, c_ast.ID) else None
+        return named if named is not None else super().address_of(node, scope)  # type: ignore[misc]
+
+    def named_function(self, node: c_ast.ID, scope: Scope) -> CExpr | None:
+        """The value of a function's name (a pointer to it); for an overloaded name, a value
+        whose function the type it is converted to picks (as C++ picks), see assign_convert."""
+        if scope.lookup(node.name) is not None:
+            return None
+        if node.name in self.functions:
+            return self.function_address(self.functions[node.name], node)
+        if node.name in getattr(self, "overload_sets", {}):
+            return CExpr(CType(OVERLOADED + node.name), _unresolved, True)
+        return None
+
+    def overload_address(self, name: str, dst: CType, node: c_ast.Node) -> CExpr:
+        sets = getattr(self, "overload_sets", {})
+        for cand in sets.get(name, ()):
+            fn = self.functions.get(cand.name) if not cand.is_template else None
+            if fn is not None and dst.signature == (fn.ret, tuple(t for _, t in fn.params)):
+                return self.function_address(fn, node)
+        raise self.error(node, f"no overload of '{name}' has the type {dst}", "function pointer "
+                         "to an overloaded function")
 
     def function_address(self, fn: Function, node: c_ast.Node) -> CExpr:
         """The value of the name ``fn`` where a value is expected: a pointer to it."""
@@ -106,6 +125,13 @@ class CallableMixin:
         return CExpr(ctype, lambda fr, m: value, True)
 
     def assign_convert(self, value: CExpr, dst: CType, node: c_ast.Node) -> CExpr:
+        if value.ctype.name.startswith(OVERLOADED):
+            name = value.ctype.name[len(OVERLOADED):]
+            if not dst.is_function_pointer:
+                raise self.error(node, f"'{name}' names overloaded functions: which one is meant "
+                                 "is picked by the function pointer type it is converted to",
+                                 "overloaded function name")
+            return self.overload_address(name, dst, node)
         if dst.is_function_pointer or value.ctype.is_function_pointer:
             if value.ctype == dst:
                 return value
@@ -161,7 +187,8 @@ class CallableMixin:
     def expr_FuncCall(self, node: c_ast.FuncCall, scope: Scope) -> CExpr:
         if _is_braced(node):
             raise self.error(node, "a braced list {...} is supported as an argument of a "
-                             "__device__ function that is not a template and as a returned value; "
+                             "__device__ function that is neither a template nor overloaded, and as "
+                             "a returned value; "
                              "here the emulator does not know its type (write the type: T{...})",
                              "braced list")
         args = list(node.args.exprs) if node.args is not None else []
@@ -248,6 +275,10 @@ class CallableMixin:
                     result = value if result is None else np.where(part.bits, value, result)
             return result
         return CExpr(ret, call, False)
+
+
+def _unresolved(fr: Frame, m: Mask) -> Any:
+    raise AssertionError("an overloaded function's name is converted before it runs")
 
 
 class TypedValue(c_ast.Node):

@@ -176,10 +176,31 @@ class _Lowerer:
                 k = self.struct_definition(k + 1, typedef=k)
             elif t == "operator":
                 k = self.free_operator(k)
+            elif t == "{" and self.opens_namespace(k):
+                self.check_namespace_structs(k)
+                k += 1  # a namespace's body is file scope too: its plain structs are named alike
             elif t == "{":
                 k = self.function_body(k, None)
             else:
                 k += 1
+
+    def opens_namespace(self, k: int) -> bool:
+        """Whether the ``{`` at k opens ``namespace a {``, ``namespace a::b {`` or ``namespace {``."""
+        j = k - 1
+        while j >= 0 and ((self.kind(j) == "id" and self.tok(j) != "namespace") or self.tok(j) == "::"):
+            j -= 1
+        return j >= 0 and self.tok(j) == "namespace"
+
+    def check_namespace_structs(self, k: int) -> None:
+        """A struct with member functions inside a namespace is refused by name (the namespace
+        pass renames the struct after this one has filed its members under the plain name)."""
+        for j in range(k + 1, self.match(k)):
+            if self.tok(j) in ("struct", "class") and self.is_definition(j):
+                close = self.match(j + 1 if self.tok(j + 1) == "{" else j + 2)
+                if any(self.tok(i) == "(" for i in range(j, close)):
+                    raise self.error(j, "a struct with member functions inside a namespace is not "
+                                     "supported by the emulator; declare it outside the namespace",
+                                     "struct with member functions in a namespace")
 
     def is_definition(self, k: int) -> bool:
         return self.tok(k + 1) == "{" or (self.kind(k + 1) == "id" and self.tok(k + 2) == "{")

@@ -181,3 +181,33 @@ __global__ void k(const float* in, float* out) { out[0] = fmaxf({1.0f}, 2.0f); }
 __device__ float twice(float x) { return 2 * x; }
 __global__ void k(const float* in, float* out) { out[0] = twice({1.0f, 2.0f}); }""")
     assert error.line == 3 and "with 2 values for a float" in str(error)
+
+
+def test_a_pointer_to_an_overloaded_function_is_the_overload_of_the_pointer_type():
+    out = _run("""
+typedef float (*op_t)(float);
+typedef int (*iop_t)(int);
+__device__ float twice(float x) { return 2 * x; }
+__device__ int twice(int x) { return 3 * x; }
+__device__ float apply(op_t f, float x) { return f(x); }
+__global__ void k(const float* in, float* out) {
+    op_t f = twice;
+    iop_t g = &twice;
+    auto h = apply;
+    out[threadIdx.x] = f(in[threadIdx.x]) + g(1) + h(twice, 1.0f) + (f == twice);
+}""")
+    np.testing.assert_array_equal(out, 2 * _ARANGE + 6)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("float v = twice;", "'twice' names overloaded functions"),
+    ("double (*h)(double) = twice;", "no overload of 'twice' has the type double (*)(double)"),
+    ("auto f = twice;", "'twice' names overloaded functions"),
+])
+def test_an_overloaded_name_without_a_pointer_type_to_pick_by_is_refused(body, words):
+    error = _refused("""
+__device__ float twice(float x) { return 2 * x; }
+__device__ int twice(int x) { return 3 * x; }
+__global__ void k(const float* in, float* out) {
+    """ + body + "\n}\n")
+    assert error.line == 5 and words in str(error), str(error)

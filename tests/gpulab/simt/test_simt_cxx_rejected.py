@@ -77,6 +77,8 @@ REJECTED = [
     ("__device__ float s(const float (&a)[4]) { return a[0]; }\n" + _HEAD + "}\n", 1,
      "reference to an array", "pointer"),
     (_HEAD + "    out[0] = 16_KiB;\n}\n", 2, "user-defined literal", "16_KiB"),
+    ("namespace geo {\nstruct P { float x; __device__ float twice() const { return 2 * x; } };\n}\n"
+     + _HEAD + "}\n", 2, "struct with member functions in a namespace", "outside the namespace"),
     ("__device__ float f(float a, float b = 1.0f);\n__device__ float f(float a, float b = 1.0f) "
      "{ return a + b; }\n" + _HEAD + "}\n", 2, "default argument", "twice"),
 ]

@@ -483,3 +483,23 @@ extern "C" __global__ void k(const float* in, float* out) {
     with pytest.raises(CompileError, match="more than one instance of overloaded function 'lead'"):
         simt.compile_source(ambiguous)
     _cg_compiles(ambiguous, ok=False)
+
+
+def test_a_const_and_a_non_const_method_of_one_name_are_picked_by_the_objects_constness():
+    source = """
+struct V {
+    float d[2];
+    __device__ float get(int i) { return d[i]; }
+    __device__ float get(int i) const { return d[i] + 100; }
+};
+__device__ float through_const(const V v) { return v.get(1); }
+__global__ void k(const float* in, float* out) {
+    V v;
+    v.d[0] = in[threadIdx.x];
+    v.d[1] = 1;
+    out[threadIdx.x] = v.get(0) + through_const(v);
+}"""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    simt.launch(source, "k", 1, 32, [x, out])
+    np.testing.assert_array_equal(out, x + 101)

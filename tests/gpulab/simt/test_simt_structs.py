@@ -430,3 +430,16 @@ def test_a_struct_of_device_pointers_passes_by_value_with_arrays_for_its_pointer
     assert (total["sum"][0], total["count"][0]) == (x.sum(), 40)
     with pytest.raises(simt.SimtError, match=r"argument 0 \(float\* b\.y\): expected a numpy float32"):
         simt.launch(src, "k", 1, 64, [(x, np.zeros(40, np.int32), 40), total])
+
+
+def test_a_plain_struct_declared_in_a_namespace_is_a_type_there_and_outside():
+    source = """
+namespace geo { struct Q { float x, y; }; __device__ float sum(Q q) { return q.x + q.y; } }
+__global__ void k(const float* in, float* out) {
+    geo::Q q{in[threadIdx.x], 1.0f};
+    out[threadIdx.x] = geo::sum(q);
+}"""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    simt.launch(source, "k", 1, 32, [x, out])
+    np.testing.assert_array_equal(out, x + 1)

@@ -54,6 +54,11 @@ with ``static constexpr`` members, static member functions and ``T::size`` (see
 a value template argument or tile size may name a ``const``/``constexpr`` local. Overloaded
 functions, function templates and kernels (a call picks as C++ does; a launch of an
 overloaded kernel picks by the argument dtypes) and ``auto`` return types (see :mod:`.overloads`).
+Function objects (a struct's ``operator()``, ``cg::plus<float>{}``), function pointers (typedef
+and ``using`` aliases, a function as an argument; lanes calling different functions run one
+function at a time) and braced arguments and return values (``f({x, y})``, ``return {a, b};``)
+(see :mod:`.fnptr`); unscoped enums and ``static_assert`` (see :mod:`.compiletime`);
+``[[attributes]]``, ``noexcept``, ``alignas`` on a variable and ``if constexpr``.
 
 C semantics are exact: 32-bit wrap-around for ``int`` and ``unsigned``, 64-bit for
 ``long long``; integer promotion and the usual arithmetic conversions (so ``-1 < 1u`` is

@@ -490,14 +490,15 @@ class Machine:
         return best[1], f"{best[2]} a {best[1].nbytes}-byte buffer"
 
     def _resolve(self, a: np.ndarray, lanes: np.ndarray, size: int, what: str,
-                 site: Site) -> list[tuple[Region, np.ndarray]]:
+                 site: Site) -> list[tuple[Region, np.ndarray | range]]:
         """Split the active lanes by region; fault on out-of-bounds or misaligned lanes."""
         lo, hi = int(a.min()), int(a.max())
         k = int(np.searchsorted(self._bases, lo, side="right")) - 1
         if k >= 0 and hi + size <= self.regions[k].end:
-            groups = [(self.regions[k], np.arange(len(a)))]
+            # every lane (a range costs nothing to make; callers test len(sel) == len(a))
+            groups: list[tuple[Region, np.ndarray | range]] = [(self.regions[k], range(len(a)))]
         else:
-            groups = self._resolve_many(a, lanes, size, what, site)
+            groups = list(self._resolve_many(a, lanes, size, what, site))
         if size > 1 and int(np.bitwise_or.reduce(a)) & (size - 1):
             bad = np.flatnonzero(a & (size - 1))
             if len(bad):
@@ -594,7 +595,7 @@ class Machine:
         a = self._lane_addresses(addr, m)
         groups = []
         for region, sel in self._resolve(a, lanes, dtype.itemsize, "atomic on", site):
-            la, aa = lanes[sel], a[sel]
+            la, aa = (lanes, a) if len(sel) == len(a) else (lanes[sel], a[sel])
             rq, tx = mx.global_transactions(la, aa)
             self.counters.atomic_requests += rq
             self.counters.atomic_transactions += tx

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 from gpulab.devices import CudaStatus, probe_cuda
 
 DEFAULT_NVRTC_OPTIONS = ("-std=c++17",)
@@ -68,6 +70,18 @@ def get_kernel(source: str, entry: str, device_index: int = 0,
     A template instance (``"reduce<256>"``) is compiled as a CuPy name expression."""
     module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
     return module.get_function(entry)
+
+
+def fill_constants(source: str, entry: str, data: dict[str, Any], device_index: int = 0,
+                   options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> None:
+    """Copy ``data`` (symbol name -> numpy values) to the start of the module's ``__constant__``
+    symbols, as ``cudaMemcpyToSymbol`` does (the module :func:`get_kernel` compiles)."""
+    cupy = require_cupy()
+    module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
+    with cupy.cuda.Device(device_index):
+        for name, values in data.items():
+            host = np.ascontiguousarray(values)
+            module.get_global(name).copy_from_host(host.ctypes.data, host.nbytes)
 
 
 def time_with_events(fn: Callable[[], Any], repeats: int = 10, warmup: int = 2) -> list[float]:

@@ -53,7 +53,7 @@ def run_on_gpu(
     with cupy.cuda.Device(device_index):
         if session.constants:
             cuda.fill_constants(session.source, session.entry, _constant_data(session), device_index, options)
-        device_args = _device_args(cupy, fresh_args)
+        device_args = cuda.to_device(fresh_args)
         launch = lambda: kernel(  # noqa: E731
             session.shape.grid, session.shape.block, tuple(device_args), shared_mem=session.shared_mem
         )
@@ -65,21 +65,6 @@ def run_on_gpu(
         }
         times = cuda.time_with_events(launch, repeats=repeats)
     return GpuRun(cuda.device_name(device_index), matches, tuple(times))
-
-
-def _device_args(cupy: Any, args: list[Any]) -> list[Any]:
-    """Each array on the device; views into one array (``d_in + RADIUS``) are views into one upload of it."""
-    wholes: dict[int, Any] = {}
-    device: list[Any] = []
-    for arg in args:
-        base = arg.base if isinstance(arg, np.ndarray) and isinstance(arg.base, np.ndarray) else None
-        if base is None or base.ndim != 1 or arg.ndim != 1 or base.dtype != arg.dtype:
-            device.append(cupy.asarray(arg) if isinstance(arg, np.ndarray) else arg)
-            continue
-        whole = wholes.setdefault(id(base), cupy.asarray(base))
-        start = (arg.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
-        device.append(whole[start : start + arg.size])
-    return device
 
 
 def _constant_data(session: WarpSession) -> dict[str, np.ndarray]:

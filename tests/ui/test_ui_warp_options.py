@@ -68,6 +68,8 @@ def test_the_constants_field_shows_for_constant_data_and_fills_it_before_the_lau
     panel = warp_panel
     group = panel.controls.options.constants_group
     assert not group.isVisible()  # the default kernel declares no __constant__ data
+    panel.code.setPlainText("__constant__ float scale[4];\n" + panel.code.source())
+    assert group.isVisible()  # an edit that declares some shows it at once
     _chosen(qtbot, panel, "stencil_1d")
     assert group.isVisible()
     session = _ran(qtbot, panel, lambda: _enter_constants(qtbot, panel, "weights=0,0,1,0,0"))

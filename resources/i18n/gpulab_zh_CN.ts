@@ -2400,8 +2400,8 @@
         <translation>__constant__：</translation>
     </message>
     <message>
-        <source>NAME=v1,v2,…; as initialized</source>
-        <translation>NAME=v1,v2,…；留空则用初始值</translation>
+        <source>NAME=v1,v2,…</source>
+        <translation>名称=v1,v2,…</translation>
     </message>
     <message>
         <source>Fill __constant__ data before the launch, as cudaMemcpyToSymbol does: NAME=v1,v2,… sets its first elements (the rest keep their initial values); several separated by “;”. Empty: the values the source initializes. Enter runs.</source>

@@ -117,7 +117,7 @@ class LaunchOptions:
             )
         )
         self.constants_label.setText(translate("WarpPanel", "__constant__:"))
-        self.constants_field.setPlaceholderText(translate("WarpPanel", "NAME=v1,v2,…; as initialized"))
+        self.constants_field.setPlaceholderText(translate("WarpPanel", "NAME=v1,v2,…"))
         self.constants_field.setToolTip(
             translate(
                 "WarpPanel",

@@ -56,7 +56,10 @@ def test_the_chart_draws_the_roofs_with_their_ridges_and_every_kernel_with_flops
     named = _named(plot)
     dots = {p.extra["label"] for series in plot.kernel_series for p in plot.placed_points(series)}
     assert len(named) == len(set(named)) and set(named) <= dots
-    assert {"matmul_naive", "matmul_tiled"} <= set(named)
+    # Each matmul has a label that stands for it: its name, or (matmul_naive shares a spot with the
+    # stencil, 0.36 vs 0.5 FLOP/byte) a list or "stencil_1d +1" where the list does not fit.
+    standing = {name for item in plot.kernel_labels for name in item.kernel_names}
+    assert "matmul_tiled" in named and {"matmul_naive", "matmul_tiled"} <= standing
     # A kernel that reuses its inputs has its no-reuse dot joined to its ideal-reuse bound: each
     # matmul's on the flat roof, the stencil's (5 reads of each input) still under the slope.
     bounds = {dot.extra["entry"]: bound.extra["bound"] for dot, bound in plot.pairs()}

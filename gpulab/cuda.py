@@ -7,9 +7,11 @@ around an asynchronous launch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
+
+import numpy as np
 
 from gpulab.devices import CudaStatus, probe_cuda
 
@@ -68,6 +70,36 @@ def get_kernel(source: str, entry: str, device_index: int = 0,
     A template instance (``"reduce<256>"``) is compiled as a CuPy name expression."""
     module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
     return module.get_function(entry)
+
+
+def fill_constants(source: str, entry: str, data: dict[str, Any], device_index: int = 0,
+                   options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> None:
+    """Copy ``data`` (symbol name -> numpy values) to the start of the module's ``__constant__``
+    symbols, as ``cudaMemcpyToSymbol`` does (the module :func:`get_kernel` compiles)."""
+    cupy = require_cupy()
+    module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
+    with cupy.cuda.Device(device_index):
+        for name, values in data.items():
+            host = np.ascontiguousarray(values).reshape(-1)
+            cupy.ndarray(host.shape, host.dtype, module.get_global(name)).set(host)
+
+
+def to_device(args: Sequence[Any]) -> list[Any]:
+    """Kernel arguments on the current device: each array copied there, scalars as they are. A
+    view into a larger array (the host side of ``d_in + RADIUS``) becomes the same view into one
+    copy of the whole array, so the kernel may read before it, and two views share one allocation."""
+    cupy = require_cupy()
+    wholes: dict[int, Any] = {}
+    device: list[Any] = []
+    for arg in args:
+        base = arg.base if isinstance(arg, np.ndarray) and isinstance(arg.base, np.ndarray) else None
+        if base is None or base.ndim != 1 or arg.ndim != 1 or base.dtype != arg.dtype or not base.flags.c_contiguous:
+            device.append(cupy.asarray(arg) if isinstance(arg, np.ndarray) else arg)
+            continue
+        whole = wholes.setdefault(id(base), cupy.asarray(base))
+        start = (arg.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+        device.append(whole[start : start + arg.size])
+    return device
 
 
 def time_with_events(fn: Callable[[], Any], repeats: int = 10, warmup: int = 2) -> list[float]:

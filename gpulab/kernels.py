@@ -141,12 +141,30 @@ class KernelSpec:
 
     def expected(self, args: Sequence[Any]) -> dict[int, np.ndarray]:
         """Reference outputs, computed from copies of the inputs (the inputs are not touched)."""
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        return self.reference(copies)
+        return self.reference(copy_args(args))
 
     def matches(self, args: Sequence[Any], expected: Mapping[int, np.ndarray]) -> bool:
         """Whether outputs equal the reference: exactly for integers, within tolerance for floats."""
         return all(outputs_match(args[i], want, self.rtol, self.atol) for i, want in expected.items())
+
+
+def copy_args(args: Sequence[Any]) -> Args:
+    """Copies of ``args``; a view into an array (the host's ``d_in + RADIUS``) stays a view, into
+    a copy of the whole array (one copy per array, so its halo is still there to read)."""
+    wholes: dict[int, np.ndarray] = {}
+    copies: Args = []
+    for arg in args:
+        if not isinstance(arg, np.ndarray):
+            copies.append(arg)
+            continue
+        base = arg.base if isinstance(arg.base, np.ndarray) and arg.base.ndim == 1 and arg.ndim == 1 else None
+        if base is None or base.dtype != arg.dtype:
+            copies.append(arg.copy())
+            continue
+        whole = wholes.setdefault(id(base), base.copy())
+        start = (arg.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+        copies.append(whole[start : start + arg.size])
+    return copies
 
 
 def outputs_match(got: Any, want: np.ndarray, rtol: float, atol: float) -> bool:
@@ -206,6 +224,23 @@ def _matmul_ref(args: Args) -> dict[int, np.ndarray]:
     a = args[0].reshape(n, n).astype(np.float64)
     b = args[1].reshape(n, n).astype(np.float64)
     return {2: (a @ b).astype(np.float32).ravel()}
+
+
+STENCIL_RADIUS = 2
+STENCIL_WEIGHTS = np.array([0.1, 0.2, 0.4, 0.2, 0.1], np.float32)  # stencil_1d.cu's __constant__ weights
+
+
+def _stencil_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    """``in`` is ``d_in + RADIUS``: a view RADIUS elements into n + 2*RADIUS values (the halo before it)."""
+    n = sizes["n"]
+    halo = random_f32(rng, n + 2 * STENCIL_RADIUS)
+    return [halo[STENCIL_RADIUS:], np.zeros(n, np.float32), np.int32(n)]
+
+
+def _stencil_ref(args: Args) -> dict[int, np.ndarray]:
+    whole, n = args[0].base, int(args[2])
+    windows = np.lib.stride_tricks.sliding_window_view(whole.astype(np.float64), 2 * STENCIL_RADIUS + 1)[:n]
+    return {1: (windows @ STENCIL_WEIGHTS.astype(np.float64)).astype(np.float32)}
 
 
 # ------------------------------------------------------------- lab kernels: helpers
@@ -496,6 +531,15 @@ _ENTRIES: tuple[KernelSpec, ...] = (
         rtol=1e-4,
         atol=1e-4,
         complexity=_MATMUL,
+    ),
+    KernelSpec(  # launched with a pointer into its input (d_in + RADIUS), weights in __constant__
+        file="stencil_1d.cu",
+        entry="stencil_1d",
+        presets=(preset_1d("tiny", 64, 64), preset_1d("small", 4096), preset_1d("large", 1 << 20)),
+        make_args=_stencil_args,
+        reference=_stencil_ref,
+        atol=1e-5,
+        complexity=Complexity(byte_powers=(1, 0)),  # + the halo and the __constant__ weights, whatever n
     ),
     *_LAB_ENTRIES,
 )

@@ -107,8 +107,6 @@ def _last_line(path: Path) -> str:
 
 def compare_kernels(out_file: Path) -> int:
     """Every catalogue kernel at its small preset: emulator and GPU outputs compared (run in a subprocess)."""
-    import numpy as np
-
     from gpulab import cuda, experiments, kernels, simt
 
     cupy = cuda.require_cupy()
@@ -118,7 +116,7 @@ def compare_kernels(out_file: Path) -> int:
         row: dict[str, object] = {"kernel": entry, "preset": preset.name}
         start = time.perf_counter()
         try:
-            device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in spec.build_args(preset)]
+            device_args = cuda.to_device(spec.build_args(preset))
             cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args),
                                                      shared_mem=preset.shared_mem)
             cupy.cuda.get_current_stream().synchronize()

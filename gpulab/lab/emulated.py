@@ -246,9 +246,8 @@ def emulated_point(index: int, run: EmulatedRun, value: float, more: Mapping[str
 
 
 def _launch_on_gpu(spec: KernelSpec, preset: LaunchPreset, args: Args, device: int) -> list[Any]:
-    cupy = cuda.require_cupy()
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
-    device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    device_args = cuda.to_device(args)
     kernel(preset.grid, preset.block, tuple(device_args), shared_mem=preset.shared_mem)
     return device_args
 
@@ -270,7 +269,7 @@ def time_on_gpu(variant: Variant, n: int, repeats: int, device: int) -> tuple[li
     kernel = cuda.get_kernel(spec.source, spec.entry, device)
     with cupy.cuda.Device(device):
         args = spec.build_args(preset)
-        device_args = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        device_args = tuple(cuda.to_device(args))
         seconds = cuda.time_with_events(
             lambda: kernel(preset.grid, preset.block, device_args, shared_mem=preset.shared_mem), repeats)
     return seconds, preset

@@ -146,10 +146,12 @@ def _constant_data(decl: MemoryDecl, constants: Mapping[str, Any]) -> np.ndarray
     values = np.asarray(constants[decl.name]).reshape(-1)
     if values.size > decl.count:
         raise SimtError(f"constants[{decl.name!r}] has {values.size} values; the __constant__ array holds "
-                        f"{decl.count}")
+                        f"{decl.count}", kind="constants-too-many",
+                        details={"name": decl.name, "count": values.size, "holds": decl.count})
     if values.dtype != decl.dtype and not np.can_cast(values.dtype, decl.dtype, "same_kind"):
         raise SimtError(f"constants[{decl.name!r}] is {values.dtype.name}; the __constant__ data is "
-                        f"{decl.dtype.name}")
+                        f"{decl.dtype.name}", kind="constants-type",
+                        details={"name": decl.name, "got": values.dtype.name, "want": decl.dtype.name})
     data[: values.size] = values
     return data
 
@@ -292,7 +294,8 @@ def launch(source: str, kernel: str, grid: int | tuple[int, ...], block: int | t
     if unknown:
         known = ", ".join(sorted(d.name for d in program.memory if d.space == "constant")) or "none"
         raise SimtError(f"constants= names {', '.join(sorted(unknown))}, which the source does not declare "
-                        f"__constant__ (it declares: {known})")
+                        f"__constant__ (it declares: {known})", kind="constants-unknown",
+                        details={"names": ", ".join(sorted(unknown)), "known": known})
     dynamic = dynshared.allocate(mc, program, fn.name, shared_mem)
     try:
         _execute(mc, fn, slots)

@@ -9,6 +9,13 @@ Arguments, one ``--arg`` per kernel parameter, in order:
   INIT one of ``random`` (floats uniform in [0, 1), integers in [0, 100); seed 0),
   ``zeros``, ``ones``, ``arange`` or a number (every element). Example:
   ``--arg float32[4096]=random``.
+* a pointer into an array, as the host's ``d_in + RADIUS``: ``DTYPE[COUNT]=INIT@OFFSET`` makes
+  the COUNT-element array and passes a pointer to its element OFFSET (0 <= OFFSET < COUNT); the
+  kernel may read before that element, and bounds are those of the whole array. Example, a 1-D
+  stencil with RADIUS 2 over 1024 outputs: ``--arg float32[1028]=random@2``.
+* a second pointer into an earlier argument's array: ``@N+OFFSET`` (or ``@N`` for its start)
+  points to element OFFSET of the array that the N-th ``--arg`` made (counting from 1, as the
+  error messages do), so two parameters share one allocation: ``--arg int32[64]=arange --arg @1+32``.
 * scalars: ``TYPE=VALUE`` (``int=4096``, ``float=0.5``) or just ``VALUE``; the value is
   converted to the parameter's C type.
 
@@ -51,7 +58,8 @@ _DTYPES = {
     "uint": np.uint32, "int64": np.int64, "longlong": np.int64, "uint64": np.uint64,
     "int8": np.int8, "char": np.int8, "uint8": np.uint8, "uchar": np.uint8, "bool": np.bool_,
 }
-_ARRAY = re.compile(r"^(\w+)\[(\d+)\](?:=(.+))?$")
+_ARRAY = re.compile(r"^(\w+)\[(\d+)\](?:=([^@]+))?(?:@(.*))?$")
+_REFERENCE = re.compile(r"^@\s*(\S*?)\s*(?:([+-])\s*(\S*))?$")
 
 
 def parse_dims(text: str) -> tuple[int, ...]:
@@ -113,10 +121,15 @@ def _size_text(nbytes: float) -> str:
     return f"{nbytes:.1f} PiB"
 
 
-def parse_arg(text: str, rng: np.random.Generator) -> Any:
-    """One ``--arg`` value: an array spec or a scalar. Sizes are checked against the memory
-    available (at most half of it per array) and values against the element type."""
-    m = _ARRAY.match(text.strip())
+def parse_arg(text: str, rng: np.random.Generator, earlier: list[Any] | None = None) -> Any:
+    """One ``--arg`` value: an array spec (a view into it with ``@OFFSET``), a pointer into an
+    earlier argument's array (``@N+OFFSET``, ``earlier`` holding the values parsed so far) or a
+    scalar. Sizes are checked against the memory available (at most half of it per array) and
+    values against the element type."""
+    stripped = text.strip()
+    if stripped.startswith("@"):
+        return _reference(text, stripped, earlier or [])
+    m = _ARRAY.match(stripped)
     if m:
         dtype = _DTYPES.get(m.group(1).lower())
         if dtype is None:
@@ -125,17 +138,69 @@ def parse_arg(text: str, rng: np.random.Generator) -> Any:
         count = int(m.group(2))
         if count < 1:
             raise SimtError(f"--arg {text!r}: an array needs at least 1 element")
+        offset = _offset(text, m.group(4), count) if m.group(4) is not None else 0
         nbytes = count * np.dtype(dtype).itemsize
         allowed = available_memory() // 2
         if nbytes > allowed:
             raise SimtError(f"--arg {text!r}: {count} elements need {_size_text(nbytes)}, more than "
                             f"half of the {_size_text(allowed * 2)} of memory available")
-        return _fill(dtype, count, (m.group(3) or "zeros").strip(), rng, text)
+        array = _fill(dtype, count, (m.group(3) or "zeros").strip(), rng, text)
+        return array[offset:] if offset else array
     value = text.split("=", 1)[1] if "=" in text else text
     number = _number(value.strip())
     if number is None:
-        raise SimtError(f"cannot read --arg {text!r}: expected DTYPE[N]=INIT or a number")
+        raise SimtError(f"cannot read --arg {text!r}: expected DTYPE[N]=INIT, DTYPE[N]=INIT@OFFSET, "
+                        "@N+OFFSET or a number")
     return number
+
+
+def parse_args(texts: list[str], rng: np.random.Generator) -> list[Any]:
+    """Every ``--arg`` in order; ``@N+OFFSET`` may point into the array of an earlier one."""
+    values: list[Any] = []
+    for text in texts:
+        values.append(parse_arg(text, rng, values))
+    return values
+
+
+def _offset(text: str, written: str, count: int) -> int:
+    """The element offset after ``@`` (or after ``@N+``): a whole number below ``count``."""
+    value = _number(written.strip())
+    if not isinstance(value, int):
+        raise SimtError(f"--arg {text!r}: the offset after '@' must be a whole number of elements, "
+                        f"got {written.strip()!r}")
+    if value < 0:
+        raise SimtError(f"--arg {text!r}: the offset {value} is negative; a pointer before the array's "
+                        "first element cannot be passed")
+    if value >= count:
+        raise SimtError(f"--arg {text!r}: the offset {value} is past the end of the {count}-element array "
+                        f"(0 to {count - 1})")
+    return value
+
+
+def whole_array(value: Any) -> np.ndarray | None:
+    """The array a parsed ``--arg`` points into (itself, or the array its view is of); None for a scalar."""
+    if not isinstance(value, np.ndarray):
+        return None
+    return value.base if isinstance(value.base, np.ndarray) else value
+
+
+def _reference(text: str, stripped: str, earlier: list[Any]) -> np.ndarray:
+    """``@N+OFFSET``: element OFFSET of the array the N-th (from 1) earlier ``--arg`` made."""
+    m = _REFERENCE.match(stripped)
+    index = _number(m.group(1)) if m else None
+    if m is None or not isinstance(index, int) or (m.group(2) and not m.group(3)):
+        raise SimtError(f"--arg {text!r}: write @N+OFFSET, a pointer to element OFFSET of the array "
+                        "of the N-th --arg (counting from 1), e.g. @1+4")
+    here = len(earlier) + 1
+    if not 1 <= index < here:
+        raise SimtError(f"--arg {text!r}: --arg {index} is not an earlier argument (this is --arg {here}); "
+                        "@N points into the array of an --arg before it")
+    whole = whole_array(earlier[index - 1])
+    if whole is None:
+        raise SimtError(f"--arg {text!r}: --arg {index} is a scalar, not an array to point into")
+    written = (m.group(2) + m.group(3)) if m.group(2) else "0"
+    offset = _offset(text, written.replace("+", "", 1), whole.size)
+    return whole[offset:]
 
 
 def _bytes(text: str) -> int:
@@ -158,7 +223,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--shared-mem", type=_bytes, default=0, metavar="BYTES",
                    help="dynamic shared memory per block in bytes (extern __shared__ arrays)")
     p.add_argument("--arg", action="append", default=[], metavar="SPEC",
-                   help="a kernel argument: float32[4096]=random, int=4096, ...")
+                   help="a kernel argument, one per parameter in order: float32[4096]=random, int=4096; "
+                        "a pointer into an array: float32[1028]=random@2 (element 2 of 1028); a second "
+                        "pointer into the array of an earlier --arg: @1+4 (element 4 of --arg 1's array)")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
                    help="step budget in warp-steps")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_S, metavar="SECONDS",
@@ -289,7 +356,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source = read_source(args.file)
         rng = np.random.default_rng(0)
-        kernel_args = [parse_arg(a, rng) for a in args.arg]
+        kernel_args = parse_args(args.arg, rng)
         constants = dict(parse_const(c) for c in args.const)
     except OSError as exc:
         print(f"gpulab emulate: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)

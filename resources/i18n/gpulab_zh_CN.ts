@@ -2379,6 +2379,34 @@
         <source>Run on the GPU</source>
         <translation>在 GPU 上运行</translation>
     </message>
+    <message>
+        <source>Cannot read the constants “%1”: write NAME=v1,v2,… (numbers separated by commas), several separated by “;”, e.g. weights=0.1,0.2,0.4,0.2,0.1.</source>
+        <translation>无法读取常量“%1”：请写成 NAME=v1,v2,…（数字之间用逗号分隔），多个之间用“;”分隔，例如 weights=0.1,0.2,0.4,0.2,0.1。</translation>
+    </message>
+    <message>
+        <source>Contract a*b + c into fma (nvcc -fmad=true)</source>
+        <translation>把 a*b + c 合并为 fma（nvcc -fmad=true）</translation>
+    </message>
+    <message>
+        <source>fma</source>
+        <translation>fma</translation>
+    </message>
+    <message>
+        <source>On, as nvcc by default: a*b + c is one fused multiply-add, rounded once. Off, as nvcc -fmad=false: the product is rounded, then the sum; float results can differ in the last bit. fmaf() calls stay fused either way.</source>
+        <translation>勾选（nvcc 的默认）：a*b + c 成为一次融合乘加（fma），只舍入一次。不勾选（如 nvcc -fmad=false）：先对乘积舍入，再对和舍入；浮点结果可能在最后一位不同。显式调用 fmaf() 时无论哪种都保持融合。</translation>
+    </message>
+    <message>
+        <source>__constant__:</source>
+        <translation>__constant__：</translation>
+    </message>
+    <message>
+        <source>NAME=v1,v2,…</source>
+        <translation>名称=v1,v2,…</translation>
+    </message>
+    <message>
+        <source>Fill __constant__ data before the launch, as cudaMemcpyToSymbol does: NAME=v1,v2,… sets its first elements (the rest keep their initial values); several separated by “;”. Empty: the values the source initializes. Enter runs.</source>
+        <translation>在启动前填写 __constant__ 数据，如同 cudaMemcpyToSymbol：NAME=v1,v2,… 设置它的前几个元素（其余保持初始值）；多个之间用“;”分隔。留空：使用源代码中的初始值。按回车运行。</translation>
+    </message>
 </context>
 <context>
     <name>WarpTimeline</name>

@@ -1,3 +1,5 @@
+import types
+
 import numpy as np
 import pytest
 
@@ -81,8 +83,20 @@ def test_every_kernel_matches_its_reference_on_the_gpu(entry):
     preset = spec.presets[-1]
     args = spec.build_args(preset)
     expected = spec.expected(args)
-    device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    device_args = cuda.to_device(args)  # stencil_1d's in + RADIUS stays a pointer into its array
     cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args),
                                              shared_mem=preset.shared_mem)
     host = [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in device_args]
     assert spec.matches(host, expected)
+
+
+def test_a_view_argument_goes_to_the_device_as_the_same_view_into_one_copy_of_its_array(monkeypatch):
+    from gpulab import cuda
+
+    fake = types.SimpleNamespace(asarray=np.array)  # copies, as cupy.asarray copies to the device
+    monkeypatch.setattr(cuda, "require_cupy", lambda: fake)
+    halo = np.arange(10, dtype=np.float32)
+    first, second, whole, scalar = cuda.to_device([halo[2:], halo[5:8], np.zeros(3, np.int32), np.int32(4)])
+    assert first.base is second.base and first.base is not halo  # one copy of the whole array
+    assert first.base.tolist() == halo.tolist() and first[0] == 2 and second.tolist() == [5, 6, 7]
+    assert whole.base is None and scalar == 4

@@ -194,3 +194,12 @@ def test_growing_the_window_rewraps_the_code_without_calling_it_edited(qtbot, se
         assert panel.run_state.state == "current" and panel.provenance == "emulated"
     finally:
         i18n.set_language("en")
+
+
+@pytest.mark.parametrize("projector_panel", ["en"], indirect=True)
+def test_in_projector_type_another_kernel_keeps_the_code_column_readable_beside_the_tabs(projector_panel, qtbot):
+    panel = projector_panel
+    panel.choose_kernel("stencil_1d")  # every title in the timeline tab's compare list: it must not widen the tab
+    qtbot.waitUntil(lambda: panel.session is not None and panel.session.entry == "stencil_1d", timeout=10_000)
+    qtbot.waitUntil(lambda: panel.tab_area.upper.sizes()[0] >= panel.tab_area.upper.width() // 3, timeout=3_000)
+    assert panel.timeline_tab.minimumSizeHint().width() < panel.tab_area.upper.width() // 2

@@ -22,6 +22,7 @@ from ui.panels.base import Panel
 from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_cursor import WarpCursor
 from ui.panels.warp_gpu import GpuTab
+from ui.panels.warp_options import ConstantsError
 from ui.panels.warp_printf import PrintfTab
 from ui.panels.warp_timeline_tab import TimelineTab
 from ui.services import Services
@@ -135,6 +136,8 @@ class WarpPanel(Panel):
         self.preset_box.currentIndexChanged.connect(self._preset_chosen)
         self.block_box.valueChanged.connect(lambda _v: self.run())
         self.controls.shared_box.valueChanged.connect(lambda _v: self.run())
+        self.controls.options.fmad_box.toggled.connect(lambda _on: self.run())
+        self.controls.options.constants_field.editingFinished.connect(self._constants_entered)
         self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.cancel)
         self.code.edited.connect(self._edited)
@@ -199,6 +202,7 @@ class WarpPanel(Panel):
         self.code.set_source(spec.source)
         self._describe_kernel()
         self.controls.fill_presets(spec)
+        self.controls.options.reset()  # its own __constant__ data: as the source initializes it
         self._preset_chosen(0)
 
     def _preset_chosen(self, _index: int) -> None:
@@ -217,17 +221,30 @@ class WarpPanel(Panel):
             self.timeline_tab.run_compare()
 
     # ............................................................ running
-    def run(self) -> Job:
-        """Emulate the code as it stands in the editor, with the chosen block traced."""
+    def run(self) -> Job | None:
+        """Emulate the code as it stands in the editor, with the chosen block traced, FMA contraction
+        and __constant__ data as the options say; None, the reason shown, when the constants cannot be read."""
         if self.job is not None and not self.job.is_over:
             self.job.cancel()
         self.transport.pause()
         spec, preset, source, block = self.spec, self.preset, self.code.source(), self.block_box.value()
         limit, shared = float(self.controls.limit_box.value()), self.controls.shared_box.value()
+        options = self.controls.options
+        options.ran_constants = options.constants_field.text()
+        try:
+            constants, fmad = options.constants(), options.fmad
+        except ConstantsError as exc:
+            self.job = None  # the cancelled run's end no longer speaks for the panel
+            self.controls.show_running(False)
+            self.code.clear_error()  # a note from an earlier run is not this one's reason
+            self._set_state(warp_run.FAILED, exc)
+            return None
         job = self.services.runner.submit(
             fill(self.tr("Emulate %1"), spec.entry),
             "cpu",
-            lambda ctx: warp_run.emulation(spec, preset, source, block, ctx, limit, shared),
+            lambda ctx: warp_run.emulation(
+                spec, preset, source, block, ctx, limit, shared, fmad=fmad, constants=constants
+            ),
         )
         self.job, self.job_source = job, source
         self.code.clear_error()  # the code view stays where it is
@@ -275,9 +292,14 @@ class WarpPanel(Panel):
 
     def _edited(self) -> None:
         """The code changed: whatever is shown is no longer its result."""
-        self.controls.show_shared_for(self.code.source())
+        self.controls.show_fields_for(self.code.source())
         if self.run_state.state != warp_run.RUNNING:
             self._set_state(warp_run.EDITED)
+
+    def _constants_entered(self) -> None:
+        """Enter in (or leaving) the constants field runs, when its text changed since the last run."""
+        if self.controls.options.constants_field.text() != self.controls.options.ran_constants:
+            self.run()
 
     def _set_state(self, state: str, error: BaseException | None = None) -> None:
         self.run_state.set(state, error)

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from ui.panels.warp_controls import KernelControls
 from ui.panels.warp_gpu import GpuTab
@@ -53,6 +53,8 @@ class WarpWidgets(Protocol):
     legend_items: list[QWidget]
 
     def height(self) -> int: ...
+
+    def parentWidget(self) -> QWidget | None: ...
 
     def fontMetrics(self) -> QFontMetrics: ...
 
@@ -161,7 +163,18 @@ def code_width(panel: WarpWidgets) -> int:
 
 
 def is_compact(panel: WarpWidgets) -> bool:
-    return panel.height() < COMPACT_LINES * panel.fontMetrics().height()
+    return available_height(panel) < COMPACT_LINES * panel.fontMetrics().height()
+
+
+def available_height(panel: WarpWidgets) -> int:
+    """The height the screen gives the panel: its scroll area's view when it is in one. (Its own
+    height grows with what it holds: a wide arrangement a few pixels too tall for the screen
+    would make the panel taller than the threshold, and keep it wide, scrolling, for good.)"""
+    parent = panel.parentWidget()
+    area = parent.parentWidget() if parent is not None else None
+    if isinstance(area, QAbstractScrollArea):
+        return min(panel.height(), area.viewport().height())
+    return panel.height()
 
 
 def share_height(panel: WarpWidgets) -> None:
@@ -171,6 +184,7 @@ def share_height(panel: WarpWidgets) -> None:
     the kernel list's tooltip. Elsewhere code | lanes, with the tabs below (or, on a large
     screen, under the lanes)."""
     compact = is_compact(panel)
+    panel.controls.fit_titles(roomy=not compact)  # at the controls' width now (their resize event may come later)
     panel.description.set_lines(1, 3)  # wrapped, read whole (the tooltip has it all the same)
     panel.status.set_lines(1, 3)
     panel.step_label.set_lines(2, 3 if compact else None)  # room kept: no jumping while stepping

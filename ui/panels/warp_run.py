@@ -21,6 +21,7 @@ from gpulab.experiments import Context, Progress
 from gpulab.experiments import warp as ws
 from ui import i18n
 from ui.panels import warp_texts as texts
+from ui.panels.warp_options import ConstantsError
 
 translate = QCoreApplication.translate  # lupdate finds translate("WarpPanel", ...) calls
 
@@ -43,10 +44,14 @@ def emulation(
     ctx: Context,
     max_seconds: float,
     shared_mem: int | None = None,
+    *,
+    fmad: bool = True,
+    constants: dict[str, list[float]] | None = None,
 ) -> Generator[Progress, None, ws.WarpSession | Failed]:
     """:func:`ws.emulate`, returning the emulator's error (shown at its line) instead of raising it."""
     try:
-        return (yield from ws.emulate(spec, preset, source, block, ctx, max_seconds, shared_mem))
+        run = ws.emulate(spec, preset, source, block, ctx, max_seconds, shared_mem, fmad=fmad, constants=constants)
+        return (yield from run)
     except (simt.SimtError, ws.SessionError) as exc:  # a cancel arrives as experiments' Cancelled
         return Failed(exc)
 
@@ -104,6 +109,8 @@ class RunState:
     def error_message(self) -> str:
         if self.error is None:
             return ""
+        if isinstance(self.error, ConstantsError):  # the constants field: worded in the language shown now
+            return self.error.message()
         if isinstance(self.error, (simt.SimtError, ws.SessionError)):
             return texts.error_text(self.error)[1]
         from ui.jobs import plain_error

@@ -11,6 +11,7 @@ from gpulab.experiments import warp as ws
 from ui.jobs import Job, JobRunner
 from ui.panels import warp_texts as texts
 from ui.theme import Theme
+from ui.widgets.eliding_combo import ElidingComboBox
 from ui.widgets.memory_view import fill
 from ui.widgets.warp_timeline import WarpTimeline
 
@@ -29,7 +30,9 @@ class TimelineTab(QWidget):
         super().__init__(parent)
         self.runner = runner
         self.compare_label = QLabel()
-        self.compare_box = QComboBox()
+        self.compare_box = ElidingComboBox()  # as narrow as the tab is (the whole title in the open list)
+        self.compare_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.compare_box.setMinimumContentsLength(10)
         self.timeline = WarpTimeline()
         self.compare_timeline = WarpTimeline(with_cursor=False)
         self.compare_session: ws.WarpSession | None = None

@@ -20,6 +20,7 @@ def error_message(exc: BaseException) -> Message:
     detail = str(details.get("detail") or getattr(exc, "detail", "") or exc)
     where = msg("simt.error.at-line", line=line) if line else plain("")
     fields = {
+        **{name: value for name, value in details.items() if isinstance(value, (str, int, float))},
         "line": details.get("loop_line") or line or "?",
         "detail": detail,
         "where": where,

@@ -40,15 +40,20 @@ def run_on_gpu(
     """Run the session's source on a GPU with ``fresh_args`` (the inputs before the launch).
 
     Compares every array argument after one launch with the emulated outputs, then times
-    ``repeats`` launches with CUDA events (inputs are re-used; only the times are kept).
+    ``repeats`` launches with CUDA events (inputs are re-used; only the times are kept). It is
+    compiled as the session was (``-fmad=false`` when it was) and its ``__constant__`` data is
+    filled as the session's was; a view into an array is the same pointer into the whole array.
     """
     from gpulab import cuda
     from gpulab.kernels import outputs_match
 
     cupy = cuda.require_cupy()
-    kernel = cuda.get_kernel(session.source, session.entry, device_index)
+    options = cuda.DEFAULT_NVRTC_OPTIONS + (() if session.fmad else ("--fmad=false",))
+    kernel = cuda.get_kernel(session.source, session.entry, device_index, options)
     with cupy.cuda.Device(device_index):
-        device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in fresh_args]
+        if session.constants:
+            cuda.fill_constants(session.source, session.entry, _constant_data(session), device_index, options)
+        device_args = cuda.to_device(fresh_args)
         launch = lambda: kernel(  # noqa: E731
             session.shape.grid, session.shape.block, tuple(device_args), shared_mem=session.shared_mem
         )
@@ -60,6 +65,15 @@ def run_on_gpu(
         }
         times = cuda.time_with_events(launch, repeats=repeats)
     return GpuRun(cuda.device_name(device_index), matches, tuple(times))
+
+
+def _constant_data(session: WarpSession) -> dict[str, np.ndarray]:
+    """The session's host-filled ``__constant__`` values in each symbol's own type (as the emulator read them)."""
+    from gpulab.simt.translate import compile_source
+
+    program = compile_source(session.source, "kernel.cu", session.include_dirs)
+    types = {d.name: d.dtype for d in program.memory if d.space == "constant"}
+    return {name: np.asarray(values, dtype=types[name]) for name, values in session.constants.items()}
 
 
 def gpu_result(session: WarpSession, run: GpuRun) -> Result:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping, Sequence
 
 from gpulab import kernels
 from gpulab.catalogue import msg
@@ -22,13 +22,20 @@ from gpulab.lab.base import Cancelled, Context, Progress
 
 
 def session_request(
-    spec: kernels.KernelSpec, preset: kernels.LaunchPreset, source: str, block: int, shared_mem: int | None = None
+    spec: kernels.KernelSpec,
+    preset: kernels.LaunchPreset,
+    source: str,
+    block: int,
+    shared_mem: int | None = None,
+    *,
+    fmad: bool = True,
+    constants: Mapping[str, Sequence[float]] | None = None,
 ) -> SessionRequest:
     """A request to emulate ``source`` (the catalogue kernel, maybe edited) with ``block`` traced.
 
     The inputs and the numpy reference come from the catalogue, so an edit that changes the
     outputs shows as a mismatch. ``shared_mem`` (bytes of dynamic shared memory per block)
-    defaults to the preset's.
+    defaults to the preset's; ``fmad`` and ``constants`` are :func:`gpulab.simt.launch`'s.
     """
     args = spec.build_args(preset)
     return SessionRequest(
@@ -43,6 +50,8 @@ def session_request(
         atol=spec.atol,
         shared_mem=preset.shared_mem if shared_mem is None else shared_mem,
         include_dirs=(str(spec.path.parent),),  # an edited kernel still finds its headers
+        fmad=fmad,
+        constants=dict(constants or {}),
     )
 
 
@@ -54,6 +63,9 @@ def emulate(
     ctx: Context,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
     shared_mem: int | None = None,
+    *,
+    fmad: bool = True,
+    constants: Mapping[str, Sequence[float]] | None = None,
 ) -> Generator[Progress, None, WarpSession]:
     """Emulate with one block traced, in the emulator child process; returns the session.
 
@@ -62,12 +74,14 @@ def emulate(
     (None: none). The emulator's errors (``CompileError``, ``KernelFault``,
     ``SessionError``) are raised as they are, so the caller can show them at their line; a
     cancel raises ``Cancelled``. ``shared_mem``: bytes of dynamic shared memory per block
-    (None: the preset's).
+    (None: the preset's). ``fmad=False`` compiles as ``nvcc -fmad=false``; ``constants`` fills
+    ``__constant__`` data by name before the launch (as ``cudaMemcpyToSymbol``).
     """
     from gpulab import simt
 
     yield Progress(0.0, msg("progress.emulating-kernel"))
-    request = dataclasses.replace(session_request(spec, preset, source, block, shared_mem), max_seconds=max_seconds)
+    request = session_request(spec, preset, source, block, shared_mem, fmad=fmad, constants=constants)
+    request = dataclasses.replace(request, max_seconds=max_seconds)
     budget = request.max_steps
     started = time.monotonic()
     try:

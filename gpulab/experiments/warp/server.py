@@ -3,15 +3,17 @@
 :class:`EmulatorProcess` runs :func:`~gpulab.experiments.warp.session.run_session` in a child
 process; the session comes back with its steps as numpy columns
 (:class:`~gpulab.experiments.warp.steps.StepTable`), and the emulator's errors come back
-rebuilt, their line, buffer and lanes kept.
+rebuilt, their line, buffer and lanes kept. An argument that is a view into an array (the
+host side of ``d_in + RADIUS``) crosses the pipe as its whole array and offset
+(:class:`ArrayView`), so the child's kernel still points into the whole allocation.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,6 +47,44 @@ class SessionRequest:
     atol: float = 1e-6
     shared_mem: int = 0  # bytes of dynamic shared memory per block
     include_dirs: tuple[str, ...] = ()  # where #include "file" is searched (the kernel's folder)
+    fmad: bool = True  # nvcc's -fmad: a*b + c contracted into one fma
+    constants: Mapping[str, Sequence[float]] = field(default_factory=dict)  # __constant__ data by name
+
+
+@dataclass(frozen=True)
+class ArrayView:
+    """A view argument as it crosses to the child: the whole array and where the view starts.
+
+    Pickling a numpy view copies only the view; two ArrayViews of one array pickle it once
+    (pickle keeps shared objects shared), so two pointers into it still share one allocation."""
+
+    whole: np.ndarray
+    start: int  # elements from the whole array's start
+    count: int
+
+    def view(self) -> np.ndarray:
+        return self.whole[self.start : self.start + self.count]
+
+
+def pack_views(args: Sequence[Any]) -> list[Any]:
+    """``args`` with every 1-D contiguous view into a larger array made an :class:`ArrayView`."""
+    packed: list[Any] = []
+    for arg in args:
+        whole = arg.base if isinstance(arg, np.ndarray) and isinstance(arg.base, np.ndarray) else None
+        flat = whole is not None and whole.ndim == 1 == arg.ndim and whole.flags.c_contiguous
+        if whole is None or not flat or whole.dtype != arg.dtype:
+            packed.append(arg)
+            continue
+        offset = arg.__array_interface__["data"][0] - whole.__array_interface__["data"][0]
+        start, rest = divmod(offset, whole.itemsize)
+        inside = 0 <= start and start + arg.size <= whole.size and arg.flags.c_contiguous
+        packed.append(ArrayView(whole, start, arg.size) if inside and not rest else arg)
+    return packed
+
+
+def unpack_views(args: Sequence[Any]) -> list[Any]:
+    """The arguments :func:`pack_views` packed, views again."""
+    return [a.view() if isinstance(a, ArrayView) else a for a in args]
 
 
 def session_from_request(
@@ -63,7 +103,7 @@ def session_from_request(
         request.entry,
         request.grid,
         request.block,
-        request.args,
+        unpack_views(request.args),
         request.block_index,
         cancel=cancel,
         max_steps=request.max_steps,
@@ -73,6 +113,8 @@ def session_from_request(
         progress=progress,
         shared_mem=request.shared_mem,
         include_dirs=request.include_dirs,
+        fmad=request.fmad,
+        constants=request.constants,
     )
 
 
@@ -215,7 +257,7 @@ class EmulatorProcess:
             if self._process is None or not self._process.is_alive():
                 self._start()
             self._run_id += 1
-            self._connection.send((self._run_id, request))
+            self._connection.send((self._run_id, replace(request, args=pack_views(request.args))))
             try:
                 status, payload = yield from self._replies(cancel)
             except GeneratorExit:

@@ -97,6 +97,9 @@ class WarpSession:
     printf: list[Any] = field(default_factory=list)  # simt PrintfRecords of the whole launch, in order
     printf_lost: int = 0  # oldest printf records lost to the full 1 MiB buffer
     shared_mem: int = 0  # bytes of dynamic shared memory per block the launch gave
+    fmad: bool = True  # a*b + c contracted into one fma, as nvcc's default -fmad=true
+    constants: Mapping[str, Sequence[float]] = field(default_factory=dict)  # __constant__ data the host filled
+    include_dirs: tuple[str, ...] = ()  # where the source's #include "file" was found
 
     def __post_init__(self) -> None:
         self.step_at = merge_steps(self.steps)
@@ -343,6 +346,8 @@ def run_session(
     progress: Callable[[int], None] | None = None,
     shared_mem: int = 0,
     include_dirs: Sequence[str] = (),
+    fmad: bool = True,
+    constants: Mapping[str, Sequence[float]] | None = None,
 ) -> WarpSession:
     """Emulate ``entry`` with the warps of block ``block_index`` traced; blocks until done.
 
@@ -351,7 +356,8 @@ def run_session(
     ``max_seconds`` limits the launch's time and ``progress(warp_steps)`` hears how far it
     has got (both passed to the emulator when given); ``shared_mem`` is the bytes of dynamic
     shared memory per block (``extern __shared__`` arrays); ``include_dirs`` are searched by
-    ``#include "file"``.
+    ``#include "file"``; ``fmad`` and ``constants`` are :func:`gpulab.simt.launch`'s (nvcc's
+    ``-fmad``; ``__constant__`` data filled before the launch, as ``cudaMemcpyToSymbol``).
     Raises the emulator's errors (``CompileError``, ``KernelFault``, ``Cancelled``).
     """
     shape = LaunchShape(launch_dims(grid), launch_dims(block))
@@ -365,6 +371,10 @@ def run_session(
         limits["shared_mem"] = shared_mem
     if include_dirs:
         limits["include_dirs"] = tuple(include_dirs)
+    if not fmad:
+        limits["fmad"] = False
+    if constants:
+        limits["constants"] = dict(constants)
     result = launch(
         source, entry, grid=shape.grid, block=shape.block, args=args, trace=warps, max_steps=max_steps, cancel=cancel,
         **limits,
@@ -390,6 +400,9 @@ def run_session(
         printf=list(getattr(result, "printf", None) or []),
         printf_lost=int(getattr(result, "printf_lost", 0)),
         shared_mem=shared_mem,
+        fmad=fmad,
+        constants=dict(constants or {}),
+        include_dirs=tuple(include_dirs),
     )
 
 
@@ -404,5 +417,7 @@ def session_result(session: WarpSession) -> Result:
         "grid": list(session.shape.grid),
         "block": list(session.shape.block),
         "traced_block": session.block,
+        "fmad": session.fmad,
+        **({"constants": {k: list(v) for k, v in session.constants.items()}} if session.constants else {}),
     }
     return Result("warp-session", params, (series,))

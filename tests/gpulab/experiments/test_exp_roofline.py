@@ -181,9 +181,12 @@ def test_the_gpu_roof_is_drawn_from_the_spec_sheet_with_its_ridge(result):
 def test_each_matmul_has_a_no_reuse_point_with_its_verdict_joined_to_an_ideal_reuse_bound(result):
     spec = load_specs().get("h100-sxm")
     points, ideal = _points(result), _points(result, "kernels-model-other")
-    assert set(ideal) == {"matmul_naive", "matmul_tiled"}  # only kernels whose two counts differ
+    assert set(ideal) == {"matmul_naive", "matmul_tiled", "stencil_1d"}  # only kernels whose two counts differ
     assert result.get_series("kernels-model-other").provenance.kind == "modelled"
-    for entry in ideal:
+    # The stencil reads each input 5 times: 10 FLOP per 8 unique bytes with perfect reuse, still under the slope.
+    stencil = ideal["stencil_1d"]
+    assert stencil.extra["bound"] == "memory-bound" and stencil.x == pytest.approx(10 / 8, rel=1e-3)
+    for entry in ("matmul_naive", "matmul_tiled"):
         assert points[entry].extra["bound"] == "memory-bound"  # the verdict: no reuse
         assert ideal[entry].extra["bound"] == "compute-bound" and ideal[entry].x == pytest.approx(4096 / 6)
         assert ideal[entry].extra["pair_of"] == entry and ideal[entry].extra["traffic"] == "unique"

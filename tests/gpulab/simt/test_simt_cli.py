@@ -188,3 +188,85 @@ def test_emulate_fills_constant_data_from_const_and_refuses_a_malformed_one(tmp_
     assert code == 2 and "write NAME=VALUES" in err
     code, err = _emulate([*base, "--const", "weights=a,b"], capsys)
     assert code == 2 and "must be numbers" in err
+
+
+STENCIL_1D = """#define RADIUS 2
+extern "C" __global__ void stencil_1d(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (int k = -RADIUS; k <= RADIUS; ++k) s += in[i + k];
+    out[i] = s;
+}
+"""
+
+
+@pytest.fixture
+def stencil_file(tmp_path):
+    path = tmp_path / "stencil_1d.cu"
+    path.write_text(STENCIL_1D, encoding="utf-8")
+    return str(path)
+
+
+def _stencil(path, n, arg_in, capsys):
+    return _emulate([path, "--kernel", "stencil_1d", "--grid", str(-(-n // 256)), "--block", "256",
+                     "--arg", arg_in, "--arg", f"float32[{n}]", "--arg", str(n)], capsys)
+
+
+def test_a_stencil_faults_at_the_start_of_its_input_without_an_offset_and_runs_with_one(stencil_file, capsys):
+    code, err = _stencil(stencil_file, 1024, "float32[1028]=random", capsys)
+    assert code == 1 and "out-of-bounds global load from 'in'" in err
+    code, err = _stencil(stencil_file, 1024, "float32[1028]=random@2", capsys)  # d_in + RADIUS
+    assert code == 0, err
+
+
+def test_a_read_past_the_whole_array_still_faults_through_an_offset_pointer(stencil_file, capsys):
+    code, err = _stencil(stencil_file, 1025, "float32[1028]=random@2", capsys)  # the last lane reads in[1028]
+    assert code == 1 and "out-of-bounds global load from 'in'" in err and "4112-byte buffer" in err
+
+
+PEEK = """extern "C" __global__ void peek(const int* a, const int* b, int* c) {
+    if (threadIdx.x == 0) { c[0] = 7; printf("a[0]=%d b[0]=%d b[-1]=%d a[-3]=%d\\n", a[0], b[0], b[-1], a[-3]); }
+}
+"""
+
+
+def test_a_pointer_into_an_earlier_argument_shares_its_array(tmp_path, capsys):
+    path = tmp_path / "peek.cu"
+    path.write_text(PEEK, encoding="utf-8")
+    code = _main(["emulate", str(path), "--kernel", "peek", "--grid", "1", "--block", "32", "--arg",
+                  "int32[64]=arange@5", "--arg", "@1+32", "--arg", "@1+2"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "a[0]=5 b[0]=32 b[-1]=31 a[-3]=7" in out  # c points at element 2 of a's array: a[-3] reads its 7
+
+
+@pytest.mark.parametrize("args, words", [
+    (["float32[8]=zeros@8", "@1", "@1"], ["'float32[8]=zeros@8'", "offset 8 is past the end", "0 to 7"]),
+    (["float32[8]@-1", "@1", "@1"], ["'float32[8]@-1'", "offset -1 is negative"]),
+    (["float32[8]=ones@x", "@1", "@1"], ["'float32[8]=ones@x'", "whole number of elements"]),
+    (["int32[8]", "@1+8", "@1"], ["'@1+8'", "offset 8 is past the end"]),
+    (["int32[8]", "@1-1", "@1"], ["'@1-1'", "negative"]),
+    (["4", "@1+0", "@1"], ["'@1+0'", "--arg 1 is a scalar"]),
+    (["int32[8]", "@3+0", "@1"], ["'@3+0'", "--arg 3 is not an earlier argument (this is --arg 2)"]),
+    (["int32[8]", "@2", "@1"], ["'@2'", "--arg 2 is not an earlier argument"]),
+    (["int32[8]", "@0", "@1"], ["'@0'", "--arg 0 is not an earlier argument"]),
+    (["int32[8]", "@one+2", "@1"], ["'@one+2'", "write @N+OFFSET"]),
+])
+def test_a_bad_offset_or_reference_is_refused_naming_the_arg(tmp_path, capsys, args, words):
+    path = tmp_path / "peek.cu"
+    path.write_text(PEEK, encoding="utf-8")
+    argv = [str(path), "--kernel", "peek", "--grid", "1", "--block", "32"]
+    for a in args:
+        argv += ["--arg", a]
+    code, err = _emulate(argv, capsys)
+    assert code == 2 and err.count("\n") == 1
+    for word in words:
+        assert word in err
+
+
+def test_the_help_shows_the_offset_and_reference_syntax(capsys):
+    with pytest.raises(SystemExit):
+        _main(["emulate", "--help"])
+    out = capsys.readouterr().out
+    assert "float32[1028]=random@2" in out and "@1+4" in out

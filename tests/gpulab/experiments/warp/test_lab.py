@@ -73,3 +73,46 @@ def test_the_gpu_result_is_one_measured_time_per_launch_on_the_device_that_ran_i
     assert series.provenance.kind == "measured" and series.provenance.device == "Toy GPU"
     assert series.provenance.details["repeats"] == 3
     assert np.allclose([p.y for p in series.points], run.times_s)
+
+
+def test_a_kernel_launched_with_a_pointer_into_its_input_reads_its_halo_in_the_emulator_process():
+    spec = kernels.get("stencil_1d")
+    preset = spec.presets[0]
+    args = spec.build_args(preset)
+    assert args[0].base is not None  # in = d_in + RADIUS, a view into the halo'd array
+    session = run_to_end(ws.emulate(spec, preset, spec.source, 0, Context()))
+    assert session.reference_match is True  # out[0] read in[-2] and in[-1], inside the allocation
+
+
+def test_constants_fill_constant_data_before_the_launch_in_the_emulator_process():
+    spec = kernels.get("stencil_1d")
+    preset = spec.presets[0]
+    session = run_to_end(ws.emulate(spec, preset, spec.source, 0, Context(), constants={"weights": [0, 0, 1, 0, 0]}))
+    inputs = spec.build_args(preset)[0]
+    assert session.args[1].tolist() == inputs[: preset.sizes["n"]].tolist()  # the middle weight only: a copy
+    assert session.reference_match is False and session.constants == {"weights": [0, 0, 1, 0, 0]}
+
+
+def test_fmad_false_rounds_the_product_before_the_add_as_nvcc_fmad_false_does():
+    spec = kernels.get("vector_add")
+    preset = spec.presets[0]
+    source = spec.source.replace("a[i] + b[i]", "a[i] * b[i] + a[i]")
+    assert source != spec.source
+    fused = run_to_end(ws.emulate(spec, preset, source, 0, Context()))
+    separate = run_to_end(ws.emulate(spec, preset, source, 0, Context(), fmad=False))
+    a, b = (x.astype(np.float64) for x in spec.build_args(preset)[:2])
+    assert fused.fmad and not separate.fmad
+    assert fused.args[2].tolist() == (a * b + a).astype(np.float32).tolist()  # rounded once
+    product = (a * b).astype(np.float32).astype(np.float64)
+    assert separate.args[2].tolist() == (product + a).astype(np.float32).tolist()  # rounded twice
+    assert fused.args[2].tolist() != separate.args[2].tolist()
+
+
+def test_two_views_into_one_array_cross_to_the_emulator_process_as_one_array():
+    whole = np.arange(10, dtype=np.float32)
+    packed = ws.server.pack_views([whole[2:], whole[5:8], np.float32(1), whole])
+    import pickle
+
+    first, second, scalar, same = ws.server.unpack_views(pickle.loads(pickle.dumps(packed)))
+    assert first.base is second.base and first[0] == 2 and second.tolist() == [5, 6, 7]
+    assert scalar == 1 and same.tolist() == whole.tolist()

@@ -86,3 +86,21 @@ def test_the_new_emulator_refusals_and_faults_are_worded_in_both_languages(sourc
         simt.launch(source, "k", 1, 4, [np.zeros(4, np.float32), 3])
     message = ws.error_message(caught.value)
     assert english in render(message) and chinese in render(message, "zh")
+
+
+CONSTANT_WEIGHTS = """__constant__ float weights[3] = {1.0f, 1.0f, 1.0f};
+__constant__ int taps[2];
+extern "C" __global__ void k(float* o) { o[threadIdx.x] = weights[threadIdx.x % 3] + taps[0]; }
+"""
+
+
+@pytest.mark.parametrize("constants, en, zh", [
+    ({"weights": [1, 2, 3, 4]}, "The __constant__ array weights holds 3 values; 4 were given", "最多给出 3 个"),
+    ({"taps": [0.5]}, "The values given for the __constant__ data taps are float64; it holds int32", "int32"),
+    ({"wieghts": [1]}, "no __constant__ data named wieghts (it declares: taps, weights)", "wieghts"),
+])  # fmt: skip
+def test_constants_the_launch_refuses_are_worded_in_both_languages(constants, en, zh):
+    with pytest.raises(simt.SimtError) as caught:
+        simt.launch(CONSTANT_WEIGHTS, "k", 1, 32, [np.zeros(32, np.float32)], constants=constants)
+    message = ws.error_message(caught.value)
+    assert en in render(message, "en") and zh in render(message, "zh")

@@ -55,8 +55,7 @@ def _round_to_odd(s: Any, e: Any) -> Any:
 
 _LOW = np.int64((1 << 29) - 1)  # the float64 mantissa bits below float32's last bit
 _HALF = np.int64(1 << 28)  # ... and their pattern where the float64 value is a float32 midpoint
-_MAGNITUDE = np.int64((1 << 63) - 1)  # a float64's bits without its sign
-_TINY_BITS = np.float64(2.0**-126).view(np.int64)  # below it float32 is subnormal and rounds at another bit
+_FLT_MIN = np.float32(2.0**-126)  # below it float32 is subnormal and rounds at another bit
 
 
 def fma32(a: Any, b: Any, c: Any) -> Any:
@@ -64,16 +63,21 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
 
     The float64 sum of the exact product and ``c`` rounds to float32 correctly unless it landed
     exactly on a float32 midpoint (or in float32's subnormal range): only those few lanes take
-    the rounding-to-odd path, so a kernel full of fmas runs at the speed of a multiply and an add."""
+    the rounding-to-odd path, so a kernel full of fmas runs at the speed of a few float64 passes.
+    The subnormal test reads the smallest magnitude first (one reduction); only when that is
+    small does it find which lanes."""
     with np.errstate(over="ignore", invalid="ignore"):
-        product = np.multiply(a, b, dtype=np.float64)  # exact; the ufunc widens as it goes
-        s = np.add(product, c, dtype=np.float64)
+        c64 = np.asarray(c, dtype=np.float64)
+        s = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)  # exact
+        s = s + c64
         out = np.asarray(s.astype(np.float32))
-        bits = np.asarray(s).view(np.int64)
-        doubtful = np.equal(np.bitwise_and(bits, _LOW), _HALF)
-        doubtful |= np.less(np.bitwise_and(bits, _MAGNITUDE), _TINY_BITS)
+        doubtful = np.equal(np.bitwise_and(np.asarray(s).view(np.int64), _LOW), _HALF)
+        magnitude = np.abs(out)
+        if magnitude.size and magnitude.min() <= _FLT_MIN:  # zero too: rare, then found exactly
+            doubtful |= (magnitude <= _FLT_MIN) & (magnitude != 0)
         if doubtful.any():
-            p, c_, s_ = np.broadcast_arrays(product, np.asarray(c, dtype=np.float64), s)
+            product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+            p, c_, s_ = np.broadcast_arrays(product, c64, s)
             where = np.broadcast_to(doubtful, s_.shape)
             _, e = _two_sum(p[where], c_[where])
             out = np.array(np.broadcast_to(out, s_.shape))

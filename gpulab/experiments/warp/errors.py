@@ -40,13 +40,23 @@ SYNTAX_SUFFIX = " (the emulator accepts a C subset of CUDA)"
 
 
 def _compile_message(construct: str, detail: str, where: Message) -> Message | None:
-    """The two compile errors a student meets most, worded whole in the catalogue: a syntax error
-    (the parser's own words kept as a quote) and a name used before it is declared."""
+    """The compile errors a student meets most, worded whole in the catalogue: a syntax error
+    (the parser's own words kept as a quote), a name used before it is declared, a failed
+    static_assert (its message kept) and an overloaded call that matches none or several
+    (the candidates kept as C++ writes them)."""
     if construct == "syntax":
         quote = detail.removeprefix("syntax error").removesuffix(SYNTAX_SUFFIX).strip()
         return msg("simt.error.syntax", where=where, quote=quote)
     if construct.startswith("undeclared name "):
         return msg("simt.error.undeclared", where=where, name=construct.removeprefix("undeclared name "))
+    if construct == "static_assert" and detail.startswith("static assertion failed"):
+        message = detail.removeprefix("static assertion failed").removeprefix(":").strip()
+        return msg("simt.error.static-assert", where=where, message=message or "-")
+    if "instance of overloaded function" in detail:  # nvcc's words, kept as the candidates' list
+        name = construct.removeprefix("ambiguous call to ").removeprefix("no matching ")
+        listed = detail.rpartition(": ")[2]
+        key = "simt.error.overload-ambiguous" if detail.startswith("more than one") else "simt.error.overload-none"
+        return msg(key, where=where, name=name, candidates=listed)
     if construct.endswith(" arguments") and " with " in construct:  # "sqrt with int arguments"
         name, _with, types = construct.removesuffix(" arguments").partition(" with ")
         return msg("simt.error.ambiguous", where=where, call=f"{name}({types})")

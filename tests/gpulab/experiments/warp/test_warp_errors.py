@@ -104,3 +104,21 @@ def test_constants_the_launch_refuses_are_worded_in_both_languages(constants, en
         simt.launch(CONSTANT_WEIGHTS, "k", 1, 32, [np.zeros(32, np.float32)], constants=constants)
     message = ws.error_message(caught.value)
     assert en in render(message, "en") and zh in render(message, "zh")
+
+
+@pytest.mark.parametrize("source, english, chinese", [
+    ('static_assert(sizeof(double) == 4, "doubles are 4 bytes");\n__global__ void k(float* a) {}\n',
+     'static_assert failed ("doubles are 4 bytes")', 'static_assert 断言失败（"doubles are 4 bytes"）'),
+    ("__device__ float f(float x) { return x; }\n__device__ float f(double x) { return x; }\n"
+     "__global__ void k(float* a) {\n    a[0] = f(1);\n}\n",
+     "the call to f matches more than one overload (f(float); f(double))", "同时匹配多个重载（f(float); f(double)）"),
+    ("__device__ float f(float x) { return x; }\n__device__ float f(double x) { return x; }\n"
+     "__global__ void k(float* a) {\n    a[0] = f(a, a);\n}\n",
+     "no overload of f takes these arguments; the overloads are: f(float); f(double)", "f 的重载都不接受这些参数"),
+])
+def test_static_asserts_and_overload_mismatches_are_worded_in_both_languages(source, english, chinese):
+    with pytest.raises(simt.CompileError) as caught:
+        simt.compile_source(source)
+    message = ws.error_message(caught.value)
+    assert english in render(message), render(message)
+    assert chinese in render(message, "zh") and "The code" not in render(message, "zh")

@@ -58,6 +58,11 @@ _HALF = np.int64(1 << 28)  # ... and their pattern where the float64 value is a 
 _FLT_MIN = np.float32(2.0**-126)  # below it float32 is subnormal and rounds at another bit
 
 
+def _wide(x: Any) -> Any:
+    """``x`` as float64 (an array's plain cast is the cheapest)."""
+    return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
+
+
 def fma32(a: Any, b: Any, c: Any) -> Any:
     """float32 fma: ``a * b + c`` rounded once.
 
@@ -67,16 +72,16 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
     The subnormal test reads the smallest magnitude first (one reduction); only when that is
     small does it find which lanes."""
     with np.errstate(over="ignore", invalid="ignore"):
-        c64 = np.asarray(c, dtype=np.float64)
-        s = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)  # exact
-        s = s + c64
-        out = np.asarray(s.astype(np.float32))
-        doubtful = np.equal(np.bitwise_and(np.asarray(s).view(np.int64), _LOW), _HALF)
+        c64 = _wide(c)
+        s = _wide(a) * _wide(b)  # exact
+        s = np.asarray(s + c64)
+        out = s.astype(np.float32)
+        doubtful = np.bitwise_and(s.view(np.int64), _LOW) == _HALF
         magnitude = np.abs(out)
         if magnitude.size and magnitude.min() <= _FLT_MIN:  # zero too: rare, then found exactly
             doubtful |= (magnitude <= _FLT_MIN) & (magnitude != 0)
         if doubtful.any():
-            product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+            product = _wide(a) * _wide(b)
             p, c_, s_ = np.broadcast_arrays(product, c64, s)
             where = np.broadcast_to(doubtful, s_.shape)
             _, e = _two_sum(p[where], c_[where])

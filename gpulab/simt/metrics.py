@@ -58,14 +58,30 @@ _CHUNK_ROWS = 4096
 
 
 def _rows_share_pattern(mat: np.ndarray) -> bool:
-    """Is every row the first row plus a constant? (in chunks: small, reused temporaries)"""
+    """Is every row the first row plus a constant? (in chunks: small, reused temporaries;
+    each chunk is compared with the first row moved to its rows' starts, two passes)"""
     first = mat[0] - mat[0, 0]
     for start in range(0, mat.shape[0], _CHUNK_ROWS):
-        rel = mat[start:start + _CHUNK_ROWS] - mat[start:start + _CHUNK_ROWS, :1]
-        rel -= first
-        if rel.any():
+        chunk = mat[start:start + _CHUNK_ROWS]
+        if not (chunk == chunk[:, :1] + first).all():
             return False
     return True
+
+
+_SECTOR_CACHE: dict[bytes, int] = {}
+
+
+def _sectors_of_one_row(addresses: np.ndarray) -> int:
+    """Distinct sectors of one warp's addresses, remembered by the pattern moved to the first
+    sector (a move by whole sectors touches as many)."""
+    base = int(addresses[0]) & ~(SECTOR_BYTES - 1)
+    key = (addresses - base).tobytes()
+    found = _SECTOR_CACHE.get(key)
+    if found is None:
+        if len(_SECTOR_CACHE) > 4096:
+            _SECTOR_CACHE.clear()
+        found = _SECTOR_CACHE[key] = int(_distinct_per_row(addresses.reshape(1, -1) >> 5)[0])
+    return found
 
 
 def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:
@@ -108,7 +124,7 @@ def global_transactions(lanes: np.ndarray, addresses: np.ndarray) -> tuple[int, 
         offsets = rows[:, 0] & (SECTOR_BYTES - 1)
         if np.all(offsets == offsets[0]):
             nrows = rows.shape[0]
-            return nrows, nrows * int(_distinct_per_row(rows[:1] >> 5)[0])
+            return nrows, nrows * _sectors_of_one_row(rows[0])
     mat = lane_matrix(lanes, addresses)
     sect = np.where(mat == _SENTINEL, _SENTINEL, mat >> 5)
     return mat.shape[0], int(_distinct_per_row(sect).sum())
@@ -121,6 +137,22 @@ def _words(offsets: np.ndarray, itemsize: int) -> tuple[np.ndarray, int]:
     if width == 1:
         return first.reshape(-1, 1), 1
     return first[:, None] + np.arange(width, dtype=np.int64)[None, :], width
+
+
+_ONE_ROW_CACHE: dict[tuple[int, bytes], int] = {}
+
+
+def _wavefronts_of_one_row(words: np.ndarray) -> int:
+    """Wavefronts of one warp's words (one row): remembered by the words' pattern relative to
+    the first, since a pattern moved by whole words has the same conflicts (the banks rotate)
+    and a loop repeats a few patterns at moving addresses."""
+    key = (words.shape[-1], (words - words.flat[0]).tobytes())
+    found = _ONE_ROW_CACHE.get(key)
+    if found is None:
+        if len(_ONE_ROW_CACHE) > 4096:
+            _ONE_ROW_CACHE.clear()
+        found = _ONE_ROW_CACHE[key] = int(_wavefronts_per_row(words.reshape(1, -1))[0])
+    return found
 
 
 def _wavefronts_per_row(words: np.ndarray) -> np.ndarray:
@@ -152,7 +184,7 @@ def shared_transactions(lanes: np.ndarray, offsets: np.ndarray,
         rows = uniform_rows(lanes, offsets)
         if rows is not None:
             words, _ = _words(rows[0], itemsize)
-            return rows.shape[0], rows.shape[0] * int(_wavefronts_per_row(words.reshape(1, -1))[0])
+            return rows.shape[0], rows.shape[0] * _wavefronts_of_one_row(words)
     words, width = _words(offsets, itemsize)
     mat = lane_matrix(lanes, words, width)
     return mat.shape[0], int(_wavefronts_per_row(mat).sum())

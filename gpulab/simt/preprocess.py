@@ -595,6 +595,17 @@ _CONSTANT_DECL = re.compile(r"\b__constant__\b[^;=\[{(]*?\b([A-Za-z_]\w*)\s*(?=[
 _INCLUDE_NAME = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(<[^>\n]*>|\"[^\"\n]*\"|[^\n]*)", re.M)
 
 
+_PRELUDE_PARTS = [(part.split()[-1], part + ";") for part in TYPEDEF_PRELUDE.split(";") if part.strip()]
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _prelude_for(body: str) -> str:
+    """The prelude's typedefs of the names ``body`` uses: pycparser parses every token of the
+    prelude at every compile, and most kernels use none of ``int8_t``...``ulong``."""
+    words = set(_WORD.findall(body))
+    return "".join(text for name, text in _PRELUDE_PARTS if name in words)
+
+
 def reads_files(source: str) -> bool:
     """Whether ``source`` may include a file (anything but the built-in system headers)."""
     if "include" not in source:
@@ -629,5 +640,5 @@ def preprocess(source: str, filename: str = "kernel.cu",
     except CompileError as exc:
         raise result.relocate(exc) from None
     result.lines = source.split("\n")
-    result.text = f'{TYPEDEF_PRELUDE}{coop_groups.typedef_prelude(result)}\n# 1 "{filename}"\n{body}\n'
+    result.text = f'{_prelude_for(body)}{coop_groups.typedef_prelude(result)}\n# 1 "{filename}"\n{body}\n'
     return result

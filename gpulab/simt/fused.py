@@ -68,21 +68,27 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
 
     The float64 sum of the exact product and ``c`` rounds to float32 correctly unless it landed
     exactly on a float32 midpoint (or in float32's subnormal range): only those few lanes take
-    the rounding-to-odd path, so a kernel full of fmas runs at the speed of a few float64 passes.
-    The subnormal test reads the smallest magnitude first (one reduction); only when that is
-    small does it find which lanes."""
+    the rounding-to-odd path. The common path makes one float64 array and works in it (a large
+    grid's fresh temporaries cost more than the arithmetic); the subnormal test reads the
+    smallest magnitude first and finds the lanes only when it is small."""
     with np.errstate(over="ignore", invalid="ignore"):
-        c64 = _wide(c)
-        s = _wide(a) * _wide(b)  # exact
-        s = np.asarray(s + c64)
+        s = np.multiply(a, b, dtype=np.float64)  # exact: 24 + 24 bits
+        if isinstance(s, np.ndarray) and s.shape == np.broadcast_shapes(s.shape, np.shape(c)):
+            np.add(s, c, out=s)
+        else:
+            s = np.asarray(s + _wide(c))
         out = s.astype(np.float32)
-        doubtful = np.bitwise_and(s.view(np.int64), _LOW) == _HALF
-        magnitude = np.abs(out)
+        bits = s.view(np.int64)
+        np.bitwise_and(bits, _LOW, out=bits)  # s is recomputed below for the lanes in doubt
+        doubtful = bits == _HALF
+        magnitude = np.abs(out, out=bits.view(np.float32)[:out.size].reshape(out.shape)) \
+            if out.ndim else np.abs(out)
         if magnitude.size and magnitude.min() <= _FLT_MIN:  # zero too: rare, then found exactly
             doubtful |= (magnitude <= _FLT_MIN) & (magnitude != 0)
         if doubtful.any():
             product = _wide(a) * _wide(b)
-            p, c_, s_ = np.broadcast_arrays(product, c64, s)
+            c64 = _wide(c)
+            p, c_, s_ = np.broadcast_arrays(product, c64, product + c64)
             where = np.broadcast_to(doubtful, s_.shape)
             _, e = _two_sum(p[where], c_[where])
             out = np.array(np.broadcast_to(out, s_.shape))

@@ -467,14 +467,16 @@ class CoopGroups:
             raise self.error(node, f"tiled_partition(group, n) of a {parent.ctype} is not supported "
                              "by the emulator (use tiled_partition<N>(...))", "tiled_partition parent")
         size = self.scalar(args[1], scope)
-        if size.const is None or not size.ctype.is_integer:
-            raise self.error(args[1], "tiled_partition(group, n): the emulator needs n to be an "
-                             "integer constant", "tiled_partition size")
-        n = int(size.const) & 0xFFFFFFFF
+        if not size.ctype.is_integer:
+            raise self.error(args[1], f"tiled_partition(group, n): n must be an integer, not a "
+                             f"{size.ctype}", "tiled_partition size")
+        known = None if size.const is None else int(size.const) & 0xFFFFFFFF
+        sev = size.ev
         site = self.site(node)
 
         def run(fr: Frame, m: Mask) -> Any:
             mc = fr.mc
+            n = known if known is not None else _uniform_size(mc, site, sev(fr, m), m)
             if n not in TILE_SIZES:
                 raise fault(mc, site, f"tiled_partition(group, {n}): the size must be a power of two "
                              "from 1 to 32 (CUDA traps)")
@@ -560,3 +562,14 @@ class CoopGroups:
 
 
 __all__ = ["CoopGroups", "is_group", "lower", "take_includes", "typedef_prelude"]
+
+
+def _uniform_size(mc: Any, site: Any, value: Any, m: Mask) -> int:
+    """A run-time tile size: one value for every active thread, as CUDA requires of a group."""
+    if np.ndim(value) == 0:
+        return int(value) & 0xFFFFFFFF
+    sizes = np.unique(np.asarray(value)[m.idx])
+    if len(sizes) > 1:
+        raise fault(mc, site, f"tiled_partition(group, n): the threads give different n "
+                    f"({', '.join(str(int(v)) for v in sizes[:4])}); CUDA requires one n for the group")
+    return int(sizes[0]) & 0xFFFFFFFF if len(sizes) else 1

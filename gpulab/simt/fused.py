@@ -81,7 +81,7 @@ def fma32(a: Any, b: Any, c: Any) -> Any:
         bits = s.view(np.int64)
         np.bitwise_and(bits, _LOW, out=bits)  # s is recomputed below for the lanes in doubt
         doubtful = bits == _HALF
-        magnitude = np.abs(out, out=bits.view(np.float32)[:out.size].reshape(out.shape)) \
+        magnitude = np.abs(out, out=bits.reshape(-1).view(np.float32)[:out.size].reshape(out.shape)) \
             if out.ndim else np.abs(out)
         if magnitude.size and magnitude.min() <= _FLT_MIN:  # zero too: rare, then found exactly
             doubtful |= (magnitude <= _FLT_MIN) & (magnitude != 0)

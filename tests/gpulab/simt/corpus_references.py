@@ -614,3 +614,19 @@ def _box_filter(a: Args) -> dict[int, Any]:
     padded = np.concatenate([np.zeros(2, f32), a[0], np.zeros(2, f32)])
     sums = sum(padded[k:k + 200] for k in range(5))  # whole numbers: exact in any order
     return {1: (sums / f32(5)).astype(f32)}
+
+
+@reference("gemm_namespace_tiles")
+def _gemm_namespace_tiles(a: Args) -> dict[int, Any]:
+    A, B = a[0], a[1]
+    acc = np.zeros_like(a[2])
+    for k in range(A.shape[1]):  # acc += As * Bs: one fma a step, k in order
+        acc = fma32(A[:, k:k + 1], B[k:k + 1, :], acc)
+    return {2: acc}
+
+
+@reference("cg_dynamic_tiles")
+def _cg_dynamic_tiles(a: Args) -> dict[int, Any]:
+    n = a[2]
+    tiles = a[0].reshape(-1, n).sum(axis=1, dtype=f32)  # whole numbers: exact in any order
+    return {1: np.repeat(tiles, n)}

@@ -458,3 +458,19 @@ def test_every_cooperative_groups_kernel_compiles_with_nvrtc(name):
 def test_the_fault_kernels_compile_with_nvrtc():
     _nvrtc_compile(_fault_kernel("    if (v >= 30) return;\n    tile.sync();\n    block.sync();\n"
                                  "    cg::sync(block);\n    out[v] = tile.shfl_down(v, 1);"))
+
+
+def test_a_run_time_tile_size_must_be_one_value_for_the_group():
+    source = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(const int* sizes, unsigned* out) {
+    cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), sizes[threadIdx.x]);
+    out[threadIdx.x] = tile.thread_rank();
+}"""
+    out = np.zeros(32, np.uint32)
+    simt.launch(source, "k", 1, 32, [np.full(32, 8, np.int32), out])
+    np.testing.assert_array_equal(out, np.arange(32) % 8)
+    sizes = np.full(32, 8, np.int32)
+    sizes[5] = 4
+    with pytest.raises(simt.KernelFault, match=r"line 4: tiled_partition\(group, n\): the threads give different n \(4, 8\)"):
+        simt.launch(source, "k", 1, 32, [sizes, out])

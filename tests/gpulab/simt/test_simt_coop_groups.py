@@ -472,5 +472,6 @@ __global__ void k(const int* sizes, unsigned* out) {
     np.testing.assert_array_equal(out, np.arange(32) % 8)
     sizes = np.full(32, 8, np.int32)
     sizes[5] = 4
-    with pytest.raises(simt.KernelFault, match=r"line 4: tiled_partition\(group, n\): the threads give different n \(4, 8\)"):
+    different = r"line 4: tiled_partition\(group, n\): the threads give different n \(4, 8\)"
+    with pytest.raises(simt.KernelFault, match=different):
         simt.launch(source, "k", 1, 32, [sizes, out])

@@ -13,7 +13,13 @@ C++ converts a function pointer only to the very same signature; so does the emu
 A function object is a struct with ``operator()`` (``struct Add { __device__ float
 operator()(float a, float b) const {...} };``); ``op(a, b)`` on such an object calls its
 operator, the object as ``this``. Functions taking references or structs, and kernels, are
-not called through pointers here: each is refused by name where its address is taken.
+not called through pointers here: each is refused by name where its address is taken. An
+overloaded name where a function pointer is expected is the overload of the pointer's type.
+
+A braced list as a call's argument or a returned value (``f({x, 1.0f})``, ``return {re, im};``,
+lowered to ``__cxx_braced(...)`` by :mod:`.cxx`) takes the parameter's or the return type, as
+C++'s copy-list initialization does; where the emulator cannot see that type (a builtin, a
+template, an overload set) it is refused by name.
 """
 
 from __future__ import annotations

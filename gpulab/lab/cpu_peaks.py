@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gpulab.hostmem import page_aligned_full
-from gpulab.measure import RepeatPolicy, time_cpu_calls
+from gpulab.measure import RepeatPolicy, Samples, time_cpu_calls
 from gpulab.threads import cpu_threads
 
 GEMM_N = 1024
@@ -49,14 +49,22 @@ def _policy(repeats: int) -> RepeatPolicy:
     return RepeatPolicy(repeats=repeats, min_seconds=0.05, max_seconds=1.0)
 
 
-def measure_gemm_gflop_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> float:
-    """Best GFLOP/s of a float32 N×N matmul through numpy's BLAS."""
+GEMM_FLOP = 2.0 * GEMM_N**3
+TRIAD_BYTES = 3 * 4 * TRIAD_ELEMENTS
+
+
+def gemm_samples(repeats: int, check_cancelled: Callable[[], None] | None = None) -> Samples:
+    """Seconds per float32 N×N matmul through numpy's BLAS (:data:`GEMM_FLOP` each)."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((GEMM_N, GEMM_N), dtype=np.float32)
     b = rng.standard_normal((GEMM_N, GEMM_N), dtype=np.float32)
     c = np.empty_like(a)
-    samples = time_cpu_calls(lambda: np.matmul(a, b, out=c), _policy(repeats), check_cancelled)
-    return 2.0 * GEMM_N**3 / min(samples) / 1e9
+    return time_cpu_calls(lambda: np.matmul(a, b, out=c), _policy(repeats), check_cancelled)
+
+
+def measure_gemm_gflop_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> float:
+    """Best GFLOP/s of a float32 N×N matmul through numpy's BLAS."""
+    return GEMM_FLOP / min(gemm_samples(repeats, check_cancelled)) / 1e9
 
 
 def _triad_call(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[Callable[[], Any], str]:
@@ -85,16 +93,21 @@ def _threads() -> int:
     return cpu_threads()
 
 
-def measure_triad_gb_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[float, str]:
-    """Best GB/s of ``a = b + s·c`` (12 bytes credited per element) and the method used."""
+def triad_samples(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[Samples, str]:
+    """Seconds per triad ``a = b + s·c`` (:data:`TRIAD_BYTES` credited each) and the method used."""
     rng = np.random.default_rng(1)
     # On page boundaries, so the roof does not depend on where the allocator put the arrays.
     a, b, c = (page_aligned_full(TRIAD_ELEMENTS, 0.0, np.float32) for _ in range(3))
     b[:] = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
     c[:] = rng.standard_normal(TRIAD_ELEMENTS, dtype=np.float32)
     call, method = _triad_call(a, b, c)
-    samples = time_cpu_calls(call, _policy(repeats), check_cancelled)
-    return 3 * 4 * TRIAD_ELEMENTS / min(samples) / 1e9, method
+    return time_cpu_calls(call, _policy(repeats), check_cancelled), method
+
+
+def measure_triad_gb_s(repeats: int, check_cancelled: Callable[[], None] | None = None) -> tuple[float, str]:
+    """Best GB/s of ``a = b + s·c`` (12 bytes credited per element) and the method used."""
+    samples, method = triad_samples(repeats, check_cancelled)
+    return TRIAD_BYTES / min(samples) / 1e9, method
 
 
 def measure_cpu_peaks(repeats: int = 5, check_cancelled: Callable[[], None] | None = None) -> CpuPeaks:

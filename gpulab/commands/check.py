@@ -1,0 +1,101 @@
+"""``gpulab check``: is this machine healthy? Verdicts with reasons and actions, and an exit code.
+
+    gpulab check [--quick|--full] [--json PATH|-] [--require-gpu] [--device N] [--only ID,...] [--lang zh]
+
+Prints one line per check (verdict, what, device, value against its threshold, reason, next
+action) and a summary; progress goes to standard error on a terminal. Exit code 0 when nothing
+failed, 1 when anything failed, 2 for a usage error (argparse's, and an unwritable ``--json``).
+With ``--require-gpu`` a machine without a usable GPU fails instead of skipping the GPU checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpulab.catalogue import render
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("check", help="sanity-check this machine: verdicts, reasons, actions, exit code")
+    depth = parser.add_mutually_exclusive_group()
+    depth.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                       help="the quick checks (the default; about half a minute)")
+    depth.add_argument("--full", dest="mode", action="store_const", const="full",
+                       help="every check, with more repeats (a few minutes)")
+    parser.add_argument("--json", metavar="PATH", help="write the report as JSON (- for stdout)")
+    parser.add_argument("--require-gpu", action="store_true", help="no usable GPU is a failure, not a skip")
+    parser.add_argument("--device", type=_device_index, metavar="N", help="check only GPU N")
+    parser.add_argument("--only", type=_ids, metavar="ID,...", help="run only these checks (ids as printed)")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the reasons and actions")
+    parser.set_defaults(func=run, mode="quick")
+
+
+def _device_index(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a GPU index (0, 1, ...), got {text!r}")
+    return int(text)
+
+
+def _ids(text: str) -> list[str]:
+    from gpulab.check.run import load_checks
+
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [i for i in ids if i not in load_checks()]
+    if not ids or unknown:
+        raise argparse.ArgumentTypeError(f"unknown check {', '.join(unknown) or text!r} "
+                                         f"(known: {', '.join(load_checks())})")
+    return ids
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpulab.check.registry import Context
+    from gpulab.check.run import run_checks
+    from gpulab.output import emit_json, output_problem
+
+    if args.json and (problem := output_problem(args.json)):
+        print(f"gpulab check: --json {args.json}: {problem}", file=sys.stderr)
+        return 2
+    ctx = Context(mode=args.mode, require_gpu=args.require_gpu, device_index=args.device)
+    progress = run_checks(ctx, args.only)
+    live = sys.stderr.isatty()
+    try:
+        while True:
+            said = next(progress)
+            if live:
+                print(f"\r\033[K{render(said, args.lang)}", end="", file=sys.stderr, flush=True)
+    except StopIteration as done:
+        report = done.value
+    if live:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    if args.json:
+        status = emit_json(report.to_json(), args.json, "gpulab check")
+        if status:
+            return max(status, report.exit_code())
+    if args.json != "-":
+        print(format_report(report, args.lang))
+    return report.exit_code()
+
+
+def format_report(report, lang: str = "en") -> str:
+    """A plain-text table: a line per row (then its reason and action), and the totals."""
+    lines = []
+    for row in report.rows:
+        title = render(_title(row.check), lang)
+        value = "" if row.value is None else f"{row.value:.4g} {row.unit}".strip()
+        if row.threshold is not None:
+            value += f" (threshold {row.comparison} {row.threshold:g})"
+        lines.append(f"{row.verdict.value.upper():<5} {title} [{row.device}] {value}".rstrip())
+        lines.append(f"      {render(row.reason, lang)}")
+        if row.action is not None:
+            lines.append(f"      → {render(row.action, lang)}")
+    counts = report.counts()
+    summary = ", ".join(f"{n} {verdict.value}" for verdict, n in counts.items())
+    lines.append(f"{len(report.rows)} checks in {report.seconds:.1f} s: {summary}; exit code {report.exit_code()}")
+    return "\n".join(lines)
+
+
+def _title(check_id: str):
+    from gpulab.catalogue import msg
+
+    return msg(f"check.{check_id}.title")

@@ -1,0 +1,177 @@
+"""gpulab check's core: verdicts, exit codes, the CUDA probe's reasons as actions, the CPU rules,
+and the command as a sysadmin runs it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from gpulab import cli
+from gpulab.catalogue import msg, render
+from gpulab.check import cpu
+from gpulab.check.model import CheckReport, Row, Verdict
+from gpulab.check.registry import CHECKS, Context, register
+from gpulab.check.run import load_checks, run_checks
+from gpulab.devices import CudaStatus
+
+CORE_CHECKS = ("software.cuda", "software.nvrtc", "software.mpi", "cpu.blas", "cpu.triad")
+
+
+def _main(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def _report(ctx: Context, only) -> CheckReport:
+    progress = run_checks(ctx, only)
+    said = []
+    try:
+        while True:
+            said.append(next(progress))
+    except StopIteration as done:
+        report = done.value
+    assert said, "a check says what it is doing while it runs"
+    return report
+
+
+@dataclass
+class _Layer:
+    """Just enough of a device layer to hand the CUDA check a probe result."""
+
+    cuda: CudaStatus
+
+    def status(self) -> CudaStatus:
+        return self.cuda
+
+
+def _status(code: str, available: bool = False) -> CudaStatus:
+    return CudaStatus(available, f"reason {code}", code)
+
+
+# ---------------------------------------------------------------------- the command
+def test_a_cpu_only_machine_gets_a_report_of_every_core_check_and_exit_code_0(tmp_path, capsys):
+    path = tmp_path / "check.json"
+    code, out, _err = _main(["check", "--json", str(path)], capsys)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["schema"] == "gpulab.check/1" and data["exit_code"] == code
+    assert {row["check"] for row in data["rows"]} >= set(CORE_CHECKS)
+    assert all(row["verdict"] in ("pass", "warn", "skip") for row in data["rows"]), data["rows"]
+    assert code == 0 and "exit code 0" in out
+    blas = next(row for row in data["rows"] if row["check"] == "cpu.blas")
+    assert blas["value"] > 0 and blas["unit"] == "GFLOP/s"  # measured, whatever the verdict
+    report = CheckReport.from_json(data)
+    assert [r.check for r in report.rows] == [row["check"] for row in data["rows"]]
+
+
+def test_require_gpu_on_a_machine_without_one_fails_with_exit_code_1(capsys):
+    code, out, _err = _main(["check", "--require-gpu", "--only", "software.cuda"], capsys)
+    assert code == 1
+    assert out.startswith("FAIL") and "exit code 1" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "--device", "x"], "expected a GPU index"),
+    (["check", "--only", "no.such.check"], "unknown check 'no.such.check'"),
+    (["check", "--quick", "--full"], "not allowed with"),
+])
+def test_usage_errors_exit_2_and_name_the_problem(argv, words, capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_an_unwritable_json_path_is_refused_before_anything_runs(capsys):
+    code, _out, err = _main(["check", "--json", "/proc/gpulab-check.json"], capsys)
+    assert code == 2 and "--json /proc/gpulab-check.json" in err
+
+
+def test_the_report_reads_in_chinese(capsys):
+    code, out, _err = _main(["check", "--only", "software.nvrtc,software.mpi", "--lang", "zh"], capsys)
+    assert code == 0 and "NVRTC 已把一个测试核函数编译为 PTX" in out
+
+
+# ---------------------------------------------------------------------- verdicts
+@pytest.mark.parametrize("code, verdict, action", [
+    ("ok", Verdict.PASS, None),
+    ("no-cupy", Verdict.SKIP, None),
+    ("no-driver", Verdict.SKIP, "check.action.install-driver"),
+    ("old-driver", Verdict.FAIL, "check.action.update-driver"),
+    ("no-device", Verdict.FAIL, "check.action.no-device"),
+    ("cupy-broken", Verdict.FAIL, "check.action.reinstall-cupy"),
+])
+def test_each_cuda_probe_reason_has_its_verdict_and_action(code, verdict, action):
+    report = _report(Context(devices=_Layer(_status(code, code == "ok"))), ["software.cuda"])
+    (row,) = report.rows
+    assert row.verdict is verdict
+    assert (row.action.key if row.action else None) == action
+    assert report.exit_code() == (1 if verdict is Verdict.FAIL else 0)
+
+
+def test_require_gpu_turns_a_missing_driver_into_a_failure():
+    report = _report(Context(require_gpu=True, devices=_Layer(_status("no-driver"))), ["software.cuda"])
+    assert report.rows[0].verdict is Verdict.FAIL and report.exit_code() == 1
+
+
+def test_a_check_that_raises_is_a_failed_row_naming_the_error_and_the_run_goes_on():
+    @register("test.raises")
+    def raising_check(ctx):
+        yield msg("check.progress.looking", what="x")
+        raise MemoryError("allocation failed mid-check")
+
+    try:
+        report = _report(Context(), ["test.raises", "software.nvrtc"])
+    finally:
+        del CHECKS["test.raises"]
+    rows = {row.check: row for row in report.rows}
+    broken = rows["test.raises"]
+    assert broken.verdict is Verdict.FAIL and "MemoryError: allocation failed mid-check" in render(broken.reason)
+    assert rows["software.nvrtc"].verdict is not Verdict.FAIL  # the run went on past it
+    assert report.exit_code() == 1
+
+
+@pytest.mark.parametrize("value, expected, noise, verdict", [
+    (100.0, 300.0, [], Verdict.PASS),  # 33 % of the peak: over the 30 % floor
+    (50.0, 300.0, [], Verdict.WARN),  # 17 %: far below what a healthy machine does
+    (50.0, 300.0, ["busy"], Verdict.WARN),  # noisy: no verdict on the hardware
+    (50.0, None, [], Verdict.SKIP),  # no expectation: the value is kept, no verdict
+])
+def test_a_cpu_rate_is_judged_against_this_cpus_expectation(value, expected, noise, verdict):
+    row = cpu.judge_rate("cpu.blas", value, expected, noise, "GFLOP/s", "cpu.blas", {})
+    assert row.verdict is verdict and row.value == value
+    if noise:
+        assert row.source == "cpu.noise" and row.action is not None and row.action.key == "check.action.rerun-idle"
+    if verdict is Verdict.WARN and not noise:
+        assert row.threshold == 90.0 and row.comparison == ">="
+    assert render(row.reason, "zh") != render(row.reason)
+
+
+def test_the_fma_peak_follows_the_vector_extensions():
+    assert cpu.fma_flop_per_cycle({"avx512f", "avx2", "fma"}) == 64
+    assert cpu.fma_flop_per_cycle({"avx2", "fma", "sse2"}) == 32
+    assert cpu.fma_flop_per_cycle({"sse2"}) == 8
+    assert cpu.fma_flop_per_cycle(set()) is None
+    assert cpu.expected_gflop_s(2, 2500.0, {"avx512f"}) == 320.0
+    assert cpu.expected_gflop_s(2, None, {"avx512f"}) is None
+
+
+def test_a_report_survives_json_and_counts_its_verdicts():
+    rows = [Row("a", Verdict.PASS, msg("check.action.rerun-idle")),
+            Row("b", Verdict.FAIL, msg("check.action.rerun-idle"), msg("check.action.report-bug"), 1.5, "GB/s",
+                2.0, ">=", "cpu.triad", "gpu1", "node7", 3, {"clock_mhz": 1410})]
+    report = CheckReport(rows, "full", {"host": "node7"}, {"gpulab": "0"}, "2026-12-04T05:00:00+00:00", 1.0)
+    again = CheckReport.from_json(json.loads(json.dumps(report.to_json())))
+    assert again.rows == rows and again.exit_code() == 1
+    assert again.counts()[Verdict.FAIL] == 1 and again.counts()[Verdict.PASS] == 1
+    with pytest.raises(ValueError, match="not a gpulab check report"):
+        CheckReport.from_json({"schema": "gpulab.result/2"})
+
+
+def test_every_registered_check_has_a_title_in_both_languages():
+    for check_id in load_checks():
+        title = msg(f"check.{check_id}.title")
+        assert render(title) != render(title, "zh"), check_id

@@ -1,6 +1,7 @@
 """``gpulab check``: is this machine healthy? Verdicts with reasons and actions, and an exit code.
 
-    gpulab check [--quick|--full] [--json PATH|-] [--require-gpu] [--device N] [--only ID,...] [--lang zh]
+    gpulab check [--quick|--full] [--json PATH|-] [--html PATH] [--require-gpu] [--device N] [--only ID,...]
+                 [--lang zh]
 
 Prints one line per check (verdict, what, device, value against its threshold, reason, next
 action) and a summary; progress goes to standard error on a terminal. Exit code 0 when nothing
@@ -24,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     depth.add_argument("--full", dest="mode", action="store_const", const="full",
                        help="every check, with more repeats (a few minutes)")
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON (- for stdout)")
+    parser.add_argument("--html", metavar="PATH", help="write the report as one self-contained HTML page")
     parser.add_argument("--require-gpu", action="store_true", help="no usable GPU is a failure, not a skip")
     parser.add_argument("--device", type=_device_index, metavar="N", help="check only GPU N")
     parser.add_argument("--only", type=_ids, metavar="ID,...", help="run only these checks (ids as printed)")
@@ -53,9 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from gpulab.check.run import run_checks
     from gpulab.output import emit_json, output_problem
 
-    if args.json and (problem := output_problem(args.json)):
-        print(f"gpulab check: --json {args.json}: {problem}", file=sys.stderr)
-        return 2
+    for option, path in (("--json", args.json), ("--html", args.html)):
+        if path and (problem := output_problem(path)):
+            print(f"gpulab check: {option} {path}: {problem}", file=sys.stderr)
+            return 2
     ctx = Context(mode=args.mode, require_gpu=args.require_gpu, device_index=args.device)
     progress = run_checks(ctx, args.only)
     live = sys.stderr.isatty()
@@ -72,9 +75,24 @@ def run(args: argparse.Namespace) -> int:
         status = emit_json(report.to_json(), args.json, "gpulab check")
         if status:
             return max(status, report.exit_code())
+    if args.html and not _write_html(report, args.html, args.lang):
+        return max(1, report.exit_code())
     if args.json != "-":
         print(format_report(report, args.lang))
     return report.exit_code()
+
+
+def _write_html(report, path: str, lang: str) -> bool:
+    """Write the HTML page; a failed write is said in one line (the text report still prints)."""
+    from gpulab.check.html import render_html
+
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(render_html(report, lang))
+        return True
+    except OSError as exc:
+        print(f"gpulab check: could not write --html {path} ({exc.strerror or exc})", file=sys.stderr)
+        return False
 
 
 def format_report(report, lang: str = "en") -> str:

@@ -175,3 +175,42 @@ def test_every_registered_check_has_a_title_in_both_languages():
     for check_id in load_checks():
         title = msg(f"check.{check_id}.title")
         assert render(title) != render(title, "zh"), check_id
+
+
+# ---------------------------------------------------------------------- the HTML page
+def _html_report() -> CheckReport:
+    rows = [Row("cpu.blas", Verdict.PASS, msg("check.reason.within-expected", value="158.0", unit="GFLOP/s",
+                                              share="48%", expected="332"), value=158.0, unit="GFLOP/s",
+                threshold=99.7, comparison=">=", source="cpu.blas", host="node<1>"),
+            Row("software.cuda", Verdict.FAIL, msg("check.reason.crashed", error="<script>alert(1)</script>"),
+                msg("check.action.update-driver"), device="host", host="node<1>")]
+    return CheckReport(rows, "quick", {"host": "node<1>"}, {"gpulab": "0.1.0"}, "2026-12-04T05:00:00+00:00", 2.5)
+
+
+@pytest.mark.parametrize("lang, words", [("en", ["FAIL", "Exit code 1", "Agner Fog"]),
+                                         ("zh", ["失败", "退出码 1", "Agner Fog"])])
+def test_the_html_page_is_self_contained_escaped_and_in_the_chosen_language(lang, words):
+    from gpulab.check.html import render_html
+
+    page = render_html(_html_report(), lang)
+    assert all(word in page for word in words)
+    assert "<script>" not in page and "&lt;script&gt;" in page and "node&lt;1&gt;" in page
+    assert "http://" not in page.replace("https://www.agner.org", "").replace("https://www.cs.virginia.edu", "")
+    assert "<link" not in page and "src=" not in page  # nothing fetched from anywhere
+
+
+def test_the_html_page_renders_in_a_headless_browser(tmp_path):
+    import shutil
+    import subprocess
+
+    from gpulab.check.html import render_html
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium renders the report headless)")
+    page = tmp_path / "check.html"
+    page.write_text(render_html(_html_report(), "zh"), encoding="utf-8")
+    shot = tmp_path / "check.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                    "--window-size=1024,768", page.as_uri()], capture_output=True, timeout=120, check=False)
+    assert shot.exists() and shot.stat().st_size > 5_000  # a painted page, not an empty one

@@ -102,15 +102,31 @@ def format_report(report, lang: str = "en") -> str:
         title = render(_title(row.check), lang)
         value = "" if row.value is None else f"{row.value:.4g} {row.unit}".strip()
         if row.threshold is not None:
-            value += f" (threshold {row.comparison} {row.threshold:g})"
-        lines.append(f"{row.verdict.value.upper():<5} {title} [{row.device}] {value}".rstrip())
+            value += f" ({row.comparison} {row.threshold:g})"
+        verdict = render(_verdict(row.verdict), lang)
+        lines.append(f"{verdict:<5} {title} [{row.device}] {value}".rstrip())
         lines.append(f"      {render(row.reason, lang)}")
         if row.action is not None:
             lines.append(f"      → {render(row.action, lang)}")
-    counts = report.counts()
-    summary = ", ".join(f"{n} {verdict.value}" for verdict, n in counts.items())
-    lines.append(f"{len(report.rows)} checks in {report.seconds:.1f} s: {summary}; exit code {report.exit_code()}")
+    lines.append(render(summary_message(report), lang))
     return "\n".join(lines)
+
+
+def summary_message(report):
+    """One sentence: how many checks, how long, how many of each verdict, the exit code."""
+    from gpulab.catalogue import msg
+    from gpulab.check.model import Verdict
+
+    counts = report.counts()
+    return msg("check.html.summary", checks=len(report.rows), passed=counts[Verdict.PASS],
+               warned=counts[Verdict.WARN], failed=counts[Verdict.FAIL], skipped=counts[Verdict.SKIP],
+               seconds=f"{report.seconds:.1f}", code=report.exit_code())
+
+
+def _verdict(verdict):
+    from gpulab.catalogue import msg
+
+    return msg(f"check.verdict.{verdict.value}")
 
 
 def _title(check_id: str):

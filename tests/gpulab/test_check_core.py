@@ -60,7 +60,7 @@ def test_a_cpu_only_machine_gets_a_report_of_every_core_check_and_exit_code_0(tm
     assert data["schema"] == "gpulab.check/1" and data["exit_code"] == code
     assert {row["check"] for row in data["rows"]} >= set(CORE_CHECKS)
     assert all(row["verdict"] in ("pass", "warn", "skip") for row in data["rows"]), data["rows"]
-    assert code == 0 and "exit code 0" in out
+    assert code == 0 and "Exit code 0." in out
     blas = next(row for row in data["rows"] if row["check"] == "cpu.blas")
     assert blas["value"] > 0 and blas["unit"] == "GFLOP/s"  # measured, whatever the verdict
     report = CheckReport.from_json(data)
@@ -70,7 +70,7 @@ def test_a_cpu_only_machine_gets_a_report_of_every_core_check_and_exit_code_0(tm
 def test_require_gpu_on_a_machine_without_one_fails_with_exit_code_1(capsys):
     code, out, _err = _main(["check", "--require-gpu", "--only", "software.cuda"], capsys)
     assert code == 1
-    assert out.startswith("FAIL") and "exit code 1" in out
+    assert out.startswith("FAIL") and "Exit code 1." in out
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -92,3 +92,22 @@ def check_mpi(ctx: Context) -> Generator[Message, None, list[Row]]:
                     msg("check.action.install-mpi"), device="host")]
     version = MPI.Get_library_version().strip().splitlines()[0].split(",")[0][:80]
     return [Row("software.mpi", Verdict.PASS, msg("check.software.mpi.ok", library=version), device="host")]
+
+
+@register("software.nccl")
+def check_nccl(ctx: Context) -> Generator[Message, None, list[Row]]:
+    """NCCL matters only where two or more GPUs can talk: with fewer it is a skip that says so."""
+    yield msg("check.progress.looking", what=msg("check.software.nccl.title"))
+    from gpulab.cluster.nccl_backend import NCCL_INSTALL_HINT
+
+    gpus = len(cuda_status(ctx).devices)
+    if gpus < 2:
+        return [Row("software.nccl", Verdict.SKIP, msg("collectives.reason.one-gpu", gpus=gpus), device="host")]
+    try:
+        from cupy.cuda import nccl
+    except ImportError:
+        return [Row("software.nccl", Verdict.FAIL, msg("collectives.reason.no-nccl", command=NCCL_INSTALL_HINT),
+                    msg("check.action.install-nccl", command=NCCL_INSTALL_HINT), device="host")]
+    version = nccl.get_version() if hasattr(nccl, "get_version") else None
+    return [Row("software.nccl", Verdict.PASS, msg("check.software.nccl.ok", gpus=gpus, version=version or "?"),
+                device="host")]

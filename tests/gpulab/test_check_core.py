@@ -16,7 +16,7 @@ from gpulab.check.registry import CHECKS, Context, register
 from gpulab.check.run import load_checks, run_checks
 from gpulab.devices import CudaStatus
 
-CORE_CHECKS = ("software.cuda", "software.nvrtc", "software.mpi", "cpu.blas", "cpu.triad")
+CORE_CHECKS = ("software.cuda", "software.nvrtc", "software.mpi", "software.nccl", "cpu.blas", "cpu.triad")
 
 
 def _main(argv, capsys):
@@ -214,3 +214,8 @@ def test_the_html_page_renders_in_a_headless_browser(tmp_path):
     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
                     "--window-size=1024,768", page.as_uri()], capture_output=True, timeout=120, check=False)
     assert shot.exists() and shot.stat().st_size > 5_000  # a painted page, not an empty one
+
+
+def test_nccl_is_only_looked_for_with_two_gpus():
+    report = _report(Context(devices=_Layer(_status("no-cupy"))), ["software.nccl"])
+    assert report.rows[0].verdict is Verdict.SKIP and "NCCL needs two or more" in render(report.rows[0].reason)

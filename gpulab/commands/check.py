@@ -4,7 +4,9 @@
                  [--lang zh]
 
 Prints one line per check (verdict, what, device, value against its threshold, reason, next
-action) and a summary; progress goes to standard error on a terminal. Exit code 0 when nothing
+action) and a summary; progress goes to standard error on a terminal. Under ``mpirun``/``srun``
+with two or more ranks it is fleet mode (:mod:`gpulab.check.fleet`): each node's first rank
+checks the node, rank 0 prints and writes one report for all, every rank exits with its code. Exit code 0 when nothing
 failed, 1 when anything failed, 2 for a usage error (argparse's, and an unwritable ``--json``).
 With ``--require-gpu`` a machine without a usable GPU fails instead of skipping the GPU checks.
 """
@@ -53,24 +55,65 @@ def _ids(text: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from gpulab.check.registry import Context
     from gpulab.check.run import run_checks
-    from gpulab.output import emit_json, output_problem
+    from gpulab.output import output_problem
 
     for option, path in (("--json", args.json), ("--html", args.html)):
         if path and (problem := output_problem(path)):
             print(f"gpulab check: {option} {path}: {problem}", file=sys.stderr)
             return 2
-    ctx = Context(mode=args.mode, require_gpu=args.require_gpu, device_index=args.device)
-    progress = run_checks(ctx, args.only)
-    live = sys.stderr.isatty()
+    comm = _fleet_comm()
+    ctx = Context(mode=args.mode, require_gpu=args.require_gpu, device_index=args.device,
+                  rank=comm.Get_rank() if comm is not None else None)
+    report = None
+    if comm is None or _leads_its_node(comm):
+        report = _run_with_progress(run_checks(ctx, args.only), args.lang, live=ctx.rank in (None, 0))
+    if comm is not None:  # fleet mode: rank 0 reports for every node; all ranks exit alike
+        from gpulab.check.fleet import gather
+
+        report = gather(comm, report)
+        code = comm.bcast(_emit(report, args) if report is not None else None, root=0)
+        return int(code)
+    assert report is not None
+    return _emit(report, args)
+
+
+def _fleet_comm():
+    """MPI's world communicator under a launcher with two or more ranks, else None."""
+    from gpulab.commands.collectives import under_launcher
+
+    if not under_launcher():
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        return None
+    return MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else None
+
+
+def _leads_its_node(comm) -> bool:
+    from gpulab.check.fleet import node_leader
+
+    return node_leader(comm)
+
+
+def _run_with_progress(progress, lang: str, live: bool):
+    live = live and sys.stderr.isatty()
     try:
         while True:
             said = next(progress)
             if live:
-                print(f"\r\033[K{render(said, args.lang)}", end="", file=sys.stderr, flush=True)
+                print(f"\r\033[K{render(said, lang)}", end="", file=sys.stderr, flush=True)
     except StopIteration as done:
         report = done.value
     if live:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
+    return report
+
+
+def _emit(report, args: argparse.Namespace) -> int:
+    """Write the report where asked and print it; the exit code."""
+    from gpulab.output import emit_json
+
     if args.json:
         status = emit_json(report.to_json(), args.json, "gpulab check")
         if status:

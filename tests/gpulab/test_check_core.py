@@ -219,3 +219,43 @@ def test_the_html_page_renders_in_a_headless_browser(tmp_path):
 def test_nccl_is_only_looked_for_with_two_gpus():
     report = _report(Context(devices=_Layer(_status("no-cupy"))), ["software.nccl"])
     assert report.rows[0].verdict is Verdict.SKIP and "NCCL needs two or more" in render(report.rows[0].reason)
+
+
+# ---------------------------------------------------------------------- fleet mode
+def test_the_nodes_reports_merge_into_one_whose_rows_name_host_and_rank():
+    from gpulab.check.fleet import merge
+
+    def node(host: str, rank: int, verdict: Verdict) -> dict:
+        row = Row("cpu.triad", verdict, msg("check.action.rerun-idle"), value=30.0, unit="GB/s", host=host, rank=rank)
+        return CheckReport([row], "quick", {"host": host}, {"gpulab": "0"}, "2026-12-04T05:00:00+00:00", 1.0).to_json()
+
+    report = merge([node("n1", 0, Verdict.PASS), None, node("n2", 2, Verdict.FAIL)])
+    assert [(r.host, r.rank) for r in report.rows] == [("n1", 0), ("n2", 2)]
+    assert set(report.machine["nodes"]) == {"n1", "n2"}
+    assert report.exit_code() == 1  # one node failed: the fleet failed
+
+
+def _mpiexec():
+    from gpulab.cluster.mpi_backend import find_launcher, launch_env
+
+    launcher = find_launcher()
+    if launcher is None:
+        pytest.skip("no mpiexec here (pip install -e '.[mpi]' brings Open MPI)")
+    return launcher, launch_env()
+
+
+@pytest.mark.parametrize("extra, code", [(["--only", "software.nvrtc,software.mpi"], 0),
+                                         (["--only", "software.cuda", "--require-gpu"], 1)])
+def test_under_mpiexec_each_node_checks_once_and_every_rank_exits_with_the_fleets_code(tmp_path, extra, code):
+    import subprocess
+    import sys
+
+    launcher, env = _mpiexec()
+    out = tmp_path / "fleet.json"
+    done = subprocess.run([launcher, "-n", "3", "--oversubscribe", sys.executable, "-m", "gpulab.cli", "check",
+                           *extra, "--json", str(out)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == code, done.stderr[-2000:]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert {row["rank"] for row in data["rows"]} == {0}  # three ranks of one node: its first checks it
+    assert len(data["machine"]["nodes"]) == 1 and data["exit_code"] == code
+    assert done.stdout.count("Exit code") == 1  # rank 0 alone prints the report

@@ -54,7 +54,7 @@ TRANSFER_TARGET_PERCENT = 80.0
 TRANSFER_FULL_SWEEP = ["sizes=" + ",".join(str(1 << e) for e in range(12, 31))]
 
 STEP_TIMEOUT_S = {"info": 60.0, "pytest": 240.0, "run": 60.0, "compare": 120.0, "transfer-full": 60.0,
-                  "bench": 90.0}
+                  "bench": 90.0, "check": 330.0}
 
 
 @dataclass
@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     smoke.run("gpulab info --json", [*gpulab, "info", "--json", str(out / "info.json")],
               STEP_TIMEOUT_S["info"], "info.log")
     available, reason = (False, "--no-gpu was given") if args.no_gpu else gpu_status()
+    # the sanity check's full report, GPU or not (its exit code is the step's: 1 if a check failed)
+    smoke.run("gpulab check --full", [*gpulab, "check", "--full", "--json", str(out / "check.json"),
+                                      "--html", str(out / "check.html")], STEP_TIMEOUT_S["check"], "check.log")
     if available:
         smoke.run("pytest -m gpu", [python, "-m", "pytest", "-m", "gpu", "-q", "-p", "no:cacheprovider",
                                     f"--junitxml={out / 'pytest-gpu.xml'}"],

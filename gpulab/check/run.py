@@ -21,7 +21,7 @@ from .registry import CHECKS, Check, Context
 
 # The modules that register checks, imported for that side effect (the registry is explicit:
 # each module lists its checks with @register where they are written).
-CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu")
+CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu", "gpulab.check.gpu_health")
 
 
 def load_checks() -> dict[str, Check]:

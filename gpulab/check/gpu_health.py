@@ -120,8 +120,11 @@ def _sample_under_load(ctx: Context, gpus: Sequence[GpuView]) -> dict[int, Sampl
     warmup_s = float(plan["warmup_full_s"] if ctx.full else plan["warmup_quick_s"])
     count, interval_s = int(plan["samples"]), float(plan["interval_s"])
     layer = device_layer(ctx)
-    found = {gpu.index: Sampled(idle=_idle(ctx, gpu).idle) for gpu in gpus}
-    running = _start_loads(gpus, warmup_s + count * interval_s + 5.0, found)
+    found = {gpu.index: _from_idle(_idle(ctx, gpu)) for gpu in gpus}
+    worth = [gpu for gpu in gpus if _worth_loading(found[gpu.index])]
+    if not worth:
+        return found
+    running = _start_loads(worth, warmup_s + count * interval_s + 5.0, found)
     try:
         layer.sleep(warmup_s)
         for _ in range(count):
@@ -133,6 +136,19 @@ def _sample_under_load(ctx: Context, gpus: Sequence[GpuView]) -> dict[int, Sampl
     finally:
         _stop_loads(running, found)
     return found
+
+
+def _from_idle(idle: Sampled) -> Sampled:
+    # A GPU that failed at rest fails under load too, with the same error (never a skip).
+    return Sampled(idle=idle.idle, error=idle.error)
+
+
+def _worth_loading(sampled: Sampled) -> bool:
+    """Whether NVML reports what a load would show (clock events or the link); without NVML a load
+    only burns seconds before two skips."""
+    idle = sampled.idle
+    return not sampled.error and idle is not None and (idle.throttle_reasons is not None
+                                                       or idle.pcie_gen_max is not None)
 
 
 def _start_loads(gpus: Sequence[GpuView], seconds: float, found: dict[int, Sampled]) -> list[tuple[GpuView, Any]]:

@@ -176,3 +176,25 @@ def test_every_gpu_row_renders_in_english_and_chinese():
         for lang in ("en", "zh"):
             assert render(row.reason, lang) and (row.action is None or render(row.action, lang))
             assert row.text(lang)
+
+
+def test_a_gpu_whose_nvml_reports_nothing_is_not_loaded_and_its_load_checks_skip():
+    silent = {"throttle_reasons": None, "pcie_gen_current": None, "pcie_gen_max": None}
+    gpu = fault(idle=silent, loaded=silent)
+    report = run(FakeLayer(gpu), ["gpu.throttle", "gpu.pcie"])
+    assert [row.verdict for row in report.rows] == [Verdict.SKIP, Verdict.SKIP] and gpu.loads == 0
+
+
+def test_a_gpu_that_fails_at_rest_fails_the_load_checks_with_the_same_error():
+    class Flaky(FakeGpu):
+        calls = 0
+
+        def health(self):
+            self.calls += 1
+            if self.calls == 1:
+                raise RuntimeError("Unknown Error (Xid 79: fallen off the bus)")
+            return super().health()
+
+    report = run(FakeLayer(Flaky(0)), ["gpu.ecc", "gpu.pcie"])
+    assert [row.verdict for row in report.rows] == [Verdict.FAIL, Verdict.FAIL]
+    assert all("Xid 79" in render(row.reason) for row in report.rows)

@@ -48,6 +48,12 @@ def device_name(gpu: GpuView) -> str:
     return f"gpu{gpu.index}"
 
 
+def nvidia_smi_id(gpu: GpuView) -> str:
+    """What ``nvidia-smi -i`` should be given: the PCI bus id, since nvidia-smi numbers GPUs in
+    NVML's (PCI) order and CUDA, by default, fastest first: index 0 may be two different GPUs."""
+    return gpu.pci_bus_id or str(gpu.index)
+
+
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
@@ -62,6 +68,8 @@ def _targets(ctx: Context) -> tuple[list[GpuView], list[Row]]:
     if not status.available:
         return [], _once(ctx, _no_gpu_row(ctx, status))
     gpus = list(layer.gpus())
+    if not gpus:  # a probe that found GPUs the layer cannot list: say so rather than print nothing
+        return [], _once(ctx, _no_gpu_row(ctx, status))
     if ctx.device_index is None:
         return gpus, []
     chosen = [gpu for gpu in gpus if gpu.index == ctx.device_index]
@@ -201,7 +209,7 @@ def _judged(check_id: str, judge: Judge, gpu: GpuView, sampled: Sampled) -> Row:
         except Exception as exc:  # strange data the judge did not foresee
             sampled = Sampled(error=_error_text(exc))
     return Row(check_id, Verdict.FAIL, msg("check.gpu.broken", index=gpu.index, error=sampled.error),
-               msg("check.gpu.action.broken", index=gpu.index), device=device_name(gpu),
+               msg("check.gpu.action.broken", gpu=nvidia_smi_id(gpu)), device=device_name(gpu),
                facts={"model": gpu.name, "error": sampled.error})
 
 
@@ -255,7 +263,8 @@ def judge_remap(gpu: GpuView, sampled: Sampled) -> Row:
                                           ("check.gpu.remap.what-pages", health.retired_pages_pending)) if flag]
     if pending:
         return _row("gpu.remap", gpu, Verdict.WARN, msg("check.gpu.remap.pending", what=pending),
-                    action=msg("check.gpu.remap.action-pending", index=gpu.index), source="gpu.remap", facts=facts)
+                    action=msg("check.gpu.remap.action-pending", gpu=nvidia_smi_id(gpu)), source="gpu.remap",
+                    facts=facts)
     if all(flag is None for flag in facts.values()):  # consumer GPUs have neither mechanism
         return _row("gpu.remap", gpu, Verdict.SKIP, msg("check.gpu.remap.unsupported"), source="gpu.remap",
                     facts=facts)

@@ -66,7 +66,7 @@ def test_a_gpu_without_ecc_counters_is_a_skip_that_says_why():
 def test_a_pending_row_remap_or_retired_page_warns_to_reset_the_gpu(flag):
     row, _ = the_row(FakeLayer(fault(idle={flag: True})), "gpu.remap")
     assert row.verdict is Verdict.WARN
-    assert "nvidia-smi -r -i 0" in render(row.action) and "reboot" in render(row.action)
+    assert "nvidia-smi -r -i 0000:18:00.0" in render(row.action) and "reboot" in render(row.action)
 
 
 def test_a_row_remapping_failure_fails():
@@ -198,3 +198,15 @@ def test_a_gpu_that_fails_at_rest_fails_the_load_checks_with_the_same_error():
     report = run(FakeLayer(Flaky(0)), ["gpu.ecc", "gpu.pcie"])
     assert [row.verdict for row in report.rows] == [Verdict.FAIL, Verdict.FAIL]
     assert all("Xid 79" in render(row.reason) for row in report.rows)
+
+
+def test_every_gpu_row_names_a_threshold_entry_with_its_cited_source():
+    from gpulab.check.registry import threshold
+
+    faults = [fault(0, idle={"ecc_uncorrected_volatile": 1}), fault(1, idle={"ecc_corrected_volatile": 500}),
+              fault(2, idle={"remapped_rows_failure": True}),
+              fault(3, loaded={"throttle_reasons": frozenset({"hw_slowdown"}), "pcie_gen_current": 2}), FakeGpu(4)]
+    report = run(FakeLayer(*faults))
+    sources = {row.source for row in report.rows}
+    assert sources == {"gpu.ecc", "gpu.ecc_corrected", "gpu.remap", "gpu.throttle", "gpu.pcie"}
+    assert all(len(threshold(source)["source"]) > 20 for source in sources | {"gpu.load", "outliers"})

@@ -15,7 +15,8 @@ can inject every fault. The rules and their sources are in ``resources/check/thr
   downshifted is normal and the pass says so.
 
 No usable GPU gives one skip row for all of them (a failure with ``--require-gpu``). A query
-that raises, or a load that cannot start, is a failed row for that GPU naming the error.
+that raises, or a load that cannot start, is a failed row for that GPU naming the error. All GPUs
+are loaded together, once per run, and only those whose NVML reports clock events or the link.
 """
 
 from __future__ import annotations

@@ -17,11 +17,12 @@ from gpulab import __version__
 from gpulab.catalogue import Message, msg
 
 from .model import CheckReport, Row, Verdict
+from .outliers import apply_outliers
 from .registry import CHECKS, Check, Context
 
 # The modules that register checks, imported for that side effect (the registry is explicit:
 # each module lists its checks with @register where they are written).
-CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu")
+CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu", "gpulab.check.gpu_health")
 
 
 def load_checks() -> dict[str, Check]:
@@ -52,6 +53,7 @@ def run_checks(ctx: Context, only: Iterable[str] | None = None) -> Generator[Mes
                          msg("check.action.report-bug"))]
         rows.extend(dataclasses.replace(row, host=row.host or ctx.host,
                                         rank=row.rank if row.rank is not None else ctx.rank) for row in found)
+    rows = apply_outliers(rows)  # one device far below its identical siblings fails (gpulab.check.outliers)
     return CheckReport(rows, ctx.mode, _machine(ctx), _versions(), started.isoformat(timespec="seconds"),
                        round(time.perf_counter() - begun, 2), ctx.require_gpu)
 

@@ -1,0 +1,268 @@
+"""The device layer the GPU checks talk to: the CUDA status, and per GPU its health and a load.
+
+The checks never call NVML or CuPy themselves; they ask a :class:`DeviceLayer` (this module's
+:class:`RealLayer`, or a test double that injects faults), so the verdict logic can be proven
+without a GPU. :func:`device_layer` makes the real one on first use and keeps it on the context.
+
+:meth:`GpuView.health` returns a :class:`GpuHealth`: NVML's error counters, throttle reasons,
+temperature, power, PCIe link and clocks, with units in the field names and ``None`` for "not
+available" (an unsupported query, a consumer GPU without ECC, no NVML at all). Nothing NVML
+returns is trusted as it comes: counts must be non-negative integers, temperatures and watts
+plausible numbers, anything else reads as not available. :meth:`GpuView.under_load` keeps the
+GPU busy (a CuPy matmul in a loop) while the caller samples, because a PCIe link and the
+clocks only show their real state under load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gpulab import nvml
+from gpulab.devices import CudaStatus, nvml_handle, probe_cuda
+
+__all__ = ["THROTTLE_BITS", "DeviceLayer", "GpuHealth", "GpuView", "NvmlGpu", "RealLayer", "decode_throttle",
+           "device_layer"]
+
+
+@dataclass(frozen=True)
+class GpuHealth:
+    """One sample of a GPU's health from NVML; ``None`` means "not available" for that field."""
+
+    ecc_uncorrected_volatile: int | None = None  # since the driver loaded (NVML_VOLATILE_ECC)
+    ecc_corrected_volatile: int | None = None
+    retired_pages_pending: bool | None = None  # pre-Ampere dynamic page retirement
+    remapped_rows_pending: bool | None = None  # Ampere and later row remapping
+    remapped_rows_failure: bool | None = None
+    throttle_reasons: frozenset[str] | None = None  # plain names, see THROTTLE_BITS
+    temperature_c: float | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    pcie_gen_current: int | None = None
+    pcie_gen_max: int | None = None  # the most this GPU *and this slot* allow
+    pcie_width_current: int | None = None
+    pcie_width_max: int | None = None
+    sm_clock_mhz: float | None = None
+    sm_clock_max_mhz: float | None = None
+    utilization_gpu_percent: float | None = None
+
+
+# nvmlClocksEventReason* (formerly nvmlClocksThrottleReason*) bits, NVML API Reference,
+# "NvmlClocksEventReasons"; the names are the ones a report prints.
+THROTTLE_BITS = {
+    0x001: "idle",  # nvmlClocksEventReasonGpuIdle: nothing runs, clocks drop
+    0x002: "app_clocks",  # nvmlClocksEventReasonApplicationsClocksSetting
+    0x004: "sw_power_cap",  # nvmlClocksEventReasonSwPowerCap
+    0x008: "hw_slowdown",  # nvmlClocksThrottleReasonHwSlowdown: clocks cut by 2x or more
+    0x010: "sync_boost",  # nvmlClocksEventReasonSyncBoost
+    0x020: "sw_thermal",  # nvmlClocksEventReasonSwThermalSlowdown
+    0x040: "hw_thermal",  # nvmlClocksThrottleReasonHwThermalSlowdown
+    0x080: "hw_power_brake",  # nvmlClocksThrottleReasonHwPowerBrakeSlowdown (the PSU asserted it)
+    0x100: "display_clocks",  # nvmlClocksEventReasonDisplayClockSetting
+    0x200: "board_limit",  # nvmlClocksEventReasonBoardLimit
+    0x400: "reliability",  # nvmlClocksEventReasonReliability
+}
+
+
+def decode_throttle(mask: Any) -> frozenset[str] | None:
+    """The plain names of the bits set in NVML's clocks-event mask; unknown bits as ``bit_0x...``."""
+    if not isinstance(mask, int) or isinstance(mask, bool) or mask < 0:
+        return None
+    names = {name for bit, name in THROTTLE_BITS.items() if mask & bit}
+    known = sum(THROTTLE_BITS)
+    unknown = mask & ~known
+    names.update(f"bit_{1 << i:#x}" for i in range(64) if unknown & (1 << i))
+    return frozenset(names)
+
+
+class GpuView(Protocol):
+    """One GPU as the checks see it."""
+
+    index: int
+    name: str
+    pci_bus_id: str | None
+
+    def health(self) -> GpuHealth: ...
+
+    def under_load(self, seconds: float) -> contextlib.AbstractContextManager[None]: ...
+
+
+class DeviceLayer(Protocol):
+    """What the GPU checks may ask of the machine."""
+
+    def status(self) -> CudaStatus: ...
+
+    def gpus(self) -> Sequence[GpuView]: ...
+
+    def sleep(self, seconds: float) -> None: ...  # the layer owns time, so a test double runs instantly
+
+
+def device_layer(ctx: Any) -> DeviceLayer:
+    """``ctx.devices``, made (the real layer) and stored there on first use."""
+    if ctx.devices is None:
+        ctx.devices = RealLayer()
+    return ctx.devices
+
+
+# ------------------------------------------------------------------ what NVML returned, checked
+
+
+def _count(value: Any) -> int | None:
+    """An error counter: a non-negative integer, else not available."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def _flag(value: Any) -> bool | None:
+    """NVML's 0/1 (NVML_FEATURE_DISABLED/ENABLED) as a bool; anything else not available."""
+    if isinstance(value, bool):
+        return value
+    return bool(value) if isinstance(value, int) and value in (0, 1) else None
+
+
+def _number(value: Any, low: float, high: float, scale: float = 1.0) -> float | None:
+    """A reading within [low, high] after scaling (NVML's 0xFFFFFFFF "unknown" and the like fall out)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    scaled = value * scale
+    return float(scaled) if low <= scaled <= high else None
+
+
+def _small(value: Any, high: int) -> int | None:
+    """A PCIe generation (1..high) or lane count: a positive integer no larger than ``high``."""
+    count = _count(value)
+    return count if count is not None and 0 < count <= high else None
+
+
+# ------------------------------------------------------------------ the real layer
+
+
+class NvmlGpu:
+    """One CUDA device's health through :mod:`gpulab.nvml` (found by PCI bus id: CUDA and NVML
+    orders can differ), and a CuPy load on it."""
+
+    def __init__(self, index: int, name: str, pci_bus_id: str | None) -> None:
+        self.index, self.name, self.pci_bus_id = index, name, pci_bus_id
+
+    def _ask(self, handle: Any, name: str, *args: Any) -> Any:
+        return nvml.query(name, handle, *args)
+
+    def health(self) -> GpuHealth:
+        handle = nvml_handle(self.pci_bus_id)
+        if handle is None:  # no NVML here: every field not available, and the checks say so
+            return GpuHealth()
+        return GpuHealth(**self._ecc(handle), **self._repairs(handle), **self._load_state(handle),
+                         **self._link(handle))
+
+    def _ecc(self, handle: Any) -> dict[str, Any]:
+        volatile = nvml.constant("NVML_VOLATILE_ECC", 0)
+        uncorrected = nvml.constant("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1)
+        corrected = nvml.constant("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0)
+        return {"ecc_uncorrected_volatile": _count(self._ask(handle, "nvmlDeviceGetTotalEccErrors", uncorrected,
+                                                             volatile)),
+                "ecc_corrected_volatile": _count(self._ask(handle, "nvmlDeviceGetTotalEccErrors", corrected,
+                                                           volatile))}
+
+    def _repairs(self, handle: Any) -> dict[str, Any]:
+        rows = self._ask(handle, "nvmlDeviceGetRemappedRows")  # (corrected, uncorrected, pending, failure)
+        ok = isinstance(rows, (tuple, list)) and len(rows) == 4
+        return {"retired_pages_pending": _flag(self._ask(handle, "nvmlDeviceGetRetiredPagesPendingStatus")),
+                "remapped_rows_pending": _flag(rows[2]) if ok else None,
+                "remapped_rows_failure": _flag(rows[3]) if ok else None}
+
+    def _load_state(self, handle: Any) -> dict[str, Any]:
+        sm = nvml.constant("NVML_CLOCK_SM", 1)
+        # nvmlDeviceGetCurrentClocksEventReasons replaced ...ThrottleReasons (deprecated, same bits).
+        mask = self._ask(handle, "nvmlDeviceGetCurrentClocksEventReasons")
+        if mask is None:
+            mask = self._ask(handle, "nvmlDeviceGetCurrentClocksThrottleReasons")
+        utilization = self._ask(handle, "nvmlDeviceGetUtilizationRates")
+        return {"throttle_reasons": decode_throttle(mask),
+                "temperature_c": _number(self._ask(handle, "nvmlDeviceGetTemperature",
+                                                   nvml.constant("NVML_TEMPERATURE_GPU", 0)), -40, 150),
+                "power_w": _number(self._ask(handle, "nvmlDeviceGetPowerUsage"), 0, 5000, 1e-3),
+                "power_limit_w": _number(self._ask(handle, "nvmlDeviceGetEnforcedPowerLimit"), 1, 5000, 1e-3),
+                "sm_clock_mhz": _number(self._ask(handle, "nvmlDeviceGetClockInfo", sm), 1, 10_000),
+                "sm_clock_max_mhz": _number(self._ask(handle, "nvmlDeviceGetMaxClockInfo", sm), 1, 10_000),
+                "utilization_gpu_percent": _number(getattr(utilization, "gpu", None), 0, 100)}
+
+    def _link(self, handle: Any) -> dict[str, Any]:
+        # nvmlDeviceGetMaxPcieLinkGeneration is "possible with this device and system" (a Gen5 GPU
+        # in a Gen4 slot reports 4), unlike nvmlDeviceGetGpuMaxPcieLinkGeneration (the GPU alone).
+        return {"pcie_gen_current": _small(self._ask(handle, "nvmlDeviceGetCurrPcieLinkGeneration"), 16),
+                "pcie_gen_max": _small(self._ask(handle, "nvmlDeviceGetMaxPcieLinkGeneration"), 16),
+                "pcie_width_current": _small(self._ask(handle, "nvmlDeviceGetCurrPcieLinkWidth"), 32),
+                "pcie_width_max": _small(self._ask(handle, "nvmlDeviceGetMaxPcieLinkWidth"), 32)}
+
+    @contextlib.contextmanager
+    def under_load(self, seconds: float) -> Iterator[None]:
+        """Keep this GPU busy for at most ``seconds`` while the caller samples; raises what CuPy
+        raises when the load cannot start (no CuPy, out of memory), so the check fails with it."""
+        load = _MatmulLoad(self.index, seconds)
+        load.start()
+        try:
+            yield
+        finally:
+            load.stop()
+
+
+class _MatmulLoad:
+    """float32 matmuls on one GPU in a loop on a thread, until stopped or ``seconds`` pass."""
+
+    N = 4096  # 2 x 64 MiB operands: seconds of full SM load, little memory
+
+    def __init__(self, index: int, seconds: float) -> None:
+        self.index, self.seconds = index, seconds
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=f"gpulab-check-load-{index}", daemon=True)
+
+    def start(self) -> None:
+        import cupy  # outside the thread: a missing CuPy is the caller's error, at once
+
+        with cupy.cuda.Device(self.index):
+            self._a = cupy.ones((self.N, self.N), dtype=cupy.float32)
+            self._b = cupy.ones((self.N, self.N), dtype=cupy.float32)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import cupy
+
+        deadline = time.monotonic() + self.seconds
+        try:
+            with cupy.cuda.Device(self.index):
+                while not self._stop.is_set() and time.monotonic() < deadline:
+                    cupy.matmul(self._a, self._b)
+                    cupy.cuda.Device(self.index).synchronize()  # one launch at a time: stop is prompt
+        except BaseException as exc:  # reported by stop(): the check fails, naming it
+            self._error = exc
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._a = self._b = None
+        if self._error is not None:
+            raise RuntimeError(f"the load on GPU {self.index} failed: {self._error}") from self._error
+
+
+class RealLayer:
+    """The machine as CuPy and NVML see it; the CUDA probe runs once."""
+
+    def __init__(self) -> None:
+        self._status: CudaStatus | None = None
+
+    def status(self) -> CudaStatus:
+        if self._status is None:
+            self._status = probe_cuda()
+        return self._status
+
+    def gpus(self) -> Sequence[GpuView]:
+        return [NvmlGpu(gpu.index, gpu.name, gpu.pci_bus_id) for gpu in self.status().devices]
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)

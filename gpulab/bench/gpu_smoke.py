@@ -193,8 +193,9 @@ def main(argv: list[str] | None = None) -> int:
               STEP_TIMEOUT_S["info"], "info.log")
     available, reason = (False, "--no-gpu was given") if args.no_gpu else gpu_status()
     # the sanity check's full report, GPU or not (its exit code is the step's: 1 if a check failed)
-    smoke.run("gpulab check --full", [*gpulab, "check", "--full", "--json", str(out / "gpulab-check.json"),
-                                      "--html", str(out / "gpulab-check.html")], STEP_TIMEOUT_S["check"], "gpulab-check.log")
+    check_files = ["--json", str(out / "gpulab-check.json"), "--html", str(out / "gpulab-check.html")]
+    smoke.run("gpulab check --full", [*gpulab, "check", "--full", *check_files], STEP_TIMEOUT_S["check"],
+              "gpulab-check.log")
     if available:
         smoke.run("pytest -m gpu", [python, "-m", "pytest", "-m", "gpu", "-q", "-p", "no:cacheprovider",
                                     f"--junitxml={out / 'pytest-gpu.xml'}"],

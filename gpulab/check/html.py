@@ -44,15 +44,6 @@ def source_text(key: str) -> str:
         return ""
 
 
-def _value(row: Row) -> str:
-    if row.value is None:
-        return ""
-    text = f"{row.value:.4g} {row.unit}".strip()
-    if row.threshold is not None:
-        text += f" ({row.comparison} {row.threshold:g})"
-    return text
-
-
 def _row_html(row: Row, lang: str) -> str:
     verdict = render(msg(f"check.verdict.{row.verdict.value}"), lang)
     action = f'<div class="action">→ {html.escape(render(row.action, lang))}</div>' if row.action else ""
@@ -62,7 +53,7 @@ def _row_html(row: Row, lang: str) -> str:
     return (f"<tr><td>{badge}</td>"
             f"<td>{html.escape(render(msg(f'check.{row.check}.title'), lang))}</td>"
             f"<td>{html.escape(row.host)} {html.escape(row.device)}</td>"
-            f"<td>{html.escape(_value(row))}</td>"
+            f"<td>{html.escape(row.value_text())}</td>"
             f"<td>{html.escape(render(row.reason, lang))}{action}{cite}</td></tr>")
 
 
@@ -74,10 +65,7 @@ def _facts(title: str, facts: Mapping[str, Any]) -> str:
 def render_html(report: CheckReport, lang: str = "en") -> str:
     """The whole page as a string."""
     t = lambda key, **args: render(msg(key, **args), lang)  # noqa: E731 - a local shorthand
-    counts = report.counts()
-    summary = t("check.html.summary", checks=len(report.rows), passed=counts[Verdict.PASS],
-                warned=counts[Verdict.WARN], failed=counts[Verdict.FAIL], skipped=counts[Verdict.SKIP],
-                seconds=f"{report.seconds:.1f}", code=report.exit_code())
+    summary = render(report.summary(), lang)
     head = "".join(f"<th>{html.escape(t(f'check.html.column.{c}'))}</th>"
                    for c in ("verdict", "check", "device", "value", "reason"))
     rows = "".join(_row_html(row, lang) for row in report.rows)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from gpulab.catalogue import Message, from_json, render, to_json
+from gpulab.catalogue import Message, from_json, msg, render, to_json
 
 SCHEMA = "gpulab.check/1"
 
@@ -75,6 +75,15 @@ class Row:
                    int(data["rank"]) if data.get("rank") is not None else None,
                    dict(data.get("facts", {})))
 
+    def value_text(self) -> str:
+        """``158 GFLOP/s (>= 99.7)``: the measured value against its threshold ('' without one)."""
+        if self.value is None:
+            return ""
+        text = f"{self.value:.4g} {self.unit}".strip()
+        if self.threshold is not None:
+            text += f" ({self.comparison} {self.threshold:g})"
+        return text
+
     def text(self, lang: str = "en") -> str:
         """The row as one line of plain text (for logs and terminals without a table)."""
         parts = [f"[{self.verdict.value.upper()}]", self.check, f"({self.device})", render(self.reason, lang)]
@@ -104,6 +113,13 @@ class CheckReport:
         for row in self.rows:
             counted[row.verdict] += 1
         return counted
+
+    def summary(self) -> Message:
+        """One sentence: how many checks, how long, how many of each verdict, the exit code."""
+        counts = self.counts()
+        return msg("check.html.summary", checks=len(self.rows), passed=counts[Verdict.PASS],
+                   warned=counts[Verdict.WARN], failed=counts[Verdict.FAIL], skipped=counts[Verdict.SKIP],
+                   seconds=f"{self.seconds:.1f}", code=self.exit_code())
 
     @property
     def failed(self) -> bool:

@@ -15,8 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
-from gpulab.catalogue import render
+from gpulab.catalogue import Message, render
+
+if TYPE_CHECKING:
+    from gpulab.check.model import CheckReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     return _emit(report, args)
 
 
-def _fleet_comm():
+def _fleet_comm() -> Any:
     """MPI's world communicator under a launcher with two or more ranks, else None."""
     from gpulab.commands.collectives import under_launcher
 
@@ -90,13 +95,13 @@ def _fleet_comm():
     return MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else None
 
 
-def _leads_its_node(comm) -> bool:
+def _leads_its_node(comm: Any) -> bool:
     from gpulab.check.fleet import node_leader
 
     return node_leader(comm)
 
 
-def _run_with_progress(progress, lang: str, live: bool):
+def _run_with_progress(progress: Generator[Message, None, CheckReport], lang: str, live: bool) -> CheckReport:
     live = live and sys.stderr.isatty()
     try:
         while True:
@@ -110,7 +115,7 @@ def _run_with_progress(progress, lang: str, live: bool):
     return report
 
 
-def _emit(report, args: argparse.Namespace) -> int:
+def _emit(report: CheckReport, args: argparse.Namespace) -> int:
     """Write the report where asked and print it; the exit code."""
     from gpulab.output import emit_json
 
@@ -125,7 +130,7 @@ def _emit(report, args: argparse.Namespace) -> int:
     return report.exit_code()
 
 
-def _write_html(report, path: str, lang: str) -> bool:
+def _write_html(report: CheckReport, path: str, lang: str) -> bool:
     """Write the HTML page; a failed write is said in one line (the text report still prints)."""
     from gpulab.check.html import render_html
 
@@ -138,41 +143,17 @@ def _write_html(report, path: str, lang: str) -> bool:
         return False
 
 
-def format_report(report, lang: str = "en") -> str:
+def format_report(report: CheckReport, lang: str = "en") -> str:
     """A plain-text table: a line per row (then its reason and action), and the totals."""
+    from gpulab.catalogue import msg
+
     lines = []
     for row in report.rows:
-        title = render(_title(row.check), lang)
-        value = "" if row.value is None else f"{row.value:.4g} {row.unit}".strip()
-        if row.threshold is not None:
-            value += f" ({row.comparison} {row.threshold:g})"
-        verdict = render(_verdict(row.verdict), lang)
-        lines.append(f"{verdict:<5} {title} [{row.device}] {value}".rstrip())
+        title = render(msg(f"check.{row.check}.title"), lang)
+        verdict = render(msg(f"check.verdict.{row.verdict.value}"), lang)
+        lines.append(f"{verdict:<5} {title} [{row.device}] {row.value_text()}".rstrip())
         lines.append(f"      {render(row.reason, lang)}")
         if row.action is not None:
             lines.append(f"      → {render(row.action, lang)}")
-    lines.append(render(summary_message(report), lang))
+    lines.append(render(report.summary(), lang))
     return "\n".join(lines)
-
-
-def summary_message(report):
-    """One sentence: how many checks, how long, how many of each verdict, the exit code."""
-    from gpulab.catalogue import msg
-    from gpulab.check.model import Verdict
-
-    counts = report.counts()
-    return msg("check.html.summary", checks=len(report.rows), passed=counts[Verdict.PASS],
-               warned=counts[Verdict.WARN], failed=counts[Verdict.FAIL], skipped=counts[Verdict.SKIP],
-               seconds=f"{report.seconds:.1f}", code=report.exit_code())
-
-
-def _verdict(verdict):
-    from gpulab.catalogue import msg
-
-    return msg(f"check.verdict.{verdict.value}")
-
-
-def _title(check_id: str):
-    from gpulab.catalogue import msg
-
-    return msg(f"check.{check_id}.title")

@@ -564,8 +564,9 @@ class _Namespaces:
         if toks[i].text == "typedef":
             j = i
             while j < len(toks) and toks[j].text != ";":
-                j += 1
-            return toks[j - 1].text if toks[j - 1].kind == "id" else None
+                # typedef struct { float x; } R; names R: the braces' own ';' end no typedef
+                j = _match(toks, j, "{", "}") + 1 if toks[j].text == "{" else j + 1
+            return toks[j - 1].text if j < len(toks) and toks[j - 1].kind == "id" else None
         return None
 
     def _skip_initializer(self, toks: list[Tok], j: int) -> int:

@@ -443,3 +443,19 @@ __global__ void k(const float* in, float* out) {
     out = np.zeros(32, np.float32)
     simt.launch(source, "k", 1, 32, [x, out])
     np.testing.assert_array_equal(out, x + 1)
+
+
+def test_a_typedef_of_an_unnamed_struct_in_a_namespace_names_the_type_not_its_first_member():
+    source = """
+namespace geo { typedef struct { float x; float y; } R; __device__ float sum(R q) { return q.x + q.y; } }
+using namespace geo;
+__global__ void k(const float* in, float* out) {
+    R q{in[threadIdx.x], 2.0f};
+    geo::R r{1.0f, 1.0f};
+    out[threadIdx.x] = sum(q) + geo::sum(r);
+}"""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    simt.launch(source, "k", 1, 32, [x, out])
+    np.testing.assert_array_equal(out, x + 4)
+    compiles(source)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpulab.catalogue import Message, msg
 from gpulab.lab import cpu_peaks
-from gpulab.measure import median_and_iqr, noise_reasons
+from gpulab.measure import Samples, median_and_iqr, noise_reasons
 from gpulab.threads import cpu_threads
 
 from .model import Row, Verdict
@@ -54,9 +54,9 @@ def expected_gflop_s(threads: int, max_clock_mhz: float | None, flags: set[str])
     return threads * max_clock_mhz / 1000 * per_cycle
 
 
-def _noisy(samples: list[float], busy: float | None) -> list[str]:
+def _noisy(samples: Samples) -> list[str]:
     median, iqr = median_and_iqr(samples)
-    return noise_reasons(median, iqr, busy)
+    return noise_reasons(median, iqr, samples.busy)
 
 
 def judge_rate(check: str, value: float, expected: float | None, noise: list[str], unit: str,
@@ -92,7 +92,7 @@ def check_blas(ctx: Context) -> Generator[Message, None, list[Row]]:
     expected = expected_gflop_s(threads, cpu.max_clock_mhz, cpu_flags())
     facts = {"threads": threads, "max_clock_mhz": cpu.max_clock_mhz, "gemm_n": cpu_peaks.GEMM_N,
              "blas": cpu.blas[0].vendor if cpu.blas else None}
-    return [judge_rate("cpu.blas", value, expected, _noisy(samples, samples.busy), "GFLOP/s", "cpu.blas",
+    return [judge_rate("cpu.blas", value, expected, _noisy(samples), "GFLOP/s", "cpu.blas",
                        facts)]
 
 
@@ -104,5 +104,5 @@ def check_triad(ctx: Context) -> Generator[Message, None, list[Row]]:
     samples, method = cpu_peaks.triad_samples(5 if ctx.full else 3, ctx.check_cancelled)
     value = cpu_peaks.TRIAD_BYTES / min(samples) / 1e9
     facts = {"method": method, "elements": cpu_peaks.TRIAD_ELEMENTS}
-    return [judge_rate("cpu.triad", value, dram_theoretical_gb_s(), _noisy(samples, samples.busy), "GB/s",
+    return [judge_rate("cpu.triad", value, dram_theoretical_gb_s(), _noisy(samples), "GB/s",
                        "cpu.triad", facts)]

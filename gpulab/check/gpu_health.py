@@ -280,7 +280,8 @@ def check_remap(ctx: Context) -> Generator[Message, None, list[Row]]:
 # ------------------------------------------------------------------ throttling under load
 
 
-def _peak(samples: Sequence[GpuHealth], name: str) -> float | None:
+def _peak(samples: Sequence[GpuHealth], name: str) -> Any:
+    """The largest reading of ``name`` across ``samples`` (an int stays an int), None if none."""
     values = [getattr(s, name) for s in samples if getattr(s, name) is not None]
     return max(values) if values else None
 
@@ -321,16 +322,11 @@ def check_throttle(ctx: Context) -> Generator[Message, None, list[Row]]:
 # ------------------------------------------------------------------ PCIe link under load
 
 
-def _best(samples: Sequence[GpuHealth], name: str) -> int | None:
-    values = [getattr(s, name) for s in samples if getattr(s, name) is not None]
-    return max(values) if values else None
-
-
 def judge_pcie(gpu: GpuView, sampled: Sampled) -> Row:
     # The best the link reached under load: it retrains upwards as load arrives, so one sample
     # at the maximum proves the link can run there.
-    gen, width = _best(sampled.loaded, "pcie_gen_current"), _best(sampled.loaded, "pcie_width_current")
-    gen_max, width_max = _best(sampled.loaded, "pcie_gen_max"), _best(sampled.loaded, "pcie_width_max")
+    gen, width = _peak(sampled.loaded, "pcie_gen_current"), _peak(sampled.loaded, "pcie_width_current")
+    gen_max, width_max = _peak(sampled.loaded, "pcie_gen_max"), _peak(sampled.loaded, "pcie_width_max")
     idle = sampled.idle or GpuHealth()
     facts = {"pcie_gen_current": gen, "pcie_gen_max": gen_max, "pcie_width_current": width,
              "pcie_width_max": width_max, "idle_pcie_gen": idle.pcie_gen_current,

@@ -58,6 +58,7 @@ def _ids(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gpulab.check.fleet import node_leader
     from gpulab.check.registry import Context
     from gpulab.check.run import run_checks
     from gpulab.output import output_problem
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     ctx = Context(mode=args.mode, require_gpu=args.require_gpu, device_index=args.device,
                   rank=comm.Get_rank() if comm is not None else None)
     report = None
-    if comm is None or _leads_its_node(comm):
+    if comm is None or node_leader(comm):
         report = _run_with_progress(run_checks(ctx, args.only), args.lang, live=ctx.rank in (None, 0))
     if comm is not None:  # fleet mode: rank 0 reports for every node; all ranks exit alike
         from gpulab.check.fleet import gather
@@ -93,12 +94,6 @@ def _fleet_comm() -> Any:
     except ImportError:
         return None
     return MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else None
-
-
-def _leads_its_node(comm: Any) -> bool:
-    from gpulab.check.fleet import node_leader
-
-    return node_leader(comm)
 
 
 def _run_with_progress(progress: Generator[Message, None, CheckReport], lang: str, live: bool) -> CheckReport:

@@ -12,6 +12,9 @@ and a parallel array of byte addresses.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 SECTOR_BYTES = 32
@@ -76,12 +79,7 @@ def _sectors_of_one_row(addresses: np.ndarray) -> int:
     sector (a move by whole sectors touches as many)."""
     base = int(addresses[0]) & ~(SECTOR_BYTES - 1)
     key = (addresses - base).tobytes()
-    found = _SECTOR_CACHE.get(key)
-    if found is None:
-        if len(_SECTOR_CACHE) > 4096:
-            _SECTOR_CACHE.clear()
-        found = _SECTOR_CACHE[key] = int(_distinct_per_row(addresses.reshape(1, -1) >> 5)[0])
-    return found
+    return _remembered(_SECTOR_CACHE, key, lambda: int(_distinct_per_row(addresses.reshape(1, -1) >> 5)[0]))
 
 
 def sectors_per_warp(lanes: np.ndarray, addresses: np.ndarray) -> np.ndarray:
@@ -140,6 +138,17 @@ def _words(offsets: np.ndarray, itemsize: int) -> tuple[np.ndarray, int]:
 
 
 _ONE_ROW_CACHE: dict[tuple[int, bytes], int] = {}
+_CACHE_LIMIT = 4096  # patterns kept per cache (a loop repeats a few; a long run cannot grow it)
+
+
+def _remembered(cache: dict, key: Any, compute: Callable[[], int]) -> int:
+    """``cache[key]``, computed on first use; the cache is emptied when it grows past its limit."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = compute()
+    return found
 
 
 def _wavefronts_of_one_row(words: np.ndarray) -> int:
@@ -147,12 +156,7 @@ def _wavefronts_of_one_row(words: np.ndarray) -> int:
     the first, since a pattern moved by whole words has the same conflicts (the banks rotate)
     and a loop repeats a few patterns at moving addresses."""
     key = (words.shape[-1], (words - words.flat[0]).tobytes())
-    found = _ONE_ROW_CACHE.get(key)
-    if found is None:
-        if len(_ONE_ROW_CACHE) > 4096:
-            _ONE_ROW_CACHE.clear()
-        found = _ONE_ROW_CACHE[key] = int(_wavefronts_per_row(words.reshape(1, -1))[0])
-    return found
+    return _remembered(_ONE_ROW_CACHE, key, lambda: int(_wavefronts_per_row(words.reshape(1, -1))[0]))
 
 
 def _wavefronts_per_row(words: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from typing import Any
 
 from gpulab.catalogue import Message, msg, plain
 
-from .device import GpuHealth, GpuView, device_layer
+from .device import THROTTLE_BITS, GpuHealth, GpuView, device_layer
 from .model import Row, Verdict
 from .registry import Context, register, threshold
 from .software import cuda_status
@@ -286,6 +286,13 @@ def _peak(samples: Sequence[GpuHealth], name: str) -> Any:
     return max(values) if values else None
 
 
+def throttle_names(reasons: frozenset[str] | set[str]) -> list[Message]:
+    """The clock-event reasons as translated names (nvidia-smi's label beside each, so a reader can
+    match them with ``nvidia-smi -q -d PERFORMANCE``); a bit NVML added later stays as its code."""
+    known = set(THROTTLE_BITS.values())
+    return [msg(f"check.gpu.throttle.reason.{name}") if name in known else plain(name) for name in sorted(reasons)]
+
+
 def _shown(value: float | None) -> str:
     return "?" if value is None else f"{value:.0f}"
 
@@ -306,11 +313,11 @@ def judge_throttle(gpu: GpuView, sampled: Sampled) -> Row:
                               "source": "gpu.throttle", "facts": facts}
     if harmful:
         return _row("gpu.throttle", gpu, Verdict.WARN,
-                    msg("check.gpu.throttle.slowed", reasons=", ".join(sorted(harmful)),
+                    msg("check.gpu.throttle.slowed", reasons=throttle_names(harmful),
                         temperature=_shown(temperature), power=_shown(power), limit=_shown(limit)),
                     action=msg("check.gpu.throttle.action"), **fields)
     return _row("gpu.throttle", gpu, Verdict.PASS,
-                msg("check.gpu.throttle.ok", reasons=", ".join(sorted(reasons)) or "-",
+                msg("check.gpu.throttle.ok", reasons=throttle_names(reasons) or "-",
                     temperature=_shown(temperature), power=_shown(power)), **fields)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulab.catalogue import render
+from gpulab.catalogue import msg, render
 from gpulab.check.model import Verdict
 from gpulab.check.registry import Context
 from gpulab.check.run import run_checks
@@ -80,7 +80,7 @@ def test_a_row_remapping_failure_fails():
 def test_thermal_or_hardware_slowdown_under_load_warns_with_temperature_and_power(reason):
     layer = FakeLayer(fault(loaded={"throttle_reasons": frozenset({reason, "sw_power_cap"}), "temperature_c": 91.0}))
     row, _ = the_row(layer, "gpu.throttle")
-    assert row.verdict is Verdict.WARN and reason in render(row.reason)
+    assert row.verdict is Verdict.WARN and render(msg(f"check.gpu.throttle.reason.{reason}")) in render(row.reason)
     assert row.facts["temperature_c_max"] == 91.0 and row.facts["power_w_max"] == 690.0
     assert "91 °C" in render(row.reason) and "cooling" in render(row.action)
 
@@ -210,3 +210,14 @@ def test_every_gpu_row_names_a_threshold_entry_with_its_cited_source():
     sources = {row.source for row in report.rows}
     assert sources == {"gpu.ecc", "gpu.ecc_corrected", "gpu.remap", "gpu.throttle", "gpu.pcie"}
     assert all(len(threshold(source)["source"]) > 20 for source in sources | {"gpu.load", "outliers"})
+
+
+def test_throttle_reasons_are_named_in_the_readers_language_with_nvidia_smis_label():
+    slowed, _ = the_row(FakeLayer(fault(loaded={"throttle_reasons": frozenset({"hw_thermal"})})), "gpu.throttle")
+    english = render(slowed.reason)
+    assert "hardware thermal slowdown (HW Thermal Slowdown)" in english and "hw_thermal" not in english
+    assert "硬件过热降频" in render(slowed.reason, "zh")
+    fine, _ = the_row(FakeLayer(fault(loaded={"throttle_reasons": frozenset({"sw_power_cap", "bit_0x800"})})),
+                      "gpu.throttle")
+    assert fine.verdict is Verdict.PASS
+    assert "达到功耗上限" in render(fine.reason, "zh") and "bit_0x800" in render(fine.reason, "zh")

@@ -100,6 +100,8 @@ class DeviceLayer(Protocol):
 
     def sleep(self, seconds: float) -> None: ...  # the layer owns time, so a test double runs instantly
 
+    def kernel_log(self) -> Sequence[str]: ...  # the NVRM lines of this boot's kernel log (Xid errors)
+
 
 def device_layer(ctx: Any) -> DeviceLayer:
     """``ctx.devices``, made (the real layer) and stored there on first use."""
@@ -266,3 +268,8 @@ class RealLayer:
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
+
+    def kernel_log(self) -> Sequence[str]:
+        from .xid import read_kernel_log
+
+        return read_kernel_log()

@@ -72,9 +72,10 @@ def _info(gpu: FakeGpu) -> GpuInfo:
 class FakeLayer:
     """The machine: these GPUs, or none (a laptop without an NVIDIA driver)."""
 
-    def __init__(self, *gpus: FakeGpu) -> None:
+    def __init__(self, *gpus: FakeGpu, kernel_log: list[str] | Exception | None = None) -> None:
         self._gpus = list(gpus)
         self.slept_s = 0.0
+        self.log = [] if kernel_log is None else kernel_log  # the NVRM lines, or what reading them raises
 
     def status(self) -> CudaStatus:
         if not self._gpus:
@@ -89,3 +90,8 @@ class FakeLayer:
 
     def sleep(self, seconds: float) -> None:
         self.slept_s += seconds
+
+    def kernel_log(self) -> list[str]:
+        if isinstance(self.log, Exception):
+            raise self.log
+        return list(self.log)

@@ -10,7 +10,9 @@ that says why, with the measured value still reported.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import contextlib
+import threading
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from gpulab.catalogue import Message, msg
@@ -54,6 +56,40 @@ def expected_gflop_s(threads: int, max_clock_mhz: float | None, flags: set[str])
     return threads * max_clock_mhz / 1000 * per_cycle
 
 
+@contextlib.contextmanager
+def sampled_clocks(interval_s: float = 0.1) -> Iterator[dict[str, float | int | None]]:
+    """The CPU's current clock (psutil, MHz, averaged over cores) sampled on a thread while the
+    block runs; the dict it yields is filled on exit with the lowest and highest reading, so a
+    slow result can be read beside the clocks it ran at (None where the OS does not tell)."""
+    import psutil
+
+    readings: list[float] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while True:
+            try:
+                now = psutil.cpu_freq()
+            except Exception:  # some kernels and containers have no cpufreq at all
+                now = None
+            if now is not None and now.current > 0:
+                readings.append(float(now.current))
+            if stop.wait(interval_s):
+                return
+
+    found: dict[str, float | int | None] = {}
+    thread = threading.Thread(target=sample, name="gpulab-check-cpu-clocks", daemon=True)
+    thread.start()
+    try:
+        yield found
+    finally:
+        stop.set()
+        thread.join()
+        found.update(cpu_clock_mhz_min=round(min(readings), 1) if readings else None,
+                     cpu_clock_mhz_max=round(max(readings), 1) if readings else None,
+                     cpu_clock_samples=len(readings))
+
+
 def _noisy(samples: Samples) -> list[str]:
     median, iqr = median_and_iqr(samples)
     return noise_reasons(median, iqr, samples.busy)
@@ -87,11 +123,12 @@ def check_blas(ctx: Context) -> Generator[Message, None, list[Row]]:
 
     cpu = describe_cpu()
     threads = cpu_threads()
-    samples = cpu_peaks.gemm_samples(5 if ctx.full else 3, ctx.check_cancelled)
+    with sampled_clocks() as clocks:
+        samples = cpu_peaks.gemm_samples(5 if ctx.full else 3, ctx.check_cancelled)
     value = cpu_peaks.GEMM_FLOP / min(samples) / 1e9
     expected = expected_gflop_s(threads, cpu.max_clock_mhz, cpu_flags())
     facts = {"threads": threads, "max_clock_mhz": cpu.max_clock_mhz, "gemm_n": cpu_peaks.GEMM_N,
-             "blas": cpu.blas[0].vendor if cpu.blas else None}
+             "blas": cpu.blas[0].vendor if cpu.blas else None, **clocks}
     return [judge_rate("cpu.blas", value, expected, _noisy(samples), "GFLOP/s", "cpu.blas",
                        facts)]
 
@@ -101,8 +138,9 @@ def check_triad(ctx: Context) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.measuring", what=msg("check.cpu.triad.title"))
     from gpulab.hostmem import dram_theoretical_gb_s
 
-    samples, method = cpu_peaks.triad_samples(5 if ctx.full else 3, ctx.check_cancelled)
+    with sampled_clocks() as clocks:
+        samples, method = cpu_peaks.triad_samples(5 if ctx.full else 3, ctx.check_cancelled)
     value = cpu_peaks.TRIAD_BYTES / min(samples) / 1e9
-    facts = {"method": method, "elements": cpu_peaks.TRIAD_ELEMENTS}
+    facts = {"method": method, "elements": cpu_peaks.TRIAD_ELEMENTS, **clocks}
     return [judge_rate("cpu.triad", value, dram_theoretical_gb_s(), _noisy(samples), "GB/s",
                        "cpu.triad", facts)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pytest
 
@@ -63,6 +64,7 @@ def test_a_cpu_only_machine_gets_a_report_of_every_core_check_and_exit_code_0(tm
     assert code == 0 and "Exit code 0." in out
     blas = next(row for row in data["rows"] if row["check"] == "cpu.blas")
     assert blas["value"] > 0 and blas["unit"] == "GFLOP/s"  # measured, whatever the verdict
+    assert blas["facts"]["cpu_clock_samples"] >= 1  # the clocks were sampled while it ran (kept, never judged)
     report = CheckReport.from_json(data)
     assert [r.check for r in report.rows] == [row["check"] for row in data["rows"]]
 
@@ -148,6 +150,26 @@ def test_a_cpu_rate_is_judged_against_this_cpus_expectation(value, expected, noi
     if verdict is Verdict.WARN and not noise:
         assert row.threshold == 90.0 and row.comparison == ">="
     assert render(row.reason, "zh") != render(row.reason)
+
+
+def test_cpu_clocks_are_sampled_during_a_timed_block_and_none_where_the_os_does_not_tell(monkeypatch, qtbot):
+    import psutil
+
+    given = []
+
+    def reading():
+        given.append(None)
+        return SimpleNamespace(current=[2400.0, 1200.0, 3000.0][min(len(given), 3) - 1], min=0.0, max=0.0)
+
+    monkeypatch.setattr(psutil, "cpu_freq", reading)
+    with cpu.sampled_clocks(interval_s=0.001) as clocks:
+        qtbot.waitUntil(lambda: len(given) >= 3, timeout=10_000)  # the block runs while the thread samples
+    assert clocks["cpu_clock_mhz_min"] == 1200.0 and clocks["cpu_clock_mhz_max"] == 3000.0
+    assert clocks["cpu_clock_samples"] == len(given)
+    monkeypatch.setattr(psutil, "cpu_freq", lambda: None)
+    with cpu.sampled_clocks(interval_s=0.001) as clocks:
+        pass
+    assert clocks == {"cpu_clock_mhz_min": None, "cpu_clock_mhz_max": None, "cpu_clock_samples": 0}
 
 
 def test_the_fma_peak_follows_the_vector_extensions():

@@ -64,7 +64,7 @@ def test_a_cpu_only_machine_gets_a_report_of_every_core_check_and_exit_code_0(tm
     assert code == 0 and "Exit code 0." in out
     blas = next(row for row in data["rows"] if row["check"] == "cpu.blas")
     assert blas["value"] > 0 and blas["unit"] == "GFLOP/s"  # measured, whatever the verdict
-    assert blas["facts"]["cpu_clock_samples"] >= 1  # the clocks were sampled while it ran (kept, never judged)
+    assert "cpu_clock_mhz_max" in blas["facts"]  # the clocks were sampled while it ran (None where the OS hides them)
     report = CheckReport.from_json(data)
     assert [r.check for r in report.rows] == [row["check"] for row in data["rows"]]
 

@@ -66,7 +66,8 @@ class FakeGpu:
     def link(self) -> LinkReading:
         return self.perf.link
 
-    def _measured(self, what: str, value: float, tick) -> float:
+    def _measured(self, what: str, value: float, tick, size: int = 0, policy=None) -> float:
+        self.asked = [*getattr(self, "asked", []), (what, size, policy)]  # what the check asked to measure
         if what in self.perf.raises:
             raise self.perf.raises[what]
         with self.under_load(0.0):
@@ -75,18 +76,18 @@ class FakeGpu:
         return value
 
     def triad_gb_s(self, array_bytes, policy, tick) -> float:
-        return self._measured("triad", self.perf.triad_gb_s * self.perf.scale, tick)
+        return self._measured("triad", self.perf.triad_gb_s * self.perf.scale, tick, array_bytes, policy)
 
     def copy_gb_s(self, direction, n_bytes, policy, tick) -> float:
-        return self._measured(direction, self.perf.copy_gb_s[direction] * self.perf.scale, tick)
+        return self._measured(direction, self.perf.copy_gb_s[direction] * self.perf.scale, tick, n_bytes, policy)
 
     def launch_us(self, launches, policy, tick) -> float:
-        return self._measured("launch", self.perf.launch_us / self.perf.scale, tick)
+        return self._measured("launch", self.perf.launch_us / self.perf.scale, tick, launches, policy)
 
     def matmul_tflops(self, dtype, n, policy, tick) -> float:
         if dtype in self.perf.unsupported:
             raise NotMeasurable(msg("note.precision.gpu-too-old", dtype=dtype, capability="7.0"))
-        return self._measured(f"matmul.{dtype}", self.perf.matmul_tflops[dtype] * self.perf.scale, tick)
+        return self._measured(f"matmul.{dtype}", self.perf.matmul_tflops[dtype] * self.perf.scale, tick, n, policy)
 
 
 def fault(gpu_index: int = 0, *, idle: dict | None = None, loaded: dict | None = None, **kwargs) -> FakeGpu:

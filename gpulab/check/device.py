@@ -18,15 +18,31 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpulab import nvml
 from gpulab.devices import CudaStatus, nvml_handle, probe_cuda
 
-__all__ = ["THROTTLE_BITS", "DeviceLayer", "GpuHealth", "GpuView", "NvmlGpu", "RealLayer", "decode_throttle",
-           "device_layer"]
+if TYPE_CHECKING:
+    from gpulab.catalogue import Message
+    from gpulab.experiments.transfer.gpu import LinkReading
+    from gpulab.measure import RepeatPolicy
+
+__all__ = ["THROTTLE_BITS", "DeviceLayer", "GpuHealth", "GpuView", "NotMeasurable", "NvmlGpu", "RealLayer",
+           "decode_throttle", "device_layer"]
+
+
+Tick = Callable[[], None]
+
+
+class NotMeasurable(Exception):
+    """A measurement this GPU or this CuPy cannot make (bfloat16 before Ampere, ...); ``message`` says why."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,20 @@ class GpuView(Protocol):
 
     def under_load(self, seconds: float) -> contextlib.AbstractContextManager[None]: ...
 
+    # Performance (gpulab.check.gpu_perf), through the labs' measuring code. Each runs ``tick``
+    # between its timed repeats (the check samples health() there) and returns the best (or, for
+    # the launch latency, the median) of the repeats ``policy`` asks for; what CuPy raises
+    # (out of memory, a driver error) goes to the caller, so the check fails naming it.
+    def link(self) -> LinkReading: ...
+
+    def triad_gb_s(self, array_bytes: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
+    def copy_gb_s(self, direction: str, n_bytes: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
+    def launch_us(self, launches: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
+    def matmul_tflops(self, dtype: str, n: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
 
 class DeviceLayer(Protocol):
     """What the GPU checks may ask of the machine."""
@@ -101,6 +131,14 @@ class DeviceLayer(Protocol):
     def sleep(self, seconds: float) -> None: ...  # the layer owns time, so a test double runs instantly
 
     def kernel_log(self) -> Sequence[str]: ...  # the NVRM lines of this boot's kernel log (Xid errors)
+
+    # Between GPUs (gpulab.check.gpu_perf): a copy from one to another, and NCCL's AllReduce.
+    def p2p_gb_s(self, src: int, dst: int, n_bytes: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
+    def nccl_available(self) -> bool: ...
+
+    def allreduce_busbw_gb_s(self, devices: Sequence[int], n_bytes: int, policy: RepeatPolicy,
+                             tick: Tick) -> float: ...
 
 
 def device_layer(ctx: Any) -> DeviceLayer:
@@ -212,6 +250,76 @@ class NvmlGpu:
         finally:
             load.stop()
 
+    # ---- performance, through the labs' code (the bandwidth, transfer, launch and precision labs)
+
+    def link(self) -> LinkReading:
+        from gpulab.experiments.transfer.gpu import read_link
+
+        return read_link(self.index)
+
+    def triad_gb_s(self, array_bytes: int, policy: RepeatPolicy, tick: Tick) -> float:
+        """The memory-wall lab's ``stream_triad`` kernel on arrays of ``array_bytes`` float64 each."""
+        from gpulab.experiments.bandwidth import ITEMSIZE, _gpu_launch, bytes_moved
+        from gpulab.measure import time_gpu_stages
+
+        cupy, n = _cupy(), max(1, array_bytes // ITEMSIZE)
+        with cupy.cuda.Device(self.index):
+            seconds = time_gpu_stages([("kernel", _gpu_launch(cupy, "triad", n, self.index))], policy, tick)["total"]
+            cupy.get_default_memory_pool().free_all_blocks()
+        return bytes_moved("triad", n) / min(seconds) / 1e9
+
+    def copy_gb_s(self, direction: str, n_bytes: int, policy: RepeatPolicy, tick: Tick) -> float:
+        """The transfer lab's pinned copy of ``n_bytes`` host to device (``h2d``) or back (``d2h``)."""
+        from gpulab.experiments.transfer.gpu import open_copies
+
+        copies = open_copies(self.index, n_bytes, ("pinned",))
+        try:
+            seconds = copies.time(copies.copy_call(direction, "pinned", n_bytes), policy, tick)
+        finally:
+            copies.close()
+        return n_bytes / min(seconds) / 1e9
+
+    def launch_us(self, launches: int, policy: RepeatPolicy, tick: Tick) -> float:
+        """The launch lab's tiny kernel launched ``launches`` times, each waited for: wall µs per launch."""
+        import statistics
+
+        from gpulab.experiments.launch import TINY_ADD, TINY_ADD_FUSED
+        from gpulab.experiments.launch.gpu import LaunchBench
+
+        bench = LaunchBench(self.index, 1, TINY_ADD.source, TINY_ADD_FUSED.source)  # one element: no work
+        timing = bench.time("sync", launches, policy, tick)
+        return statistics.median(timing.wall_seconds) / launches * 1e6
+
+    def matmul_tflops(self, dtype: str, n: int, policy: RepeatPolicy, tick: Tick) -> float:
+        """The precision lab's cuBLAS matmul of two n x n matrices in ``dtype`` (fp64, fp32, tf32, fp16, bf16)."""
+        from gpulab.experiments.matmul import flops
+
+        cupy = _cupy()
+        with cupy.cuda.Device(self.index):
+            seconds = _matmul_seconds(cupy, dtype, n, self.index, policy, tick)
+            cupy.get_default_memory_pool().free_all_blocks()  # the operands died with the call
+        return flops(n) / min(seconds) / 1e12
+
+
+def _matmul_seconds(cupy: Any, dtype: str, n: int, index: int, policy: RepeatPolicy, tick: Tick) -> list[float]:
+    from gpulab.experiments import precision
+    from gpulab.measure import time_gpu_stages
+
+    try:
+        precision._check_gpu_format(cupy, dtype, index)
+        a, b, c = precision._gpu_operands(cupy, dtype, n)
+    except precision._NotMeasured as why:
+        raise NotMeasurable(why.message) from None
+    stages = [("kernel", lambda: cupy.matmul(a, b, out=c))]
+    with precision.tf32_matmuls(cupy) if dtype == "tf32" else contextlib.nullcontext():
+        return time_gpu_stages(stages, policy, tick)["total"]
+
+
+def _cupy() -> Any:
+    from gpulab import cuda
+
+    return cuda.require_cupy()
+
 
 class _MatmulLoad:
     """float32 matmuls on one GPU in a loop on a thread, until stopped or ``seconds`` pass."""
@@ -273,3 +381,47 @@ class RealLayer:
         from .xid import read_kernel_log
 
         return read_kernel_log()
+
+    # ---- between GPUs, through the topology lab's copies and the collectives lab's NCCL group
+
+    def p2p_gb_s(self, src: int, dst: int, n_bytes: int, policy: RepeatPolicy, tick: Tick) -> float:
+        """The topology lab's copy of ``n_bytes`` from GPU ``src`` to ``dst`` (peer access on where CUDA allows)."""
+        from gpulab.experiments.p2p.gpu import open_copies
+
+        copies = open_copies([src, dst], n_bytes)
+        try:
+            copies.enable_peer(src, dst)
+            seconds = copies.time(src, dst, policy, tick)
+        finally:
+            copies.close()
+        return n_bytes / min(seconds) / 1e9
+
+    def nccl_available(self) -> bool:
+        try:
+            from cupy.cuda import nccl  # noqa: F401 - only whether it imports
+        except ImportError:
+            return False
+        return True
+
+    def allreduce_busbw_gb_s(self, devices: Sequence[int], n_bytes: int, policy: RepeatPolicy,
+                             tick: Tick) -> float:
+        """NCCL AllReduce of ``n_bytes`` across CUDA devices 0..n-1 (the collectives lab's LocalGroup):
+        busbw, nccl-tests' figure, of the median call after a warm-up."""
+        import statistics
+
+        from gpulab.cluster import busbw, nccl_backend
+
+        if list(devices) != list(range(len(devices))):  # LocalGroup drives devices 0..n-1
+            raise ValueError(f"NCCL AllReduce runs on CUDA devices 0..n-1, not {list(devices)}")
+        group = nccl_backend.LocalGroup(len(devices))
+        plan = busbw.layout("allreduce", n_bytes, len(devices))
+        buffers = []
+        for device in devices:
+            with group.cupy.cuda.Device(device):
+                buffers.append(nccl_backend._buffers(group.cupy, plan, device))
+        group.timed_call(plan, buffers)  # warm-up: NCCL sets up its channels on the first call of a size
+        seconds: list[float] = []
+        while policy.wants_more(len(seconds), sum(seconds)):
+            tick()
+            seconds.append(group.timed_call(plan, buffers))
+        return busbw.busbw_gb_s("allreduce", plan.message_bytes, statistics.median(seconds), plan.ranks)

@@ -6,7 +6,8 @@ Its siblings are the better reference. The rule, applied to the finished rows of
 (gpulab's own, in ``resources/check/thresholds.toml`` under ``[outliers]``):
 
 - Siblings are rows of the same check with the same unit, on devices of the same model
-  (``facts["model"]``), on this host or, in fleet mode, on other hosts.
+  (``facts["model"]``) and, where a check measures several, the same dtype (``facts["dtype"]``:
+  a GPU's FP16 matmul is no sibling of its FP64 one), on this host or, in fleet mode, on others.
 - Only measured rates are compared (a unit per second: GB/s, TFLOP/s, ...), where higher is
   better; a temperature or a latency is not a rate, and a PCIe generation is judged by its own
   rule.
@@ -39,10 +40,11 @@ def comparable(row: Row) -> bool:
 
 
 def _groups(rows: Sequence[Row]) -> list[list[int]]:
-    groups: dict[tuple[str, str, str], list[int]] = {}
+    groups: dict[tuple[str, str, str, str], list[int]] = {}
     for i, row in enumerate(rows):
         if comparable(row):
-            groups.setdefault((row.check, row.unit, str(row.facts["model"])), []).append(i)
+            key = (row.check, row.unit, str(row.facts["model"]), str(row.facts.get("dtype", "")))
+            groups.setdefault(key, []).append(i)
     return [members for members in groups.values() if len(members) >= 2]
 
 

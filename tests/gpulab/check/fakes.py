@@ -14,8 +14,9 @@ import dataclasses
 from collections.abc import Iterator
 
 from gpulab.catalogue import msg, render
-from gpulab.check.device import GpuHealth
+from gpulab.check.device import GpuHealth, NotMeasurable
 from gpulab.devices import CudaStatus, GpuInfo
+from gpulab.experiments.transfer.gpu import LinkReading
 
 H100 = "NVIDIA H100 80GB HBM3"
 
@@ -57,6 +58,37 @@ class FakeGpu:
         finally:
             self.loading = False
 
+    # ---- performance (gpu_perf): rates from ``perf``; a measurement runs "under load" (health()
+    # answers the loaded sample, so fault(loaded=...) injects throttling during a timed check).
+
+    perf: FakePerf
+
+    def link(self) -> LinkReading:
+        return self.perf.link
+
+    def _measured(self, what: str, value: float, tick, size: int = 0, policy=None) -> float:
+        self.asked = [*getattr(self, "asked", []), (what, size, policy)]  # what the check asked to measure
+        if what in self.perf.raises:
+            raise self.perf.raises[what]
+        with self.under_load(0.0):
+            for _ in range(3):  # three timed repeats
+                tick()
+        return value
+
+    def triad_gb_s(self, array_bytes, policy, tick) -> float:
+        return self._measured("triad", self.perf.triad_gb_s * self.perf.scale, tick, array_bytes, policy)
+
+    def copy_gb_s(self, direction, n_bytes, policy, tick) -> float:
+        return self._measured(direction, self.perf.copy_gb_s[direction] * self.perf.scale, tick, n_bytes, policy)
+
+    def launch_us(self, launches, policy, tick) -> float:
+        return self._measured("launch", self.perf.launch_us / self.perf.scale, tick, launches, policy)
+
+    def matmul_tflops(self, dtype, n, policy, tick) -> float:
+        if dtype in self.perf.unsupported:
+            raise NotMeasurable(msg("note.precision.gpu-too-old", dtype=dtype, capability="7.0"))
+        return self._measured(f"matmul.{dtype}", self.perf.matmul_tflops[dtype] * self.perf.scale, tick, n, policy)
+
 
 def fault(gpu_index: int = 0, *, idle: dict | None = None, loaded: dict | None = None, **kwargs) -> FakeGpu:
     """A healthy GPU with some fields of its idle and loaded samples replaced."""
@@ -95,3 +127,58 @@ class FakeLayer:
         if isinstance(self.log, Exception):
             raise self.log
         return list(self.log)
+
+    # ---- between GPUs (gpu_perf)
+
+    nccl_installed = True
+    p2p_rate_gb_s = 370.0  # an 8x H100 SXM board's NVLink copy (topology.toml, p2p-nvlink-dgx-h100)
+    busbw_gb_s = 365.0  # its ring AllReduce (collectives.toml, allreduce-ring-8xh100)
+    p2p_raises: Exception | None = None
+
+    def p2p_gb_s(self, src, dst, n_bytes, policy, tick) -> float:
+        if self.p2p_raises is not None:
+            raise self.p2p_raises
+        tick()
+        return self.p2p_rate_gb_s * min(self._gpus[src].perf.scale, self._gpus[dst].perf.scale)
+
+    def nccl_available(self) -> bool:
+        return self.nccl_installed
+
+    def allreduce_busbw_gb_s(self, devices, n_bytes, policy, tick) -> float:
+        tick()
+        return self.busbw_gb_s
+
+
+# ------------------------------------------------------------------ performance (gpu_perf)
+
+
+class FakeOutOfMemory(MemoryError):
+    """Stands for cupy.cuda.memory.OutOfMemoryError (a MemoryError), raised mid-measurement."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FakePerf:
+    """What a healthy H100 SXM in a Gen5 x16 slot measures (near the published figures the check
+    holds it to); ``scale`` slows every rate (and lengthens the launch), ``raises`` makes one
+    measurement (``triad``, ``h2d``, ``launch``, ``matmul.fp16``, ...) raise, ``unsupported``
+    dtypes raise NotMeasurable."""
+
+    triad_gb_s: float = 2950.0
+    copy_gb_s: dict = dataclasses.field(default_factory=lambda: {"h2d": 55.0, "d2h": 56.0})
+    launch_us: float = 9.0
+    matmul_tflops: dict = dataclasses.field(default_factory=lambda: {
+        "fp32": 50.0, "tf32": 360.0, "fp16": 780.0, "bf16": 780.0, "fp64": 52.0})
+    link: LinkReading = dataclasses.field(default_factory=lambda: LinkReading(5, 5, 16, 16, "nvml"))
+    scale: float = 1.0
+    raises: dict = dataclasses.field(default_factory=dict)
+    unsupported: frozenset = frozenset()
+
+
+FakeGpu.perf = FakePerf()
+
+
+def perf_gpu(index: int = 0, name: str = H100, **perf) -> FakeGpu:
+    """A healthy GPU whose measurements are FakePerf(**perf)."""
+    gpu = FakeGpu(index, name=name)
+    gpu.perf = FakePerf(**perf)
+    return gpu

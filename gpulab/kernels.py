@@ -561,3 +561,9 @@ def get(entry: str) -> KernelSpec:
     except KeyError:
         known = ", ".join(sorted(catalogue()))
         raise CatalogueError(f"no kernel {entry!r} in the catalogue (known: {known})") from None
+
+
+# The kernels of gpulab's own tools rather than of its labs, file -> entry points. They are not in
+# the catalogue (the visualizer, the roofline and the labs' checks list lab kernels); the kernel
+# tests compile them with NVRTC as they do the catalogue's. memtest.cu: gpulab.check.device_memtest.
+TOOL_KERNELS: Mapping[str, tuple[str, ...]] = {"memtest.cu": ("memtest_write", "memtest_verify")}

@@ -18,12 +18,17 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpulab import nvml
 from gpulab.devices import CudaStatus, nvml_handle, probe_cuda
+
+if TYPE_CHECKING:
+    from gpulab.kernels import KernelSpec, LaunchPreset
+
+    from .device_memtest import MemtestResult
 
 __all__ = ["THROTTLE_BITS", "DeviceLayer", "GpuHealth", "GpuView", "NvmlGpu", "RealLayer", "decode_throttle",
            "device_layer"]
@@ -89,6 +94,12 @@ class GpuView(Protocol):
     def health(self) -> GpuHealth: ...
 
     def under_load(self, seconds: float) -> contextlib.AbstractContextManager[None]: ...
+
+    # correctness (gpulab.check.correctness)
+    def memtest(self, share: float, cap_bytes: int, seed: int,
+                poll: Callable[[], None] | None = None) -> MemtestResult: ...
+
+    def run_kernel(self, spec: KernelSpec, preset: LaunchPreset, args: Sequence[Any]) -> list[Any]: ...
 
 
 class DeviceLayer(Protocol):
@@ -209,6 +220,28 @@ class NvmlGpu:
             yield
         finally:
             load.stop()
+
+    # correctness (gpulab.check.correctness)
+    def memtest(self, share: float, cap_bytes: int, seed: int,
+                poll: Callable[[], None] | None = None) -> MemtestResult:
+        """The device memory pattern test over ``share`` of the free memory (at most ``cap_bytes``);
+        raises MemtestError when it cannot allocate or a kernel fails."""
+        from .device_memtest import gpu_memtest
+
+        return gpu_memtest(self.index, share, cap_bytes, seed, poll)
+
+    def run_kernel(self, spec: KernelSpec, preset: LaunchPreset, args: Sequence[Any]) -> list[Any]:
+        """Catalogue kernel ``spec`` launched on this GPU with ``args`` as ``preset`` says: the
+        arguments as the kernel left them, copied back to the host."""
+        from gpulab import cuda
+
+        cupy = cuda.require_cupy()
+        with cupy.cuda.Device(self.index):
+            device_args = cuda.to_device(args)  # a view (stencil_1d's in + RADIUS) stays a view
+            cuda.get_kernel(spec.source, spec.entry, self.index)(preset.grid, preset.block, tuple(device_args),
+                                                                 shared_mem=preset.shared_mem)
+            cupy.cuda.get_current_stream().synchronize()
+            return [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in device_args]
 
 
 class _MatmulLoad:

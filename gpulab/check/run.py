@@ -22,7 +22,7 @@ from .registry import CHECKS, Check, Context
 
 # The modules that register checks, imported for that side effect (the registry is explicit:
 # each module lists its checks with @register where they are written).
-CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu", "gpulab.check.gpu_health")
+CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu", "gpulab.check.gpu_health", "gpulab.check.correctness")
 
 
 def load_checks() -> dict[str, Check]:

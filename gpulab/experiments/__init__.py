@@ -100,7 +100,7 @@ def name_of(module: ModuleType) -> str | None:
 
 
 def uncatalogued_kernel_files() -> list[str]:
-    """``.cu`` files in kernels/ that no catalogue entry or tool (``kernels.TOOL_KERNELS``) describes (should be none)."""
+    """``.cu`` files in kernels/ that no catalogue entry or tool (``kernels.TOOL_KERNELS``) describes (none)."""
     from gpulab.kernels import TOOL_KERNELS
 
     described = {spec.file for spec in kernel_catalogue().values()} | set(TOOL_KERNELS)

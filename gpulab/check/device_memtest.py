@@ -50,7 +50,7 @@ class MemtestError(RuntimeError):
         self.stage, self.error = stage, error
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class BadWord:
     """One word that read back wrong: its index in the region, its byte address, what was read and expected."""
 

@@ -6,6 +6,9 @@ device layer (faults injected), the emulator check on this machine, and the real
 
 from __future__ import annotations
 
+import contextlib
+import types
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from gpulab import experiments
 from gpulab.catalogue import render
 from gpulab.check import correctness
 from gpulab.check import device_memtest as mt
+from gpulab.check.device import NvmlGpu
 from gpulab.check.model import Verdict
 from gpulab.check.registry import Context, threshold
 from gpulab.check.run import run_checks
@@ -325,3 +329,60 @@ def test_on_a_real_gpu_the_correctness_checks_pass():
     report = run(None, ["emulator.kernels", "gpu.memtest", "gpu.kernels"], device_index=0)
     assert [(r.check, r.verdict) for r in report.rows] == [
         ("emulator.kernels", Verdict.PASS), ("gpu.memtest", Verdict.PASS), ("gpu.kernels", Verdict.PASS)]
+
+
+# ------------------------------------------------------------------ the CuPy glue, with numpy standing in
+
+
+class _DeviceArray(np.ndarray):
+    """A numpy array with CuPy's ``.data.ptr`` (its address), as the CuPy backend reads it."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.__array_interface__["data"][0])
+
+
+def _numpy_cupy(monkeypatch, free_bytes):
+    """gpulab.cuda's CuPy replaced by numpy, its kernels by the emulator: what the GPU path calls,
+    how it calls it (grid and block tuples, argument types), minus the GPU."""
+    from gpulab import cuda, simt
+
+    launches = []
+
+    def get_kernel(source, entry, device_index=0, options=()):
+        def kernel(grid, block, args, shared_mem=0):
+            assert isinstance(grid, tuple) and isinstance(block, tuple)
+            launches.append((entry, device_index, grid, block))
+            simt.launch(source, entry, grid, block, list(args), shared_mem=shared_mem)
+        return kernel
+
+    released = []
+    pool = types.SimpleNamespace(free_all_blocks=lambda: released.append(True))
+    fake = types.SimpleNamespace(
+        uint64=np.uint64, asnumpy=np.asarray, ndarray=np.ndarray, get_default_memory_pool=lambda: pool,
+        zeros=lambda n, dtype: np.zeros(n, dtype).view(_DeviceArray), asarray=lambda a: np.array(a),
+        cuda=types.SimpleNamespace(Device=lambda index: contextlib.nullcontext(),
+                                   runtime=types.SimpleNamespace(memGetInfo=lambda: (free_bytes, 2 * free_bytes)),
+                                   get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None)))
+    monkeypatch.setattr(cuda, "require_cupy", lambda: fake)
+    monkeypatch.setattr(cuda, "get_kernel", get_kernel)
+    return launches, released
+
+
+def test_the_gpu_memory_test_launches_the_kernels_as_cupy_expects_and_gives_its_memory_back(monkeypatch):
+    launches, released = _numpy_cupy(monkeypatch, free_bytes=40_000)
+    result = NvmlGpu(1, "test GPU", None).memtest(0.5, 0, SEED)
+    assert result.tested_bytes == 20_000 and result.mismatches == 0 and result.base_address > 0
+    assert {entry for entry, *_ in launches} == {"memtest_write", "memtest_verify"}
+    assert all(index == 1 and block == (mt.BLOCK,) and grid == (10,) for _e, index, grid, block in launches)
+    assert len(released) >= 2  # cached blocks freed before measuring, the tested region after
+
+
+def test_a_lab_kernel_runs_through_the_cupy_path_with_its_preset(monkeypatch):
+    launches, _ = _numpy_cupy(monkeypatch, free_bytes=0)
+    spec = experiments.kernel("stencil_1d")  # a view argument (in + RADIUS) and __constant__ weights
+    preset = spec.preset("small")
+    args = spec.build_args(preset)
+    expected = spec.expected(args)
+    got = NvmlGpu(0, "test GPU", None).run_kernel(spec, preset, args)
+    assert spec.matches(got, expected) and launches == [("stencil_1d", 0, preset.grid, preset.block)]

@@ -29,7 +29,7 @@ from gpulab.catalogue import Message, msg
 from gpulab.lab.base import Cancelled
 
 from .device import GpuView
-from .device_memtest import PATTERNS, MemtestError, MemtestResult
+from .device_memtest import MemtestError, MemtestResult
 from .gpu_health import _error_text, _row, _targets, device_name, nvidia_smi_id
 from .model import Row, Verdict
 from .registry import Context, register, threshold
@@ -195,7 +195,7 @@ def judge_memtest(gpu: GpuView, result: MemtestResult, share: float) -> Row:
                     **fields)
     return _row("gpu.memtest", gpu, Verdict.PASS,
                 msg("check.gpu.memtest.ok", tested=tested, share=f"{share:.0%}", free=_gib(result.free_bytes),
-                    patterns=[_pattern_name(p) for p in PATTERNS], seconds=f"{result.seconds:.1f}"),
+                    patterns=[_pattern_name(p.pattern) for p in result.patterns], seconds=f"{result.seconds:.1f}"),
                 **fields)
 
 
@@ -294,9 +294,10 @@ def check_gpu_kernels(ctx: Context) -> Generator[Message, None, list[Row]]:
             for spec in specs:
                 if ctx.check_cancelled is not None:
                     ctx.check_cancelled()
-                differences += _on_gpu(ctx, gpu, spec, _preset(spec, preset_name), with_emulator=True)
+                preset = _preset(spec, preset_name)
+                differences += _on_gpu(ctx, gpu, spec, preset, with_emulator=True)
                 largest = max(spec.presets, key=lambda p: p.threads)
-                if ctx.full and largest.name != _preset(spec, preset_name).name:
+                if ctx.full and largest.name != preset.name:  # on the GPU only: the emulator would take minutes
                     differences += _on_gpu(ctx, gpu, spec, largest, with_emulator=False)
         except Cancelled:
             raise

@@ -4,7 +4,7 @@ Its memory is a numpy array and its memory test runs the real ``kernels/memtest.
 emulator (:func:`gpulab.check.device_memtest.emulated_backend`), in small chunks so the chunking
 is exercised: ``corrupt(buf, pattern)`` changes the memory between the write and the verify pass,
 ``allocate_raises`` makes the region's allocation fail, ``launch_raises`` makes a kernel launch
-fail. Its lab kernels give their numpy reference's outputs; ``kernel_faults[entry](outputs)``
+fail. Its lab kernels give their numpy reference's outputs (as FakeGpu's do); ``kernel_faults[entry](outputs)``
 changes them and ``kernel_raises[entry]`` is raised instead.
 """
 
@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpulab.check.device_memtest import Backend, MemtestResult, emulated_backend, run_memtest
-from gpulab.kernels import copy_args
 from tests.gpulab.check.fakes import FakeGpu
 
 FREE_BYTES = 160 * 1024  # quick tests 10 % of it: 2048 words; full 75 %: 15,360 words
@@ -63,9 +62,7 @@ class CheckedGpu(FakeGpu):
         self.kernels_run.append((spec.entry, preset.name))
         if spec.entry in self.kernel_raises:
             raise self.kernel_raises[spec.entry]
-        outputs = copy_args(args)
-        for index, value in spec.expected(args).items():
-            outputs[index] = value.copy()
+        outputs = super().run_kernel(spec, preset, args)
         if spec.entry in self.kernel_faults:
             self.kernel_faults[spec.entry](outputs)
         return outputs

@@ -20,7 +20,7 @@ from gpulab.check.device import NvmlGpu
 from gpulab.check.model import Verdict
 from gpulab.check.registry import Context, threshold
 from gpulab.check.run import run_checks
-from tests.gpulab.check.fakes import FakeLayer
+from tests.gpulab.check.fakes import FakeGpu, FakeLayer
 from tests.gpulab.check.fakes_correctness import CHUNK_WORDS, FREE_BYTES, CheckedGpu
 
 BASE = 0x7F00_0000_0000  # the emulated backend's stand-in for the region's device address
@@ -386,3 +386,8 @@ def test_a_lab_kernel_runs_through_the_cupy_path_with_its_preset(monkeypatch):
     expected = spec.expected(args)
     got = NvmlGpu(0, "test GPU", None).run_kernel(spec, preset, args)
     assert spec.matches(got, expected) and launches == [("stencil_1d", 0, preset.grid, preset.block)]
+
+
+def test_the_plain_fake_gpu_is_healthy_for_the_correctness_checks():
+    report = run(FakeLayer(FakeGpu(0)), ["gpu.memtest", "gpu.kernels"])
+    assert [(r.check, r.verdict) for r in report.rows] == [("gpu.memtest", Verdict.PASS), ("gpu.kernels", Verdict.PASS)]

@@ -16,9 +16,8 @@ def test_every_kernel_file_is_in_the_catalogue():
 def test_every_catalogue_entry_defines_its_entry_point_with_c_linkage():
     for spec in experiments.kernel_catalogue().values():
         assert f'extern "C" __global__ void {spec.entry}(' in " ".join(spec.source.split())
-    for file, entries in kernels.TOOL_KERNELS.items():
-        source = " ".join((kernels_dir() / file).read_text(encoding="utf-8").split())
-        assert all(f'extern "C" __global__ void {entry}(' in source for entry in entries), file
+    for spec in kernels.TOOL_KERNELS:
+        assert f'extern "C" __global__ void {spec.entry}(' in " ".join(spec.source.split())
 
 
 def test_presets_cover_their_problem_size():
@@ -52,21 +51,20 @@ def test_unknown_kernel_or_preset_names_the_known_ones():
         kernels.get("vector_add").preset("huge")
 
 
-def _source_of(entry_or_file):
-    """(source, file name) of a catalogue kernel or of a tool's kernel file (kernels.TOOL_KERNELS)."""
-    if entry_or_file in kernels.TOOL_KERNELS:
-        return (kernels_dir() / entry_or_file).read_text(encoding="utf-8"), entry_or_file
-    spec = experiments.kernel(entry_or_file)
-    return spec.source, spec.file
+TOOLS = {spec.entry: spec for spec in kernels.TOOL_KERNELS}  # the tools' kernels (memtest.cu), not in the catalogue
+
+
+def _spec(entry):
+    return TOOLS[entry] if entry in TOOLS else experiments.kernel(entry)
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()) + sorted(kernels.TOOL_KERNELS))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()) + sorted(TOOLS))
 def test_every_kernel_compiles_with_nvrtc_without_a_gpu(entry, arch):
     nvrtc = pytest.importorskip("gpulab.nvrtc")
-    source, file = _source_of(entry)
+    spec = _spec(entry)
     try:
-        cubin, _ = nvrtc.compile_cubin(source, file, arch)
+        cubin, _ = nvrtc.compile_cubin(spec.source, spec.file, arch)
     except nvrtc.NvrtcUnavailable as exc:
         pytest.skip(str(exc))
     assert cubin[:4] == b"\x7fELF"
@@ -84,13 +82,13 @@ def test_a_broken_kernel_gives_the_nvrtc_log_with_the_line():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()) + sorted(TOOLS))
 def test_every_kernel_matches_its_reference_on_the_gpu(entry):
     import cupy
 
     from gpulab import cuda
 
-    spec = experiments.kernel(entry)
+    spec = _spec(entry)
     preset = spec.presets[-1]
     args = spec.build_args(preset)
     expected = spec.expected(args)

@@ -12,7 +12,7 @@ import types
 import numpy as np
 import pytest
 
-from gpulab import experiments
+from gpulab import experiments, kernels
 from gpulab.catalogue import render
 from gpulab.check import correctness
 from gpulab.check import device_memtest as mt
@@ -391,3 +391,19 @@ def test_a_lab_kernel_runs_through_the_cupy_path_with_its_preset(monkeypatch):
 def test_the_plain_fake_gpu_is_healthy_for_the_correctness_checks():
     report = run(FakeLayer(FakeGpu(0)), ["gpu.memtest", "gpu.kernels"])
     assert [(r.check, r.verdict) for r in report.rows] == [("gpu.memtest", Verdict.PASS), ("gpu.kernels", Verdict.PASS)]
+
+
+@pytest.mark.parametrize("spec", kernels.TOOL_KERNELS, ids=lambda spec: spec.entry)
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+def test_the_memtest_kernels_match_their_references_in_the_emulator(spec, preset):
+    # The references (gpulab.kernels) the NVRTC, fuzz and GPU kernel tests use too: the write pass's
+    # own-address words, the verifier finding the one flipped bit its arguments carry.
+    from gpulab import simt
+
+    chosen = spec.preset(preset)
+    args = spec.build_args(chosen, seed=3)
+    expected = spec.expected(args)
+    simt.launch(spec.source, spec.entry, chosen.grid, chosen.block, args, filename=spec.file)
+    assert spec.matches(args, expected)
+    if spec.entry == "memtest_verify":
+        assert int(args[5][0]) == 1 and int(args[7][0]) != int(args[8][0])

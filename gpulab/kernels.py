@@ -561,3 +561,60 @@ def get(entry: str) -> KernelSpec:
     except KeyError:
         known = ", ".join(sorted(catalogue()))
         raise CatalogueError(f"no kernel {entry!r} in the catalogue (known: {known})") from None
+
+
+
+# ------------------------------------------------------------- the tools' kernels
+
+
+# memtest.cu's "own address" pattern (pattern 2): each 64-bit word holds BASE + 8 * its index.
+_MEMTEST_ADDRESS, _MEMTEST_BASE, _MEMTEST_RECORD = 2, 0x7F00_0000_1000, 4
+
+
+def _memtest_addresses(n: int) -> np.ndarray:
+    return np.uint64(_MEMTEST_BASE) + np.arange(n, dtype=np.uint64) * np.uint64(8)
+
+
+def _memtest_write_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    n = sizes["n"]
+    return [np.zeros(n, np.uint64), np.uint64(n), np.uint64(0), np.int32(_MEMTEST_ADDRESS), np.uint64(_MEMTEST_BASE)]
+
+
+def _memtest_write_ref(args: Args) -> dict[int, np.ndarray]:
+    return {0: _memtest_addresses(int(args[1]))}
+
+
+def _memtest_verify_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    """A filled buffer with one word's bit flipped at a random place: the verifier must find it."""
+    n = sizes["n"]
+    words = _memtest_addresses(n)
+    words[int(rng.integers(0, n))] ^= np.uint64(1 << int(rng.integers(0, 64)))
+    found = [np.zeros(1, np.uint64), *(np.zeros(_MEMTEST_RECORD, np.uint64) for _ in range(3))]
+    return [words, np.uint64(n), np.uint64(0), np.int32(_MEMTEST_ADDRESS), np.uint64(_MEMTEST_BASE), *found,
+            np.int32(_MEMTEST_RECORD)]
+
+
+def _memtest_verify_ref(args: Args) -> dict[int, np.ndarray]:
+    words = args[0]
+    want = _memtest_addresses(words.size)
+    (bad,) = np.nonzero(words != want)
+    recorded = np.zeros((3, _MEMTEST_RECORD), np.uint64)
+    recorded[:, : bad.size] = [bad.astype(np.uint64), words[bad], want[bad]]
+    return {5: np.array([bad.size], np.uint64), 6: recorded[0], 7: recorded[1], 8: recorded[2]}
+
+
+def _memtest(entry: str, make_args: ArgMaker, reference: Reference) -> KernelSpec:
+    return KernelSpec(file="memtest.cu", entry=entry, make_args=make_args, reference=reference,
+                      presets=(preset_1d("tiny", 1000, 128), preset_1d("small", 4096)),
+                      complexity=Complexity(flop_powers=()))
+
+
+# The kernels of gpulab's own tools rather than of its labs. They are not in the catalogue (the
+# visualizer, the roofline and the correctness check list lab kernels); the kernel tests compile
+# them with NVRTC and run them in the emulator, and the fuzzer mutates them, as the catalogue's.
+# memtest.cu: gpulab.check.device_memtest (gpu.memtest); these presets are the "own address"
+# pattern, the verifier's with one flipped bit to find.
+TOOL_KERNELS: tuple[KernelSpec, ...] = (
+    _memtest("memtest_write", _memtest_write_args, _memtest_write_ref),
+    _memtest("memtest_verify", _memtest_verify_args, _memtest_verify_ref),
+)

@@ -117,13 +117,13 @@ _SEEDS: list[Any] | None = None
 
 
 def seeds() -> list[Any]:
-    """The catalogue kernels the emulator runs, each with its smallest preset, then the corpus
-    kernels (loaded once per process)."""
+    """The catalogue kernels the emulator runs and the tools' (``kernels.TOOL_KERNELS``), each with
+    its smallest preset, then the corpus kernels (loaded once per process)."""
     global _SEEDS
     if _SEEDS is None:
-        from gpulab import experiments
+        from gpulab import experiments, kernels
 
-        table = experiments.kernel_catalogue()
+        table = {**experiments.kernel_catalogue(), **{spec.entry: spec for spec in kernels.TOOL_KERNELS}}
         _SEEDS = [(spec, min(spec.presets, key=lambda p: p.threads))
                   for _entry, spec in sorted(table.items()) if not spec.gpu_only]
         _SEEDS += corpus_seeds()

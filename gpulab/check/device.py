@@ -28,7 +28,10 @@ from gpulab.devices import CudaStatus, nvml_handle, probe_cuda
 if TYPE_CHECKING:
     from gpulab.catalogue import Message
     from gpulab.experiments.transfer.gpu import LinkReading
+    from gpulab.kernels import KernelSpec, LaunchPreset
     from gpulab.measure import RepeatPolicy
+
+    from .device_memtest import MemtestResult
 
 __all__ = ["THROTTLE_BITS", "DeviceLayer", "GpuHealth", "GpuView", "NotMeasurable", "NvmlGpu", "RealLayer",
            "decode_throttle", "device_layer"]
@@ -119,6 +122,12 @@ class GpuView(Protocol):
     def launch_us(self, launches: int, policy: RepeatPolicy, tick: Tick) -> float: ...
 
     def matmul_tflops(self, dtype: str, n: int, policy: RepeatPolicy, tick: Tick) -> float: ...
+
+    # correctness (gpulab.check.correctness)
+    def memtest(self, share: float, cap_bytes: int, seed: int,
+                poll: Callable[[], None] | None = None) -> MemtestResult: ...
+
+    def run_kernel(self, spec: KernelSpec, preset: LaunchPreset, args: Sequence[Any]) -> list[Any]: ...
 
 
 class DeviceLayer(Protocol):
@@ -299,6 +308,28 @@ class NvmlGpu:
             seconds = _matmul_seconds(cupy, dtype, n, self.index, policy, tick)
             cupy.get_default_memory_pool().free_all_blocks()  # the operands died with the call
         return flops(n) / min(seconds) / 1e12
+
+    # correctness (gpulab.check.correctness)
+    def memtest(self, share: float, cap_bytes: int, seed: int,
+                poll: Callable[[], None] | None = None) -> MemtestResult:
+        """The device memory pattern test over ``share`` of the free memory (at most ``cap_bytes``);
+        raises MemtestError when it cannot allocate or a kernel fails."""
+        from .device_memtest import gpu_memtest
+
+        return gpu_memtest(self.index, share, cap_bytes, seed, poll)
+
+    def run_kernel(self, spec: KernelSpec, preset: LaunchPreset, args: Sequence[Any]) -> list[Any]:
+        """Catalogue kernel ``spec`` launched on this GPU with ``args`` as ``preset`` says: the
+        arguments as the kernel left them, copied back to the host."""
+        from gpulab import cuda
+
+        cupy = cuda.require_cupy()
+        with cupy.cuda.Device(self.index):
+            device_args = cuda.to_device(args)  # a view (stencil_1d's in + RADIUS) stays a view
+            cuda.get_kernel(spec.source, spec.entry, self.index)(preset.grid, preset.block, tuple(device_args),
+                                                                 shared_mem=preset.shared_mem)
+            cupy.cuda.get_current_stream().synchronize()
+            return [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in device_args]
 
 
 def _matmul_seconds(cupy: Any, dtype: str, n: int, index: int, policy: RepeatPolicy, tick: Tick) -> list[float]:

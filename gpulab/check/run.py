@@ -23,7 +23,7 @@ from .registry import CHECKS, Check, Context
 # The modules that register checks, imported for that side effect (the registry is explicit:
 # each module lists its checks with @register where they are written).
 CHECK_MODULES = ("gpulab.check.software", "gpulab.check.cpu", "gpulab.check.gpu_health", "gpulab.check.gpu_perf",
-                 "gpulab.check.xid")  # Xid last: it counts the errors the loads and timed checks caused
+                 "gpulab.check.correctness", "gpulab.check.xid")  # Xid last: it counts the errors the others caused
 
 
 def load_checks() -> dict[str, Check]:

@@ -100,6 +100,8 @@ def name_of(module: ModuleType) -> str | None:
 
 
 def uncatalogued_kernel_files() -> list[str]:
-    """``.cu`` files in kernels/ that no catalogue entry describes (should be none)."""
-    described = {spec.file for spec in kernel_catalogue().values()}
+    """``.cu`` files in kernels/ that no catalogue entry or tool (``kernels.TOOL_KERNELS``) describes (none)."""
+    from gpulab.kernels import TOOL_KERNELS
+
+    described = {spec.file for spec in (*kernel_catalogue().values(), *TOOL_KERNELS)}
     return sorted(path.name for path in kernels_dir().glob("*.cu") if path.name not in described)

@@ -16,6 +16,8 @@ def test_every_kernel_file_is_in_the_catalogue():
 def test_every_catalogue_entry_defines_its_entry_point_with_c_linkage():
     for spec in experiments.kernel_catalogue().values():
         assert f'extern "C" __global__ void {spec.entry}(' in " ".join(spec.source.split())
+    for spec in kernels.TOOL_KERNELS:
+        assert f'extern "C" __global__ void {spec.entry}(' in " ".join(spec.source.split())
 
 
 def test_presets_cover_their_problem_size():
@@ -49,11 +51,18 @@ def test_unknown_kernel_or_preset_names_the_known_ones():
         kernels.get("vector_add").preset("huge")
 
 
+TOOLS = {spec.entry: spec for spec in kernels.TOOL_KERNELS}  # the tools' kernels (memtest.cu), not in the catalogue
+
+
+def _spec(entry):
+    return TOOLS[entry] if entry in TOOLS else experiments.kernel(entry)
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()) + sorted(TOOLS))
 def test_every_kernel_compiles_with_nvrtc_without_a_gpu(entry, arch):
     nvrtc = pytest.importorskip("gpulab.nvrtc")
-    spec = experiments.kernel(entry)
+    spec = _spec(entry)
     try:
         cubin, _ = nvrtc.compile_cubin(spec.source, spec.file, arch)
     except nvrtc.NvrtcUnavailable as exc:
@@ -73,13 +82,13 @@ def test_a_broken_kernel_gives_the_nvrtc_log_with_the_line():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()))
+@pytest.mark.parametrize("entry", sorted(experiments.kernel_catalogue()) + sorted(TOOLS))
 def test_every_kernel_matches_its_reference_on_the_gpu(entry):
     import cupy
 
     from gpulab import cuda
 
-    spec = experiments.kernel(entry)
+    spec = _spec(entry)
     preset = spec.presets[-1]
     args = spec.build_args(preset)
     expected = spec.expected(args)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 from gpulab.catalogue import msg, render
 from gpulab.check.device import GpuHealth, NotMeasurable
@@ -88,6 +89,24 @@ class FakeGpu:
         if dtype in self.perf.unsupported:
             raise NotMeasurable(msg("note.precision.gpu-too-old", dtype=dtype, capability="7.0"))
         return self._measured(f"matmul.{dtype}", self.perf.matmul_tflops[dtype] * self.perf.scale, tick, n, policy)
+
+    # correctness (gpulab.check.correctness): memory that keeps every word, kernels that give their numpy
+    # reference's outputs; tests.gpulab.check.fakes_correctness.CheckedGpu injects faults into both.
+    def memtest(self, share: float, cap_bytes: int, seed: int, poll: Any = None) -> Any:
+        from gpulab.check.device_memtest import PATTERNS, MemtestResult, PatternResult, planned_words
+
+        free = 79 * 2**30
+        tested = planned_words(free, share, cap_bytes) * 8
+        return MemtestResult(free, tested, 0x7F00_0000_0000, seed, tuple(PatternResult(p, 0, ()) for p in PATTERNS),
+                             0.5)
+
+    def run_kernel(self, spec: Any, preset: Any, args: Any) -> list[Any]:
+        from gpulab.kernels import copy_args
+
+        outputs = copy_args(args)
+        for index, value in spec.expected(args).items():
+            outputs[index] = value.copy()
+        return outputs
 
 
 def fault(gpu_index: int = 0, *, idle: dict | None = None, loaded: dict | None = None, **kwargs) -> FakeGpu:

@@ -30,7 +30,7 @@ from gpulab.lab.base import Cancelled
 
 from .device import GpuView
 from .device_memtest import MemtestError, MemtestResult
-from .gpu_health import _error_text, _row, _targets, device_name, nvidia_smi_id
+from .gpu_health import device_name, error_text, gpu_row, nvidia_smi_id, targets
 from .model import Row, Verdict
 from .registry import Context, register, threshold
 
@@ -119,7 +119,7 @@ def emulated(ctx: Context, spec: Any, preset: Any) -> Emulated:
                         shared_mem=preset.shared_mem)
             cache[key] = Emulated(args, expected)
         except Exception as exc:  # a construct this emulator rejects, a fault: the kernel disagrees
-            cache[key] = Emulated(args, expected, _error_text(exc))
+            cache[key] = Emulated(args, expected, error_text(exc))
     return cache[key]
 
 
@@ -189,26 +189,26 @@ def judge_memtest(gpu: GpuView, result: MemtestResult, share: float) -> Row:
         found = [msg("check.gpu.memtest.pattern-bad", pattern=_pattern_name(p.pattern), count=p.mismatches,
                      addresses=", ".join(f"{b.address:#x}" for b in p.bad[:3]))
                  for p in result.patterns if p.mismatches]
-        return _row("gpu.memtest", gpu, Verdict.FAIL,
-                    msg("check.gpu.memtest.mismatch", count=result.mismatches, tested=tested, found=found),
-                    action=msg("check.gpu.memtest.action-mismatch", index=gpu.index, gpu=nvidia_smi_id(gpu)),
-                    **fields)
-    return _row("gpu.memtest", gpu, Verdict.PASS,
-                msg("check.gpu.memtest.ok", tested=tested, share=f"{share:.0%}", free=_gib(result.free_bytes),
-                    patterns=[_pattern_name(p.pattern) for p in result.patterns], seconds=f"{result.seconds:.1f}"),
+        return gpu_row("gpu.memtest", gpu, Verdict.FAIL,
+                       msg("check.gpu.memtest.mismatch", count=result.mismatches, tested=tested, found=found),
+                       action=msg("check.gpu.memtest.action-mismatch", index=gpu.index, gpu=nvidia_smi_id(gpu)),
+                       **fields)
+    return gpu_row("gpu.memtest", gpu, Verdict.PASS,
+                   msg("check.gpu.memtest.ok", tested=tested, share=f"{share:.0%}", free=_gib(result.free_bytes),
+                       patterns=[_pattern_name(p.pattern) for p in result.patterns], seconds=f"{result.seconds:.1f}"),
                 **fields)
 
 
 def _memtest_failed(gpu: GpuView, error: MemtestError) -> Row:
     """No memory to test, or a kernel that failed: a failure naming it, never a pass."""
     reason, action = _STAGES.get(error.stage, _STAGES["kernel"])
-    return _row("gpu.memtest", gpu, Verdict.FAIL, msg(reason, index=gpu.index, error=error.error),
-                action=msg(action, gpu=nvidia_smi_id(gpu)), source="gpu.memtest",
-                facts={"error": error.error, "stage": error.stage})
+    return gpu_row("gpu.memtest", gpu, Verdict.FAIL, msg(reason, index=gpu.index, error=error.error),
+                   action=msg(action, gpu=nvidia_smi_id(gpu)), source="gpu.memtest",
+                   facts={"error": error.error, "stage": error.stage})
 
 
 def _broken(check_id: str, gpu: GpuView, exc: BaseException) -> Row:
-    error = _error_text(exc)
+    error = error_text(exc)
     return Row(check_id, Verdict.FAIL, msg("check.gpu.broken", index=gpu.index, error=error),
                msg("check.gpu.action.broken", gpu=nvidia_smi_id(gpu)), device=device_name(gpu),
                facts={"model": gpu.name, "error": error})
@@ -217,7 +217,7 @@ def _broken(check_id: str, gpu: GpuView, exc: BaseException) -> Row:
 @register("gpu.memtest")
 def check_memtest(ctx: Context) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg("check.gpu.memtest.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     plan = threshold("gpu.memtest")
@@ -251,7 +251,7 @@ def _on_gpu(ctx: Context, gpu: GpuView, spec: Any, preset: Any, with_emulator: b
     try:
         got = gpu.run_kernel(spec, preset, args)
     except Exception as exc:  # a kernel that does not compile or faults on this GPU
-        return [Difference(spec.entry, error=_error_text(exc))]
+        return [Difference(spec.entry, error=error_text(exc))]
     differences = compare_outputs(spec.entry, spec, got, expected, "numpy")
     if with_emulator and not spec.gpu_only:
         run = emulated(ctx, spec, preset)
@@ -269,18 +269,18 @@ def judge_kernels(gpu: GpuView, count: int, differences: Sequence[Difference], p
     fields: dict[str, Any] = {"value": float(count - len(bad)), "unit": "kernels", "threshold": float(count),
                               "comparison": ">=", "source": "gpu.kernels", "facts": facts}
     if differences:
-        return _row("gpu.kernels", gpu, Verdict.FAIL,
-                    msg("check.gpu.kernels.differ", agreed=count - len(bad), count=count, index=gpu.index,
-                        kernels=_kernel_list(differences)),
+        return gpu_row("gpu.kernels", gpu, Verdict.FAIL,
+                       msg("check.gpu.kernels.differ", agreed=count - len(bad), count=count, index=gpu.index,
+                           kernels=_kernel_list(differences)),
                     action=msg("check.gpu.kernels.action"), **fields)
-    return _row("gpu.kernels", gpu, Verdict.PASS,
-                msg("check.gpu.kernels.ok", count=count, index=gpu.index, preset=preset), **fields)
+    return gpu_row("gpu.kernels", gpu, Verdict.PASS,
+                   msg("check.gpu.kernels.ok", count=count, index=gpu.index, preset=preset), **fields)
 
 
 @register("gpu.kernels")
 def check_gpu_kernels(ctx: Context) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg("check.gpu.kernels.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     plan = threshold("gpu.kernels")

@@ -55,14 +55,14 @@ def nvidia_smi_id(gpu: GpuView) -> str:
     return gpu.pci_bus_id or str(gpu.index)
 
 
-def _error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
 # ------------------------------------------------------------------ which GPUs, or why none
 
 
-def _targets(ctx: Context) -> tuple[list[GpuView], list[Row]]:
+def targets(ctx: Context) -> tuple[list[GpuView], list[Row]]:
     """The GPUs to check, or no GPUs and the rows that say why (given once per run, not per check)."""
     layer = device_layer(ctx)
     status = cuda_status(ctx)
@@ -102,14 +102,14 @@ def _no_gpu_row(ctx: Context, status: Any) -> Row:
 # ------------------------------------------------------------------ sampling
 
 
-def _idle(ctx: Context, gpu: GpuView) -> Sampled:
+def idle_sample(ctx: Context, gpu: GpuView) -> Sampled:
     """One health sample at rest, once per GPU and run (the ECC and repair checks share it)."""
     cache = ctx.shared.setdefault("gpu.idle", {})
     if gpu.index not in cache:
         try:
             cache[gpu.index] = Sampled(idle=gpu.health())
         except Exception as exc:  # a driver that errors, a GPU that fell off the bus
-            cache[gpu.index] = Sampled(error=_error_text(exc))
+            cache[gpu.index] = Sampled(error=error_text(exc))
     return cache[gpu.index]
 
 
@@ -129,7 +129,7 @@ def _sample_under_load(ctx: Context, gpus: Sequence[GpuView]) -> dict[int, Sampl
     warmup_s = float(plan["warmup_full_s"] if ctx.full else plan["warmup_quick_s"])
     count, interval_s = int(plan["samples"]), float(plan["interval_s"])
     layer = device_layer(ctx)
-    found = {gpu.index: _from_idle(_idle(ctx, gpu)) for gpu in gpus}
+    found = {gpu.index: _from_idle(idle_sample(ctx, gpu)) for gpu in gpus}
     worth = [gpu for gpu in gpus if _worth_loading(found[gpu.index])]
     if not worth:
         return found
@@ -167,7 +167,7 @@ def _start_loads(gpus: Sequence[GpuView], seconds: float, found: dict[int, Sampl
         try:
             load.__enter__()
         except Exception as exc:  # no CuPy, out of memory: this GPU cannot be judged under load
-            found[gpu.index].error = _error_text(exc)
+            found[gpu.index].error = error_text(exc)
             continue
         running.append((gpu, load))
     return running
@@ -179,7 +179,7 @@ def _sample_one(gpu: GpuView, into: Sampled) -> None:
     try:
         into.loaded.append(gpu.health())
     except Exception as exc:
-        into.error = _error_text(exc)
+        into.error = error_text(exc)
 
 
 def _stop_loads(running: list[tuple[GpuView, Any]], found: dict[int, Sampled]) -> None:
@@ -187,7 +187,7 @@ def _stop_loads(running: list[tuple[GpuView, Any]], found: dict[int, Sampled]) -
         try:
             load.__exit__(None, None, None)
         except Exception as exc:  # the load died midway: its samples are not a load's
-            found[gpu.index].error = found[gpu.index].error or _error_text(exc)
+            found[gpu.index].error = found[gpu.index].error or error_text(exc)
 
 
 # ------------------------------------------------------------------ running a judge per GPU
@@ -195,26 +195,26 @@ def _stop_loads(running: list[tuple[GpuView, Any]], found: dict[int, Sampled]) -
 
 def _per_gpu(ctx: Context, check_id: str, judge: Judge, under_load: bool) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg(f"check.{check_id}.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
-    samples = (yield from _loaded(ctx, gpus)) if under_load else {gpu.index: _idle(ctx, gpu) for gpu in gpus}
-    return [_judged(check_id, judge, gpu, samples[gpu.index]) for gpu in gpus]
+    samples = (yield from _loaded(ctx, gpus)) if under_load else {gpu.index: idle_sample(ctx, gpu) for gpu in gpus}
+    return [judged(check_id, judge, gpu, samples[gpu.index]) for gpu in gpus]
 
 
-def _judged(check_id: str, judge: Judge, gpu: GpuView, sampled: Sampled) -> Row:
+def judged(check_id: str, judge: Judge, gpu: GpuView, sampled: Sampled) -> Row:
     """The judge's row, or a failed row naming the error: a GPU that did not answer never passes."""
     if not sampled.error:
         try:
             return judge(gpu, sampled)
         except Exception as exc:  # strange data the judge did not foresee
-            sampled = Sampled(error=_error_text(exc))
+            sampled = Sampled(error=error_text(exc))
     return Row(check_id, Verdict.FAIL, msg("check.gpu.broken", index=gpu.index, error=sampled.error),
                msg("check.gpu.action.broken", gpu=nvidia_smi_id(gpu)), device=device_name(gpu),
                facts={"model": gpu.name, "error": sampled.error})
 
 
-def _row(check_id: str, gpu: GpuView, verdict: Verdict, reason: Message, **fields: Any) -> Row:
+def gpu_row(check_id: str, gpu: GpuView, verdict: Verdict, reason: Message, **fields: Any) -> Row:
     facts = {"model": gpu.name, "pci_bus_id": gpu.pci_bus_id, **fields.pop("facts", {})}
     return Row(check_id, verdict, reason, device=device_name(gpu), facts=facts, **fields)
 
@@ -229,19 +229,19 @@ def judge_ecc(gpu: GpuView, sampled: Sampled) -> Row:
     limit = int(threshold("gpu.ecc_corrected")["warn_above"])
     facts = {"ecc_uncorrected_volatile": uncorrected, "ecc_corrected_volatile": corrected}
     if uncorrected is not None and uncorrected > allowed:
-        return _row("gpu.ecc", gpu, Verdict.FAIL, msg("check.gpu.ecc.uncorrected", count=uncorrected),
-                    action=msg("check.gpu.ecc.action-uncorrected"), value=float(uncorrected), unit="errors",
-                    threshold=float(allowed), comparison="<=", source="gpu.ecc", facts=facts)
+        return gpu_row("gpu.ecc", gpu, Verdict.FAIL, msg("check.gpu.ecc.uncorrected", count=uncorrected),
+                       action=msg("check.gpu.ecc.action-uncorrected"), value=float(uncorrected), unit="errors",
+                       threshold=float(allowed), comparison="<=", source="gpu.ecc", facts=facts)
     if corrected is not None and corrected > limit:
-        return _row("gpu.ecc", gpu, Verdict.WARN, msg("check.gpu.ecc.corrected", count=corrected, limit=limit),
-                    action=msg("check.gpu.ecc.action-corrected"), value=float(corrected), unit="errors",
-                    threshold=float(limit), comparison="<=", source="gpu.ecc_corrected", facts=facts)
+        return gpu_row("gpu.ecc", gpu, Verdict.WARN, msg("check.gpu.ecc.corrected", count=corrected, limit=limit),
+                       action=msg("check.gpu.ecc.action-corrected"), value=float(corrected), unit="errors",
+                       threshold=float(limit), comparison="<=", source="gpu.ecc_corrected", facts=facts)
     if uncorrected is None:  # no ECC memory (consumer GPUs), ECC off, or no NVML
-        return _row("gpu.ecc", gpu, Verdict.SKIP, msg("check.gpu.ecc.unsupported"), source="gpu.ecc", facts=facts)
-    return _row("gpu.ecc", gpu, Verdict.PASS,
-                msg("check.gpu.ecc.ok", corrected="?" if corrected is None else corrected, limit=limit),
-                value=float(uncorrected), unit="errors", threshold=float(allowed), comparison="<=", source="gpu.ecc",
-                facts=facts)
+        return gpu_row("gpu.ecc", gpu, Verdict.SKIP, msg("check.gpu.ecc.unsupported"), source="gpu.ecc", facts=facts)
+    return gpu_row("gpu.ecc", gpu, Verdict.PASS,
+                   msg("check.gpu.ecc.ok", corrected="?" if corrected is None else corrected, limit=limit),
+                   value=float(uncorrected), unit="errors", threshold=float(allowed), comparison="<=", source="gpu.ecc",
+                   facts=facts)
 
 
 @register("gpu.ecc")
@@ -258,18 +258,18 @@ def judge_remap(gpu: GpuView, sampled: Sampled) -> Row:
              "remapped_rows_pending": health.remapped_rows_pending,
              "remapped_rows_failure": health.remapped_rows_failure}
     if health.remapped_rows_failure:
-        return _row("gpu.remap", gpu, Verdict.FAIL, msg("check.gpu.remap.failure"),
-                    action=msg("check.gpu.remap.action-failure"), source="gpu.remap", facts=facts)
+        return gpu_row("gpu.remap", gpu, Verdict.FAIL, msg("check.gpu.remap.failure"),
+                       action=msg("check.gpu.remap.action-failure"), source="gpu.remap", facts=facts)
     pending = [msg(key) for key, flag in (("check.gpu.remap.what-rows", health.remapped_rows_pending),
                                           ("check.gpu.remap.what-pages", health.retired_pages_pending)) if flag]
     if pending:
-        return _row("gpu.remap", gpu, Verdict.WARN, msg("check.gpu.remap.pending", what=pending),
-                    action=msg("check.gpu.remap.action-pending", gpu=nvidia_smi_id(gpu)), source="gpu.remap",
-                    facts=facts)
+        return gpu_row("gpu.remap", gpu, Verdict.WARN, msg("check.gpu.remap.pending", what=pending),
+                       action=msg("check.gpu.remap.action-pending", gpu=nvidia_smi_id(gpu)), source="gpu.remap",
+                       facts=facts)
     if all(flag is None for flag in facts.values()):  # consumer GPUs have neither mechanism
-        return _row("gpu.remap", gpu, Verdict.SKIP, msg("check.gpu.remap.unsupported"), source="gpu.remap",
-                    facts=facts)
-    return _row("gpu.remap", gpu, Verdict.PASS, msg("check.gpu.remap.ok"), source="gpu.remap", facts=facts)
+        return gpu_row("gpu.remap", gpu, Verdict.SKIP, msg("check.gpu.remap.unsupported"), source="gpu.remap",
+                       facts=facts)
+    return gpu_row("gpu.remap", gpu, Verdict.PASS, msg("check.gpu.remap.ok"), source="gpu.remap", facts=facts)
 
 
 @register("gpu.remap")
@@ -280,7 +280,7 @@ def check_remap(ctx: Context) -> Generator[Message, None, list[Row]]:
 # ------------------------------------------------------------------ throttling under load
 
 
-def _peak(samples: Sequence[GpuHealth], name: str) -> Any:
+def peak(samples: Sequence[GpuHealth], name: str) -> Any:
     """The largest reading of ``name`` across ``samples`` (an int stays an int), None if none."""
     values = [getattr(s, name) for s in samples if getattr(s, name) is not None]
     return max(values) if values else None
@@ -300,25 +300,25 @@ def _shown(value: float | None) -> str:
 def judge_throttle(gpu: GpuView, sampled: Sampled) -> Row:
     seen = [s.throttle_reasons for s in sampled.loaded if s.throttle_reasons is not None]
     if not seen:
-        return _row("gpu.throttle", gpu, Verdict.SKIP, msg("check.gpu.throttle.unsupported"), source="gpu.throttle")
+        return gpu_row("gpu.throttle", gpu, Verdict.SKIP, msg("check.gpu.throttle.unsupported"), source="gpu.throttle")
     reasons = frozenset().union(*seen)
     harmful = reasons & frozenset(threshold("gpu.throttle")["warn_reasons"])
-    temperature, power = _peak(sampled.loaded, "temperature_c"), _peak(sampled.loaded, "power_w")
-    limit = _peak(sampled.loaded, "power_limit_w")
+    temperature, power = peak(sampled.loaded, "temperature_c"), peak(sampled.loaded, "power_w")
+    limit = peak(sampled.loaded, "power_limit_w")
     facts = {"throttle_reasons": sorted(reasons), "temperature_c_max": temperature, "power_w_max": power,
-             "power_limit_w": limit, "sm_clock_mhz_max": _peak(sampled.loaded, "sm_clock_mhz"),
-             "sm_clock_max_mhz": _peak(sampled.loaded, "sm_clock_max_mhz"),
-             "utilization_gpu_percent_max": _peak(sampled.loaded, "utilization_gpu_percent")}
+             "power_limit_w": limit, "sm_clock_mhz_max": peak(sampled.loaded, "sm_clock_mhz"),
+             "sm_clock_max_mhz": peak(sampled.loaded, "sm_clock_max_mhz"),
+             "utilization_gpu_percent_max": peak(sampled.loaded, "utilization_gpu_percent")}
     fields: dict[str, Any] = {"value": temperature, "unit": "°C" if temperature is not None else "",
                               "source": "gpu.throttle", "facts": facts}
     if harmful:
-        return _row("gpu.throttle", gpu, Verdict.WARN,
-                    msg("check.gpu.throttle.slowed", reasons=throttle_names(harmful),
-                        temperature=_shown(temperature), power=_shown(power), limit=_shown(limit)),
+        return gpu_row("gpu.throttle", gpu, Verdict.WARN,
+                       msg("check.gpu.throttle.slowed", reasons=throttle_names(harmful),
+                           temperature=_shown(temperature), power=_shown(power), limit=_shown(limit)),
                     action=msg("check.gpu.throttle.action"), **fields)
-    return _row("gpu.throttle", gpu, Verdict.PASS,
-                msg("check.gpu.throttle.ok", reasons=throttle_names(reasons) or "-",
-                    temperature=_shown(temperature), power=_shown(power)), **fields)
+    return gpu_row("gpu.throttle", gpu, Verdict.PASS,
+                   msg("check.gpu.throttle.ok", reasons=throttle_names(reasons) or "-",
+                       temperature=_shown(temperature), power=_shown(power)), **fields)
 
 
 @register("gpu.throttle")
@@ -332,27 +332,27 @@ def check_throttle(ctx: Context) -> Generator[Message, None, list[Row]]:
 def judge_pcie(gpu: GpuView, sampled: Sampled) -> Row:
     # The best the link reached under load: it retrains upwards as load arrives, so one sample
     # at the maximum proves the link can run there.
-    gen, width = _peak(sampled.loaded, "pcie_gen_current"), _peak(sampled.loaded, "pcie_width_current")
-    gen_max, width_max = _peak(sampled.loaded, "pcie_gen_max"), _peak(sampled.loaded, "pcie_width_max")
+    gen, width = peak(sampled.loaded, "pcie_gen_current"), peak(sampled.loaded, "pcie_width_current")
+    gen_max, width_max = peak(sampled.loaded, "pcie_gen_max"), peak(sampled.loaded, "pcie_width_max")
     idle = sampled.idle or GpuHealth()
     facts = {"pcie_gen_current": gen, "pcie_gen_max": gen_max, "pcie_width_current": width,
              "pcie_width_max": width_max, "idle_pcie_gen": idle.pcie_gen_current,
              "idle_pcie_width": idle.pcie_width_current}
     if gen is None or gen_max is None:
-        return _row("gpu.pcie", gpu, Verdict.SKIP, msg("check.gpu.pcie.unsupported"), source="gpu.pcie", facts=facts)
+        return gpu_row("gpu.pcie", gpu, Verdict.SKIP, msg("check.gpu.pcie.unsupported"), source="gpu.pcie", facts=facts)
     fields: dict[str, Any] = {"value": float(gen), "unit": "PCIe gen", "threshold": float(gen_max),
                               "comparison": ">=", "source": "gpu.pcie", "facts": facts}
     shown = {"gen": gen, "width": width or "?"}
     narrow = width is not None and width_max is not None and width < width_max
     if gen < gen_max or narrow:
-        return _row("gpu.pcie", gpu, Verdict.FAIL,
-                    msg("check.gpu.pcie.downshifted", **shown, gen_max=gen_max, width_max=width_max or "?"),
-                    action=msg("check.gpu.pcie.action"), **fields)
+        return gpu_row("gpu.pcie", gpu, Verdict.FAIL,
+                       msg("check.gpu.pcie.downshifted", **shown, gen_max=gen_max, width_max=width_max or "?"),
+                       action=msg("check.gpu.pcie.action"), **fields)
     if _downshifted(idle, gen, width):
-        return _row("gpu.pcie", gpu, Verdict.PASS,
-                    msg("check.gpu.pcie.idle-downshift", **shown, idle_gen=idle.pcie_gen_current or "?",
-                        idle_width=idle.pcie_width_current or "?"), **fields)
-    return _row("gpu.pcie", gpu, Verdict.PASS, msg("check.gpu.pcie.ok", **shown), **fields)
+        return gpu_row("gpu.pcie", gpu, Verdict.PASS,
+                       msg("check.gpu.pcie.idle-downshift", **shown, idle_gen=idle.pcie_gen_current or "?",
+                           idle_width=idle.pcie_width_current or "?"), **fields)
+    return gpu_row("gpu.pcie", gpu, Verdict.PASS, msg("check.gpu.pcie.ok", **shown), **fields)
 
 
 def _downshifted(idle: GpuHealth, gen: int, width: int | None) -> bool:

@@ -33,7 +33,7 @@ from typing import Any
 from gpulab.catalogue import Message, msg
 
 from .device import GpuHealth, GpuView, NotMeasurable, device_layer
-from .gpu_health import Sampled, _error_text, _idle, _judged, _peak, _row, _targets, device_name
+from .gpu_health import Sampled, device_name, error_text, gpu_row, idle_sample, judged, peak, targets
 from .model import Row, Verdict
 from .registry import Context, register, threshold
 
@@ -93,7 +93,7 @@ class Watch:
         try:
             self.samples.append(self.gpu.health())
         except Exception as exc:  # the measurement is what is judged; a failed sample is only noted
-            self.error = _error_text(exc)
+            self.error = error_text(exc)
 
     def harmful(self) -> list[str]:
         """The thermal or hardware slowdowns seen while measuring (gpu.throttle's list)."""
@@ -107,8 +107,8 @@ class Watch:
                                  "sm_clock_mhz_min": min(clocks) if clocks else None,
                                  "sm_clock_mhz_max": max(clocks) if clocks else None,
                                  "throttle_reasons": sorted(reasons),
-                                 "temperature_c_max": _peak(self.samples, "temperature_c"),
-                                 "power_w_max": _peak(self.samples, "power_w")}
+                                 "temperature_c_max": peak(self.samples, "temperature_c"),
+                                 "power_w_max": peak(self.samples, "power_w")}
         if self.error:
             found["health_error"] = self.error
         return found
@@ -123,7 +123,7 @@ def judge(check_id: str, gpu: GpuView, what: Message, value: float, unit: str, h
     reports the value when there is no figure."""
     facts = {**(facts or {}), **watch.facts()}
     if not isinstance(healthy, Healthy):
-        return _row(check_id, gpu, Verdict.SKIP, msg("check.gpu.perf.unjudged", what=what, value=_num(value),
+        return gpu_row(check_id, gpu, Verdict.SKIP, msg("check.gpu.perf.unjudged", what=what, value=_num(value),
                                                       unit=unit, why=healthy),
                     value=value, unit=unit, source=RULE, facts=facts)
     rule = threshold(RULE)
@@ -138,7 +138,7 @@ def judge(check_id: str, gpu: GpuView, what: Message, value: float, unit: str, h
              **({"times": f"{1 / share:.1f}"} if lower_is_better else {"percent": f"{share:.0%}"})}
     if verdict is Verdict.PASS:
         key = "check.gpu.perf.latency-ok" if lower_is_better else "check.gpu.perf.ok"
-        return _row(check_id, gpu, verdict, msg(key, **shown), **fields)
+        return gpu_row(check_id, gpu, verdict, msg(key, **shown), **fields)
     throttled = watch.harmful()
     during: Message | str = ""
     if throttled:
@@ -146,8 +146,8 @@ def judge(check_id: str, gpu: GpuView, what: Message, value: float, unit: str, h
                      temperature=_num(facts["temperature_c_max"]))
         action = "check.gpu.perf.action.throttled"
     key = "check.gpu.perf.latency-slow" if lower_is_better else "check.gpu.perf.slow"
-    return _row(check_id, gpu, verdict, msg(key, **shown, during=during),
-                action=msg(action, gpu=gpu.pci_bus_id or gpu.index), **fields)
+    return gpu_row(check_id, gpu, verdict, msg(key, **shown, during=during),
+                   action=msg(action, gpu=gpu.pci_bus_id or gpu.index), **fields)
 
 
 def _num(value: float | None) -> str:
@@ -168,10 +168,10 @@ def _measured(check_id: str, gpu: GpuView, measure: Measure, ctx: Context, facts
         try:
             return measure(view, watch)
         except NotMeasurable as why:
-            return _row(check_id, view, Verdict.SKIP, msg("check.gpu.perf.unsupported", why=why.message),
-                        source=RULE, facts=watch.facts())
+            return gpu_row(check_id, view, Verdict.SKIP, msg("check.gpu.perf.unsupported", why=why.message),
+                           source=RULE, facts=watch.facts())
 
-    row = _judged(check_id, run, gpu, _idle(ctx, gpu))
+    row = judged(check_id, run, gpu, idle_sample(ctx, gpu))
     if watch.cancelled is not None:
         raise watch.cancelled
     return dataclasses.replace(row, facts={**row.facts, **facts}) if facts else row
@@ -180,7 +180,7 @@ def _measured(check_id: str, gpu: GpuView, measure: Measure, ctx: Context, facts
 def _each_gpu(ctx: Context, check_id: str, measure: Callable[[Context, GpuView], Measure]
               ) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg(f"check.{check_id}.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     return [_measured(check_id, gpu, measure(ctx, gpu), ctx, {}) for gpu in gpus]
@@ -327,8 +327,8 @@ def _copy(direction: str) -> Callable[[Context, GpuView], Measure]:
             value = view.copy_gb_s(direction, n_bytes, _policy(plan), watch.tick)
             link = reading.link
             facts = {"bytes": n_bytes, "link": link.label if link else None, "link_source": reading.source,
-                     "pcie_gen_during": _peak(watch.samples, "pcie_gen_current"),
-                     "pcie_width_during": _peak(watch.samples, "pcie_width_current")}
+                     "pcie_gen_during": peak(watch.samples, "pcie_gen_current"),
+                     "pcie_width_during": peak(watch.samples, "pcie_width_current")}
             return judge(check_id, view, msg(f"check.gpu.perf.what.{direction}"), value, "GB/s",
                          healthy_copy(view, direction, reading), watch, "check.gpu.perf.action.link", facts=facts)
         return measure
@@ -371,7 +371,7 @@ def matmul_dtypes(gpu: GpuView) -> tuple[str, ...]:
 @register("gpu.matmul")
 def check_matmul(ctx: Context) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg("check.gpu.matmul.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     plan = _plan(ctx)
@@ -399,7 +399,7 @@ def _one_gpu(check_id: str, gpus: Sequence[GpuView]) -> list[Row]:
 def check_p2p(ctx: Context) -> Generator[Message, None, list[Row]]:
     """GPU i copies to GPU i+1 (the last to the first): every GPU sends once and receives once."""
     yield msg("check.progress.looking", what=msg("check.gpu.p2p.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     if len(gpus) < 2:
@@ -421,7 +421,7 @@ def check_nccl(ctx: Context) -> Generator[Message, None, list[Row]]:
     """NCCL AllReduce across this host's GPUs: one row for the group (device gpu0-N), judged
     against a published busbw of as many GPUs of this model."""
     yield msg("check.progress.looking", what=msg("check.gpu.nccl.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     if len(gpus) < 2:

@@ -26,7 +26,7 @@ from gpulab.catalogue import Message, msg, plain
 from gpulab.paths import resource_path
 
 from .device import GpuView, device_layer
-from .gpu_health import _row, _targets
+from .gpu_health import gpu_row, targets
 from .model import Row, Verdict
 from .registry import Context, register
 
@@ -102,28 +102,28 @@ def judge_xid(gpu: GpuView, codes: Counter[int]) -> Row:
     facts = {"xid_counts": {str(code): n for code, n in sorted(codes.items())}}
     fields = {"value": float(sum(codes.values())), "unit": "Xid", "source": "gpu.xid", "facts": facts}
     if not codes:
-        return _row("gpu.xid", gpu, Verdict.PASS, msg("check.gpu.xid.none"), **fields)
+        return gpu_row("gpu.xid", gpu, Verdict.PASS, msg("check.gpu.xid.none"), **fields)
     seen = [msg("check.gpu.xid.seen", code=code, count=n, name=_name(code)) for code, n in sorted(codes.items())]
     kinds = {classes().get(code, "unknown") for code in codes}
     if "hardware" in kinds:
-        return _row("gpu.xid", gpu, Verdict.FAIL, msg("check.gpu.xid.hardware", seen=seen),
-                    action=msg("check.gpu.xid.action-hardware"), **fields)
+        return gpu_row("gpu.xid", gpu, Verdict.FAIL, msg("check.gpu.xid.hardware", seen=seen),
+                       action=msg("check.gpu.xid.action-hardware"), **fields)
     if kinds & {"reset", "unknown"}:
-        return _row("gpu.xid", gpu, Verdict.WARN, msg("check.gpu.xid.reset", seen=seen),
-                    action=msg("check.gpu.xid.action-reset", gpu=gpu.pci_bus_id or gpu.index), **fields)
-    return _row("gpu.xid", gpu, Verdict.PASS, msg("check.gpu.xid.program", seen=seen), **fields)
+        return gpu_row("gpu.xid", gpu, Verdict.WARN, msg("check.gpu.xid.reset", seen=seen),
+                       action=msg("check.gpu.xid.action-reset", gpu=gpu.pci_bus_id or gpu.index), **fields)
+    return gpu_row("gpu.xid", gpu, Verdict.PASS, msg("check.gpu.xid.program", seen=seen), **fields)
 
 
 @register("gpu.xid")
 def check_xid(ctx: Context) -> Generator[Message, None, list[Row]]:
     yield msg("check.progress.looking", what=msg("check.gpu.xid.title"))
-    gpus, unavailable = _targets(ctx)
+    gpus, unavailable = targets(ctx)
     if not gpus:
         return unavailable
     try:
         logged = parse(device_layer(ctx).kernel_log())
     except Exception as exc:  # KernelLogUnavailable, or a layer that broke: not readable is not clean
         why = str(exc) if isinstance(exc, KernelLogUnavailable) else f"{type(exc).__name__}: {exc}"
-        return [_row("gpu.xid", gpu, Verdict.SKIP, msg("check.gpu.xid.unreadable", why=plain(why[:300])),
-                     source="gpu.xid") for gpu in gpus]
+        return [gpu_row("gpu.xid", gpu, Verdict.SKIP, msg("check.gpu.xid.unreadable", why=plain(why[:300])),
+                        source="gpu.xid") for gpu in gpus]
     return [judge_xid(gpu, Counter(code for key, code in logged if key == pci_key(gpu.pci_bus_id))) for gpu in gpus]

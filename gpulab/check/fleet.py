@@ -227,7 +227,7 @@ class Collector:
 def missing_row(member: Member, why: Message) -> Row:
     """``fleet.node``: a node whose report did not arrive, named by rank and host."""
     return Row("fleet.node", Verdict.FAIL, msg("check.fleet.node.missing", rank=member.rank, host=member.node, why=why),
-               msg("check.fleet.node.action", host=member.host), device="node", host=member.node, rank=member.rank,
+               msg("check.fleet.node.action", host=member.host), device="report", host=member.node, rank=member.rank,
                facts={"host": member.host})
 
 
@@ -249,13 +249,13 @@ def merge(reports: Sequence[Mapping[str, Any] | None], extra_rows: Sequence[Row]
 
     The outlier rule runs again over all nodes' rows: a GPU far behind its siblings on other
     nodes fails too."""
-    from .run import _versions
+    from .run import versions
 
     parts = [CheckReport.from_json(r) for r in reports if r]
     machines = {str(p.machine.get("host", f"rank{i}")): dict(p.machine) for i, p in enumerate(parts)}
     rows = apply_outliers([row for p in parts for row in p.rows]) + list(extra_rows)
     if not parts:  # nobody reported (rank 0 itself was stopped): the fleet's rows alone
-        return CheckReport(rows, mode, {"nodes": {}}, _versions(), time.strftime("%Y-%m-%dT%H:%M:%S%z"), 0.0,
+        return CheckReport(rows, mode, {"nodes": {}}, versions(), time.strftime("%Y-%m-%dT%H:%M:%S%z"), 0.0,
                            require_gpu)
     first = parts[0]
     return CheckReport(rows, first.mode, {"nodes": machines}, dict(first.versions), first.started,

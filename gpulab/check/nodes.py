@@ -1,7 +1,7 @@
 """The node × device view of a report, shared by the text report and the HTML page.
 
 Rows are the nodes (hosts, or ``host#rank`` with ``--each-rank-a-node``), columns the devices
-(``node`` when a node did not report, ``host``, ``cpu``, ``gpu``, ``gpu0``, ``gpu1``, ...), and each
+(``report`` when a node's report did not arrive, ``host``, ``cpu``, ``gpu``, ``gpu0``, ``gpu1``, ...), and each
 cell holds the worst verdict of the rows there, marked when one of them is an outlier (a device
 far behind its siblings, :mod:`gpulab.check.outliers`). The fleet's own row (the cross-node
 AllReduce) belongs to no node's cell. Also the thresholds' sources, numbered in order of use.
@@ -13,12 +13,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gpulab.catalogue import msg, render
+
 from .model import Row, Verdict, worst
 from .outliers import SOURCE as OUTLIER_SOURCE
 from .registry import threshold
 
 FLEET_CHECKS = frozenset({"fleet.allreduce"})  # rows about the fleet, in no node's cell
-_FIRST = ("node", "host", "cpu", "gpu")
+_FIRST = ("report", "host", "cpu", "gpu")
 
 
 @dataclass
@@ -73,6 +75,13 @@ def node_table(rows: Sequence[Row]) -> NodeTable:
 
 def outliers(rows: Sequence[Row]) -> list[Row]:
     return [row for row in rows if is_outlier(row)]
+
+
+def outlier_text(row: Row, lang: str = "en") -> str:
+    """``n2 gpu3 GPU memory bandwidth: <its reason>``, in ``lang``."""
+    title = render(msg(f"check.{row.check}.title"), lang)
+    return render(msg("check.report.outlier-line", where=f"{row.host} {row.device}", title=title,
+                      reason=row.reason), lang)
 
 
 def source_text(key: str) -> str:

@@ -240,7 +240,7 @@ def _pad(text: str, width: int) -> str:
 
 def _node_table_lines(report: CheckReport, lang: str) -> list[str]:
     """The node × device table (worst verdict per cell, * an outlier), then the outliers named."""
-    from gpulab.check.nodes import node_table, outliers
+    from gpulab.check.nodes import node_table, outlier_text, outliers
 
     table = node_table(report.rows)
     words = {node: [_cell_text(table.cell(node, d), lang) for d in table.devices] for node in table.nodes}
@@ -255,8 +255,7 @@ def _node_table_lines(report: CheckReport, lang: str) -> list[str]:
     far = outliers(report.rows)
     if far:
         lines.append(_t("check.report.outliers", lang))
-        lines.extend(f"  {row.host} {row.device} {_t(f'check.{row.check}.title', lang)}: {render(row.reason, lang)}"
-                     for row in far)
+        lines.extend(f"  {outlier_text(row, lang)}" for row in far)
     fleet = report.machine.get("fleet", {}) if isinstance(report.machine, dict) else {}
     if fleet.get("each_rank_a_node"):
         lines.append(_t("check.report.each-rank-a-node", lang, ranks=fleet.get("ranks", "?"),

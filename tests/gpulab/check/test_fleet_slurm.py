@@ -110,9 +110,9 @@ def single_node_slurm(folder: Path) -> Iterator[dict[str, str]]:
     started: list[subprocess.Popen] = []
 
     def start(*command: str, log: Path) -> None:
-        handle = open(log, "ab")  # noqa: SIM115 - kept open for the daemon's life
-        started.append(subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True))
+        with open(log, "ab") as handle:  # the daemon keeps its own copy of the descriptor
+            started.append(subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True))
 
     try:
         start(_find("munged") or "munged", "--foreground", "--force", f"--socket={munge_socket}",

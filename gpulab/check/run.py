@@ -55,7 +55,7 @@ def run_checks(ctx: Context, only: Iterable[str] | None = None) -> Generator[Mes
         rows.extend(dataclasses.replace(row, host=row.host or ctx.host,
                                         rank=row.rank if row.rank is not None else ctx.rank) for row in found)
     rows = apply_outliers(rows)  # one device far below its identical siblings fails (gpulab.check.outliers)
-    return CheckReport(rows, ctx.mode, _machine(ctx), _versions(), started.isoformat(timespec="seconds"),
+    return CheckReport(rows, ctx.mode, _machine(ctx), versions(ctx), started.isoformat(timespec="seconds"),
                        round(time.perf_counter() - begun, 2), ctx.require_gpu)
 
 
@@ -67,7 +67,17 @@ def _machine(ctx: Context) -> dict[str, object]:
             "logical_cores": cpu.logical_cores, "memory_bytes": cpu.memory_total_bytes}
 
 
-def _versions() -> dict[str, object]:
+def versions(ctx: Context | None = None) -> dict[str, object]:
+    """gpulab's, Python's and NumPy's versions, and CUDA's as the CUDA check found them (CuPy, the
+    runtime, the CUDA version the driver supports) when it ran."""
     import numpy
 
-    return {"gpulab": __version__, "python": platform.python_version(), "numpy": numpy.__version__}
+    found: dict[str, object] = {"gpulab": __version__, "python": platform.python_version(),
+                                "numpy": numpy.__version__}
+    cuda = ctx.shared.get("cuda") if ctx is not None else None
+    for key, attribute in (("cupy", "cupy_version"), ("cuda_runtime", "cuda_runtime_version"),
+                           ("cuda_driver", "cuda_driver_version")):
+        value = getattr(cuda, attribute, None)
+        if value:
+            found[key] = value
+    return found

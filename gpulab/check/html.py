@@ -17,7 +17,7 @@ from gpulab.catalogue import msg, render
 from .model import CheckReport, Row, Verdict
 from .registry import threshold
 
-_COLOURS = {Verdict.PASS: "#1a7f37", Verdict.WARN: "#9a6700", Verdict.FAIL: "#cf222e", Verdict.SKIP: "#6e7781"}
+VERDICT_COLOURS = {Verdict.PASS: "#1a7f37", Verdict.WARN: "#9a6700", Verdict.FAIL: "#cf222e", Verdict.SKIP: "#6e7781"}
 
 _STYLE = """
 body { font-family: "Noto Sans", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif; margin: 2em; color: #1f2328; }
@@ -49,7 +49,7 @@ def _row_html(row: Row, lang: str) -> str:
     action = f'<div class="action">→ {html.escape(render(row.action, lang))}</div>' if row.action else ""
     source = source_text(row.source)
     cite = f'<div class="source">{html.escape(source)}</div>' if source else ""
-    badge = f'<span class="verdict" style="background:{_COLOURS[row.verdict]}">{html.escape(verdict)}</span>'
+    badge = f'<span class="verdict" style="background:{VERDICT_COLOURS[row.verdict]}">{html.escape(verdict)}</span>'
     return (f"<tr><td>{badge}</td>"
             f"<td>{html.escape(render(msg(f'check.{row.check}.title'), lang))}</td>"
             f"<td>{html.escape(row.host)} {html.escape(row.device)}</td>"

@@ -236,12 +236,16 @@
         <translation>快速检查约需半分钟，完整检查需几分钟。也可以打开用 gpulab check --json 保存的报告。</translation>
     </message>
     <message>
-        <source>Exit code 1: something failed, so gpulab check stops a script or a job that runs it.</source>
-        <translation>退出码 1：有检查失败，因此运行 gpulab check 的脚本或作业会在此停下。</translation>
+        <source>That is: something failed, so a script or a job that runs gpulab check stops here.</source>
+        <translation>也就是说：有检查失败，因此运行 gpulab check 的脚本或作业会在此停下。</translation>
     </message>
     <message>
-        <source>Exit code 0: nothing failed (warnings and skips do not fail the check).</source>
-        <translation>退出码 0：没有失败项（警告和跳过不算失败）。</translation>
+        <source>That is: nothing failed (warnings and skips do not fail the check).</source>
+        <translation>也就是说：没有失败项（警告和跳过不算失败）。</translation>
+    </message>
+    <message>
+        <source>Is this machine healthy?</source>
+        <translation>这台机器健康吗？</translation>
     </message>
     <message>
         <source>an unknown machine</source>
@@ -262,10 +266,6 @@
     <message>
         <source>Measured now: a %2 check of this machine (%3) at %4.</source>
         <translation>刚刚测得：%4 对本机（%3）做的%2检查。</translation>
-    </message>
-    <message>
-        <source>Is this machine healthy? Checks with verdicts, reasons and what to do next</source>
-        <translation>这台机器健康吗？逐项检查的结论、原因和下一步该做什么</translation>
     </message>
     <message>
         <source>Every check, with more repeats (a few minutes)</source>

@@ -80,6 +80,14 @@ class ReportExportButton(QToolButton):
         super().changeEvent(event)
 
 
+class _Controls(RunControls):
+    """Run controls whose status line takes no room while it has nothing to say (a report opened)."""
+
+    def set_status(self, text: Callable[[], str]) -> None:
+        super().set_status(text)
+        self.status.setVisible(bool(self.status.text()))
+
+
 class CheckPanel(Panel):
     """Quick / Full / Cancel, Open report… and Export…, the summary and the traffic-light table."""
 
@@ -101,8 +109,9 @@ class CheckPanel(Panel):
         self.heading.setObjectName("panelHeading")
         self.heading.setWordWrap(True)
         self.badge = ProvenanceBadge()
-        self.run_controls = RunControls(lambda: self.tr("Quick check"))
+        self.run_controls = _Controls(lambda: self.tr("Quick check"))
         self.run_button, self.cancel_button = self.run_controls.run_button, self.run_controls.cancel_button
+        self.run_controls.set_status(lambda: "")
         self.full_button = QPushButton()
         self.run_controls.add_run_button(self.full_button)
         self.run_controls.run_clicked.connect(lambda: self.start("quick"))
@@ -248,12 +257,13 @@ class CheckPanel(Panel):
             return
         self.summary.setText(f"<b>{_escape(i18n.engine_message(report.summary()))}</b> {_escape(self._exit_meaning())}")
         self.where.setText(self._where_text(report))
+        self.where.setToolTip(self.replayed_from)  # the whole path; the line names the file
         self.where.setVisible(True)
 
     def _exit_meaning(self) -> str:
         if self.report is not None and self.report.exit_code():
-            return self.tr("Exit code 1: something failed, so gpulab check stops a script or a job that runs it.")
-        return self.tr("Exit code 0: nothing failed (warnings and skips do not fail the check).")
+            return self.tr("That is: something failed, so a script or a job that runs gpulab check stops here.")
+        return self.tr("That is: nothing failed (warnings and skips do not fail the check).")
 
     def _where_text(self, report: CheckReport) -> str:
         host = _host_of(report) or self.tr("an unknown machine")
@@ -261,13 +271,13 @@ class CheckPanel(Panel):
         mode = self.tr("full") if report.mode == "full" else self.tr("quick")
         if self.replayed_from:
             text = self.tr("Replayed from %1: a %2 check made on %3 at %4, shown as saved (not run again).")
-            text = text.replace("%1", self.replayed_from)
+            text = text.replace("%1", Path(self.replayed_from).name)
         else:
             text = self.tr("Measured now: a %2 check of this machine (%3) at %4.")
         return text.replace("%2", mode).replace("%3", host).replace("%4", when)
 
     def retranslate(self) -> None:
-        self.heading.setText(self.tr("Is this machine healthy? Checks with verdicts, reasons and what to do next"))
+        self.heading.setText(self.tr("Is this machine healthy?"))
         self.full_button.setText(self.tr("Full check"))
         self.full_button.setToolTip(self.tr("Every check, with more repeats (a few minutes)"))
         self.run_button.setToolTip(self.tr("The quick checks (about half a minute)"))

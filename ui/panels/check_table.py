@@ -9,6 +9,7 @@ tooltip names the source of its threshold. Every text is rendered again on a lan
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
@@ -23,8 +24,10 @@ from ui.i18n import engine_message
 
 translate = QCoreApplication.translate
 VERDICT, CHECK, DEVICE, VALUE, REASON, ACTION = range(6)
-# How the width left after the verdict and device columns is shared (a word-wrapped column each).
-SHARES = {CHECK: 0.2, VALUE: 0.16, REASON: 0.38, ACTION: 0.26}
+# What a line may not break inside: a run of letters, digits and signs; a Chinese character stands alone.
+WORD = re.compile(r"[\u3000-\u9fff\uff00-\uffef]|[^\s\u3000-\u9fff\uff00-\uffef]+")
+WRAPPED = (CHECK, VALUE, REASON, ACTION)  # the columns that share the width left and wrap their words
+CELL_MARGIN_PX = 6
 # A check's line before its rows: (background, text) with the contrast of the verdict colours.
 STATE_COLOURS = {"waiting": ("#d9d9d9", "#1a1a1a"), "running": ("#1f5fbf", "#ffffff"),
                  "not-run": ("#d9d9d9", "#1a1a1a")}  # fmt: skip
@@ -203,7 +206,7 @@ class CheckTable(QTableWidget):
         bold = QFont(self.font())
         bold.setBold(True)
         light.setFont(bold)
-        light.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        light.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)  # seen in a tall row
         light.setToolTip(verdict_tip(entry))
         if isinstance(entry, Row):
             self.item(row, VALUE).setToolTip(threshold_tip(entry))
@@ -211,16 +214,30 @@ class CheckTable(QTableWidget):
     # ------------------------------------------------------------ its columns
 
     def fit_columns(self) -> None:
-        """The verdict and device columns as wide as their words; the others share the rest and
-        wrap, every row then as tall as its longest cell (no text cut at 1024x768 in large type)."""
+        """The verdict and device columns as wide as their words. The wrapped columns each get at
+        least their longest word (a word is never cut) and share the rest where it shortens the
+        table most (one narrow column would make every row tall); every row then as tall as its
+        longest cell. The room of the vertical scroll bar is kept whether it shows or not: the
+        columns never outgrow the table when the rows grow tall enough to scroll."""
         header = self.horizontalHeader()
         natural = {c: max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in (VERDICT, DEVICE)}
         for column, width in natural.items():
             self.setColumnWidth(column, width)
-        room = max(0, self.viewport().width() - sum(natural.values()))
-        for column, share in SHARES.items():
-            self.setColumnWidth(column, max(60, int(room * share)))
+        inner = self.width() - 2 * self.frameWidth() - self.verticalScrollBar().sizeHint().width()
+        room = max(0, inner - sum(natural.values()))
+        advances = {c: self._advances(c) for c in WRAPPED}
+        least = {c: max(header.sectionSizeHint(c), *self._advances(c, words=True)) for c in WRAPPED}
+        for column, width in share_width(least, advances, room - sum(least.values())).items():
+            self.setColumnWidth(column, width)
         self.resizeRowsToContents()
+
+    def _advances(self, column: int, words: bool = False) -> list[int]:
+        """Each cell's text on one line (or each of its words), in pixels with the cell's margins."""
+        metrics = self.fontMetrics()
+        texts = [self.item(row, column).text() for row in range(self.rowCount()) if self.item(row, column)]
+        if words:
+            texts = [word for text in texts for word in WORD.findall(text)]
+        return [metrics.horizontalAdvance(text) + 2 * CELL_MARGIN_PX for text in texts] or [0]
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -238,6 +255,37 @@ class CheckTable(QTableWidget):
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.FontChange):
             self.retranslate()
         super().changeEvent(event)
+
+
+def share_width(least: dict[int, int], advances: dict[int, list[int]], spare: int) -> dict[int, int]:
+    """Column widths from ``least`` plus ``spare`` pixels: the values and the titles on one line
+    where that takes at most a third of what is spare, the rest given a step at a time to the column where
+    they shorten the table most (a row is as many lines as its fullest cell; a row's lines count
+    squared, so one very tall row, the failure that heads the table, is shortened first); what no
+    column needs goes to the reasons."""
+    widths = dict(least)
+    rows = range(max(len(a) for a in advances.values()))
+    for column in (VALUE, CHECK):  # short texts on one line where that costs little of the room
+        need = max(advances[column]) - widths[column]
+        if 0 < need <= spare // 3:
+            widths[column] += need
+            spare -= need
+
+    def lines(trial: dict[int, int]) -> float:  # unrounded: a step that brings a line nearer counts
+        return sum(max(a[r] / max(1, trial[c]) if r < len(a) else 1.0 for c, a in advances.items()) ** 2
+                   for r in rows)  # fmt: skip
+
+    step = max(4, spare // 80)
+    while spare >= step:
+        now = lines(widths)
+        gains = {c: now - lines({**widths, c: widths[c] + step}) for c in widths if widths[c] < max(advances[c])}
+        if not gains:
+            break
+        best = max(gains, key=lambda c: (gains[c], max(advances[c]) - widths[c]))
+        widths[best] += step
+        spare -= step
+    widths[REASON] += max(0, spare)
+    return widths
 
 
 def verdict_tip(entry: Entry) -> str:

@@ -3,7 +3,8 @@
 :func:`run_live` runs the same checks as :func:`gpulab.check.run.run_checks` (it calls it, one
 check per call, so a check that breaks is a failed row exactly as on the command line) and says
 which checks it will run (a :class:`CheckPlan`), then before and after each check which one it
-is (a :class:`CheckStep`, with the check's rows once it is over). Its progress messages come as :class:`~gpulab.lab.run.Progress`
+is (a :class:`CheckStep`, with the check's rows once it is over). Its progress messages come as
+:class:`~gpulab.lab.run.Progress`
 (the share of the checks done so far), the events a front end's job runner already forwards.
 It returns one :class:`~gpulab.check.model.CheckReport` for the whole run.
 

@@ -212,6 +212,10 @@
         <translation>完整检查</translation>
     </message>
     <message>
+        <source>The checks are running: open the report when they are done.</source>
+        <translation>检查正在运行：请等它们结束后再打开报告。</translation>
+    </message>
+    <message>
         <source>Could not open the check report: %1</source>
         <translation>无法打开检查报告：%1</translation>
     </message>

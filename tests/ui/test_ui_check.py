@@ -90,7 +90,8 @@ class Held(FakeGpu):
         return super().health()
 
 
-def test_each_check_says_waiting_running_then_its_verdict_and_cancel_leaves_the_rest_not_run(qtbot, window, page):
+def test_each_check_says_waiting_running_then_its_verdict_and_cancel_leaves_the_rest_not_run(qtbot, window, page,
+                                                                                              tmp_path):
     gpu = Held()
     page.device_layer = FakeLayer(gpu)
     click(qtbot, page.run_button)
@@ -100,6 +101,10 @@ def test_each_check_says_waiting_running_then_its_verdict_and_cancel_leaves_the_
     assert lines[0][VERDICT] == "PASS" and "1 usable GPU" in lines[0][REASON]  # CUDA: done
     assert [line[VERDICT] for line in lines[2:]] == ["WAITING"] * 3
     assert lines[1][REASON], "the running check says what it is doing"
+    window.ask_result_path = lambda: str(saved_report(tmp_path)[0])
+    window.open_action.trigger()  # File → Open result… of a check report mid-run: the run's lines stay
+    assert page.table.rowCount() == 5 and page.report is None
+    assert any("running" in text for level, text in window.services.notifier.history if level == "warning")
     click(qtbot, page.cancel_button)
     gpu.go.set()
     wait_idle(qtbot, window)
@@ -130,7 +135,8 @@ def test_open_report_shows_a_saved_report_replayed_with_its_machine_and_date(qtb
     assert page.table.rows()[0].verdict is Verdict.FAIL and len(page.table.rows()) == len(report.rows)
     assert page.badge.text() == "REPLAYED" and window.badge.text() == "REPLAYED"
     where = page.where.text()
-    assert "Replayed" in where and path.name in where and page.where.toolTip() == str(path) and "node7" in where and report.started[:10] in where
+    assert "Replayed" in where and path.name in where and "node7" in where and report.started[:10] in where
+    assert page.where.toolTip() == str(path)
 
 
 @pytest.mark.parametrize(
@@ -149,10 +155,14 @@ def test_a_malformed_report_is_refused_by_name_and_the_report_shown_stays(qtbot,
     assert len(errors(window)) == 1 and str(bad) in errors(window)[0] and said in errors(window)[0]
     assert said in page.run_controls.status.text()
     assert page.report is not None and len(page.table.rows()) == len(report.rows)  # nothing lost
+    switch_language(window, "zh")  # the error line is written again in Chinese
+    status = page.run_controls.status.text()
+    assert status.startswith("无法打开检查报告") and str(bad) in status
+    switch_language(window, "en")
 
 
 def test_file_open_result_sends_a_check_report_to_the_check_page(qtbot, window, tmp_path):
-    path, report = saved_report(tmp_path)
+    path, _report = saved_report(tmp_path)
     window.ask_result_path = lambda: str(path)  # the dialog; the menu entry is the real one
     window.open_action.trigger()
     panel = window.current_panel()

@@ -209,14 +209,18 @@ class CheckPanel(Panel):
         from gpulab.check.saved import read_report
         from gpulab.results import ResultFormatError
 
+        if self.job is not None:  # File → Open result… during a run: the run's table stays
+            self.services.notifier.warning(self.tr("The checks are running: open the report when they are done."))
+            return None
         path = path or self.ask_open_path()
         if not path:
             return None
         try:
             report = read_report(path)
         except ResultFormatError as exc:
+            problem = exc.message  # kept: the line is written again in the next language
             self._say_error(lambda: self.tr("Could not open the check report: %1")
-                            .replace("%1", i18n.engine_message(exc.message)))  # fmt: skip
+                            .replace("%1", i18n.engine_message(problem)))  # fmt: skip
             return None
         self.show_report(report, path)
         self._status = lambda: ""
@@ -238,7 +242,8 @@ class CheckPanel(Panel):
         """The report shown as ``fmt`` (json or html) in ``path``, written whole or not at all; said in the window."""
         report = self.report
         if report is None:
-            self.services.notifier.warning(self.tr("Run the checks or open a report first: there is nothing to export."))
+            self.services.notifier.warning(
+                self.tr("Run the checks or open a report first: there is nothing to export."))
             return []
         language = i18n.current_language()
         return save(self.services.notifier, path, lambda: [write_atomically(path, lambda t: _write(report, fmt, t,
@@ -282,7 +287,8 @@ class CheckPanel(Panel):
         self.full_button.setToolTip(self.tr("Every check, with more repeats (a few minutes)"))
         self.run_button.setToolTip(self.tr("The quick checks (about half a minute)"))
         self.open_button.setText(self.tr("Open report…"))
-        self.open_button.setToolTip(self.tr("Show a report saved with gpulab check --json (from this or another machine)"))
+        self.open_button.setToolTip(
+            self.tr("Show a report saved with gpulab check --json (from this or another machine)"))
         self._show_texts()
 
     def shutdown(self) -> None:

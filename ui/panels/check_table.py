@@ -298,5 +298,6 @@ def verdict_tip(entry: Entry) -> str:
     return {"pass": translate("CheckTable", "Pass: the measured value meets its threshold."),
             "warn": translate("CheckTable", "Warning: worth a look, but the run does not fail for it."),
             "fail": translate("CheckTable", "Failure: something is wrong here; the check's exit code is 1."),
-            "skip": translate("CheckTable", "Skipped: this could not be checked here (the reason says why); never a pass."),
+            "skip": translate("CheckTable",
+                              "Skipped: this could not be checked here (the reason says why); never a pass."),
             }[entry.verdict.value]  # fmt: skip

@@ -88,7 +88,8 @@ def test_a_saved_report_reads_back_row_for_row(tmp_path):
         ('{"schema": "gpulab.result/2"}', "not a gpulab check report (its schema is gpulab.result/2"),
         ('{"schema": "gpulab.check/1", "rows": {}}', "the report's rows cannot be read (dict)"),
         ('{"schema": "gpulab.check/1", "rows": [{"check": "cpu.blas", "verdict": "pass", "reason": {"text": "ok"}},'
-         ' {"check": "cpu.triad", "reason": {"text": "no verdict"}}]}', "row 2 of the report cannot be read (no 'verdict')"),
+         ' {"check": "cpu.triad", "reason": {"text": "no verdict"}}]}',
+         "row 2 of the report cannot be read (no 'verdict')"),
         ('{"schema": "gpulab.check/1", "rows": [{"check": "x", "verdict": "green", "reason": "?"}]}',
          "row 1 of the report cannot be read"),
     ],

@@ -338,6 +338,12 @@ def loads(text: str, source: str = "<string>") -> Result:
 
 def load(path: str | Path) -> Result:
     """Read a result file; raise ResultFormatError naming the file and the problem."""
+    return loads(read_text(path), str(path))
+
+
+def read_text(path: str | Path) -> str:
+    """A saved file's text (a result, a check report), read within a result's size limit; raise
+    ResultFormatError naming the file and the problem."""
     path = Path(path)
     try:
         if path.exists() and not path.is_file():  # a pipe, a device or a folder: reading it could wait forever
@@ -353,10 +359,9 @@ def load(path: str | Path) -> Result:
             size = "?"
         raise _problem(str(path), msg("result.problem.too-big", size=size, limit=MAX_RESULT_BYTES // 2**20))
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _problem(str(path), msg("result.problem.not-text")) from None
-    return loads(text, str(path))
 
 
 def replay(path: str | Path) -> Result:

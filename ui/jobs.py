@@ -49,6 +49,7 @@ class Job(QObject):
     finished = Signal(object)  # what the generator returned: a Result, a session, ...
     failed = Signal(object)  # the exception (plain_error(exc) gives its one-line text)
     cancelled = Signal()
+    event = Signal(object)  # any other event the generator yields, for a page that knows it (a check's turn)
 
     def __init__(
         self, title: str, device: str, make_gen: GenFactory, expects: type | tuple[type, ...] = object
@@ -187,6 +188,8 @@ class JobRunner(QObject):
             job.last_event = event
             self._note_kind(job, event)
             job.partial.emit(event.series, event.point)
+        else:
+            job.event.emit(event)
 
     def _note_kind(self, job: Job, event: PartialPoint) -> None:
         """Pass on a point's provenance, for engines whose PartialPoint carries one."""

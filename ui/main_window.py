@@ -345,10 +345,17 @@ class MainWindow(QMainWindow):
         return path
 
     def open_result(self, path: str | None = None) -> Result | None:
-        """File → Open result…: a saved result, marked replayed, in its lab's panel (else Run experiment);
-        a file that is not a readable result is one plain error in the window."""
+        """File → Open result…: a saved result, marked replayed, in its lab's panel (else Run experiment),
+        a check report on the Check page; a file that is not a readable result is one plain error in
+        the window."""
         path = path or self.ask_result_path()
         if not path:
+            return None
+        from gpulab.check.saved import is_report  # a `gpulab check --json` report opens on the Check page
+
+        if is_report(path) and self.panels.known("check"):
+            self.show_panel("check")
+            self.panels["check"].open_report(path)  # type: ignore[attr-defined]
             return None
         from gpulab.results import ResultFormatError, replay  # the results module loads with the first result
 

@@ -83,12 +83,21 @@ def _quick_run(lab):
     return run
 
 
+def _open_sample_check(panel) -> None:
+    """The sample check report opened (shown replayed: its GPUs are the test double's, with faults
+    injected, which a machine without a GPU could not show)."""
+    from gpulab.paths import resource_path
+
+    panel.open_report(str(resource_path("check", "sample-report.json")))
+
+
 # The pages of no one lab: what a user does before the picture is taken (None: just open it).
 OWN_RUNS: dict[str, Callable | None] = {
     "devices": None,
     "cpu-vs-gpu": _run_cpu_vs_gpu,
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
+    "check": _open_sample_check,
 }
 # What a lab page shows after its quick run, beyond the run itself.
 AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce}

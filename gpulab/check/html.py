@@ -21,9 +21,9 @@ from gpulab.catalogue import has, msg, render
 from .model import CheckReport, Row, Verdict
 from .nodes import NodeTable, is_fleet, node_table, outlier_text, outliers, source_numbers, source_text
 
-__all__ = ["render_html", "source_text"]
+__all__ = ["VERDICT_COLOURS", "render_html", "source_text"]
 
-_COLOURS = {Verdict.PASS: "#1a7f37", Verdict.WARN: "#9a6700", Verdict.FAIL: "#cf222e", Verdict.SKIP: "#6e7781"}
+VERDICT_COLOURS = {Verdict.PASS: "#1a7f37", Verdict.WARN: "#9a6700", Verdict.FAIL: "#cf222e", Verdict.SKIP: "#6e7781"}
 
 _STYLE = """
 body { font-family: "Noto Sans", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif; margin: 2em; color: #1f2328; }
@@ -56,7 +56,7 @@ def _t(lang: str, key: str, **fields: Any) -> str:
 
 def _badge(verdict: Verdict, lang: str, mark: str = "") -> str:
     word = _t(lang, f"check.verdict.{verdict.value}")
-    return f'<span class="verdict" style="background:{_COLOURS[verdict]}">{word}{mark}</span>'
+    return f'<span class="verdict" style="background:{VERDICT_COLOURS[verdict]}">{word}{mark}</span>'
 
 
 def _where(row: Row, fleet: bool, lang: str) -> str:
@@ -116,7 +116,8 @@ def _bar_svg(row: Row, label: str) -> str:
         tick = f'<line x1="{x:.1f}" y1="1" x2="{x:.1f}" y2="{_BAR_H - 1}" stroke="#1f2328" stroke-width="3"/>'
     return (f'<svg width="{_BAR_W}" height="{_BAR_H}" role="img" '
             f'aria-label="{html.escape(label)}"><rect x="0" y="0" width="{_BAR_W}" height="{_BAR_H}" fill="#f6f8fa"/>'
-            f'<rect x="0" y="3" width="{width:.1f}" height="{_BAR_H - 6}" fill="{_COLOURS[row.verdict]}"/>{tick}</svg>')
+            f'<rect x="0" y="3" width="{width:.1f}" height="{_BAR_H - 6}" '
+            f'fill="{VERDICT_COLOURS[row.verdict]}"/>{tick}</svg>')
 
 
 def _plot_html(rows: list[Row], lang: str, fleet: bool) -> str:

@@ -202,6 +202,200 @@
     </message>
 </context>
 <context>
+    <name>CheckPanel</name>
+    <message>
+        <source>Quick check</source>
+        <translation>快速检查</translation>
+    </message>
+    <message>
+        <source>Full check</source>
+        <translation>完整检查</translation>
+    </message>
+    <message>
+        <source>The checks are running: open the report when they are done.</source>
+        <translation>检查正在运行：请等它们结束后再打开报告。</translation>
+    </message>
+    <message>
+        <source>Could not open the check report: %1</source>
+        <translation>无法打开检查报告：%1</translation>
+    </message>
+    <message>
+        <source>Open a saved check report</source>
+        <translation>打开已保存的检查报告</translation>
+    </message>
+    <message>
+        <source>gpulab check reports (*.json);;All files (*)</source>
+        <translation>gpulab 检查报告 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Run the checks or open a report first: there is nothing to export.</source>
+        <translation>请先运行检查或打开一份报告：现在没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Running the checks…</source>
+        <translation>正在运行检查…</translation>
+    </message>
+    <message>
+        <source>Quick takes about half a minute, Full a few minutes. Or open a report saved with gpulab check --json.</source>
+        <translation>快速检查约需半分钟，完整检查需几分钟。也可以打开用 gpulab check --json 保存的报告。</translation>
+    </message>
+    <message>
+        <source>That is: something failed, so a script or a job that runs gpulab check stops here.</source>
+        <translation>也就是说：有检查失败，因此运行 gpulab check 的脚本或作业会在此停下。</translation>
+    </message>
+    <message>
+        <source>That is: nothing failed (warnings and skips do not fail the check).</source>
+        <translation>也就是说：没有失败项（警告和跳过不算失败）。</translation>
+    </message>
+    <message>
+        <source>Is this machine healthy?</source>
+        <translation>这台机器健康吗？</translation>
+    </message>
+    <message>
+        <source>an unknown machine</source>
+        <translation>未知的机器</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <source>quick</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>Replayed from %1: a %2 check made on %3 at %4, shown as saved (not run again).</source>
+        <translation>回放自 %1：%4 在 %3 上做的%2检查，按保存时的样子显示（没有重新运行）。</translation>
+    </message>
+    <message>
+        <source>Measured now: a %2 check of this machine (%3) at %4.</source>
+        <translation>刚刚测得：%4 对本机（%3）做的%2检查。</translation>
+    </message>
+    <message>
+        <source>Every check, with more repeats (a few minutes)</source>
+        <translation>所有检查，重复次数更多（几分钟）</translation>
+    </message>
+    <message>
+        <source>The quick checks (about half a minute)</source>
+        <translation>快速检查（约半分钟）</translation>
+    </message>
+    <message>
+        <source>Open report…</source>
+        <translation>打开报告…</translation>
+    </message>
+    <message>
+        <source>Show a report saved with gpulab check --json (from this or another machine)</source>
+        <translation>显示用 gpulab check --json 保存的报告（来自本机或其他机器）</translation>
+    </message>
+</context>
+<context>
+    <name>CheckTable</name>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Next action</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Pass, warning, failure or skipped (could not be checked here)</source>
+        <translation>通过、警告、失败或跳过（在这里无法检查）</translation>
+    </message>
+    <message>
+        <source>What was checked</source>
+        <translation>检查了什么</translation>
+    </message>
+    <message>
+        <source>The device checked (host: the machine&apos;s software)</source>
+        <translation>被检查的设备（host：这台机器的软件）</translation>
+    </message>
+    <message>
+        <source>What was measured, and in brackets the threshold it is held to; hover over a value for the threshold&apos;s source</source>
+        <translation>测得的数值，括号里是它要满足的阈值；把鼠标停在数值上可以看到阈值的出处</translation>
+    </message>
+    <message>
+        <source>Why this verdict</source>
+        <translation>为什么是这个结论</translation>
+    </message>
+    <message>
+        <source>What to do about it</source>
+        <translation>该怎么处理</translation>
+    </message>
+    <message>
+        <source>WAITING</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>RUNNING</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>NOT RUN</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>(rank %1)</source>
+        <translation>（进程 %1）</translation>
+    </message>
+    <message>
+        <source>No number is held against a threshold in this check.</source>
+        <translation>这项检查没有拿数值和阈值比较。</translation>
+    </message>
+    <message>
+        <source>Threshold: %1 %2 %3</source>
+        <translation>阈值：%1 %2 %3</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>出处：%1</translation>
+    </message>
+    <message>
+        <source>This check has not started yet.</source>
+        <translation>这项检查还没有开始。</translation>
+    </message>
+    <message>
+        <source>This check is running now.</source>
+        <translation>这项检查正在运行。</translation>
+    </message>
+    <message>
+        <source>The run was stopped before this check finished: no verdict.</source>
+        <translation>这项检查完成之前运行被停止了：没有结论。</translation>
+    </message>
+    <message>
+        <source>Pass: the measured value meets its threshold.</source>
+        <translation>通过：测得的数值满足阈值。</translation>
+    </message>
+    <message>
+        <source>Warning: worth a look, but the run does not fail for it.</source>
+        <translation>警告：值得看一看，但整个检查不会因此失败。</translation>
+    </message>
+    <message>
+        <source>Failure: something is wrong here; the check&apos;s exit code is 1.</source>
+        <translation>失败：这里有问题；检查的退出码为 1。</translation>
+    </message>
+    <message>
+        <source>Skipped: this could not be checked here (the reason says why); never a pass.</source>
+        <translation>跳过：在这里无法检查（原因一栏说明了为什么）；跳过绝不算通过。</translation>
+    </message>
+</context>
+<context>
     <name>ClusterScalingPanel</name>
     <message>
         <source>Fit to a Collectives run…</source>
@@ -1159,6 +1353,10 @@
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -1419,6 +1617,25 @@
     <message>
         <source>copy out</source>
         <translation>拷出</translation>
+    </message>
+</context>
+<context>
+    <name>ReportExportButton</name>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Report as JSON (gpulab check --json)…</source>
+        <translation>报告存为 JSON（gpulab check --json）…</translation>
+    </message>
+    <message>
+        <source>Report as an HTML page…</source>
+        <translation>报告存为 HTML 网页…</translation>
+    </message>
+    <message>
+        <source>Export the check report as %1</source>
+        <translation>把检查报告导出为 %1</translation>
     </message>
 </context>
 <context>

@@ -177,6 +177,15 @@ def walk_cluster_scaling(qtbot, window, panel) -> None:
     assert panel.last_result.params["gpus"] == gpus and panel.explorer.table.flagged_rows()
 
 
+def walk_check(qtbot, window, panel) -> None:
+    """Quick, on this machine's real checks (a few seconds: no GPU here, so the GPU checks skip)."""
+    click(qtbot, panel.run_button)
+    assert panel.job is not None, "Quick started no job"
+    wait_idle(qtbot, window)
+    assert panel.report is not None and panel.table.rowCount() == len(panel.report.rows) > 0
+    assert panel.export_button.isEnabled() and panel.provenance == "measured"
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -194,6 +203,7 @@ WALKS = {
     "collectives": walk_collectives,
     "topology": walk_topology,
     "cluster-scaling": walk_cluster_scaling,
+    "check": walk_check,
 }
 
 

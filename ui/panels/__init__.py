@@ -1,7 +1,7 @@
 """The panel registry: every page the window shows, in sidebar order.
 
-Four pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
-visualizer) and are listed here. Every other page is a lab's: a lab that declares
+Five pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
+visualizer, the machine check) and are listed here. Every other page is a lab's: a lab that declares
 ``page="NAME"`` (:mod:`gpulab.lab.declare`) gets the page ``NAME``, built from the
 :class:`~ui.panels.lab_panel.LabPanel` subclass for that lab in ``ui/panels/<NAME>.py``, titled
 by its catalogue key ``experiment.<lab>.page``, placed by its section and order. Sections keep
@@ -85,6 +85,8 @@ OWN_PAGES: tuple[PanelSpec, ...] = (
               _lazy("ui.panels.experiments", "ExperimentsPanel"), "basics", 30),
     PanelSpec("warp", lambda: translate("Panels", "Warp visualizer"), _lazy("ui.panels.warp", "WarpPanel"),
               "inside", 10),
+    PanelSpec("check", lambda: translate("Panels", "Check this machine"), _lazy("ui.panels.check", "CheckPanel"),
+              "check", 10),
 )
 
 

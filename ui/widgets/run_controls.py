@@ -32,6 +32,7 @@ class RunControls(QWidget):
         self.run_text = run_text or (lambda: self.tr("Run"))
         self.job: Job | None = None
         self.inputs: list[QWidget] = []
+        self.extra_run_buttons: list[QPushButton] = []
         self.usable_when_idle: Callable[[QWidget], bool] = lambda _widget: True
         self.status_text: Callable[[], str] = lambda: ""
         self._make_widgets()
@@ -50,15 +51,21 @@ class RunControls(QWidget):
         self.progress.hide()  # shown while a job runs; an empty bar at rest looks like a text field
         self.status = QLabel()
         self.status.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
+        self.buttons = QHBoxLayout()
+        self.buttons.setContentsMargins(0, 0, 0, 0)
+        self.buttons.addWidget(self.run_button)
+        self.buttons.addWidget(self.cancel_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(buttons)
+        column.addLayout(self.buttons)
         column.addWidget(self.progress)
         column.addWidget(self.status)
+
+    def add_run_button(self, button: QPushButton) -> None:
+        """A second way to run (a longer run), beside Run and before Cancel; the page connects it,
+        the controls grey it out while a job runs."""
+        self.buttons.insertWidget(self.buttons.indexOf(self.cancel_button), button)
+        self.extra_run_buttons.append(button)
 
     # ------------------------------------------------------------ the job
 
@@ -113,6 +120,8 @@ class RunControls(QWidget):
 
     def _show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
+        for button in self.extra_run_buttons:
+            button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
         for widget in self.inputs:

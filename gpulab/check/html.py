@@ -72,7 +72,7 @@ def _row_html(row: Row, lang: str, fleet: bool, sources: Mapping[str, int]) -> s
     return (f"<tr><td>{_badge(row.verdict, lang)}</td>"
             f"<td>{_t(lang, f'check.{row.check}.title')}</td>"
             f'<td class="where">{_where(row, fleet, lang)}</td>'
-            f'<td class="value">{html.escape(row.value_text())}</td>'
+            f'<td class="value">{html.escape(row.value_text(lang))}</td>'
             f"<td>{html.escape(render(row.reason, lang))}{action}{cite}</td></tr>")
 
 
@@ -128,8 +128,8 @@ def _plot_html(rows: list[Row], lang: str, fleet: bool) -> str:
     for row in rates:
         title = render(msg(f"check.{row.check}.title"), lang)
         lines.append(f"<tr><td>{html.escape(title)}<br><span class=\"note\">{_where(row, fleet, lang)}</span></td>"
-                     f"<td>{_bar_svg(row, f'{title}: {row.value_text()}')}</td>"
-                     f"<td>{html.escape(row.value_text())}</td></tr>")
+                     f"<td>{_bar_svg(row, f'{title}: {row.value_text(lang)}')}</td>"
+                     f"<td>{html.escape(row.value_text(lang))}</td></tr>")
     return (f"<h2>{_t(lang, 'check.html.plot')}</h2><p class=\"note\">{_t(lang, 'check.html.plot-note')}</p>"
             f'<table class="plot"><tbody>{"".join(lines)}</tbody></table>')
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from gpulab.catalogue import Message, from_json, msg, render, to_json
+from gpulab.catalogue import Message, from_json, has, msg, render, to_json
 
 SCHEMA = "gpulab.check/1"
 
@@ -75,11 +75,12 @@ class Row:
                    int(data["rank"]) if data.get("rank") is not None else None,
                    dict(data.get("facts", {})))
 
-    def value_text(self) -> str:
-        """``158 GFLOP/s (>= 99.7)``: the measured value against its threshold ('' without one)."""
+    def value_text(self, lang: str = "en") -> str:
+        """``158 GFLOP/s (>= 99.7)``: the measured value against its threshold ('' without one),
+        a unit that is a word ("errors") in ``lang``."""
         if self.value is None:
             return ""
-        text = f"{self.value:.4g} {self.unit}".strip()
+        text = f"{self.value:.4g} {unit_text(self.unit, lang)}".strip()
         if self.threshold is not None:
             text += f" ({self.comparison} {self.threshold:g})"
         return text
@@ -90,6 +91,13 @@ class Row:
         if self.action is not None:
             parts.append("→ " + render(self.action, lang))
         return " ".join(parts)
+
+
+def unit_text(unit: str, lang: str = "en") -> str:
+    """A unit as a reader of ``lang`` writes it: a word ("errors", "PCIe gen") from the catalogue's
+    ``check.unit.<unit>``; a symbol (GB/s, °C, µs) as it is, the same in every language."""
+    key = "check.unit." + unit.replace(" ", "-").replace("/", "-per-")
+    return render(msg(key), lang) if unit and has(key) else unit
 
 
 def _number(value: Any) -> float | None:

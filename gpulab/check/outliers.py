@@ -78,8 +78,10 @@ def _outlier(row: Row, median: float, share: float, siblings: list[str]) -> Row:
     before = {"verdict": row.verdict.value, "reason": to_json(row.reason), "threshold": row.threshold,
               "comparison": row.comparison, "source": row.source}
     value = row.value or 0.0
-    reason = msg("check.outlier.reason", value=f"{value:.4g}", unit=row.unit, share=f"{value / median:.0%}",
-                 median=f"{median:.4g}", siblings=", ".join(siblings))
+    # The row's own reason stays in front (it names what was measured: "FP16 matmul", "copy from
+    # GPU 1 to GPU 2"), and the comparison follows it.
+    reason = msg("check.outlier.reason", was=row.reason, value=f"{value:.4g}", unit=row.unit,
+                 share=f"{value / median:.0%}", median=f"{median:.4g}", siblings=", ".join(siblings))
     return dataclasses.replace(row, verdict=Verdict.FAIL, reason=reason, action=msg("check.outlier.action"),
                                threshold=round(share * median, 6), comparison=">=", source=SOURCE,
                                facts={**row.facts, "before_outlier": before, "siblings_median": median})

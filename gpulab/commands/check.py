@@ -220,7 +220,7 @@ def _row_lines(row: Any, lang: str, fleet: bool, source: int | None) -> list[str
     verdict = _t(f"check.verdict.{row.verdict.value}", lang)
     where = _t("check.report.where", lang, rank=row.rank, host=row.host, device=row.device) if fleet else row.device
     mark = f" [{source}]" if source is not None else ""
-    lines = [f"{_pad(verdict, 5)} {title} [{where}] {row.value_text()}".rstrip() + mark,
+    lines = [f"{_pad(verdict, 5)} {title} [{where}] {row.value_text(lang)}".rstrip() + mark,
              f"      {render(row.reason, lang)}"]
     if row.action is not None:
         lines.append(f"      → {render(row.action, lang)}")

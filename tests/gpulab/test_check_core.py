@@ -281,3 +281,11 @@ def test_under_mpiexec_each_node_checks_once_and_every_rank_exits_with_the_fleet
     assert {row["rank"] for row in data["rows"]} == {0}  # three ranks of one node: its first checks it
     assert len(data["machine"]["nodes"]) == 1 and data["exit_code"] == code
     assert done.stdout.count("Exit code") == 1  # rank 0 alone prints the report
+
+
+def test_a_unit_that_is_a_word_reads_in_the_chosen_language_and_a_symbol_stays():
+    errors = Row("gpu.ecc", Verdict.FAIL, msg("check.gpu.ecc.ok", corrected=0, limit=100), value=2.0, unit="errors",
+                 threshold=0.0, comparison="<=")
+    rate = Row("cpu.triad", Verdict.PASS, msg("check.cpu.blas.title"), value=37.0, unit="GB/s")
+    assert errors.value_text() == "2 errors (<= 0)" and errors.value_text("zh") == "2 个错误 (<= 0)"
+    assert rate.value_text("zh") == rate.value_text() == "37 GB/s"

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from gpulab import catalogue
 from gpulab.catalogue import Message, msg
 from gpulab.check.html import VERDICT_COLOURS, source_text
-from gpulab.check.model import SEVERITY, Row
-from ui.i18n import engine_message
+from gpulab.check.model import SEVERITY, Row, unit_text
+from ui.i18n import current_language, engine_message
 
 translate = QCoreApplication.translate
 VERDICT, CHECK, DEVICE, VALUE, REASON, ACTION = range(6)
@@ -97,8 +97,9 @@ def threshold_tip(row: Row) -> str:
         return translate("CheckTable", "No number is held against a threshold in this check.")
     lines = []
     if row.threshold is not None:
+        unit = unit_text(row.unit, current_language())
         lines.append(translate("CheckTable", "Threshold: %1 %2 %3").replace("%1", row.comparison)
-                     .replace("%2", f"{row.threshold:g}").replace("%3", row.unit).strip())  # fmt: skip
+                     .replace("%2", f"{row.threshold:g}").replace("%3", unit).strip())  # fmt: skip
     if source:
         lines.append(translate("CheckTable", "Source: %1").replace("%1", source))
     return "\n".join(lines)
@@ -110,7 +111,8 @@ def row_texts(entry: Entry, many_hosts: bool = False) -> list[str]:
         doing = engine_message(entry.doing) if entry.state == "running" and entry.doing else ""
         return [verdict_word(entry), check_title(entry.check), "", "", doing, ""]
     action = engine_message(entry.action) if entry.action is not None else ""
-    return [verdict_word(entry), check_title(entry.check), device_text(entry, many_hosts), entry.value_text(),
+    value = entry.value_text(current_language())
+    return [verdict_word(entry), check_title(entry.check), device_text(entry, many_hosts), value,
             engine_message(entry.reason), action]
 
 

@@ -247,3 +247,21 @@ def test_the_real_layer_measures_every_check_on_a_gpu():
     assert rates and all(rate > 0 for rate in rates)
     (launch,) = rows_of(report, "gpu.launch")
     assert launch.value is not None and 0.5 < launch.value < 1000
+
+
+def test_the_software_check_asks_the_device_layer_for_nccl_so_a_missing_one_is_named():
+    def nccl_row(layer):
+        progress = run_checks(Context(devices=layer, host="node1"), only=["software.nccl"])
+        try:
+            while True:
+                next(progress)
+        except StopIteration as done:
+            (row,) = done.value.rows
+            return row
+
+    with_nccl = FakeLayer(perf_gpu(0), perf_gpu(1))
+    without = FakeLayer(perf_gpu(0), perf_gpu(1))
+    without.nccl_installed = False
+    assert nccl_row(with_nccl).verdict is Verdict.PASS
+    missing = nccl_row(without)
+    assert missing.verdict is Verdict.FAIL and "nccl" in render(missing.action).lower()

@@ -28,6 +28,7 @@ def test_one_gpu_30_percent_below_its_siblings_fails_though_it_cleared_its_thres
     outlier = judged[3]
     assert outlier.source == "outliers" and outlier.threshold == pytest.approx(0.7 * 3000.0)
     assert "median 3000 GB/s" in render(outlier.reason) and "gpu0, gpu1, gpu2" in render(outlier.reason)
+    assert render(outlier.reason).startswith(render(rows[3].reason))  # what was measured stays in front
     assert outlier.facts["before_outlier"]["verdict"] == "pass"
     assert outlier.facts["before_outlier"]["reason"]["key"] == "check.reason.within-expected"
     assert CheckReport(judged, "quick").exit_code() == 1

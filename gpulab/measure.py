@@ -8,7 +8,7 @@ point is the median of its samples with their interquartile range as spread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -289,6 +289,12 @@ def _series_text(series: Series) -> Message | str:
     return label if label is not None else series.name
 
 
+def noise_messages(reasons: Iterable[str]) -> list[Message]:
+    """The :func:`noise_reasons` codes (``spread``, ``busy``) as sentences with their bounds, in order."""
+    args = {"spread": {"bound": round(NOISY_SPREAD * 100)}, "busy": {"busy": round(BUSY_FRACTION * 100)}}
+    return [msg(f"note.noise.{reason}", **args.get(reason, {})) for reason in reasons]
+
+
 def noisy_notes(result: Result, unit: str = "N") -> list[Note]:
     """One note per series with noisy points: which sizes, and why (see :func:`noise_reasons`)."""
     notes = []
@@ -298,9 +304,8 @@ def noisy_notes(result: Result, unit: str = "N") -> list[Note]:
             continue
         reasons = sorted({str(r) for p in noisy for r in p.extra.get("noise", ())} & set(NOISE_REASONS))
         points = [f"{unit}={size_text(p.x)}" for p in noisy]
-        args = {"spread": {"bound": round(NOISY_SPREAD * 100)}, "busy": {"busy": round(BUSY_FRACTION * 100)}}
-        why = [msg(f"note.noise.{reason}", **args.get(reason, {})) for reason in reasons]
-        notes.append(Note(msg("note.noisy", series=_series_text(series), points=points, reasons=why)))
+        notes.append(Note(msg("note.noisy", series=_series_text(series), points=points,
+                              reasons=noise_messages(reasons))))
     return notes
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gpulab.catalogue import Message, msg
 from gpulab.lab import cpu_peaks
-from gpulab.measure import Samples, median_and_iqr, noise_reasons
+from gpulab.measure import Samples, median_and_iqr, noise_messages, noise_reasons
 from gpulab.threads import cpu_threads
 
 from .model import Row, Verdict
@@ -100,7 +100,7 @@ def judge_rate(check: str, value: float, expected: float | None, noise: list[str
     """A measured rate against ``expected`` × the entry's ``warn_below_share``."""
     share = float(threshold(entry)["warn_below_share"])
     if noise:
-        return Row(check, Verdict.WARN, msg("check.reason.noisy", reasons=", ".join(noise)),
+        return Row(check, Verdict.WARN, msg("check.reason.noisy", reasons=noise_messages(noise)),
                    msg("check.action.rerun-idle"), value, unit, source="cpu.noise", facts=facts)
     if expected is None:
         return Row(check, Verdict.SKIP, msg(f"check.{check}.no-expectation"), None, value, unit,

@@ -48,13 +48,12 @@ from gpulab.lab.base import (
 from gpulab.lab.declare import Lab
 from gpulab.lab.sweep import estimate_point, gpu_details, numpy_cpu_provenance
 from gpulab.measure import (
-    BUSY_FRACTION,
-    NOISY_SPREAD,
     Ceiling,
     RepeatPolicy,
     flagged_headline,
     gpu_flops_ceiling,
     is_clean,
+    noise_messages,
     rate_point,
     time_cpu_calls,
     time_gpu_stages,
@@ -536,9 +535,8 @@ def _noisy_notes(series: list[Series]) -> list[Message]:
         noisy = [p for p in s.points if not is_clean(p)]
         if noisy and s.label is not None:
             reasons = sorted({str(r) for p in noisy for r in p.extra.get("noise", ()) if r in ("spread", "busy")})
-            args = {"spread": {"bound": round(NOISY_SPREAD * 100)}, "busy": {"busy": round(BUSY_FRACTION * 100)}}
             notes.append(msg("note.noisy", series=s.label, points=[str(p.extra["label"]) for p in noisy],
-                             reasons=[msg(f"note.noise.{r}", **args[r]) for r in reasons]))  # fmt: skip
+                             reasons=noise_messages(reasons)))
     return notes
 
 

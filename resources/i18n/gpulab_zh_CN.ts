@@ -307,14 +307,6 @@
         <translation>数值</translation>
     </message>
     <message>
-        <source>Reason</source>
-        <translation>原因</translation>
-    </message>
-    <message>
-        <source>Next action</source>
-        <translation>下一步</translation>
-    </message>
-    <message>
         <source>Pass, warning, failure or skipped (could not be checked here)</source>
         <translation>通过、警告、失败或跳过（在这里无法检查）</translation>
     </message>
@@ -331,12 +323,12 @@
         <translation>测得的数值，括号里是它要满足的阈值；把鼠标停在数值上可以看到阈值的出处</translation>
     </message>
     <message>
-        <source>Why this verdict</source>
-        <translation>为什么是这个结论</translation>
+        <source>Reason and next action</source>
+        <translation>原因与下一步</translation>
     </message>
     <message>
-        <source>What to do about it</source>
-        <translation>该怎么处理</translation>
+        <source>Why this verdict, and below it (after →) what to do about it</source>
+        <translation>为什么得出这个结论；下面（→ 之后）是应当怎么做</translation>
     </message>
     <message>
         <source>WAITING</source>

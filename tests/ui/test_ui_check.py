@@ -19,7 +19,7 @@ from gpulab.check.saved import read_report
 from tests.gpulab.check.fakes import FakeGpu, FakeLayer, fault
 from tests.ui.test_ui_walkthrough import has_chinese
 from tests.ui.walk import click, layout_problems, open_panel, switch_language, wait_idle
-from ui.panels.check_table import ACTION, DEVICE, REASON, VALUE, VERDICT
+from ui.panels.check_table import DEVICE, REASON, VALUE, VERDICT
 
 FAST = ["software.cuda", "gpu.ecc", "gpu.remap", "gpu.throttle", "gpu.pcie"]  # no CPU measurement: quick
 
@@ -67,7 +67,7 @@ def test_quick_runs_on_a_worker_and_the_failure_heads_the_table_in_its_colour_an
     assert asked_from and threading.get_ident() not in asked_from  # the checks ran off the GUI thread
     first = texts(page, 0)
     assert first[VERDICT] == "FAIL" and first[DEVICE] == "gpu1"
-    assert "2 uncorrectable ECC error(s)" in first[REASON] and first[ACTION]
+    assert "2 uncorrectable ECC error(s)" in first[REASON] and "\n→ Drain the node" in first[REASON]
     light = page.table.item(0, VERDICT)
     assert light.background().color() == QColor(VERDICT_COLOURS[Verdict.FAIL])
     assert [row.verdict for row in page.table.rows()][1:] == [Verdict.PASS] * 8  # worst first
@@ -196,7 +196,7 @@ def test_in_chinese_the_table_summary_and_headers_are_chinese(qtbot, window, pag
     click(qtbot, page.open_button)
     switch_language(window, "zh")
     first = texts(page, 0)
-    assert first[VERDICT] == "失败" and has_chinese(first[REASON]) and has_chinese(first[ACTION])
+    assert first[VERDICT] == "失败" and has_chinese(first[REASON].partition("→")[2])
     assert has_chinese(page.summary.text()) and has_chinese(page.where.text())
     assert has_chinese(page.table.horizontalHeaderItem(REASON).text()) and has_chinese(page.run_button.text())
     switch_language(window, "en")

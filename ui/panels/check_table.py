@@ -23,10 +23,10 @@ from gpulab.check.model import SEVERITY, Row, unit_text
 from ui.i18n import current_language, engine_message
 
 translate = QCoreApplication.translate
-VERDICT, CHECK, DEVICE, VALUE, REASON, ACTION = range(6)
+VERDICT, CHECK, DEVICE, VALUE, REASON = range(5)  # REASON holds the reason, then "→ next action" below it
 # What a line may not break inside: a run of letters, digits and signs; a Chinese character stands alone.
 WORD = re.compile(r"[\u3000-\u9fff\uff00-\uffef]|[^\s\u3000-\u9fff\uff00-\uffef]+")
-WRAPPED = (CHECK, VALUE, REASON, ACTION)  # the columns that share the width left and wrap their words
+WRAPPED = (CHECK, VALUE, REASON)  # the columns that share the width left and wrap their words
 CELL_MARGIN_PX = 6
 # A check's line before its rows: (background, text) with the contrast of the verdict colours.
 STATE_COLOURS = {"waiting": ("#d9d9d9", "#1a1a1a"), "running": ("#1f5fbf", "#ffffff"),
@@ -48,7 +48,7 @@ Entry = Row | Pending
 def headers() -> list[str]:
     return [translate("CheckTable", "Verdict"), translate("CheckTable", "Check"),
             translate("CheckTable", "Device"), translate("CheckTable", "Value"),
-            translate("CheckTable", "Reason"), translate("CheckTable", "Next action")]  # fmt: skip
+            translate("CheckTable", "Reason and next action")]  # fmt: skip
 
 
 def header_tips() -> list[str]:
@@ -57,8 +57,7 @@ def header_tips() -> list[str]:
             translate("CheckTable", "The device checked (host: the machine's software)"),
             translate("CheckTable", "What was measured, and in brackets the threshold it is held to; "
                                     "hover over a value for the threshold's source"),
-            translate("CheckTable", "Why this verdict"),
-            translate("CheckTable", "What to do about it")]  # fmt: skip
+            translate("CheckTable", "Why this verdict, and below it (after →) what to do about it")]  # fmt: skip
 
 
 def check_title(check: str) -> str:
@@ -109,11 +108,14 @@ def row_texts(entry: Entry, many_hosts: bool = False) -> list[str]:
     """The cell texts of one line, in the interface language."""
     if isinstance(entry, Pending):
         doing = engine_message(entry.doing) if entry.state == "running" and entry.doing else ""
-        return [verdict_word(entry), check_title(entry.check), "", "", doing, ""]
-    action = engine_message(entry.action) if entry.action is not None else ""
+        return [verdict_word(entry), check_title(entry.check), "", "", doing]
+    # The next action under its reason, as the text report and the HTML page write it: one column
+    # of reasons beside one of actions made every row as tall as the narrower one's text.
+    said = engine_message(entry.reason)
+    if entry.action is not None:
+        said += "\n→ " + engine_message(entry.action)
     value = entry.value_text(current_language())
-    return [verdict_word(entry), check_title(entry.check), device_text(entry, many_hosts), value,
-            engine_message(entry.reason), action]
+    return [verdict_word(entry), check_title(entry.check), device_text(entry, many_hosts), value, said]
 
 
 def worst_first(rows: list[Row]) -> list[Row]:

@@ -45,20 +45,27 @@ from gpulab.lessons.model import (
 )
 from gpulab.lessons.number import BigNumber, MissingNumber, big_number
 from gpulab.lessons.run import page_run, recorded_result, run_page
-from gpulab.lessons.validate import page_params, panel_of, validate_all, validate_chapter, validate_page, view_of
-from gpulab.lessons.views import COMING_LABS, PANEL_VIEWS, View
+from gpulab.lessons.validate import (
+    NUMBER_LABEL_PREFIX,
+    page_params,
+    panel_of,
+    validate_all,
+    validate_chapter,
+    validate_page,
+    view_of,
+)
+from gpulab.lessons.views import COMING_LABS, PANEL_VIEWS, View, view
 
 
 def view_tab(page: Page) -> View | None:
     """The :class:`View` (tab index and English title) the page shows; None for a coming page."""
-    from gpulab.lessons.views import view
-
     return view(panel_of(page), page.view) if page.is_live else None
 
 
 __all__ = [
     "COMING_LABS",
     "LESSON_LANGUAGES",
+    "NUMBER_LABEL_PREFIX",
     "PANEL_VIEWS",
     "BigNumber",
     "Chapter",

@@ -19,7 +19,7 @@ def page_run(page: Page, ctx: experiments.Context | None = None, change: bool = 
     """The page's live run as the lab's generator, for a job runner to drive (``change``: with the
     try-this change applied). ParamError if the preset is wrong (the validator catches that first)."""
     module = experiments.get(page.lab)
-    return module.run(page_params(page, change), ctx or experiments.Context())  # type: ignore[no-any-return]
+    return module.run(page_params(page, change), ctx or experiments.Context())
 
 
 def recorded_result(page: Page) -> Result | None:

@@ -3,7 +3,9 @@
 The engine knows no widgets: a view is a name, and the front end maps it to a tab of the panel
 (:data:`PANEL_VIEWS` gives each view's tab index and the tab's English title, which
 ``tests/ui/test_ui_lesson_views.py`` checks against the real panels). A panel with one view
-has the view ``main``.
+has the view ``main``. Where the tabs are: ``panel.tabs``, except cluster scaling
+(``panel.explorer.tabs``); fusion's chart and savings are tabs only when the panel is narrow
+(side by side in a splitter otherwise, where both views are in sight).
 """
 
 from __future__ import annotations

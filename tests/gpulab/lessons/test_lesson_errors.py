@@ -95,5 +95,5 @@ def test_a_live_page_without_a_number_or_a_try_is_refused(tmp_path):
 def test_two_files_of_one_chapter_are_refused(tmp_path):
     (tmp_path / "7-a.toml").write_text(GOOD, encoding="utf-8")
     (tmp_path / "7-b.toml").write_text(GOOD, encoding="utf-8")
-    with pytest.raises(LessonFormatError, match="7-b.toml: chapter 7 is also 7-a.toml"):
+    with pytest.raises(LessonFormatError, match=r"7-b\.toml: chapter 7 is also 7-a\.toml"):
         lessons.load_all(tmp_path)

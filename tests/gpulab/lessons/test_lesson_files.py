@@ -74,7 +74,7 @@ def _glossary():
 def test_chinese_lesson_texts_use_the_catalogues_glossary_terms():
     code = re.compile(r"\w+\([^)]*\)|\w*_\w+|\w+=\S+")  # parameters and code keep their names
     mixed = []
-    for chapter, page in PAGES:
+    for _chapter, page in PAGES:
         texts = [page.title.zh, page.text.zh, *(f.text.zh for f in page.facts)]
         texts += [page.try_this.text.zh] if page.try_this is not None else []
         for english, chinese in _glossary().items():

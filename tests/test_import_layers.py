@@ -20,6 +20,8 @@ The layers, lowest first (:data:`LAYERS`); a file may import its own layer and t
    cluster layout model draws on :mod:`gpulab.cluster.topology`. The models and the lab platform
    do not import each other; the order between them is the cluster's.
 6. ``gpulab.experiments``: the labs, built on all of the above.
+   ``gpulab.lessons`` (the lesson track: pages that name labs, presets and the number to read) sits
+   just above them: it runs the labs through the registry.
 7. ``gpulab.validation``: prices each published row through the labs' own model code.
 8. ``gpulab.check``: the sanity check, measuring with the labs' code and judging the results.
 9. What a person runs: ``gpulab.bench``, ``gpulab.commands``, ``gpulab.cli``, ``gpulab.frontend``.
@@ -56,6 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cluster engines", ("gpulab.cluster",)),
     ("models", ("gpulab.model",)),
     ("labs", ("gpulab.experiments",)),
+    ("lessons", ("gpulab.lessons",)),
     ("validation", ("gpulab.validation",)),
     ("sanity check", ("gpulab.check",)),
     ("commands", ("gpulab.bench", "gpulab.commands", "gpulab.cli", "gpulab.frontend")),

@@ -96,7 +96,7 @@ class Row:
 def unit_text(unit: str, lang: str = "en") -> str:
     """A unit as a reader of ``lang`` writes it: a word ("errors", "PCIe gen") from the catalogue's
     ``check.unit.<unit>``; a symbol (GB/s, °C, µs) as it is, the same in every language."""
-    key = "check.unit." + unit.replace(" ", "-").replace("/", "-per-")
+    key = "check.unit." + unit.lower().replace(" ", "-").replace("/", "-per-")
     return render(msg(key), lang) if unit and has(key) else unit
 
 

@@ -41,7 +41,7 @@ def run_hta(python: str, trace: Path) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(trace, Path(folder) / trace.name)
         done = subprocess.run([python, "-c", HTA_SCRIPT, folder], capture_output=True, text=True, timeout=600)
-    line = next((l for l in done.stdout.splitlines() if l.startswith("HTA-JSON")), None)
+    line = next((row for row in done.stdout.splitlines() if row.startswith("HTA-JSON")), None)
     if line is None:
         raise SystemExit(f"HTA failed on {trace}: {done.stderr[-800:]}")
     return json.loads(line[len("HTA-JSON"):])

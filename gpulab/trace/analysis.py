@@ -105,7 +105,8 @@ class Breakdown:
             **{k: round(v, 6) for k, v in self.shares().items()},
             "window_ns": self.window_ns,
             "idle_breakdown_share": {cause: round(self.share(ns), 6) for cause, ns in self.idle_by_cause.items()},
-            "comm_overlap_share": round(self.comm_overlapped_ns / self.comm_total_ns, 6) if self.comm_total_ns else None,
+            "comm_overlap_share": round(self.comm_overlapped_ns / self.comm_total_ns, 6) if self.comm_total_ns
+            else None,
             "copy_overlap_share": round(self.host_copy_overlapped_ns / self.host_copy_ns, 6) if self.host_copy_ns
             else None,
             "kernels": self.kernels,

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
+
+import tomllib
 
 from gpulab.paths import resource_path
 

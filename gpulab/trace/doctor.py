@@ -60,6 +60,8 @@ def diagnose(trace: Trace, step: int | None = None) -> Diagnosis:
         if step is None:
             judged[rank] = breakdown(trace, rank, None, data.gpu, data.host)
         else:
-            judged.update({rank: part for s, part in per_step[rank] if s.number == step})
+            chosen = [part for s, part in per_step[rank] if s.number == step]
+            if chosen:
+                judged[rank] = chosen[0]
     findings = [found for part in judged.values() for found in judge(part, step)]
     return Diagnosis(trace, step, judged, add_up(judged.values()), per_step, findings)

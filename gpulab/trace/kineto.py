@@ -1,6 +1,6 @@
 """PyTorch Profiler / Kineto traces: Chrome trace-event JSON, plain or gzip-compressed.
 
-The file is parsed as a stream (ijson's C backend, a megabyte at a time): each element of
+The file is parsed as a stream (ijson's C backend, 64 KiB at a time): each element of
 ``traceEvents`` is built, kept as an :class:`~gpulab.trace.model.Event` if it is GPU work, a
 launch or synchronising runtime call, a profiler step or a data-loader range, and dropped
 otherwise. Memory therefore grows with the kept events, never with the file (a Kineto file is
@@ -16,7 +16,7 @@ and data-loader ranges as ``user_annotation`` or ``cpu_op``; the rank from ``dis
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import ijson
@@ -37,7 +37,7 @@ from gpulab.trace.model import (
     TraceError,
 )
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 1 << 16  # each chunk's events are built as dicts before they are dropped: keep it small
 GPU_CATEGORIES = {"kernel": KERNEL, "gpu_memcpy": MEMCPY, "gpu_memset": MEMSET,
                   "memcpy": MEMCPY, "memset": MEMSET}  # the last two: Kineto before 2021 # fmt: skip
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "driver", "hip_runtime"})
@@ -77,7 +77,8 @@ class _Reader:
             return
         category = str(item.get("cat") or "").lower()
         name = item.get("name")
-        args = item.get("args") if isinstance(item.get("args"), dict) else {}
+        found = item.get("args")
+        args: dict[str, Any] = found if isinstance(found, dict) else {}
         if name is None or "ts" not in item:
             return
         kind = GPU_CATEGORIES.get(category)
@@ -147,6 +148,7 @@ def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) 
     trace = Trace(source, "kineto")
     reader = _Reader(trace)
     seen = {"events": 0}
+    prefixes: dict[str, Callable[[Any], None]]
     if first == b"[":
         prefixes = {"item": reader.add}
     else:

@@ -57,8 +57,19 @@ class Event:
     ``correlation`` ties a launch call to the GPU work it queued (0 when unknown); ``number`` is a
     profiler step's number. Slots, not a dataclass: a large trace holds millions of these."""
 
-    __slots__ = ("rank", "lane", "kind", "start_ns", "dur_ns", "name", "correlation", "bytes",
-                 "direction", "memory", "number")  # fmt: skip
+    __slots__ = (
+        "bytes",
+        "correlation",
+        "direction",
+        "dur_ns",
+        "kind",
+        "lane",
+        "memory",
+        "name",
+        "number",
+        "rank",
+        "start_ns",
+    )  # fmt: skip
 
     def __init__(self, rank: int, lane: str, kind: str, start_ns: int, dur_ns: int, name: str,
                  correlation: int = 0, nbytes: int = 0, direction: str = "", memory: str = "",

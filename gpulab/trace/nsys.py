@@ -16,7 +16,7 @@ read through a cursor, one at a time.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulab.catalogue import msg
@@ -129,7 +129,7 @@ def _column(columns: set[str], *choices: str) -> str:
     return next((f'"{c}"' for c in choices if c in columns), "0")
 
 
-def _rows(db: sqlite3.Connection, tables: dict[str, set[str]], table: str, wanted: dict[str, tuple[str, ...]]
+def _rows(db: sqlite3.Connection, tables: dict[str, set[str]], table: str, wanted: Mapping[str, tuple[str, ...]]
           ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
     columns = tables.get(table)
     if columns is None:

@@ -40,7 +40,7 @@ def read_trace(path: str | Path, rank: int | None = None) -> Trace:
         return nsys.read(str(path), source)
     try:
         with open(path, "rb") as raw:
-            handle: IO[bytes] = gzip.GzipFile(fileobj=raw) if head.startswith(GZIP_MAGIC) else raw
+            handle: IO[bytes] = gzip.GzipFile(fileobj=raw) if head.startswith(GZIP_MAGIC) else raw  # type: ignore[assignment]
             return _read_json(handle, source, path, rank)
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise TraceError(msg("trace.error.gzip", source=source, detail=str(exc) or type(exc).__name__)) from None
@@ -73,7 +73,8 @@ def read_traces(paths: list[str | Path]) -> Trace:
         if clash:
             part = read_trace(path, rank=index) if part.format == "kineto" else part
             if set(part.ranks) & set(merged.ranks):
-                raise TraceError(msg("trace.error.same-rank", source=str(path), ranks=", ".join(map(str, sorted(clash)))))
+                taken = ", ".join(map(str, sorted(clash)))
+                raise TraceError(msg("trace.error.same-rank", source=str(path), ranks=taken))
         merged.events.extend(part.events)
         merged.rank_names.update(part.rank_names)
         merged.device = merged.device or part.device

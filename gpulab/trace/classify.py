@@ -12,6 +12,11 @@ import tomllib
 
 from gpulab.paths import resource_path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the project's own fallback, as in gpulab.catalogue
+    import tomli as tomllib
+
 THRESHOLDS_FILE = ("trace", "thresholds.toml")
 FINDING_KEYS = ("launch_bound", "small_kernels", "pageable_copies", "transfers_on_critical_path", "data_loading",
                 "no_overlap", "comm_not_overlapped", "memory_bound", "sync_stalls")  # fmt: skip

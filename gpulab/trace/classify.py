@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
-
-import tomllib
 
 from gpulab.paths import resource_path
 

@@ -27,13 +27,15 @@ COMMAND_MODULES = (
     "gpulab.commands.validate",
     "gpulab.commands.check",
     "gpulab.commands.lesson",
+    "gpulab.commands.trace",
     "gpulab.simt.cli",
 )
 
 DESCRIPTION = "A GPU teaching and sanity-check lab. With no command, opens the lab window."
 HEADLESS_HINT = (
     "headless commands: 'gpulab info', 'gpulab list', 'gpulab run NAME --json -', "
-    "'gpulab emulate ...', 'gpulab bench ...', 'gpulab validate', 'gpulab check', 'gpulab lesson'"
+    "'gpulab emulate ...', 'gpulab bench ...', 'gpulab validate', 'gpulab check', 'gpulab lesson', "
+    "'gpulab trace FILE'"
 )
 
 

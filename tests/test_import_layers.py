@@ -24,8 +24,9 @@ The layers, lowest first (:data:`LAYERS`); a file may import its own layer and t
    just above them: it runs the labs through the registry.
 7. ``gpulab.validation``: prices each published row through the labs' own model code.
 8. ``gpulab.check``: the sanity check, measuring with the labs' code and judging the results.
-9. What a person runs: ``gpulab.bench``, ``gpulab.commands``, ``gpulab.cli``, ``gpulab.frontend``.
-10. ``ui``: the Qt front end.
+9. ``gpulab.trace``: the trace doctor, reading profiler traces and the labs' saved timelines.
+10. What a person runs: ``gpulab.bench``, ``gpulab.commands``, ``gpulab.cli``, ``gpulab.frontend``.
+11. ``ui``: the Qt front end.
 
 A *package* here is the folder of a file: ``experiments/streams/__init__.py`` and
 ``experiments/streams/gpu.py`` are one package, ``experiments/__init__.py`` another. Files that
@@ -61,6 +62,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("lessons", ("gpulab.lessons",)),
     ("validation", ("gpulab.validation",)),
     ("sanity check", ("gpulab.check",)),
+    ("trace doctor", ("gpulab.trace",)),
     ("commands", ("gpulab.bench", "gpulab.commands", "gpulab.cli", "gpulab.frontend")),
     ("front end", ("ui",)),
 )

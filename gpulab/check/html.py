@@ -70,7 +70,7 @@ def _row_html(row: Row, lang: str, fleet: bool, sources: Mapping[str, int]) -> s
     number = sources.get(row.source)
     cite = f'<div class="source"><a href="#source-{number}">[{number}]</a></div>' if number else ""
     return (f"<tr><td>{_badge(row.verdict, lang)}</td>"
-            f"<td>{_t(lang, f'check.{row.check}.title')}</td>"
+            f"<td>{html.escape(row.title(lang))}</td>"
             f'<td class="where">{_where(row, fleet, lang)}</td>'
             f'<td class="value">{html.escape(row.value_text(lang))}</td>'
             f"<td>{html.escape(render(row.reason, lang))}{action}{cite}</td></tr>")
@@ -126,7 +126,7 @@ def _plot_html(rows: list[Row], lang: str, fleet: bool) -> str:
         return ""
     lines = []
     for row in rates:
-        title = render(msg(f"check.{row.check}.title"), lang)
+        title = row.title(lang)
         lines.append(f"<tr><td>{html.escape(title)}<br><span class=\"note\">{_where(row, fleet, lang)}</span></td>"
                      f"<td>{_bar_svg(row, f'{title}: {row.value_text(lang)}')}</td>"
                      f"<td>{html.escape(row.value_text(lang))}</td></tr>")

@@ -75,6 +75,14 @@ class Row:
                    int(data["rank"]) if data.get("rank") is not None else None,
                    dict(data.get("facts", {})))
 
+    def title(self, lang: str = "en") -> str:
+        """The check's title (its id when the catalogue has none: a report from a newer gpulab), with
+        the data type of a check measured per type ("GPU matrix multiply ... · FP16")."""
+        key = f"check.{self.check}.title"
+        title = render(msg(key), lang) if has(key) else self.check
+        dtype = self.facts.get("dtype")
+        return f"{title} · {str(dtype).upper()}" if dtype else title
+
     def value_text(self, lang: str = "en") -> str:
         """``158 GFLOP/s (>= 99.7)``: the measured value against its threshold ('' without one),
         a unit that is a word ("errors") in ``lang``."""
@@ -82,7 +90,7 @@ class Row:
             return ""
         text = f"{self.value:.4g} {unit_text(self.unit, lang)}".strip()
         if self.threshold is not None:
-            text += f" ({self.comparison} {self.threshold:g})"
+            text += f" ({self.comparison} {self.threshold:.4g})"
         return text
 
     def text(self, lang: str = "en") -> str:

@@ -79,7 +79,7 @@ def outliers(rows: Sequence[Row]) -> list[Row]:
 
 def outlier_text(row: Row, lang: str = "en") -> str:
     """``n2 gpu3 GPU memory bandwidth: <its reason>``, in ``lang``."""
-    title = render(msg(f"check.{row.check}.title"), lang)
+    title = row.title(lang)
     return render(msg("check.report.outlier-line", where=f"{row.host} {row.device}", title=title,
                       reason=row.reason), lang)
 

@@ -216,7 +216,7 @@ def _t(key: str, lang: str, **fields: Any) -> str:
 
 
 def _row_lines(row: Any, lang: str, fleet: bool, source: int | None) -> list[str]:
-    title = _t(f"check.{row.check}.title", lang)
+    title = row.title(lang)
     verdict = _t(f"check.verdict.{row.verdict.value}", lang)
     where = _t("check.report.where", lang, rank=row.rank, host=row.host, device=row.device) if fleet else row.device
     mark = f" [{source}]" if source is not None else ""

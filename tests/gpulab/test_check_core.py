@@ -289,3 +289,11 @@ def test_a_unit_that_is_a_word_reads_in_the_chosen_language_and_a_symbol_stays()
     rate = Row("cpu.triad", Verdict.PASS, msg("check.cpu.blas.title"), value=37.0, unit="GB/s")
     assert errors.value_text() == "2 errors (<= 0)" and errors.value_text("zh") == "2 个错误 (<= 0)"
     assert rate.value_text("zh") == rate.value_text() == "37 GB/s"
+
+
+def test_a_row_measured_per_data_type_names_its_type_in_its_title_and_an_unknown_check_keeps_its_id():
+    fp16 = Row("gpu.matmul", Verdict.PASS, msg("check.cpu.blas.title"), facts={"dtype": "fp16"})
+    newer = Row("gpu.future", Verdict.PASS, msg("check.cpu.blas.title"))
+    assert fp16.title() == "GPU matrix multiply (cuBLAS) by data type · FP16"
+    assert fp16.title("zh").endswith(" · FP16") and fp16.title("zh") != fp16.title()
+    assert newer.title() == "gpu.future"

@@ -108,14 +108,14 @@ def row_texts(entry: Entry, many_hosts: bool = False) -> list[str]:
     """The cell texts of one line, in the interface language."""
     if isinstance(entry, Pending):
         doing = engine_message(entry.doing) if entry.state == "running" and entry.doing else ""
-        return [verdict_word(entry), check_title(entry.check), "", "", doing]
+        return [verdict_word(entry), check_title(entry.check), "", "", doing]  # no row yet: the check's own title
     # The next action under its reason, as the text report and the HTML page write it: one column
     # of reasons beside one of actions made every row as tall as the narrower one's text.
     said = engine_message(entry.reason)
     if entry.action is not None:
         said += "\n→ " + engine_message(entry.action)
     value = entry.value_text(current_language())
-    return [verdict_word(entry), check_title(entry.check), device_text(entry, many_hosts), value, said]
+    return [verdict_word(entry), entry.title(current_language()), device_text(entry, many_hosts), value, said]
 
 
 def worst_first(rows: list[Row]) -> list[Row]:

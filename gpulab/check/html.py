@@ -105,10 +105,24 @@ def _rate_rows(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.value is not None and math.isfinite(r.value) and r.value > 0 and r.unit.endswith("/s")]
 
 
-def _bar_svg(row: Row, label: str) -> str:
-    """One row's bar (its verdict's colour) on a scale of its own, and its threshold as a black tick."""
+def _scale_key(row: Row) -> tuple[str, str, str]:
+    return row.check, row.unit, str(row.facts.get("dtype", ""))
+
+
+def _scales(rows: list[Row]) -> dict[tuple[str, str, str], float]:
+    """One scale per measurement (check, unit, data type): its largest value or threshold, so the
+    bars of sibling devices compare at a glance and one far behind the others shows short."""
+    tops: dict[tuple[str, str, str], float] = {}
+    for row in rows:
+        key = _scale_key(row)
+        tops[key] = max(tops.get(key, 0.0), row.value or 0.0, row.threshold or 0.0)
+    return tops
+
+
+def _bar_svg(row: Row, label: str, top: float) -> str:
+    """One row's bar (its verdict's colour) on its measurement's scale, and its threshold as a black tick."""
     value = row.value or 0.0
-    top = max(value, row.threshold or 0.0) * 1.15
+    top = max(top, value, row.threshold or 0.0) * 1.15
     width = _BAR_W * value / top
     tick = ""
     if row.threshold is not None and row.threshold > 0:
@@ -125,10 +139,12 @@ def _plot_html(rows: list[Row], lang: str, fleet: bool) -> str:
     if not rates:
         return ""
     lines = []
+    tops = _scales(rates)
     for row in rates:
         title = row.title(lang)
+        bar = _bar_svg(row, f"{title}: {row.value_text(lang)}", tops[_scale_key(row)])
         lines.append(f"<tr><td>{html.escape(title)}<br><span class=\"note\">{_where(row, fleet, lang)}</span></td>"
-                     f"<td>{_bar_svg(row, f'{title}: {row.value_text(lang)}')}</td>"
+                     f"<td>{bar}</td>"
                      f"<td>{html.escape(row.value_text(lang))}</td></tr>")
     return (f"<h2>{_t(lang, 'check.html.plot')}</h2><p class=\"note\">{_t(lang, 'check.html.plot-note')}</p>"
             f'<table class="plot"><tbody>{"".join(lines)}</tbody></table>')

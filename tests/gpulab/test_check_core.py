@@ -4,6 +4,7 @@ and the command as a sysadmin runs it."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -297,3 +298,15 @@ def test_a_row_measured_per_data_type_names_its_type_in_its_title_and_an_unknown
     assert fp16.title() == "GPU matrix multiply (cuBLAS) by data type · FP16"
     assert fp16.title("zh").endswith(" · FP16") and fp16.title("zh") != fp16.title()
     assert newer.title() == "gpu.future"
+
+
+def test_the_html_plot_draws_sibling_devices_on_one_scale_so_the_slow_one_is_short():
+    from gpulab.check.html import render_html
+
+    def triad(device: str, value: float) -> Row:
+        return Row("gpu.triad", Verdict.PASS, msg("check.cpu.blas.title"), value=value, unit="GB/s", threshold=2400.0,
+                   comparison=">=", device=device, facts={"model": "H100"})
+
+    page = render_html(CheckReport([triad("gpu0", 3000.0), triad("gpu1", 1500.0)], "quick"))
+    widths = [float(w) for w in re.findall(r'<rect x="0" y="3" width="([0-9.]+)"', page)]
+    assert len(widths) == 2 and widths[1] == pytest.approx(widths[0] / 2, rel=0.01)

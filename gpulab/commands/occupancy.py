@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from typing import Any
 
 from gpulab.catalogue import msg, render
 from gpulab.occupancy import Occupancy, OccupancyError, occupancy, resolve_arch
+from gpulab.occupancy.cubin import KernelResources
 from gpulab.occupancy.limits import UnknownArch
 from gpulab.output import emit_json, output_problem
 
@@ -87,7 +89,7 @@ def run_occupancy(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kernel_resources(name: str, arch: str):  # type: ignore[no-untyped-def]
+def _kernel_resources(name: str, arch: str) -> KernelResources:
     from gpulab.lab.declare import kernel as catalogue_kernel
     from gpulab.occupancy import cubin
 
@@ -102,7 +104,7 @@ def _kernel_resources(name: str, arch: str):  # type: ignore[no-untyped-def]
     return resources
 
 
-def _print(result: Occupancy, kernel_note: dict | None, lang: str) -> None:  # type: ignore[type-arg]
+def _print(result: Occupancy, kernel_note: dict[str, Any] | None, lang: str) -> None:
     say = lambda key, **fields: print(render(msg(key, **fields), lang))  # noqa: E731
     if kernel_note:
         say("occupancy.cli.compiled", kernel=kernel_note["kernel"], arch=result.arch,

@@ -12,10 +12,11 @@ occupancy calculator, headless (``gpulab run latency``); its own page comes late
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from gpulab import hostmem
-from gpulab.catalogue import msg, render
+from gpulab.catalogue import Message, msg, render
 from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
 from gpulab.lab.declare import Lab
 from gpulab.lab.run import Progress
@@ -56,7 +57,7 @@ def _latency_cycles(params: Params) -> tuple[int, str]:
     return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_url
 
 
-def _ladder_series(params: Params, ctx: Context) -> ExperimentGen:
+def _ladder_series(params: Params, ctx: Context) -> Generator[Progress, None, tuple[Series, list[ladder.Rung]]]:
     sizes = tuple(s for s in ladder.DEFAULT_SIZES if s <= params.max_working_set)
     points = []
     rungs = []
@@ -76,7 +77,7 @@ def _ladder_series(params: Params, ctx: Context) -> ExperimentGen:
     return series, rungs
 
 
-def _level_notes(rungs: list[ladder.Rung]) -> list:  # type: ignore[type-arg]
+def _level_notes(rungs: list[ladder.Rung]) -> list[Message]:
     caches, _source = hostmem.cpu_caches()
     named = [(f"L{c.level}", c.size_bytes) for c in caches if c.kind in ("Data", "Unified")]
     notes = []
@@ -125,7 +126,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     return Result("latency", params_to_dict(params), tuple(series), tuple(notes))
 
 
-def _occupancy_note(params: Params):  # type: ignore[no-untyped-def]
+def _occupancy_note(params: Params) -> Message:
     from gpulab import kernels
 
     try:

@@ -81,7 +81,7 @@ def chase_function() -> Callable[[np.ndarray, int, int], int]:
             at = chain[at]
         return at
 
-    return chase  # type: ignore[no-any-return]
+    return chase
 
 
 def is_compiled(function: Any) -> bool:

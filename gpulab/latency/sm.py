@@ -162,7 +162,7 @@ def run(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, cycles
         try:
             next(generator)
         except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+            return stop.value
 
 
 def sweep(stream: Sequence[int] | np.ndarray, warp_counts: Sequence[int], config: SmConfig,

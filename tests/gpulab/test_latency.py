@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ def test_page_aware_chain_stays_in_a_page_group_before_leaving() -> None:
     for _ in range(len(chain) // 8):
         groups.append(at // group)
         at = int(chain[at])
-    changes = sum(1 for a, b in zip(groups, groups[1:], strict=False) if a != b)
+    changes = sum(1 for a, b in itertools.pairwise(groups) if a != b)
     # each group is visited in one stretch (the start's group twice: the walk begins inside it)
     assert changes <= len(set(groups)) and len(set(groups)) == 16
 

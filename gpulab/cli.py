@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "gpulab.commands.check",
     "gpulab.commands.lesson",
     "gpulab.commands.trace",
+    "gpulab.commands.occupancy",
     "gpulab.simt.cli",
 )
 
@@ -35,7 +36,7 @@ DESCRIPTION = "A GPU teaching and sanity-check lab. With no command, opens the l
 HEADLESS_HINT = (
     "headless commands: 'gpulab info', 'gpulab list', 'gpulab run NAME --json -', "
     "'gpulab emulate ...', 'gpulab bench ...', 'gpulab validate', 'gpulab check', 'gpulab lesson', "
-    "'gpulab trace FILE'"
+    "'gpulab trace FILE', 'gpulab occupancy ARCH'"
 )
 
 

@@ -57,7 +57,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", CORE),
     ("lab platform", ("gpulab.lab",)),
     ("cluster engines", ("gpulab.cluster",)),
-    ("models", ("gpulab.model",)),
+    ("models", ("gpulab.model", "gpulab.occupancy", "gpulab.latency")),
     ("labs", ("gpulab.experiments",)),
     ("lessons", ("gpulab.lessons",)),
     ("validation", ("gpulab.validation",)),

@@ -1,0 +1,146 @@
+"""Latency, and how a GPU hides it: the CPU latency ladder, the SM latency-hiding model and the
+occupancy calculator, headless (``gpulab run latency``); its own page comes later.
+
+* ``CPU latency ladder`` (measured): ns per dependent load against the working set
+  (:mod:`gpulab.latency.ladder`), with the cache levels' latencies in ns and cycles as notes.
+* ``loads per cycle`` and ``issue utilisation`` (modelled) against resident warps, for one lab
+  kernel's instruction stream recorded by the emulator (:mod:`gpulab.latency.sm`), with the warp
+  count Little's law gives for the saturation point, and the CPU-core contrast.
+* The occupancy calculator's answer for that kernel at ``threads`` per block on ``arch``, with the
+  registers NVRTC's compile gives when NVRTC is installed (:mod:`gpulab.occupancy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+
+from gpulab import hostmem
+from gpulab.catalogue import Message, msg, render
+from gpulab.lab.base import CheckedParams, Context, ExperimentGen, param, params_to_dict
+from gpulab.lab.declare import Lab
+from gpulab.lab.run import Progress
+from gpulab.latency import gpu_levels, ladder, sm
+from gpulab.occupancy import known_archs, occupancy
+from gpulab.results import Point, Provenance, Result, Series
+
+TITLE = render("experiment.latency.title")
+DESCRIPTION = render("experiment.latency.description")
+KERNELS = ("vector_add", "load_coalesced", "matmul_tiled", "reduce_shuffle")
+
+
+@dataclass(frozen=True)
+class Params(CheckedParams):
+    """``max_working_set`` bounds the CPU ladder (from 4 KiB, doubling); ``loads`` per rung;
+    ``kernel`` is the lab kernel whose warp-0 stream the SM model replays; ``arch`` the SM's
+    architecture; ``latency`` the load latency in cycles (0: the published DRAM figure for ``arch``);
+    ``requests_per_cycle`` the memory pipe's rate; ``max_warps`` the sweep's end; ``cycles`` per run."""
+
+    max_working_set: int = param(1 << 30, min=1 << 13, max=1 << 31, power_of_two=True)
+    loads: int = param(1 << 20, min=1 << 10, max=1 << 26)
+    kernel: str = param("vector_add", choices=KERNELS)
+    arch: str = param("sm_75", choices=known_archs())
+    latency: int = param(0, min=0, max=10_000)
+    requests_per_cycle: float = param(0.05, min=0.001, max=4.0)
+    threads: int = param(256, min=32, max=1024, multiple_of=32)
+    max_warps: int = param(64, min=1, max=256)
+    cycles: int = param(8000, min=1000, max=200_000)
+
+
+def _latency_cycles(params: Params) -> tuple[int, str]:
+    """The load latency and where it comes from."""
+    if params.latency:
+        return params.latency, "given"
+    levels = gpu_levels.levels(params.arch)
+    if levels is None:
+        return 0, ""
+    return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_url
+
+
+def _ladder_series(params: Params, ctx: Context) -> Generator[Progress, None, tuple[Series, list[ladder.Rung]]]:
+    sizes = tuple(s for s in ladder.DEFAULT_SIZES if s <= params.max_working_set)
+    points = []
+    rungs = []
+    generator = ladder.ladder(sizes, params.loads)
+    for index, _size in enumerate(sizes):
+        ctx.check_cancelled()
+        rung = next(generator)
+        rungs.append(rung)
+        points.append(Point(rung.working_set_bytes, rung.ns_per_load, extra={
+            "cycles_per_load": rung.cycles_per_load, "call_overhead_ns": rung.call_overhead_ns,
+            "spread": rung.spread, "loads": rung.loads}))  # fmt: skip
+        yield Progress(0.6 * (index + 1) / len(sizes), msg("progress.latency.ladder", size=rung.working_set_bytes))
+    prov = Provenance("measured", "CPU", {"chase": ladder.CHASE_FORM, "page_aware": True,
+                                          "page_group": ladder.PAGE_GROUP, "cpu_mhz": ladder.cpu_clock_mhz()})
+    series = Series(render("series.latency.cpu-ladder"), prov, "working set", "B", "latency per load", "ns",
+                    tuple(points), key="cpu-ladder", label=msg("series.latency.cpu-ladder"))
+    return series, rungs
+
+
+def _level_notes(rungs: list[ladder.Rung]) -> list[Message]:
+    caches, _source = hostmem.cpu_caches()
+    named = [(f"L{c.level}", c.size_bytes) for c in caches if c.kind in ("Data", "Unified")]
+    notes = []
+    for name, rung in ladder.level_latencies(rungs, named):
+        cycles = f"{rung.cycles_per_load:.0f}" if rung.cycles_per_load is not None else "?"
+        notes.append(msg("note.latency.level", level=name, ns=f"{rung.ns_per_load:.1f}", cycles=cycles,
+                         size=rung.working_set_bytes))
+    return notes
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """Measure the CPU ladder, run the SM model over warp counts, and size the kernel's occupancy."""
+    yield Progress(0.0, msg("progress.latency.ladder", size=4096))
+    cpu_series, rungs = yield from _ladder_series(params, ctx)
+    notes = _level_notes(rungs)
+    latency, latency_source = _latency_cycles(params)
+    series = [cpu_series]
+    if latency:
+        stream = sm.emulated_stream(params.kernel)
+        config = sm.SmConfig(schedulers=4, latency=latency, requests_per_cycle=params.requests_per_cycle)
+        counts = sorted({1, 2, *range(4, params.max_warps + 1, 4), params.max_warps})
+        runs = []
+        for index, result in enumerate(sm.sweep(stream, counts, config, params.cycles)):
+            ctx.check_cancelled()
+            runs.append(result)
+            yield Progress(0.6 + 0.4 * (index + 1) / len(counts), msg("progress.latency.model", warps=result.warps))
+        model = Provenance("modelled", f"SM model ({params.arch})", {
+            "latency_cycles": latency, "latency_source": latency_source, "unvalidated": True,
+            "requests_per_cycle": params.requests_per_cycle, "schedulers": 4,
+            "stream": f"emulated: warp 0 of {params.kernel}"})  # fmt: skip
+        series.append(Series(render("series.latency.throughput"), model, "resident warps", "warps",
+                             "loads per cycle", "1/cycle", tuple(Point(r.warps, r.loads_per_cycle) for r in runs),
+                             key="throughput", label=msg("series.latency.throughput")))  # fmt: skip
+        series.append(Series(render("series.latency.utilisation"), model, "resident warps", "warps",
+                             "issue slots used", "%", tuple(Point(r.warps, 100 * r.utilisation(4)) for r in runs),
+                             key="utilisation", label=msg("series.latency.utilisation")))  # fmt: skip
+        little = sm.littles_law_warps(stream, config)
+        notes.append(msg("note.latency.littles-law", warps=f"{little:.1f}", saturated=sm.saturation_warps(runs),
+                         latency=latency, rate=params.requests_per_cycle))  # fmt: skip
+        cpu = sm.cpu_contrast(stream, latency, params.cycles)
+        notes.append(msg("note.latency.cpu-contrast", rate=f"{cpu.loads_per_cycle:.4f}",
+                         best=f"{max(r.loads_per_cycle for r in runs):.4f}"))
+    else:
+        notes.append(msg("note.latency.no-published", arch=params.arch))
+    notes.append(_occupancy_note(params))
+    return Result("latency", params_to_dict(params), tuple(series), tuple(notes))
+
+
+def _occupancy_note(params: Params) -> Message:
+    from gpulab import kernels
+
+    try:
+        from gpulab.occupancy import cubin
+
+        resources, _log = cubin.compile_resources(kernels.get(params.kernel).source, params.kernel, params.arch)
+        registers, shared, origin = resources.registers, resources.shared_bytes, "NVRTC"
+    except Exception:  # no NVRTC here: say so instead of guessing registers
+        return msg("note.latency.no-nvrtc", kernel=params.kernel)
+    result = occupancy(params.arch, params.threads, registers, shared)
+    return msg("note.latency.occupancy", kernel=params.kernel, arch=params.arch, registers=registers, origin=origin,
+               threads=params.threads, blocks=result.blocks_per_sm, warps=result.warps_per_sm,
+               percent=f"{100 * result.occupancy:.0f}", limiter=result.limiter)  # fmt: skip
+
+
+LAB = Lab("latency", section="inside", order=50, quick=("max_working_set=2^22", "loads=2^16", "max_warps=48",
+                                                        "cycles=4000"))

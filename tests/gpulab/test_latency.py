@@ -1,0 +1,134 @@
+"""The CPU latency ladder's structure and cache edges, and the SM model against Little's law."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from gpulab.latency import gpu_levels, ladder, sm
+
+
+def test_chain_is_one_cycle_through_every_line() -> None:
+    for size, page_aware in ((4096, True), (1 << 20, True), (1 << 20, False), (3 * 4096 * 16 + 640, True)):
+        chain = ladder.build_chain(size, seed=1, page_aware=page_aware)
+        assert ladder.chain_cycle_length(chain) == size // ladder.LINE_BYTES
+
+
+def test_page_aware_chain_stays_in_a_page_group_before_leaving() -> None:
+    chain = ladder.build_chain(1 << 20, seed=2)
+    group = ladder.PAGE_GROUP * ladder.PAGE_BYTES // ladder.SLOT
+    at, groups = 0, []
+    for _ in range(len(chain) // 8):
+        groups.append(at // group)
+        at = int(chain[at])
+    changes = sum(1 for a, b in itertools.pairwise(groups) if a != b)
+    # each group is visited in one stretch (the start's group twice: the walk begins inside it)
+    assert changes <= len(set(groups)) and len(set(groups)) == 16
+
+
+def test_chase_runs_compiled_code() -> None:
+    pytest.importorskip("numba")
+    rung = ladder.measure_rung(4096, loads=1 << 12, repeats=1)
+    chase = ladder.chase_function()
+    assert ladder.is_compiled(chase) and rung.loads == 1 << 12
+    assert not ladder.is_compiled(lambda chain, start, steps: start)
+    # The compiled loop is a loop of loads: its LLVM IR has the load of chain[at] in a loop.
+    ir = next(iter(chase.inspect_llvm().values()))
+    assert "load i64" in ir
+
+
+def test_level_latencies_picks_a_rung_per_level() -> None:
+    rungs = [ladder.Rung(1 << p, float(p), None, 0.0, 1, 0.0) for p in range(12, 28)]
+    chosen = dict(ladder.level_latencies(rungs, [("L1", 32 << 10), ("L2", 1 << 20), ("L3", 8 << 20)]))
+    assert chosen["L1"].working_set_bytes == 16 << 10 and chosen["L2"].working_set_bytes == 512 << 10
+    assert chosen["L3"].working_set_bytes == 4 << 20 and chosen["DRAM"].working_set_bytes == 1 << 27
+
+
+def _lscpu_sizes() -> dict[str, int]:
+    if shutil.which("lscpu") is None:
+        pytest.skip("lscpu is not installed")
+    out = subprocess.run(["lscpu", "--bytes", "-C=NAME,ONE-SIZE"], capture_output=True, text=True).stdout
+    sizes = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(L\w+)\s+(\d+)$", out, re.MULTILINE)}
+    if "L1d" not in sizes or "L2" not in sizes:
+        pytest.skip(f"lscpu -C gives no L1d/L2 sizes here: {out!r}")
+    return sizes
+
+
+def test_ladder_edges_match_lscpu() -> None:
+    """The first working sets past L1d and L2 are slower: the ladder's jumps sit within a factor 2 of
+    lscpu's sizes. Timing on a shared machine is noisy: a noisy ladder skips, it never asserts a time."""
+    pytest.importorskip("numba")
+    sizes = _lscpu_sizes()
+    rungs = list(_run(ladder.ladder(tuple(1 << p for p in range(12, 23)), loads=1 << 17, repeats=3)))
+    if max(r.spread for r in rungs) > 0.5:
+        pytest.skip("noisy: the machine is busy (repeats differ by more than 50%)")
+    jumps = ladder.jumps(rungs, factor=1.3)
+    for level in ("L1d", "L2"):
+        near = [j for j in jumps if sizes[level] / 2 <= j <= 2 * 2 * sizes[level]]
+        assert near, f"no jump near {level} = {sizes[level]} bytes; jumps at {jumps}"
+
+
+def _run(generator):  # type: ignore[no-untyped-def]
+    while True:
+        try:
+            yield next(generator)
+        except StopIteration:
+            return
+
+
+def test_sm_model_saturates_where_littles_law_says() -> None:
+    config = sm.SmConfig(schedulers=4, latency=400, requests_per_cycle=0.25)
+    stream = sm.synthetic_stream(3)
+    little = sm.littles_law_warps(stream, config)
+    assert little == pytest.approx(0.25 * 404)
+    runs = list(_run(sm.sweep(stream, list(range(8, 161, 8)), config, cycles=6000)))
+    for run in runs:
+        expected = min(run.warps / 404, 0.25)  # W warps / cycle time, capped by the memory pipe
+        assert run.loads_per_cycle == pytest.approx(expected, rel=0.03, abs=0.002)
+    saturated = sm.saturation_warps(runs, share=0.99)
+    assert saturated is not None and 0.9 * little <= saturated <= 1.15 * little
+    for run in runs:
+        if run.warps <= 0.95 * little:  # below saturation, nothing queues: Little's law L = lambda x W
+            assert run.in_flight_mean == pytest.approx(run.loads_per_cycle * config.latency, rel=0.05)
+
+
+def test_issue_bound_stream_saturates_on_the_schedulers() -> None:
+    config = sm.SmConfig(schedulers=4, latency=20, requests_per_cycle=4.0)
+    stream = sm.synthetic_stream(15)
+    best = sm.run(stream, 64, config, cycles=4000)
+    assert best.utilisation(4) == pytest.approx(1.0, abs=0.02)
+
+
+def test_cpu_contrast_pays_the_latency_every_load() -> None:
+    stream = sm.synthetic_stream(3)
+    cpu = sm.cpu_contrast(stream, latency=400, cycles=8000)
+    assert cpu.loads_per_cycle == pytest.approx(1 / 404, rel=0.05)
+    gpu = sm.run(stream, 64, sm.SmConfig(latency=400, requests_per_cycle=0.25), cycles=8000)
+    assert gpu.loads_per_cycle > 50 * cpu.loads_per_cycle
+
+
+def test_simulate_yields_per_cycle_states() -> None:
+    states = []
+    generator = sm.simulate(sm.synthetic_stream(1), 8, sm.SmConfig(latency=10), cycles=200, chunk=1)
+    states = list(_run(generator))
+    assert len(states) == 200 and states[0].states.shape == (8,)
+    assert set(np.unique(np.concatenate([s.states for s in states]))) <= {sm.ISSUING, sm.READY, sm.STALLED}
+    assert sum(int(np.count_nonzero(s.states == sm.ISSUING)) for s in states) > 0
+
+
+def test_emulated_stream_of_a_lab_kernel() -> None:
+    stream = sm.emulated_stream("vector_add")
+    loads, others = sm.stream_shape(stream)
+    assert loads == 2 and others >= 1 and sm.STORE in stream  # a[i] and b[i] in, c[i] out
+
+
+def test_published_gpu_levels_are_cited() -> None:
+    turing = gpu_levels.levels("sm_75")
+    assert turing is not None and turing.source_url.startswith("https://")
+    assert turing.l1_cycles < turing.l2_cycles < turing.dram_cycles_low <= turing.dram_cycles_high
+    assert gpu_levels.levels("sm_90") is None  # nothing checked for Hopper: no figure, no guess

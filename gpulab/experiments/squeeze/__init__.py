@@ -289,4 +289,4 @@ def part_seconds(point: Point) -> dict[str, float]:
 
 
 LAB = Lab("squeeze", section="execution", order=50, page="squeeze",
-          quick=("shape=small",))
+          quick=("shape=recommender", "loader_workers=8"))

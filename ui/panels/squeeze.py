@@ -169,9 +169,9 @@ class SqueezePanel(LabPanel):
         for label in self.labels:
             self.chart.removeItem(label)
         colour = self.palette().color(self.foregroundRole())
-        self.labels = [pg.TextItem(self.bar_label(bar), color=colour, anchor=(0, 1)) for bar in self.bars]
+        self.labels = [pg.TextItem(self.bar_label(bar), color=colour, anchor=(0, 0)) for bar in self.bars]
         for label, row in zip(self.labels, rows, strict=True):
-            label.setPos(0, row + 0.45)
+            label.setPos(0, row + 0.5)
             self.chart.addItem(label)
 
     def stacked_ms(self) -> list[float]:

@@ -100,7 +100,8 @@ class SqueezePanel(LabPanel):
         super().retranslate()
         self.heading.setToolTip(self.description.text())
         self.trace_button.setText(self.tr("Export trace…"))
-        self.trace_button.setToolTip(self.tr("The steps as a Chrome trace: open it in the trace doctor or in Perfetto."))
+        tip = self.tr("The steps as a Chrome trace: open it in the trace doctor or in Perfetto.")
+        self.trace_button.setToolTip(tip)
         self.chart.setLabel("bottom", self.tr("time per step (ms)"))
         names = {part: i18n.engine_message(msg(f"squeeze.part.{part.replace('_', '-')}")) for part in PARTS}
         swatches = [f'<span style="color:{PART_COLOURS[p]}">■</span>&nbsp;{names[p]}' for p in PARTS]

@@ -21,9 +21,6 @@ why or why not. :func:`chrome_trace` writes the steps as a Chrome trace for the 
 
 from __future__ import annotations
 
-import io
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +29,16 @@ from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.squeeze import chrome
 from gpulab.experiments.squeeze.loader import LoaderTiming, time_loading
 from gpulab.experiments.squeeze.step import PARTS, SWITCHES, Mlp, Setup, breakdown, simulate, step_costs
-from gpulab.lab.base import CheckedParams, Context, ExperimentGen, PartialPoint, Progress, param, params_to_dict
-from gpulab.lab.base import resolve_model_gpu
+from gpulab.lab.base import (
+    CheckedParams,
+    Context,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    param,
+    params_to_dict,
+    resolve_model_gpu,
+)
 from gpulab.lab.declare import Lab
 from gpulab.measure import flagged, noise_messages
 from gpulab.results import Point, Provenance, Result, Series, merge_notes
@@ -106,20 +111,9 @@ def configurations(chosen: tuple[str, ...]) -> tuple[Configuration, ...]:
     return (*ladder, *alone)
 
 
-# ---------------------------------------------------------------- the trace doctor on one step
-
-
 def single_step_document(events: list[dict[str, Any]], step_s: float, name: str, device: str) -> dict[str, Any]:
+    """One configuration's step as a trace document (the trace doctor, a layer above the labs, judges it)."""
     return chrome.steps_trace([(name, events, step_s)], device)
-
-
-def doctor_findings(document: Mapping[str, Any]) -> list[str]:
-    """The finding keys the trace doctor reports for a trace document (read as a Kineto file)."""
-    from gpulab.trace import diagnose
-    from gpulab.trace.kineto import read
-
-    trace = read(io.BytesIO(json.dumps(document).encode()), "<squeeze step>", b"{")
-    return sorted({finding.key for finding in diagnose(trace, step=1).findings})
 
 
 # ---------------------------------------------------------------- one configuration
@@ -134,10 +128,9 @@ def configuration_point(index: int, config: Configuration, params: Params, spec:
     events, step_s = simulate(costs, setup, mlp.batch_bytes, params.loader_workers)
     parts = breakdown(events, step_s)
     stored = chrome.stored(events)
-    findings = doctor_findings(single_step_document(stored, step_s, config.key, spec.name))
     extra = {"kind": "modelled", "configuration": config.key, "switches": list(config.switches),
              "ladder": config.ladder, "seconds": step_s, "parts": parts.as_dict(),
-             "utilisation": parts.utilisation, "kernels": len(costs.kernels), "findings": findings,
+             "utilisation": parts.utilisation, "kernels": len(costs.kernels),
              "loader_seconds": loading.seconds, "trace": stored}  # fmt: skip
     return flagged(Point(x=index, y=step_s * 1e3, extra=extra), list(loading.noise))
 
@@ -147,24 +140,6 @@ def _series(config: Configuration, point: Point, provenance: Provenance) -> Seri
     return Series(render(label), provenance, Note(msg("axis.squeeze.configuration")), "",
                   Note(msg("axis.squeeze.step-time")), "ms", points=(point,), role="model", key=config.key,
                   label=label)  # fmt: skip
-
-
-def with_removed_findings(series: list[Series]) -> list[Series]:
-    """Each rung's point told which findings of the rung before it the doctor no longer reports
-    (``removed_findings``), and each switch alone which of the baseline's."""
-    from dataclasses import replace
-
-    baseline = set(series[0].points[0].extra["findings"]) if series else set()
-    out, before = [], baseline
-    for s in series:
-        point = s.points[0]
-        now = set(point.extra["findings"])
-        reference = before if point.extra["ladder"] else baseline
-        removed = sorted(reference - now)
-        out.append(replace(s, points=(replace(point, extra={**point.extra, "removed_findings": removed}),)))
-        if point.extra["ladder"]:
-            before = now
-    return out
 
 
 # ---------------------------------------------------------------- the verdict on the explainer's claim
@@ -180,7 +155,8 @@ class Verdict:
 
     @property
     def utilisation_matches(self) -> bool:
-        return abs(self.before - CLAIM_BEFORE) <= UTILISATION_TOLERANCE and self.after >= CLAIM_AFTER - UTILISATION_TOLERANCE
+        low_before = abs(self.before - CLAIM_BEFORE) <= UTILISATION_TOLERANCE
+        return low_before and self.after >= CLAIM_AFTER - UTILISATION_TOLERANCE
 
     @property
     def time_matches(self) -> bool:
@@ -248,7 +224,6 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         point = configuration_point(index, config, params, spec, loading)
         series.append(_series(config, point, provenance))
         yield PartialPoint(Note(config.label()), point, provenance)
-    series = with_removed_findings(series)
     yield Progress(1.0, msg("progress.done"))
     status = cuda.cuda_status()
     gpu_note = [msg("squeeze.note.gpu-not-measured")] if status.available else \

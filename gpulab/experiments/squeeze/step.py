@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from gpulab.catalogue import Note, msg
@@ -295,7 +296,8 @@ def _launch_kernels(layout: _Layout, step: StepCosts, begin_s: float, graphs: bo
         end = begin_s + costs.graph_launch_s
         for kernel in step.kernels:
             start = end + costs.graph_node_s
-            layout.add(kernel.name, "kernel", COMPUTE, start, kernel.seconds, correlation=correlation, phase=kernel.phase)
+            layout.add(kernel.name, "kernel", COMPUTE, start, kernel.seconds, correlation=correlation,
+                       phase=kernel.phase)
             end = start + kernel.seconds
         return end
     host, end = begin_s, -math.inf
@@ -410,11 +412,12 @@ def breakdown(events: Sequence[TraceEvent], step_s: float) -> Breakdown:
     copies = _union((e.start_s, e.end_s) for e in events if e.cat == "gpu_memcpy" and "HtoD" in e.name)
     loading = _union((e.start_s, e.end_s) for e in events if e.name == DATA_LOADER_RANGE and e.lane == MAIN)
     edges = sorted({0.0, step_s, *[x for piece in kernels + copies + loading for x in piece]})
-    launches = [e.start_s for e in events if e.cat == "cuda_runtime" and e.name in ("cudaLaunchKernel", "cudaGraphLaunch")]
+    launch_calls = ("cudaLaunchKernel", "cudaGraphLaunch")
+    launches = [e.start_s for e in events if e.cat == "cuda_runtime" and e.name in launch_calls]
     first = min(launches, default=kernels[0][0] if kernels else 0.0)
     last = kernels[-1][1] if kernels else 0.0
     parts = dict.fromkeys(PARTS, 0.0)
-    for lo, hi in zip(edges, edges[1:], strict=False):
+    for lo, hi in pairwise(edges):
         if hi <= lo or lo >= step_s:
             continue
         hi = min(hi, step_s)

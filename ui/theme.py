@@ -210,7 +210,8 @@ def style_plot(plot_widget: pg.PlotWidget, theme: Theme | None = None) -> None:
         axis.setTickFont(font)
         axis.label.setFont(font)
     item.showGrid(x=True, y=True, alpha=0.3)
-    for index, curve in enumerate(item.listDataItems()):
+    curves = [curve for curve in item.listDataItems() if hasattr(curve, "setPen")]  # bars keep their brushes
+    for index, curve in enumerate(curves):
         curve.setPen(curve_pen(index, theme, getattr(curve, "provenance_kind", "")))
     _style_legend(item, theme)
 

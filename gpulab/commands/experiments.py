@@ -20,6 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     runner.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                         help="set a parameter; lists are comma-separated (sizes=1024,4096)")
     runner.add_argument("--json", metavar="PATH", help="write the gpulab.result/2 document (- for stdout)")
+    runner.add_argument("--trace", metavar="PATH", help="also write the run as a Chrome trace, for labs that "
+                        "make one (squeeze): opens in gpulab trace and Perfetto")
     runner.add_argument("--device", type=int, default=None, help="CUDA device index")
     runner.add_argument("--quiet", action="store_true", help="no progress on stderr")
     runner.set_defaults(func=run_experiment)
@@ -95,6 +97,8 @@ def run_experiment(args: argparse.Namespace) -> int:
             print(f"gpulab run: {args.name} failed: {exc}", file=sys.stderr)
             return 1
         code = _emit(result, args.json)
+        if getattr(args, "trace", None):
+            code = code or _write_trace(module, result, args.trace)
     if result.partial is not None:  # a lab that stopped early on its own (a rank died): kept, but not a success
         print(f"gpulab run: {args.name} stopped early ({result.partial.get('cause', '?')}); the points "
               f"measured before were kept, marked partial", file=sys.stderr)  # fmt: skip
@@ -102,6 +106,23 @@ def run_experiment(args: argparse.Namespace) -> int:
     if guard.fired is not None:  # the run had ended: its whole result is written, the signal still stops us
         return 128 + guard.fired
     return code
+
+
+def _write_trace(module: object, result: Result, path: str) -> int:
+    """The lab's run as a Chrome trace (a lab that makes one defines ``chrome_trace(result)``)."""
+    import json
+
+    make = getattr(module, "chrome_trace", None)
+    if make is None:
+        print(f"gpulab run: --trace: {result.experiment} writes no trace", file=sys.stderr)
+        return 2
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(make(result), handle)
+    except (OSError, ValueError) as exc:
+        print(f"gpulab run: --trace {path}: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _printer(quiet: bool) -> Callable[[Event], None]:

@@ -1826,6 +1826,33 @@
     </message>
 </context>
 <context>
+    <name>SqueezePanel</name>
+    <message>
+        <source>Export trace…</source>
+        <translation>导出 trace…</translation>
+    </message>
+    <message>
+        <source>The steps as a Chrome trace: open it in the trace doctor or in Perfetto.</source>
+        <translation>把各训练步导出为 Chrome trace：可在 trace 诊断页或 Perfetto 中打开。</translation>
+    </message>
+    <message>
+        <source>time per step (ms)</source>
+        <translation>每步时间（ms）</translation>
+    </message>
+    <message>
+        <source>%1 (GPU %2%)</source>
+        <translation>%1（GPU %2%）</translation>
+    </message>
+    <message>
+        <source>Export trace</source>
+        <translation>导出 trace</translation>
+    </message>
+    <message>
+        <source>The trace cannot be written: %1</source>
+        <translation>无法写入 trace：%1</translation>
+    </message>
+</context>
+<context>
     <name>StreamsPanel</name>
     <message>
         <source>Rows:</source>

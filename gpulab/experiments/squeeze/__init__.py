@@ -1,0 +1,267 @@
+"""Squeeze a training step: one step of a small MLP, with the explainer's remedies switched on one by one.
+
+The remedies (prefetch: pinned memory and a copy stream beside a loader thread; operator fusion;
+mixed precision on tensor cores; CUDA Graphs) are switches. The lab runs the step as a ladder:
+the baseline, then each chosen switch added to the ones before (the last rung is every chosen
+switch on), and each chosen switch alone. Every configuration is one series with one point: x its
+rung, y the step's milliseconds; ``extra`` holds the step's parts (data wait, H2D, compute,
+launch gaps, idle; they add up to the step), the GPU's utilisation (the share of the step a
+kernel runs), the step as trace events and what the trace doctor finds in them.
+
+The GPU's part is modelled from the lab models for the chosen spec-table GPU
+(:mod:`gpulab.experiments.squeeze.step`), labelled modelled; the data loading is this CPU's,
+measured (:mod:`gpulab.experiments.squeeze.loader`) and flagged when noisy. On a machine with a
+GPU the step is still modelled (a measured CuPy step is not built yet) and a note says so.
+
+The lab then says whether the explainer's claim, "GPU utilisation from 30% to 85% and two thirds
+less time" (LESSONS.md 3.4, a story without a source), is reproduced for that GPU and model, and
+why or why not. :func:`chrome_trace` writes the steps as a Chrome trace for the trace doctor
+(``gpulab run squeeze --trace OUT.json``; the page's "Export trace…").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpulab import cuda
+from gpulab.catalogue import Message, Note, msg, render
+from gpulab.experiments.squeeze import chrome
+from gpulab.experiments.squeeze.loader import LoaderTiming, time_loading
+from gpulab.experiments.squeeze.step import PARTS, SWITCHES, Mlp, Setup, breakdown, simulate, step_costs
+from gpulab.lab.base import (
+    CheckedParams,
+    Context,
+    ExperimentGen,
+    PartialPoint,
+    Progress,
+    param,
+    params_to_dict,
+    resolve_model_gpu,
+)
+from gpulab.lab.declare import Lab
+from gpulab.measure import flagged, noise_messages
+from gpulab.results import Point, Provenance, Result, Series, merge_notes
+
+TITLE = render("experiment.squeeze.title")
+DESCRIPTION = render("experiment.squeeze.description")
+
+SHAPES = {"small": (256, 512, 4), "recommender": (2048, 1024, 6), "wide": (4096, 4096, 8)}
+"""Named MLPs: (batch, hidden, layers). ``recommender`` is the explainer's kind of model: a few
+wide dense layers over a large batch of features."""
+
+CLAIM_BEFORE, CLAIM_AFTER, CLAIM_SAVED = 0.30, 0.85, 2 / 3
+"""The explainer's claim: utilisation 30% -> 85%, two thirds less time."""
+UTILISATION_TOLERANCE = 0.10  # "about 30%", "about 85%": within ten points
+SAVED_TOLERANCE = 0.07  # "two thirds less": 60% or more saved
+
+
+@dataclass(frozen=True)
+class Params(CheckedParams):
+    prefetch: bool = param(True)
+    fusion: bool = param(True)
+    mixed_precision: bool = param(True)
+    cuda_graphs: bool = param(True)
+    shape: str = param("recommender", choices=tuple(SHAPES))
+    precision: str = param("bf16", choices=("bf16", "fp16"))
+    loader_workers: int = param(8, min=1, max=64)
+    model_gpu: str = param("h100-sxm")
+    batch: int | None = param(None, min=1, max=65536)
+    hidden: int | None = param(None, min=16, max=16384)
+    layers: int | None = param(None, min=1, max=64)
+
+    def mlp(self) -> Mlp:
+        batch, hidden, layers = SHAPES[self.shape]
+        return Mlp(self.batch or batch, self.hidden or hidden, self.layers or layers)
+
+    def chosen(self) -> tuple[str, ...]:
+        return tuple(name for name in SWITCHES if getattr(self, name))
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One way to run the step: its key, its switches, and whether it is a rung of the ladder."""
+
+    key: str
+    switches: tuple[str, ...]
+    ladder: bool
+
+    def setup(self, params: Params) -> Setup:
+        return Setup(**{name: name in self.switches for name in SWITCHES}, low_dtype=params.precision)
+
+    def label(self) -> Message:
+        if not self.switches:
+            return msg("squeeze.config.baseline")
+        names = [msg(f"squeeze.switch.{name}") for name in self.switches]
+        if not self.ladder:
+            return msg("squeeze.config.alone", switch=names[0])
+        if len(self.switches) == len(SWITCHES):
+            return msg("squeeze.config.all-on")
+        return msg("squeeze.config.ladder", switches=names)
+
+
+def configurations(chosen: tuple[str, ...]) -> tuple[Configuration, ...]:
+    """The baseline, each chosen switch added in turn, then each chosen switch alone (where that
+    is not a rung already: the first rung is the first switch alone)."""
+    ladder = [Configuration("baseline", (), True)]
+    for index in range(len(chosen)):
+        on = chosen[: index + 1]
+        ladder.append(Configuration("+".join(on), on, True))
+    alone = [Configuration(f"{name}-alone", (name,), False) for name in chosen[1:]]
+    return (*ladder, *alone)
+
+
+def single_step_document(events: list[dict[str, Any]], step_s: float, name: str, device: str) -> dict[str, Any]:
+    """One configuration's step as a trace document (the trace doctor, a layer above the labs, judges it)."""
+    return chrome.steps_trace([(name, events, step_s)], device)
+
+
+# ---------------------------------------------------------------- one configuration
+
+
+def configuration_point(index: int, config: Configuration, params: Params, spec: Any, loading: LoaderTiming,
+                        ) -> Point:  # fmt: skip
+    """The configuration modelled on ``spec`` with the measured loading: its step and parts."""
+    setup = config.setup(params)
+    mlp = params.mlp()
+    costs = step_costs(spec, mlp, setup, loading.seconds)
+    events, step_s = simulate(costs, setup, mlp.batch_bytes, params.loader_workers)
+    parts = breakdown(events, step_s)
+    stored = chrome.stored(events)
+    extra = {"kind": "modelled", "configuration": config.key, "switches": list(config.switches),
+             "ladder": config.ladder, "seconds": step_s, "parts": parts.as_dict(),
+             "utilisation": parts.utilisation, "kernels": len(costs.kernels),
+             "loader_seconds": loading.seconds, "trace": stored}  # fmt: skip
+    return flagged(Point(x=index, y=step_s * 1e3, extra=extra), list(loading.noise))
+
+
+def _series(config: Configuration, point: Point, provenance: Provenance) -> Series:
+    label = config.label()
+    return Series(render(label), provenance, Note(msg("axis.squeeze.configuration")), "",
+                  Note(msg("axis.squeeze.step-time")), "ms", points=(point,), role="model", key=config.key,
+                  label=label)  # fmt: skip
+
+
+# ---------------------------------------------------------------- the verdict on the explainer's claim
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The claim against the ladder's ends: utilisation before and after, the share of time saved."""
+
+    before: float
+    after: float
+    saved: float
+
+    @property
+    def utilisation_matches(self) -> bool:
+        low_before = abs(self.before - CLAIM_BEFORE) <= UTILISATION_TOLERANCE
+        return low_before and self.after >= CLAIM_AFTER - UTILISATION_TOLERANCE
+
+    @property
+    def time_matches(self) -> bool:
+        return self.saved >= CLAIM_SAVED - SAVED_TOLERANCE
+
+    @property
+    def key(self) -> str:
+        if self.utilisation_matches and self.time_matches:
+            return "reproduced"
+        return "partly" if self.utilisation_matches or self.time_matches else "not"
+
+
+def verdict(series: list[Series]) -> Verdict | None:
+    """The baseline against the last rung; None when only the baseline ran (no switch chosen)."""
+    rungs = [s.points[0] for s in series if s.points[0].extra["ladder"]]
+    if len(rungs) < 2:
+        return None
+    first, last = rungs[0].extra, rungs[-1].extra
+    saved = 1 - float(last["seconds"]) / float(first["seconds"])
+    return Verdict(float(first["utilisation"]), float(last["utilisation"]), saved)
+
+
+def _reason(series: list[Series], found: Verdict) -> Message:
+    """Why the ladder ends where it does: what dominates the last rung, or a busy baseline."""
+    rungs = [s.points[0] for s in series if s.points[0].extra["ladder"]]
+    last = rungs[-1].extra["parts"]
+    waiting = {part: seconds for part, seconds in last.items() if part != "compute"}
+    biggest = max(waiting, key=lambda part: waiting[part])
+    if found.before > CLAIM_BEFORE + UTILISATION_TOLERANCE and not found.time_matches:
+        return msg("squeeze.why.busy-baseline", before=f"{found.before:.0%}")
+    if waiting[biggest] > last["compute"]:
+        return msg(f"squeeze.why.{biggest.replace('_', '-')}", share=f"{waiting[biggest] / sum(last.values()):.0%}")
+    if found.after >= CLAIM_AFTER - UTILISATION_TOLERANCE:
+        return msg("squeeze.why.busy-after", after=f"{found.after:.0%}")
+    return msg("squeeze.why.mixed", share=f"{waiting[biggest] / sum(last.values()):.0%}",
+               part=msg(f"squeeze.part.{biggest.replace('_', '-')}"))  # fmt: skip
+
+
+def verdict_notes(series: list[Series], gpu: str) -> list[Message]:
+    found = verdict(series)
+    if found is None:
+        return [msg("squeeze.verdict.no-switch")]
+    words = {"before": f"{found.before:.0%}", "after": f"{found.after:.0%}", "saved": f"{found.saved:.0%}",
+             "gpu": gpu}  # fmt: skip
+    return [msg(f"squeeze.verdict.{found.key}", **words), _reason(series, found)]
+
+
+# ---------------------------------------------------------------- running
+
+
+def run(params: Params, ctx: Context) -> ExperimentGen:
+    """The loader measured on this CPU, then every configuration modelled on the chosen GPU."""
+    spec = resolve_model_gpu(params.model_gpu)
+    mlp = params.mlp()
+    yield Progress(0.0, msg("progress.squeeze.loader", batch=mlp.batch, hidden=mlp.hidden))
+    loading = time_loading(mlp.batch, mlp.hidden, ctx.check_cancelled)
+    provenance = Provenance("modelled", spec.name, {"model": "training step from the lab models", "spec_key": spec.key,
+                                                    "loader": "measured on this CPU",
+                                                    "loader_seconds": loading.seconds})  # fmt: skip
+    chosen = configurations(params.chosen())
+    series: list[Series] = []
+    for index, config in enumerate(chosen):
+        ctx.check_cancelled()
+        yield Progress((index + 1) / (len(chosen) + 1), msg("progress.squeeze.modelling", label=config.label()))
+        point = configuration_point(index, config, params, spec, loading)
+        series.append(_series(config, point, provenance))
+        yield PartialPoint(Note(config.label()), point, provenance)
+    yield Progress(1.0, msg("progress.done"))
+    status = cuda.cuda_status()
+    gpu_note = [msg("squeeze.note.gpu-not-measured")] if status.available else \
+        [msg("note.no-gpu", reason=status.reason_message or status.reason)]  # fmt: skip
+    notes = merge_notes(verdict_notes(series, spec.name), _loader_notes(loading, mlp), gpu_note,
+                        [msg("squeeze.note.claim-unsourced"), msg("squeeze.note.utilisation"),
+                         msg("squeeze.note.workers", workers=params.loader_workers), msg("squeeze.note.unvalidated")],
+                        step_costs(spec, mlp, Setup(), loading.seconds).assumptions)  # fmt: skip
+    return Result("squeeze", params_to_dict(params), tuple(series), notes)
+
+
+def _loader_notes(loading: LoaderTiming, mlp: Mlp) -> list[Message]:
+    notes = [msg("squeeze.note.loader", ms=f"{loading.seconds * 1e3:.3g}", batch=mlp.batch, hidden=mlp.hidden,
+                 samples=loading.samples)]  # fmt: skip
+    if loading.noise:
+        notes.insert(0, msg("squeeze.note.loader-noisy", reasons=noise_messages(loading.noise)))
+    return notes
+
+
+# ---------------------------------------------------------------- the trace export
+
+
+def chrome_trace(result: Result) -> dict[str, Any]:
+    """The result's configurations as one Chrome trace, a profiler step each (see
+    :mod:`gpulab.experiments.squeeze.chrome`); ValueError when no point holds a step."""
+    steps = [(s.key, list(p.extra["trace"]), float(p.extra["seconds"])) for s in result.series for p in s.points
+             if p.extra.get("trace")]  # fmt: skip
+    if not steps:
+        raise ValueError("the result holds no training step to write as a trace")
+    device = next((s.provenance.device for s in result.series), "")
+    return chrome.steps_trace(steps, device)
+
+
+def part_seconds(point: Point) -> dict[str, float]:
+    """A point's parts (:data:`PARTS`), in seconds; 0 for a part it lacks."""
+    parts = point.extra.get("parts") or {}
+    return {part: float(parts.get(part, 0.0)) for part in PARTS}
+
+
+LAB = Lab("squeeze", section="execution", order=50, page="squeeze",
+          quick=("shape=recommender", "loader_workers=8"))

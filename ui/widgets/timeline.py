@@ -35,6 +35,15 @@ def kind_title(kind: str) -> str:
         "d2h": translate("TimelineChart", "copy out (D2H)"),
         "comm": translate("TimelineChart", "communication"),
         "host": translate("TimelineChart", "host"),
+        # what a profiler trace adds (the trace doctor's timeline)
+        "d2d": translate("TimelineChart", "copy on the GPU (D2D)"),
+        "p2p": translate("TimelineChart", "copy between GPUs (P2P)"),
+        "copy": translate("TimelineChart", "copy"),
+        "memset": translate("TimelineChart", "memset"),
+        "launch": translate("TimelineChart", "CPU launch call"),
+        "sync": translate("TimelineChart", "synchronisation"),
+        "data": translate("TimelineChart", "data loading"),
+        "step": translate("TimelineChart", "profiler step"),
     }
     return titles.get(kind, kind)
 

@@ -2234,7 +2234,7 @@
     </message>
     <message>
         <source>%1 to %2 of %3. Wheel: zoom; drag: move; double-click: all of it.</source>
-        <translation>%3 的 %1 到 %2。滚轮：缩放；拖动：平移；双击：显示全部。</translation>
+        <translation>%3的 %1 到 %2。滚轮：缩放；拖动：平移；双击：显示全部。</translation>
     </message>
     <message>
         <source>Drawn: the %1 longest of %2 operations here; zoom in to see the rest.</source>

@@ -41,6 +41,7 @@ from ui.panels.trace_findings import FindingsList
 from ui.panels.trace_view import SharesBars, TraceTimeline, percent, segment_title, segments_of, short_name
 from ui.services import Services
 from ui.widgets.badge import ProvenanceBadge
+from ui.widgets.eliding_combo import ElidingComboBox
 from ui.widgets.export import ExportButton, caption_of, export_picture, save_export
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.timeline import time_text
@@ -117,7 +118,10 @@ class TracePanel(Panel):
         self.open_button = QPushButton()
         self.open_button.clicked.connect(lambda: self.open_trace())
         self.step_label, self.step_combo = QLabel(), QComboBox()
-        self.rank_label, self.rank_combo = QLabel(), QComboBox()
+        self.rank_label, self.rank_combo = QLabel(), ElidingComboBox()
+        # a lab's configuration names a GPU: the box shows it elided, the open list whole
+        self.rank_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.rank_combo.setMinimumContentsLength(14)
         self.step_combo.currentIndexChanged.connect(lambda _i: self._step_chosen())
         self.rank_combo.currentIndexChanged.connect(lambda _i: self._rank_chosen())
         self.export_button = ExportButton()

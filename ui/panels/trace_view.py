@@ -110,7 +110,8 @@ class SharesBars(HoverChart):
         return self.fontMetrics().height()
 
     def legend_items(self, width: int | None = None) -> list[tuple[str, QRectF]]:
-        line, metrics, width = self._line(), self.fontMetrics(), width or self.width()
+        # a line and a quarter: Chinese glyphs come from a taller fallback font than the metrics say
+        line, metrics, width = round(self._line() * 1.25), self.fontMetrics(), width or self.width()
         x, y, items = 4.0, 2.0, []
         for key, _colour in SEGMENTS:
             wide = line + 4 + metrics.horizontalAdvance(segment_title(key))
@@ -179,11 +180,11 @@ class SharesBars(HoverChart):
         painter, theme = started
         line = self._line()
         for key, box in self.legend_items():
-            swatch = QRectF(box.left(), box.top() + line * 0.15, line, line * 0.7)
+            swatch = QRectF(box.left(), box.top() + box.height() * 0.2, line, line * 0.7)
             painter.fillRect(swatch, QColor(dict(SEGMENTS)[key]))
             painter.setPen(QColor(theme.text))
-            painter.drawText(QRectF(swatch.right() + 4, box.top(), box.width(), line), Qt.AlignmentFlag.AlignLeft,
-                             segment_title(key))  # fmt: skip
+            painter.drawText(QRectF(swatch.right() + 4, box.top(), box.width(), box.height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, segment_title(key))
         self._paint_titles(painter, QColor(theme.text))
         metrics = painter.fontMetrics()
         for _row, key, share, box in self.bar_boxes():
@@ -240,6 +241,7 @@ class TraceTimeline(TimelineChart):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.row_titles = lane_title
+        self.row_elide = Qt.TextElideMode.ElideMiddle
         self.lane_noun = lambda: translate("TraceTimeline", "lane")
         self.bounds_s = 0.0
         self.view_s = (0.0, 0.0)

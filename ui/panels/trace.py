@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from gpulab.trace import Diagnosis, Event
 
 MAX_RANKS_TOGETHER = 4  # more ranks than this: the timeline starts on the first rank alone
-MAX_OPS = 3000
+MAX_OPS = 2000  # operations drawn at once (3000 took a third of a second to paint); zoom in for the rest
 SPLIT = 0.58  # of the width, for the timeline  # operations drawn at once; more are fetched only by zooming in
 FORMAT_NAMES = {"kineto": "PyTorch Profiler / Kineto JSON", "nsys": "Nsight Systems SQLite", "gpulab": "gpulab"}
 

@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         self.services.notifier.dismissed.connect(self.message_bar.hide)
         self.services.devices.report_changed.connect(self._show_device)
         self.services.navigator.kernel_requested.connect(self.open_kernel)
+        self.services.navigator.lab_requested.connect(self.open_lab)
 
     # ------------------------------------------------------------ texts
 
@@ -271,6 +272,19 @@ class MainWindow(QMainWindow):
             return
         self.show_panel("warp")
         self.panels["warp"].choose_kernel(entry, preset or None)  # type: ignore[attr-defined]
+
+    def open_lab(self, lab: str) -> None:
+        """Lab ``lab``'s page (a trace finding's "Open the lab"); Run experiment with the lab chosen
+        when it has no page of its own; an unknown name changes nothing."""
+        lab = declare.aliases().get(lab, lab)
+        if lab not in declare.registry():
+            return
+        target = _panel_for_lab(lab)
+        self.show_panel(target)
+        panel = self.panels[target]
+        if target == "experiments":
+            combo = panel.experiment_combo  # type: ignore[attr-defined]
+            combo.setCurrentIndex(max(0, combo.findData(lab)))
 
     def current_panel(self) -> Panel:
         page = cast(QScrollArea, self.stack.currentWidget())  # every page is a panel's scroll area
@@ -365,6 +379,11 @@ class MainWindow(QMainWindow):
             self.services.notifier.error(self.tr("Could not open the result: %1").replace(
                 "%1", i18n.engine_message(exc.message)))
             return None
+        if result.experiment == "trace" and self.panels.known("trace"):  # a `gpulab trace --json` diagnosis
+            self.show_panel("trace")
+            self.panels["trace"].show_result(result, path)  # type: ignore[attr-defined]
+            self.services.notifier.info(self._opened_text(path, result))
+            return result
         # A lab with its own panel shows its own results there; any other in Run experiment.
         target = _panel_for_lab(declare.aliases().get(result.experiment, result.experiment))  # old names go there too
         self.show_panel(target)

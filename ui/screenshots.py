@@ -91,6 +91,15 @@ def _open_sample_check(panel) -> None:
     panel.open_report(str(resource_path("check", "sample-report.json")))
 
 
+def _open_sample_trace(panel) -> None:
+    """The sample trace opened through Open trace…: the streams lab's own timelines from a modelled
+    run (``gpulab run streams --json``, no GPU needed), shown as modelled, never as a profiler's."""
+    from gpulab.paths import resource_path
+
+    panel.ask_open_path = lambda: str(resource_path("trace", "sample-streams-modelled.json"))
+    panel.open_button.click()
+
+
 # The pages of no one lab: what a user does before the picture is taken (None: just open it).
 OWN_RUNS: dict[str, Callable | None] = {
     "devices": None,
@@ -98,6 +107,7 @@ OWN_RUNS: dict[str, Callable | None] = {
     "experiments": _run_experiment,
     "warp": None,  # it emulates its first kernel when shown
     "check": _open_sample_check,
+    "trace": _open_sample_trace,
 }
 # What a lab page shows after its quick run, beyond the run itself.
 AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce}

@@ -63,10 +63,15 @@ class Navigator(QObject):
     opens its kernel in the warp visualizer. The main window listens and switches panels."""
 
     kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
+    lab_requested = Signal(str)  # a lab's registry name: its page (a trace's finding names the lab that teaches it)
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
         self.kernel_requested.emit(entry, preset)
+
+    def open_lab(self, lab: str) -> None:
+        """Show lab ``lab``'s page (the Run experiment page for a lab without its own)."""
+        self.lab_requested.emit(lab)
 
 
 @dataclass

@@ -12,7 +12,7 @@ thresholds and name patterns: ``resources/trace/thresholds.toml``.
 
 from gpulab.trace.analysis import Breakdown
 from gpulab.trace.classify import FINDING_KEYS, lab_of
-from gpulab.trace.doctor import Diagnosis, diagnose
+from gpulab.trace.doctor import Diagnosis, diagnose, for_step
 from gpulab.trace.findings import Finding
 from gpulab.trace.lanes import step_window, timeline_ops
 from gpulab.trace.model import Event, Step, Trace, TraceError
@@ -29,6 +29,7 @@ __all__ = [
     "Trace",
     "TraceError",
     "diagnose",
+    "for_step",
     "lab_of",
     "read_trace",
     "read_traces",

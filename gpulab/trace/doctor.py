@@ -65,3 +65,16 @@ def diagnose(trace: Trace, step: int | None = None) -> Diagnosis:
                 judged[rank] = chosen[0]
     findings = [found for part in judged.values() for found in judge(part, step)]
     return Diagnosis(trace, step, judged, add_up(judged.values()), per_step, findings)
+
+
+def for_step(diagnosis: Diagnosis, step: int | None) -> Diagnosis:
+    """``diagnosis`` judged over profiler step ``step`` only (None: the whole trace again, as
+    diagnosed), from the step breakdowns it already holds: what :func:`diagnose` with ``step``
+    finds, without reading the events again (a page switching steps on a large trace)."""
+    if step is None or step == diagnosis.step:
+        return diagnosis if step == diagnosis.step else diagnose(diagnosis.trace)
+    judged = {rank: part for rank, parts in diagnosis.per_step.items() for s, part in parts if s.number == step}
+    if not judged:
+        return diagnose(diagnosis.trace, step)  # raises the error naming the steps there are
+    findings = [found for part in judged.values() for found in judge(part, step)]
+    return Diagnosis(diagnosis.trace, step, judged, add_up(judged.values()), diagnosis.per_step, findings)

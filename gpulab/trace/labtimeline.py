@@ -12,7 +12,7 @@ calls, so idle time cannot be attributed (it stays "other").
 from __future__ import annotations
 
 from gpulab.catalogue import msg
-from gpulab.results import Result, ResultFormatError, load
+from gpulab.results import Result, ResultFormatError, Series, load
 from gpulab.timeline import ops_of
 from gpulab.trace.model import KERNEL, MEMCPY, NCCL, Event, Trace, TraceError
 
@@ -50,4 +50,16 @@ def from_result(result: Result, source: str = "<result>") -> Trace:
     if rank == 0:
         raise TraceError(msg("trace.error.no-timeline", source=source, experiment=result.experiment))
     trace.device = next((s.provenance.device for s in result.series if s.provenance.device), "")
+    trace.provenance = weakest([_kind(s) for s in result.series if any(ops_of(p.extra) for p in s.points)])
     return trace
+
+
+def _kind(series: Series) -> str:
+    """What a series' numbers are: a replayed series keeps the kind it was saved with."""
+    prov = series.provenance
+    return str(prov.details.get("original_kind", "measured")) if prov.kind == "replayed" else prov.kind
+
+
+def weakest(kinds: list[str]) -> str:
+    """The kind a mix must be called by: any modelled time makes the whole trace modelled."""
+    return next((k for k in ("modelled", "emulated") if k in kinds), "measured")

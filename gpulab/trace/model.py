@@ -110,13 +110,16 @@ class Step:
 class Trace:
     """What a reader found: the events of every rank, the file's format (``kineto``, ``nsys``,
     ``gpulab``), a name per rank for the reader (``rank 0``, ``GPU 1 (NVIDIA H100)``, a lab
-    configuration) and the device the trace names, if any."""
+    configuration) and the device the trace names, if any. ``provenance`` is what its times are:
+    ``measured`` by a profiler, or, for a lab's own timeline, the lab result's kind (a modelled
+    run stays ``modelled``: the doctor never calls a model's numbers measured)."""
 
     source: str
     format: str
     events: list[Event] = field(default_factory=list)
     rank_names: dict[int, str] = field(default_factory=dict)
     device: str = ""
+    provenance: str = "measured"
 
     @property
     def ranks(self) -> list[int]:

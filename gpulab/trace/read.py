@@ -78,5 +78,6 @@ def read_traces(paths: list[str | Path]) -> Trace:
         merged.events.extend(part.events)
         merged.rank_names.update(part.rank_names)
         merged.device = merged.device or part.device
+        merged.provenance = labtimeline.weakest([merged.provenance, part.provenance])
     merged.format = "+".join(dict.fromkeys(formats))
     return merged

@@ -9,7 +9,8 @@ writes and the GUI opens as replayed. Scripts read ``params.summary``:
      "steps": {"0": [{"step": N, "compute_share": ..., ...}]}}
 
 and one series (``gpu-busy``, provenance ``measured``: the numbers were measured by the profiler
-that wrote the file, whose name, format and size are in the provenance's details) with a point
+that wrote the file, whose name, format and size are in the provenance's details; ``modelled``
+for a modelled lab run's timeline) with a point
 per rank: x the rank, y its busy share in per cent, the shares in ``extra``. The findings are
 also the result's notes, so a viewer shows them in its own language.
 """
@@ -46,7 +47,7 @@ def to_result(diagnosis: Diagnosis) -> Result:
         size = os.path.getsize(trace.source)
     except OSError:
         size = None
-    provenance = Provenance("measured", trace.device or trace.format,
+    provenance = Provenance(trace.provenance, trace.device or trace.format,
                             {"source": "trace", "file": os.path.basename(trace.source), "format": trace.format,
                              "bytes": size})  # fmt: skip
     points = tuple(Point(x=rank, y=round(100 * (1 - part.shares()["idle_share"]), 4),

@@ -1349,6 +1349,10 @@
         <source>Check this machine</source>
         <translation>检查本机</translation>
     </message>
+    <message>
+        <source>Trace doctor</source>
+        <translation>性能追踪诊断</translation>
+    </message>
 </context>
 <context>
     <name>ParamsForm</name>
@@ -1980,6 +1984,38 @@
         <translation>主机</translation>
     </message>
     <message>
+        <source>copy on the GPU (D2D)</source>
+        <translation>GPU 内拷贝（D2D）</translation>
+    </message>
+    <message>
+        <source>copy between GPUs (P2P)</source>
+        <translation>GPU 之间拷贝（P2P）</translation>
+    </message>
+    <message>
+        <source>copy</source>
+        <translation>拷贝</translation>
+    </message>
+    <message>
+        <source>memset</source>
+        <translation>内存置值（memset）</translation>
+    </message>
+    <message>
+        <source>CPU launch call</source>
+        <translation>CPU 发起调用</translation>
+    </message>
+    <message>
+        <source>synchronisation</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>data loading</source>
+        <translation>数据加载</translation>
+    </message>
+    <message>
+        <source>profiler step</source>
+        <translation>性能分析步</translation>
+    </message>
+    <message>
         <source>H2D copy engine</source>
         <translation>H2D 拷贝引擎</translation>
     </message>
@@ -2132,6 +2168,202 @@
     <message>
         <source>PCIe: %1</source>
         <translation>PCIe：%1</translation>
+    </message>
+</context>
+<context>
+    <name>TraceFindings</name>
+    <message>
+        <source>Evidence: %1</source>
+        <translation>证据：%1</translation>
+    </message>
+    <message>
+        <source>Longest: %1</source>
+        <translation>最长的几项：%1</translation>
+    </message>
+    <message>
+        <source>Open the %1 lab</source>
+        <translation>打开“%1”实验</translation>
+    </message>
+    <message>
+        <source>%1 more findings are in the exported result.</source>
+        <translation>另有 %1 条发现，见导出的结果。</translation>
+    </message>
+</context>
+<context>
+    <name>TracePanel</name>
+    <message>
+        <source>No findings: nothing here crosses a threshold.</source>
+        <translation>没有发现：这里没有任何一项超过阈值。</translation>
+    </message>
+    <message>
+        <source>Reading a trace</source>
+        <translation>读取追踪文件</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Could not open the trace: %1</source>
+        <translation>无法打开追踪文件：%1</translation>
+    </message>
+    <message>
+        <source>Open a profiler trace</source>
+        <translation>打开性能追踪文件</translation>
+    </message>
+    <message>
+        <source>Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)</source>
+        <translation>追踪文件 (*.json *.json.gz *.gz *.sqlite);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>whole trace</source>
+        <translation>整个追踪</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>all ranks</source>
+        <translation>所有进程</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>进程 %1</translation>
+    </message>
+    <message>
+        <source>Open a PyTorch Profiler trace (.json, .json.gz), an Nsight Systems SQLite export or a saved lab result: this page shows where each GPU&apos;s time went, why it sat idle, and which lab teaches the fix.</source>
+        <translation>打开 PyTorch Profiler 追踪文件（.json、.json.gz）、Nsight Systems 导出的 SQLite 文件或已保存的实验结果：本页告诉你每块 GPU 的时间花在了哪里、为什么空闲，以及哪个实验讲解了解决办法。</translation>
+    </message>
+    <message>
+        <source>Replayed from %1: the diagnosis of %2 (%3) saved with gpulab trace --json, shown as saved. It holds no events: open the trace itself to see its timeline.</source>
+        <translation>回放自 %1：用 gpulab trace --json 保存的 %2（%3）的诊断，按保存时的样子显示。其中没有事件：要看时间线，请打开追踪文件本身。</translation>
+    </message>
+    <message>
+        <source>Modelled: %1 is a modelled run of a gpulab lab (its times computed from a spec sheet, not measured); its %3 configurations are shown as ranks.</source>
+        <translation>模型估算：%1 是 gpulab 某个实验的模型估算运行（时间由规格表算出，并非实测）；它的 %3 种配置各作为一个进程显示。</translation>
+    </message>
+    <message>
+        <source>Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.</source>
+        <translation>由写出 %1（%2）的性能分析器实测：%3 个进程，%4 个性能分析步。</translation>
+    </message>
+    <message>
+        <source>Open a trace: its timeline appears here.</source>
+        <translation>打开一个追踪文件：它的时间线会显示在这里。</translation>
+    </message>
+    <message>
+        <source>A saved diagnosis holds no timeline: open the trace file itself.</source>
+        <translation>保存的诊断中没有时间线：请打开追踪文件本身。</translation>
+    </message>
+    <message>
+        <source>the whole trace</source>
+        <translation>整个追踪</translation>
+    </message>
+    <message>
+        <source>%1 to %2 of %3. Wheel: zoom; drag: move; double-click: all of it.</source>
+        <translation>%3的 %1 到 %2。滚轮：缩放；拖动：平移；双击：显示全部。</translation>
+    </message>
+    <message>
+        <source>Drawn: the %1 longest of %2 operations here; zoom in to see the rest.</source>
+        <translation>只画出了这里 %2 个操作中最长的 %1 个；放大可看到其余的。</translation>
+    </message>
+    <message>
+        <source>Nothing ran in this window.</source>
+        <translation>这个时间窗口内没有任何操作。</translation>
+    </message>
+    <message>
+        <source>Trace doctor: where did the GPU&apos;s time go?</source>
+        <translation>性能追踪诊断：GPU 的时间花在了哪里？</translation>
+    </message>
+    <message>
+        <source>Open trace…</source>
+        <translation>打开追踪文件…</translation>
+    </message>
+    <message>
+        <source>A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a saved lab result or a saved gpulab trace --json diagnosis</source>
+        <translation>PyTorch Profiler / Kineto 追踪文件、Nsight Systems 导出的 SQLite 文件、已保存的实验结果，或用 gpulab trace --json 保存的诊断</translation>
+    </message>
+    <message>
+        <source>Step:</source>
+        <translation>步：</translation>
+    </message>
+    <message>
+        <source>Rank:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <source>Open a trace first: there is nothing to export.</source>
+        <translation>请先打开一个追踪文件：现在没有可导出的内容。</translation>
+    </message>
+</context>
+<context>
+    <name>TraceShares</name>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>memory copies</source>
+        <translation>内存拷贝</translation>
+    </message>
+    <message>
+        <source>idle: launch</source>
+        <translation>空闲：等发起</translation>
+    </message>
+    <message>
+        <source>idle: sync</source>
+        <translation>空闲：同步</translation>
+    </message>
+    <message>
+        <source>idle: data</source>
+        <translation>空闲：等数据</translation>
+    </message>
+    <message>
+        <source>idle: other</source>
+        <translation>空闲：其他</translation>
+    </message>
+    <message>
+        <source>idle: the GPU waited for the CPU to launch the next work</source>
+        <translation>空闲：GPU 在等 CPU 发起下一项工作</translation>
+    </message>
+    <message>
+        <source>idle: the CPU was held by a synchronisation and queued nothing ahead</source>
+        <translation>空闲：CPU 被同步卡住，没能提前排入工作</translation>
+    </message>
+    <message>
+        <source>idle: the CPU was waiting for the data loader</source>
+        <translation>空闲：CPU 在等数据加载器</translation>
+    </message>
+    <message>
+        <source>idle: work was queued but waited (a dependency, or no host calls in the trace to tell)</source>
+        <translation>空闲：工作已排队但在等待（有依赖，或追踪中没有主机调用可供判断）</translation>
+    </message>
+    <message>
+        <source>and %1 more ranks (in the exported result)</source>
+        <translation>另有 %1 个进程（见导出的结果）</translation>
+    </message>
+</context>
+<context>
+    <name>TraceTimeline</name>
+    <message>
+        <source>rank %1</source>
+        <translation>进程 %1</translation>
+    </message>
+    <message>
+        <source>profiler steps</source>
+        <translation>性能分析步</translation>
+    </message>
+    <message>
+        <source>CPU thread %1</source>
+        <translation>CPU 线程 %1</translation>
+    </message>
+    <message>
+        <source>lane</source>
+        <translation>通道</translation>
     </message>
 </context>
 <context>

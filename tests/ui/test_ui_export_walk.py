@@ -27,7 +27,7 @@ from tests.ui.walk import click_tab, layout_problems, open_panel, switch_languag
 from ui.panels import PANELS, panel_names
 from ui.widgets.export import FORMATS, PICTURES
 
-EXPORTING = [p.name for p in PANELS if p.lab or p.name in ("cpu-vs-gpu", "experiments")]  # pages with a picture
+EXPORTING = [p.name for p in PANELS if p.lab or p.name in ("cpu-vs-gpu", "experiments", "trace")]  # with a picture
 KEEP = os.environ.get("GPULAB_EXPORT_KEEP")  # a folder to copy the exports into, to look at them
 
 

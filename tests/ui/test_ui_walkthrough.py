@@ -186,6 +186,17 @@ def walk_check(qtbot, window, panel) -> None:
     assert panel.export_button.isEnabled() and panel.provenance == "measured"
 
 
+def walk_trace(qtbot, window, panel) -> None:
+    """Open trace… with the sample (a modelled run of the streams lab): read on the job queue."""
+    from gpulab.paths import resource_path
+
+    panel.ask_open_path = lambda: str(resource_path("trace", "sample-streams-modelled.json"))  # the file dialog
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    assert panel.diagnosis is not None and panel.chart.bar_rects() and panel.findings.cards
+    assert panel.export_button.isEnabled() and panel.provenance == "modelled"
+
+
 WALKS = {
     "devices": walk_devices,
     "experiments": walk_experiments,
@@ -204,6 +215,7 @@ WALKS = {
     "topology": walk_topology,
     "cluster-scaling": walk_cluster_scaling,
     "check": walk_check,
+    "trace": walk_trace,
 }
 
 

@@ -1,7 +1,7 @@
 """The panel registry: every page the window shows, in sidebar order.
 
-Five pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
-visualizer, the machine check) and are listed here. Every other page is a lab's: a lab that declares
+Six pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
+visualizer, the machine check, the trace doctor) and are listed here. Every other page is a lab's: a lab that declares
 ``page="NAME"`` (:mod:`gpulab.lab.declare`) gets the page ``NAME``, built from the
 :class:`~ui.panels.lab_panel.LabPanel` subclass for that lab in ``ui/panels/<NAME>.py``, titled
 by its catalogue key ``experiment.<lab>.page``, placed by its section and order. Sections keep
@@ -87,6 +87,8 @@ OWN_PAGES: tuple[PanelSpec, ...] = (
               "inside", 10),
     PanelSpec("check", lambda: translate("Panels", "Check this machine"), _lazy("ui.panels.check", "CheckPanel"),
               "check", 10),
+    PanelSpec("trace", lambda: translate("Panels", "Trace doctor"), _lazy("ui.panels.trace", "TracePanel"),
+              "check", 20),
 )
 
 

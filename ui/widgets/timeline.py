@@ -35,6 +35,15 @@ def kind_title(kind: str) -> str:
         "d2h": translate("TimelineChart", "copy out (D2H)"),
         "comm": translate("TimelineChart", "communication"),
         "host": translate("TimelineChart", "host"),
+        # what a profiler trace adds (the trace doctor's timeline)
+        "d2d": translate("TimelineChart", "copy on the GPU (D2D)"),
+        "p2p": translate("TimelineChart", "copy between GPUs (P2P)"),
+        "copy": translate("TimelineChart", "copy"),
+        "memset": translate("TimelineChart", "memset"),
+        "launch": translate("TimelineChart", "CPU launch call"),
+        "sync": translate("TimelineChart", "synchronisation"),
+        "data": translate("TimelineChart", "data loading"),
+        "step": translate("TimelineChart", "profiler step"),
     }
     return titles.get(kind, kind)
 
@@ -94,6 +103,7 @@ class TimelineChart(HoverChart):
         self.span_s: float | None = None
         self.row_titles: Callable[[str], str] = row_title  # a lab may name its rows its own way
         self.lane_noun: Callable[[], str] = lambda: translate("TimelineChart", "stream")  # "rank" in a cluster lab
+        self.row_elide = Qt.TextElideMode.ElideRight  # a trace's "rank · stream" rows keep their stream: middle
 
     # ------------------------------------------------------------ state
 
@@ -231,7 +241,7 @@ class TimelineChart(HoverChart):
             top = area.top() + index * row_h
             if index % 2:
                 painter.fillRect(QRectF(area.left(), top, area.width(), row_h), QColor(theme.button))
-            title = metrics.elidedText(self.row_titles(key), Qt.TextElideMode.ElideRight, int(area.left() - 12))
+            title = metrics.elidedText(self.row_titles(key), self.row_elide, int(area.left() - 12))
             painter.setPen(QColor(theme.text))
             painter.drawText(QRectF(4, top, area.left() - 8, row_h),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)  # fmt: skip

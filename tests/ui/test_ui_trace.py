@@ -1,0 +1,181 @@
+"""The Trace doctor page, driven as a person drives it: Open trace… (the file dialog answered),
+the step chosen in its list, a finding's lab button clicked, File → Open result… with a saved
+diagnosis, a file that is not a trace, both languages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+
+from gpulab.paths import resource_path
+from tests.gpulab.trace.builders import Kineto, Nsys, busy_kernels
+from tests.ui.test_ui_walkthrough import has_chinese
+from tests.ui.walk import choose, click, open_panel, switch_language, wait_idle
+
+SAMPLE = resource_path("trace", "sample-streams-modelled.json")
+
+
+def stepped_trace(path):
+    """Two profiler steps: step 1 busy with long kernels, step 2 tiny kernels launched late
+    (the GPU waits on the CPU: launch-bound, small kernels)."""
+    trace = Kineto(rank=0)
+    trace.annotation("ProfilerStep#1", 0.0, 2050.0)
+    busy_kernels(trace, start=10, count=20)
+    trace.annotation("ProfilerStep#2", 2100.0, 4000.0)
+    t = 2110.0
+    for _ in range(40):
+        trace.kernel("vectorized_elementwise_kernel", t, 2.0, launch_at=t - 3.0, launch_dur=4.0)
+        t += 60.0
+    return trace.write(path)
+
+
+def opened(qtbot, window, path):
+    """The page, with ``path`` opened through Open trace… (the dialog answered with it)."""
+    panel = open_panel(qtbot, window, "trace")
+    panel.ask_open_path = lambda: str(path)
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    return panel
+
+
+def keys_of(panel) -> list[str]:
+    return [card.finding["key"] for card in panel.findings.cards]
+
+
+def test_a_kineto_trace_opens_on_the_worker_and_each_step_is_judged_alone(qtbot, window, tmp_path):
+    panel = open_panel(qtbot, window, "trace")
+    panel.ask_open_path = lambda: str(stepped_trace(tmp_path / "steps.json"))
+    click(qtbot, panel.open_button)
+    assert panel.job is not None and panel.busy.isVisible() and not panel.open_button.isEnabled()
+    wait_idle(qtbot, window)
+    assert panel.job is None and not panel.busy.isVisible() and panel.provenance == "measured"
+    assert "steps.json" in panel.about.text() and "Kineto" in panel.about.text()
+    assert panel.step_combo.isVisible() and not panel.rank_combo.isVisible()  # one rank: nothing to choose
+    whole_kernels = len([op for op in panel.chart.ops if op.kind == "kernel"])
+    choose(qtbot, panel.step_combo, 2)
+    assert panel.diagnosis.step == 2 and panel.last_result.params["step"] == 2
+    assert {"launch_bound", "small_kernels"} <= set(keys_of(panel))
+    kernels = [op for op in panel.chart.ops if op.kind == "kernel"]
+    assert 40 <= len(kernels) < whole_kernels  # the timeline is the step's window
+    assert all(op.name == "vectorized_elementwise_kernel" for op in kernels)
+    choose(qtbot, panel.step_combo, 1)
+    assert "launch_bound" not in keys_of(panel) and panel.shares.rows
+
+
+def test_a_findings_lab_button_switches_the_window_to_that_lab(qtbot, window, tmp_path):
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    choose(qtbot, panel.step_combo, 2)
+    card = next(c for c in panel.findings.cards if c.finding["key"] == "launch_bound")
+    assert card.lab == "launch" and "Launch" in card.lab_button.text()
+    assert "Evidence" in card.words.text()
+    panel.findings.ensureWidgetVisible(card.lab_button)
+    click(qtbot, card.lab_button)
+    assert window.current_panel() is window.panels["launch"]
+
+
+def test_the_wheel_zooms_the_timeline_into_fewer_operations_and_a_double_click_shows_all(qtbot, window, tmp_path):
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    chart = panel.chart
+    before = len(chart.ops)
+    middle = QPointF(chart.plot_rect().center())
+    for _ in range(6):
+        wheel = QWheelEvent(middle, chart.mapToGlobal(middle), QPoint(), QPoint(0, 120), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+        chart.wheelEvent(wheel)
+    assert chart.zoomed() and 0 < len(chart.ops) < before
+    qtbot.mouseDClick(chart, Qt.MouseButton.LeftButton, pos=middle.toPoint())
+    assert not chart.zoomed() and len(chart.ops) == before
+
+
+def test_too_many_operations_are_capped_with_a_note(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setattr("ui.panels.trace.MAX_OPS", 10)
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    assert len(panel.chart.ops) == 10 and "10 longest" in panel.window_label.text()
+
+
+def test_an_nsys_sqlite_export_opens_with_its_gpu_named(qtbot, window, tmp_path):
+    db = Nsys(tmp_path / "run.sqlite")
+    for i in range(30):
+        db.kernel("ampere_sgemm_128x64_nn", 1_000_000 + i * 101_000, 100_000)
+    db.copy(1, 1, 3, 5_000_000, 400_000, 64 << 20)  # a pageable copy of 64 MiB
+    db.close()
+    panel = opened(qtbot, window, tmp_path / "run.sqlite")
+    assert panel.status.isHidden() and "Nsight Systems" in panel.about.text()
+    assert panel.chart.bar_rects() and "pageable_copies" in keys_of(panel)
+
+
+def test_a_malformed_file_is_one_line_and_the_trace_shown_stays(qtbot, window, tmp_path):
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    shown = panel.diagnosis
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"traceEvents": [ {"ph": "X", ', encoding="utf-8")
+    panel.ask_open_path = lambda: str(bad)
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    assert panel.status.isVisible() and "broken.json" in panel.status.text() and "\n" not in panel.status.text()
+    assert panel.diagnosis is shown and panel.chart.ops  # nothing lost
+    assert [level for level, *_ in window.services.notifier.history].count("error") == 1
+    switch_language(window, "zh")
+    assert has_chinese(panel.status.text())  # the line is written again in the reader's language
+    switch_language(window, "en")
+
+
+def test_a_labs_own_timeline_opens_modelled_with_its_configurations_as_ranks(qtbot, window):
+    panel = opened(qtbot, window, SAMPLE)
+    assert panel.provenance == "modelled" and panel.badge.kind == "modelled" and window.badge.kind == "modelled"
+    assert "modelled run" in panel.about.text() and panel.chart.kind == "modelled"
+    assert panel.rank_combo.isVisible() and panel.rank_combo.count() == 5  # all, and four configurations
+    choose(qtbot, panel.rank_combo, 1)
+    assert {op.lane.split(" · ")[0] for op in panel.chart.ops} == {panel.rank_combo.currentText()}
+    assert len(panel.shares.rows) == 5 and "no_overlap" in keys_of(panel)
+
+
+def test_a_saved_diagnosis_opens_from_file_open_result_as_replayed(qtbot, window, tmp_path):
+    source = stepped_trace(tmp_path / "steps.json")
+    saved = tmp_path / "diagnosis.json"
+    done = subprocess.run([sys.executable, "-m", "gpulab.cli", "trace", str(source), "--step", "2", "--json",
+                           str(saved)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    window.ask_result_path = lambda: str(saved)
+    window.open_action.trigger()
+    panel = window.panels["trace"]
+    assert window.current_panel() is panel and panel.provenance == "replayed" and window.badge.kind == "replayed"
+    assert "Replayed from diagnosis.json" in panel.about.text() and "steps.json" in panel.about.text()
+    assert "launch_bound" in keys_of(panel) and not panel.chart.ops and panel.shares.rows
+    assert panel.last_result.experiment == "trace" and panel.export_button.isEnabled()
+
+
+def test_export_writes_the_diagnosis_as_the_commands_result(qtbot, window, tmp_path):
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    choose(qtbot, panel.step_combo, 2)
+    panel.export_button.ask_path = lambda _fmt: str(tmp_path / "out.json")
+    panel.export_button.menu().actions()[3].trigger()
+    data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert data["experiment"] == "trace" and data["params"]["step"] == 2
+    assert "launch_bound" in [f["key"] for f in data["params"]["summary"]["findings"]]
+
+
+def test_the_page_reads_in_chinese(qtbot, window, tmp_path):
+    switch_language(window, "zh")
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    choose(qtbot, panel.step_combo, 2)
+    texts = [panel.heading.text(), panel.open_button.text(), panel.about.text(), panel.window_label.text(),
+             panel.step_combo.currentText(), panel.findings.cards[0].words.text(),
+             panel.findings.cards[0].lab_button.text()]  # fmt: skip
+    assert all(has_chinese(text) for text in texts), texts
+    assert has_chinese(window.sidebar.panel_item("trace").text())
+    switch_language(window, "en")
+    assert not has_chinese(panel.findings.cards[0].words.text())
+
+
+@pytest.mark.parametrize("name", ["trace.json.gz"])
+def test_a_gzip_trace_opens_like_the_plain_one(qtbot, window, tmp_path, name):
+    trace = Kineto(rank=0)
+    busy_kernels(trace, count=10)
+    panel = opened(qtbot, window, trace.write(tmp_path / name, compress=True))
+    assert panel.status.isHidden() and len([op for op in panel.chart.ops if op.kind == "kernel"]) == 10

@@ -60,13 +60,19 @@ class DeviceState(QObject):
 
 class Navigator(QObject):
     """Lets one panel send the user to another: a roofline point or an access-pattern case
-    opens its kernel in the warp visualizer. The main window listens and switches panels."""
+    opens its kernel in the warp visualizer, the welcome page opens a lesson. The main window
+    listens and switches panels."""
 
     kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
+    lesson_requested = Signal(int, int)  # chapter number, 1-based page
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
         self.kernel_requested.emit(entry, preset)
+
+    def open_lesson(self, chapter: int, page: int = 1) -> None:
+        """Show page ``page`` (1-based) of lesson chapter ``chapter`` in the lesson viewer."""
+        self.lesson_requested.emit(chapter, page)
 
 
 @dataclass

@@ -24,11 +24,12 @@ from ui.panels.lesson_nav import LessonNav
 from ui.panels.lesson_text import LessonText
 from ui.services import Services
 from ui.widgets.big_number import BigNumberView
+from ui.widgets.flow_layout import FlowBox
 
 SCALES = (0.85, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0)  # the text's size, times the theme's (or the presenter's)
 PRESENTER_LEAST_PX = 20  # body text in presenter mode is never smaller than this
 PRESENTER_LINES = 36  # presenter mode: the body text is a 36th of the window's height (22 px at 768)
-NARROW_PX = 900  # narrower than this, the text goes above the lab
+NARROW_PX = 640  # narrower than this, the text goes above the lab
 TEXT_SHARE, LAB_SHARE = 2, 3  # side by side: the text's and the lab's stretch
 
 
@@ -67,7 +68,7 @@ class LessonPanel(Panel):
         self.run_button.clicked.connect(lambda: self.run_page(change=False))
         self.try_button = QPushButton()
         self.try_button.clicked.connect(lambda: self.run_page(change=True))
-        self.lab = LabHost(self.services)
+        self.lab = LabHost(self.services, self.page_height)
         self.lab.result_ready.connect(self._result)
         self.lab.run_ended.connect(self._run_ended)
 
@@ -82,10 +83,9 @@ class LessonPanel(Panel):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.text_scroll, 1)
         column.addWidget(self.number)
-        buttons = QBoxLayout(QBoxLayout.Direction.LeftToRight)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.try_button)
-        column.addLayout(buttons)
+        buttons = FlowBox()  # side by side, or one above the other in a narrow column
+        buttons.add(self.run_button, self.try_button)
+        column.addWidget(buttons)
         self.words = words
         self.body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self.body.addWidget(words, TEXT_SHARE)
@@ -103,6 +103,7 @@ class LessonPanel(Panel):
         self.page = self.chapter.page(page)
         self.black.hide()
         self.lab.show_page(self.page)
+        self._place_parts()
         if (self.chapter.number, self.page.id) not in self.numbers and self.page.recording:
             self.lab.replay(self.page)  # a page with a recording shows it at once, replayed
         self.retranslate()
@@ -221,13 +222,24 @@ class LessonPanel(Panel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        narrow = self.width() < NARROW_PX
-        self.body.setDirection(QBoxLayout.Direction.TopToBottom if narrow else QBoxLayout.Direction.LeftToRight)
-        self.body.setStretch(0, 1 if narrow else TEXT_SHARE)
-        self.body.setStretch(1, 2 if narrow else LAB_SHARE)
+        self._place_parts()
         self.black.cover()
         if self.presenting:
             self._apply_scale()  # the type follows the window's height
+
+    def _place_parts(self) -> None:
+        """Side by side; the text above the lab where the window is narrow or the lab's panel needs
+        more than its share of the width (a wide form in large type)."""
+        widest = self.lab.currentWidget().minimumSizeHint().width()
+        width = self.shown_size().width()
+        together = self.words.minimumSizeHint().width() + widest + 2 * self.body.spacing() + 8
+        narrow = width < NARROW_PX or widest > width * LAB_SHARE // (TEXT_SHARE + LAB_SHARE) or together > width
+        self.body.setDirection(QBoxLayout.Direction.TopToBottom if narrow else QBoxLayout.Direction.LeftToRight)
+        self.body.setStretch(0, 1 if narrow else TEXT_SHARE)  # stacked: the lab's picture keeps the height
+        self.body.setStretch(1, 3 if narrow else LAB_SHARE)
+
+    def view_resized(self) -> None:
+        self._place_parts()
 
     def pictures(self) -> list[QWidget]:
         return self.lab.pictures()

@@ -14,10 +14,11 @@ The host knows panels and views; which lab runs what is the panel's business.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QWidget
 
 from gpulab import lessons
 from gpulab.lessons.validate import assignments
@@ -57,9 +58,11 @@ class LabHost(QStackedWidget):
     result_ready = Signal(object)  # the panel's Result once a run (or a replay) is shown
     run_ended = Signal(str)  # "done", "failed" or "cancelled"
 
-    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+    def __init__(self, services: Services, page_height: Callable[[], int], parent: QWidget | None = None) -> None:
+        """``page_height``: the lesson page's height on screen, of which the lab's picture gets half."""
         super().__init__(parent)
         self.services = services
+        self.page_height = page_height
         self.panels: dict[str, Panel] = {}
         self.coming = QLabel()
         self.coming.setObjectName("lessonComing")
@@ -75,12 +78,23 @@ class LabHost(QStackedWidget):
         if name not in self.panels:
             panel = panel_spec(name).factory(self.services)
             compact(panel)
+            if hasattr(panel, "page_height"):  # half of the lesson's page, not of the lab's part of it
+                panel.page_height = self.page_height  # type: ignore[method-assign]
             controls = getattr(panel, "run_controls", None)
             if controls is not None:
                 controls.ended.connect(lambda state, p=panel: self._ended(p, state))
             self.panels[name] = panel
             self.addWidget(panel)
         return self.panels[name]
+
+    def setCurrentWidget(self, widget: QWidget) -> None:
+        """Only the page shown counts for the host's size (a stack is as large as its largest page)."""
+        for index in range(self.count()):
+            page = self.widget(index)
+            policy = QSizePolicy.Policy.Preferred if page is widget else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(policy, policy)
+        super().setCurrentWidget(widget)
+        self.updateGeometry()
 
     def current_panel(self) -> Panel | None:
         widget = self.currentWidget()
@@ -177,6 +191,8 @@ def compact(panel: Panel) -> None:
     """Hide what a lesson page says itself (the panel's heading row, description, Export, monitor),
     and give the picture more of the lab's width than on its own page: beside a lesson's text the
     lab has about three fifths of the window."""
+    if panel.layout() is not None:
+        panel.layout().setContentsMargins(0, 0, 0, 0)  # the lesson's page has its own margins
     if hasattr(panel, "CONTROLS_SHARE"):
         panel.CONTROLS_SHARE = LESSON_CONTROLS_SHARE  # type: ignore[attr-defined]
         panel.FORM_SHARE = LESSON_CONTROLS_SHARE  # type: ignore[attr-defined]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpulab.lessons import Chapter
+from ui.widgets.flow_layout import FlowBox, group
 
 
 class LessonNav(QWidget):
@@ -31,14 +32,13 @@ class LessonNav(QWidget):
         self.scale_label = QLabel()
         self.larger_button = QPushButton()
         self.present_button = QPushButton()
-        row = QHBoxLayout(self)
+        # One line where it fits, wrapping in groups where it does not (large type in a narrow window).
+        self.flow = FlowBox()
+        self.flow.add(self.chapter_combo, group(self.previous_button, self.page_label, self.next_button),
+                      group(self.smaller_button, self.scale_label, self.larger_button), self.present_button)
+        row = QVBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.chapter_combo, 1)
-        for widget in (self.previous_button, self.page_label, self.next_button):
-            row.addWidget(widget)
-        row.addSpacing(12)
-        for widget in (self.smaller_button, self.scale_label, self.larger_button, self.present_button):
-            row.addWidget(widget)
+        row.addWidget(self.flow)
 
     def show_place(self, chapter: Chapter, page: int, lang: str, presenting: bool) -> None:
         """The chapter list in ``lang`` with ``chapter`` chosen, "2 / 4", and the buttons' words."""

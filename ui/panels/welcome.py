@@ -8,8 +8,9 @@ is built, after the window's first paint; no lab is imported (a lab is named by 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from gpulab import catalogue, lessons
 from ui import i18n
@@ -18,6 +19,8 @@ from ui.panels.base import Panel
 from ui.services import Services
 
 translate = QCoreApplication.translate
+
+LABS_SCALE = 0.85  # the labs' lines, times the type
 
 # The map: each part of the story and the chapters it holds.
 PARTS: tuple[tuple[str, tuple[int, ...]], ...] = (("one-gpu", (0, 1, 2)), ("squeeze", (3,)), ("many-gpus", (4, 5)))
@@ -100,16 +103,16 @@ class WelcomePanel(Panel):
         self._build_layout()
         services.devices.report_changed.connect(lambda _report: self._show_device())
         self.retranslate()
+        self.changeEvent(QEvent(QEvent.Type.FontChange))
 
     def _build_layout(self) -> None:
+        # The map as rows: each part's title, then its chapters, each with the labs its pages run.
         grid = QGridLayout()
-        for column, (key, numbers) in enumerate(PARTS):
-            box = QFrame()
-            box.setFrameShape(QFrame.Shape.StyledPanel)
-            inner = QVBoxLayout(box)
+        row = 0
+        for key, numbers in PARTS:
             self.part_titles[key] = _wrapping()
             self.part_titles[key].setObjectName("panelHeading")
-            inner.addWidget(self.part_titles[key])
+            grid.addWidget(self.part_titles[key], row, 0, Qt.AlignmentFlag.AlignTop)
             for number in numbers:
                 if number not in self.chapters:
                     continue
@@ -117,25 +120,24 @@ class WelcomePanel(Panel):
                 button.clicked.connect(lambda _checked=False, n=number: self.services.navigator.open_lesson(n, 1))
                 self.chapter_buttons[number] = button
                 self.lab_lines[number] = _wrapping()
-                inner.addWidget(button)
-                inner.addWidget(self.lab_lines[number])
-            inner.addStretch(1)
-            grid.addWidget(box, 0, column)
-            grid.setColumnStretch(column, 1)
+                grid.addWidget(button, row, 1, Qt.AlignmentFlag.AlignTop)
+                grid.addWidget(self.lab_lines[number], row, 2, Qt.AlignmentFlag.AlignTop)
+                row += 1
+        for column, stretch in enumerate((2, 3, 5)):
+            grid.setColumnStretch(column, stretch)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.intro)
         layout.addWidget(self.start_button, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addLayout(grid, 1)
+        layout.addLayout(grid)
+        layout.addStretch(1)
         layout.addWidget(self.device_line)
 
     def retranslate(self) -> None:
         lang = "zh" if i18n.current_language() == "zh" else "en"
         self.heading.setText(self.tr("Where does a GPU's time go?"))
         self.intro.setText(self.tr("A lesson in three parts, each page beside a live lab: first the bottlenecks of "
-                                   "one GPU, then how to squeeze it, then ten thousand GPUs working as one. "
-                                   "The labs run on this machine's GPU, or on the emulator and the models "
-                                   "where it has none, and every number says which."))  # fmt: skip
+                                   "one GPU, then how to squeeze it, then ten thousand GPUs working as one."))
         self.start_button.setText(self.tr("Start the lesson ▶"))
         for key, label in self.part_titles.items():
             label.setText(part_title(key))
@@ -146,6 +148,15 @@ class WelcomePanel(Panel):
             self.lab_lines[number].setText(self.tr("Labs: %1").replace("%1", " · ".join(labs)))
         self._show_device()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # the labs' lines a size smaller than the type
+            for line in self.lab_lines.values():
+                font = QFont(self.font())
+                font.setPointSizeF(self.font().pointSizeF() * LABS_SCALE)
+                line.setFont(font)
+
     def _show_device(self) -> None:
         text = device_summary(self.services.devices.report)
-        self.device_line.setText(self.tr("This machine: %1 (details on the Devices page)").replace("%1", text))
+        self.device_line.setText(self.tr("The labs run here on: %1 (the emulator and the models stand in for a "
+                                         "missing GPU; every number says which)").replace("%1", text))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontInfo, QResizeEvent
-from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpulab import lessons
 from ui import i18n
@@ -190,7 +190,8 @@ class LessonPanel(Panel):
 
     def body_px(self) -> int:
         """The body text's pixel size now: the theme's type (the presenter's, at least 20 px) times the scale."""
-        base = self.window().height() // PRESENTER_LINES if self.presenting else QFontInfo(QApplication.font()).pixelSize()
+        theme_px = QFontInfo(QApplication.font()).pixelSize()
+        base = self.window().height() // PRESENTER_LINES if self.presenting else theme_px
         px = round(base * SCALES[self.scale_index])
         return max(px, PRESENTER_LEAST_PX) if self.presenting else px
 

@@ -49,9 +49,10 @@ class LessonText(QWidget):
         column.addStretch(1)
 
     def scale_to(self, body_px: int) -> None:
-        for label, px, bold in ((self.where, round(0.8 * body_px), False), (self.title, round(TITLE_SCALE * body_px), True),
-                                (self.text, body_px, False), (self.try_this, body_px, False),
-                                (self.facts, round(0.85 * body_px), False)):  # fmt: skip
+        sizes = ((self.where, round(0.8 * body_px), False), (self.title, round(TITLE_SCALE * body_px), True),
+                 (self.text, body_px, False), (self.try_this, body_px, False),
+                 (self.facts, round(0.85 * body_px), False))
+        for label, px, bold in sizes:
             font = label.font()
             font.setPixelSize(max(1, px))
             font.setBold(bold)

@@ -1,6 +1,7 @@
 """The ``gpulab`` command: opens the lab, or runs headless subcommands.
 
-``gpulab`` alone opens the desktop lab (``--panel``, ``--lang``, ``--theme``, ``--screenshot``).
+``gpulab`` alone opens the desktop lab (``--panel``, ``--lang``, ``--theme``, ``--screenshot``;
+``--lesson N [--page P] [--presenter]`` opens the lesson viewer there).
 Headless: ``gpulab info``, ``gpulab list``, ``gpulab run NAME``, ``gpulab emulate``,
 ``gpulab bench``. The engine never imports Qt or the front end: the window is opened through
 the ``gpulab.frontend`` entry point (:mod:`gpulab.frontend`), only when it is asked for.
@@ -55,6 +56,10 @@ def _window_options(parser: argparse.ArgumentParser) -> None:
     gui.add_argument("--panel", help="panel to open first")
     gui.add_argument("--lang", choices=("zh", "en"), help="language of the window")
     gui.add_argument("--theme", choices=("light", "dark", "projector"), help="colour theme")
+    gui.add_argument("--lesson", metavar="N", type=int, help="open the lesson viewer at chapter N (0-5)")
+    gui.add_argument("--page", metavar="P", help="with --lesson: the page, 1-based or its id")
+    gui.add_argument("--presenter", action="store_true",
+                     help="presenter mode: full screen, projector theme, clicker keys (F5/Esc, PageDown/PageUp, B)")
     gui.add_argument("--screenshot", metavar="PATH",
                      help="open the window, save a PNG of it once painted, and exit")
     gui.add_argument("--screenshot-size", metavar="WxH", type=window_size, default=(1024, 768),
@@ -128,8 +133,10 @@ def open_lab(args: argparse.Namespace) -> int:
         print(f"gpulab: the desktop front end is not installed (pip install -e .); {HEADLESS_HINT}", file=sys.stderr)
         return 2
     # run_gui checks the panel name against the panel registry and says which exist.
+    lesson = {"lesson": args.lesson, "page": args.page, "presenter": True} if args.presenter else (
+        {"lesson": args.lesson, "page": args.page} if args.lesson is not None or args.page else {})
     return int(run_gui(panel=args.panel, lang=args.lang, theme=args.theme, screenshot=args.screenshot,
-                       screenshot_size=args.screenshot_size))
+                       screenshot_size=args.screenshot_size, **lesson))
 
 
 def window_size(text: str) -> tuple[int, int]:

@@ -121,18 +121,51 @@ def run_gui(
     theme: str | None = None,
     screenshot: str | None = None,
     screenshot_size: tuple[int, int] = SCREENSHOT_SIZE,
+    lesson: int | None = None,
+    page: str | None = None,
+    presenter: bool = False,
 ) -> int:
-    """Show the lab. With ``screenshot``, save one painted frame (``screenshot_size``) as PNG and return."""
+    """Show the lab. With ``screenshot``, save one painted frame (``screenshot_size``) as PNG and return.
+    With ``lesson`` (and ``page``, 1-based or its id), open the lesson viewer there; ``presenter``
+    starts the show (full screen, projector theme; a screenshot keeps its size)."""
     if panel is not None and panel not in PANEL_NAMES:
         print(f"gpulab: no panel {panel!r} (choose from {', '.join(PANEL_NAMES)})", file=sys.stderr)
         return 2
+    problem = lesson_problem(lesson, page, presenter)
+    if problem:
+        print(f"gpulab: {problem}", file=sys.stderr)
+        return 2
     app = get_app()
-    window = start_window(panel, lang, theme, paint_first=True)  # the frame on screen first, then the panel
+    window = start_window("lesson" if lesson is not None or presenter else panel, lang, theme, paint_first=True)
     install_slot_error_hook(window.services.notifier)  # a failing click shows in the window, not only on stderr
+    if lesson is not None or presenter:
+        window.presenter.full_screen = screenshot is None
+        window.after_start.append(lambda: open_lesson_page(window, lesson or 0, page or "1", presenter))
     if screenshot is None:
         window.show()
         return app.exec()
     return save_screenshot(window, Path(screenshot), screenshot_size)
+
+
+def lesson_problem(lesson: int | None, page: str | None, presenter: bool) -> str:
+    """What is wrong with ``--lesson N --page P`` ("" when nothing): a chapter or page that does not exist."""
+    if lesson is None and (page is not None):
+        return "--page needs --lesson N"
+    if lesson is None:
+        return ""
+    from gpulab import lessons  # the lesson files: only when one is asked for
+
+    try:
+        lessons.chapter(lesson).page(page or "1")
+    except KeyError as exc:
+        return f"--lesson {lesson}: {exc.args[0]}"
+    return ""
+
+
+def open_lesson_page(window: MainWindow, chapter: int, page: str, presenter: bool) -> None:
+    window.open_lesson(chapter, page)
+    if presenter:
+        window.presenter.set_on(True)
 
 
 class _PaintWatcher(QObject):

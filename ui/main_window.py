@@ -29,6 +29,7 @@ from ui import i18n, settings
 from ui.device_text import device_summary
 from ui.notify import INFO
 from ui.panels import PANELS, Panel, panel_names, sections
+from ui.presenter import Presenter
 from ui.services import Services
 from ui.theme import THEME_NAMES, apply_theme, current_theme, prepare_plots, theme_title
 from ui.widgets.badge import ProvenanceBadge
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self.services = services or Services.create()
         self.panels = Panels(self._build_panel)
         self.about_dialog: AboutDialog | None = None
+        self.presenter = Presenter(self)
         self._save_panel_choice = False  # see below: set once the start-up panel is shown
         self._make_central()
         self._make_status_bar()
@@ -97,6 +99,7 @@ class MainWindow(QMainWindow):
         self._connect_services()
         self.retranslate()
         self.started = False  # the first panel is shown and the devices are being probed
+        self.after_start: list[Callable[[], None]] = []  # what the command line asked for once it is (a lesson page)
         self._start_panel = panel or settings.saved_value(settings.PANEL_KEY) or PANELS[0].name
         if paint_first:
             self.installEventFilter(self)  # eventFilter starts the rest after the first paint
@@ -118,6 +121,8 @@ class MainWindow(QMainWindow):
         self._save_panel_choice = True
         if self.services.devices.report is None:
             self.services.devices.refresh()
+        for step in self.after_start:
+            step()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self and event.type() == QEvent.Type.Paint and not self.started:
@@ -200,6 +205,8 @@ class MainWindow(QMainWindow):
         self.services.navigator.kernel_requested.connect(self.open_kernel)
         self.services.navigator.lab_requested.connect(self.open_lab)
 
+        self.services.navigator.lesson_requested.connect(self.open_lesson)
+
     # ------------------------------------------------------------ texts
 
     def retranslate(self) -> None:
@@ -257,6 +264,9 @@ class MainWindow(QMainWindow):
         prepare_plots()  # the first page loads pyqtgraph, after the window's first paint
         panel = next(spec for spec in PANELS if spec.name == name).factory(self.services)
         panel.provenance_changed.connect(self._panel_provenance)
+        if hasattr(panel, "presenter_requested"):  # the lesson viewer starts and ends the show
+            panel.presenter_requested.connect(self.presenter.set_on)
+            self.presenter.changed.connect(panel.set_presenting)
         self.pages[name] = _scrollable(panel)
         self.stack.addWidget(self.pages[name])
         return panel
@@ -285,6 +295,13 @@ class MainWindow(QMainWindow):
         if target == "experiments":
             combo = panel.experiment_combo  # type: ignore[attr-defined]
             combo.setCurrentIndex(max(0, combo.findData(lab)))
+
+    def open_lesson(self, chapter: int, page: int | str = 1) -> Panel:
+        """The lesson viewer at page ``page`` of chapter ``chapter`` (KeyError for a page that does not exist)."""
+        self.show_panel("lesson")
+        viewer = self.panels["lesson"]
+        viewer.open_page(chapter, page)  # type: ignore[attr-defined]
+        return viewer
 
     def current_panel(self) -> Panel:
         page = cast(QScrollArea, self.stack.currentWidget())  # every page is a panel's scroll area
@@ -323,6 +340,10 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str) -> None:
         apply_theme(name)
         settings.save_value(settings.THEME_KEY, current_theme().name)
+        self.theme_choice_changed()
+
+    def theme_choice_changed(self) -> None:
+        """The theme changed (a menu choice, the presenter): the menu's tick and the sidebar follow."""
         self._check_choices()
         self._fit_sidebar()
 

@@ -60,10 +60,13 @@ class DeviceState(QObject):
 
 class Navigator(QObject):
     """Lets one panel send the user to another: a roofline point or an access-pattern case
-    opens its kernel in the warp visualizer. The main window listens and switches panels."""
+    opens its kernel in the warp visualizer, the welcome page opens a lesson. The main window
+    listens and switches panels."""
 
     kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
     lab_requested = Signal(str)  # a lab's registry name: its page (a trace's finding names the lab that teaches it)
+
+    lesson_requested = Signal(int, int)  # chapter number, 1-based page
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
@@ -72,6 +75,10 @@ class Navigator(QObject):
     def open_lab(self, lab: str) -> None:
         """Show lab ``lab``'s page (the Run experiment page for a lab without its own)."""
         self.lab_requested.emit(lab)
+
+    def open_lesson(self, chapter: int, page: int = 1) -> None:
+        """Show page ``page`` (1-based) of lesson chapter ``chapter`` in the lesson viewer."""
+        self.lesson_requested.emit(chapter, page)
 
 
 @dataclass

@@ -113,6 +113,21 @@
     </message>
 </context>
 <context>
+    <name>BigNumberView</name>
+    <message>
+        <source>Recorded on %1, %2</source>
+        <translation>录于 %1，%2</translation>
+    </message>
+    <message>
+        <source>an unknown machine</source>
+        <translation>一台未知的机器</translation>
+    </message>
+    <message>
+        <source>Ran on: %1</source>
+        <translation>运行于：%1</translation>
+    </message>
+</context>
+<context>
     <name>BothWaysBars</name>
     <message>
         <source>&lt;b&gt;Both ways at once&lt;/b&gt; (%1, %2, %3 copies)</source>
@@ -1029,6 +1044,99 @@
     </message>
 </context>
 <context>
+    <name>LessonLab</name>
+    <message>
+        <source>latency hiding and occupancy</source>
+        <translation>延迟隐藏与占用率</translation>
+    </message>
+    <message>
+        <source>squeezing a training step</source>
+        <translation>榨干一个训练步</translation>
+    </message>
+    <message>
+        <source>the trace doctor</source>
+        <translation>性能追踪诊断</translation>
+    </message>
+    <message>
+        <source>scheduling and failures</source>
+        <translation>调度与故障</translation>
+    </message>
+    <message>
+        <source>The lab for this page is still to come: %1.</source>
+        <translation>这一页的实验尚未完成：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>LessonNav</name>
+    <message>
+        <source>◀ Back</source>
+        <translation>◀ 上一页</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一页 ▶</translation>
+    </message>
+    <message>
+        <source>A−</source>
+        <translation>A−</translation>
+    </message>
+    <message>
+        <source>A+</source>
+        <translation>A+</translation>
+    </message>
+    <message>
+        <source>End presenting (Esc)</source>
+        <translation>结束演示 (Esc)</translation>
+    </message>
+    <message>
+        <source>Present (F5)</source>
+        <translation>演示 (F5)</translation>
+    </message>
+</context>
+<context>
+    <name>LessonPanel</name>
+    <message>
+        <source>The run failed, so there is no number; the message above says why.</source>
+        <translation>运行失败，所以没有数字；原因见上方的提示。</translation>
+    </message>
+    <message>
+        <source>This run has no number to show: %1</source>
+        <translation>这次运行没有可显示的数字：%1</translation>
+    </message>
+    <message>
+        <source>No number on this page: its lab is still to come.</source>
+        <translation>这一页没有数字：它的实验尚未完成。</translation>
+    </message>
+    <message>
+        <source>Running… the number appears when the run ends.</source>
+        <translation>运行中……运行结束后显示数字。</translation>
+    </message>
+    <message>
+        <source>Press R (or Run this page) to measure this page&apos;s number.</source>
+        <translation>按 R（或“运行本页”）测出这一页的数字。</translation>
+    </message>
+    <message>
+        <source>Chapter %1 · page %2 of %3</source>
+        <translation>第 %1 章 · 第 %2 页，共 %3 页</translation>
+    </message>
+    <message>
+        <source>Try this:</source>
+        <translation>试一试：</translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation>出处：</translation>
+    </message>
+    <message>
+        <source>Run this page (R)</source>
+        <translation>运行本页 (R)</translation>
+    </message>
+    <message>
+        <source>Try the change (T)</source>
+        <translation>试试改动 (T)</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU&apos;s time goes</source>
@@ -1342,6 +1450,10 @@
         <translation>课程</translation>
     </message>
     <message>
+        <source>Start here</source>
+        <translation>从这里开始</translation>
+    </message>
+    <message>
         <source>Warp visualizer</source>
         <translation>线程束可视化</translation>
     </message>
@@ -1352,6 +1464,10 @@
     <message>
         <source>Trace doctor</source>
         <translation>性能追踪诊断</translation>
+    </message>
+    <message>
+        <source>Lesson viewer</source>
+        <translation>课程</translation>
     </message>
 </context>
 <context>
@@ -2897,6 +3013,45 @@
     <message>
         <source>This warp&apos;s own steps only. The warp execution efficiency metric averages every warp of the launch, and the warp-steps count on the GPU tab counts every warp&apos;s steps.</source>
         <translation>只统计这个线程束自己的步。线程束执行效率指标对整次启动的所有线程束取平均，GPU 页的线程束步数统计的是所有线程束的步。</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <source>1 · One GPU&apos;s bottlenecks</source>
+        <translation>1 · 一块 GPU 的瓶颈</translation>
+    </message>
+    <message>
+        <source>2 · Squeezing it</source>
+        <translation>2 · 把它榨干</translation>
+    </message>
+    <message>
+        <source>3 · Ten thousand GPUs</source>
+        <translation>3 · 一万块 GPU</translation>
+    </message>
+    <message>
+        <source>(to come)</source>
+        <translation>（尚未完成）</translation>
+    </message>
+    <message>
+        <source>Where does a GPU&apos;s time go?</source>
+        <translation>GPU 的时间都花在哪儿了？</translation>
+    </message>
+    <message>
+        <source>A lesson in three parts, each page beside a live lab: first the bottlenecks of one GPU, then how to squeeze it, then ten thousand GPUs working as one.</source>
+        <translation>课程分三部分，每一页旁边都有一个能实际运行的实验：先看一块 GPU 的瓶颈，再看怎样把它榨干，最后看一万块 GPU 怎样像一块那样干活。</translation>
+    </message>
+    <message>
+        <source>The labs run here on: %1 (the emulator and the models stand in for a missing GPU; every number says which)</source>
+        <translation>实验在这里运行于：%1（没有 GPU 时由模拟器和模型代替，每个数字都会标明来源）</translation>
+    </message>
+    <message>
+        <source>Start the lesson ▶</source>
+        <translation>开始上课 ▶</translation>
+    </message>
+    <message>
+        <source>Labs: %1</source>
+        <translation>实验：%1</translation>
     </message>
 </context>
 </TS>

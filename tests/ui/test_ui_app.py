@@ -58,7 +58,7 @@ def test_panel_names_come_from_the_panel_registry():
     from ui.panels import PANELS
 
     assert PANEL_NAMES == tuple(spec.name for spec in PANELS)
-    assert PANEL_NAMES[:2] == ("devices", "cpu-vs-gpu")
+    assert PANEL_NAMES[:3] == ("welcome", "devices", "cpu-vs-gpu")  # a newcomer starts on the lesson's map
 
 
 def test_the_language_is_the_flag_then_the_saved_choice_then_the_system_locale(qapp, monkeypatch):
@@ -150,7 +150,7 @@ window.show()
 deadline = time.monotonic() + 60
 while not (window.started and len(window.panels)) and time.monotonic() < deadline:
     app.processEvents()
-after = ("pyqtgraph" in sys.modules, list(window.panels), window.current_panel() is window.panels["devices"])
+after = ("pyqtgraph" in sys.modules, list(window.panels), window.current_panel() is window.panels["welcome"])
 print(before, after)
 """
 
@@ -164,7 +164,7 @@ def test_the_window_paints_its_frame_before_it_loads_pyqtgraph_and_builds_the_fi
     done = subprocess.run([sys.executable, "-c", FIRST_PAINT_CHILD, str(tmp_path)], capture_output=True,
                           text=True, env=env, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "(False, 0) (True, ['devices'], True)"
+    assert done.stdout.strip().splitlines()[-1] == "(False, 0) (True, ['welcome'], True)"
 
 
 def test_the_cycle_collector_runs_on_the_gui_threads_timer_not_on_its_own(qapp):

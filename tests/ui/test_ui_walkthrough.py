@@ -196,8 +196,27 @@ def walk_trace(qtbot, window, panel) -> None:
     assert panel.diagnosis is not None and panel.chart.bar_rects() and panel.findings.cards
     assert panel.export_button.isEnabled() and panel.provenance == "modelled"
 
+def walk_welcome(qtbot, window, panel) -> None:
+    click(qtbot, panel.start_button)
+    viewer = window.current_panel()
+    assert viewer is window.panels["lesson"] and (viewer.chapter.number, viewer.page_index()) == (0, 1)
+    assert open_panel(qtbot, window, "welcome") is panel  # back where the walk started
+
+
+def walk_lesson(qtbot, window, panel) -> None:
+    from PySide6.QtCore import Qt
+
+    panel.open_page(2, 1)
+    qtbot.keyClick(panel, Qt.Key.Key_PageDown)  # the clicker's next page: the divergence page
+    assert panel.page.id == "divergence"
+    qtbot.keyClick(panel, Qt.Key.Key_R)  # its preset, on the lab's own Run
+    wait_idle(qtbot, window)
+    assert panel.number.number is not None and panel.lab.current_panel().last_result is not None
+
 
 WALKS = {
+    "welcome": walk_welcome,
+    "lesson": walk_lesson,
     "devices": walk_devices,
     "experiments": walk_experiments,
     "cpu-vs-gpu": walk_cpu_vs_gpu,

@@ -1,12 +1,12 @@
 """The panel registry: every page the window shows, in sidebar order.
 
-Six pages belong to no one lab (devices, CPU vs GPU, the generic run page, the warp
-visualizer, the machine check, the trace doctor) and are listed here. Every other page is a lab's: a lab that declares
-``page="NAME"`` (:mod:`gpulab.lab.declare`) gets the page ``NAME``, built from the
-:class:`~ui.panels.lab_panel.LabPanel` subclass for that lab in ``ui/panels/<NAME>.py``, titled
-by its catalogue key ``experiment.<lab>.page``, placed by its section and order. Sections keep
-the curriculum's order; a section without pages is not shown. A page's module is imported when
-the page is first built, so start-up imports no lab and no lab page.
+Eight pages belong to no one lab (the welcome page, devices, CPU vs GPU, the generic run page,
+the warp visualizer, the machine check, the trace doctor, the lesson viewer) and are listed here.
+Every other page is a lab's: a lab that declares ``page="NAME"`` (:mod:`gpulab.lab.declare`) gets
+the page ``NAME``, built from the :class:`~ui.panels.lab_panel.LabPanel` subclass for that lab in
+``ui/panels/<NAME>.py``, titled by its catalogue key ``experiment.<lab>.page``, placed by its
+section and order. Sections keep the curriculum's order; a section without pages is not shown. A
+page's module is imported when the page is first built, so start-up imports no lab and no lab page.
 """
 
 from __future__ import annotations
@@ -77,6 +77,8 @@ def _lab_page(lab: declare.Lab) -> PanelSpec:
 
 # The pages of no one lab.
 OWN_PAGES: tuple[PanelSpec, ...] = (
+    PanelSpec("welcome", lambda: translate("Panels", "Start here"), _lazy("ui.panels.welcome", "WelcomePanel"),
+              "basics", 0),
     PanelSpec("devices", lambda: translate("Panels", "Devices"), _lazy("ui.panels.devices", "DevicesPanel"),
               "basics", 10),
     PanelSpec("cpu-vs-gpu", lambda: translate("Panels", "CPU vs GPU"), _lazy("ui.panels.cpu_vs_gpu", "CpuVsGpuPanel"),
@@ -89,6 +91,9 @@ OWN_PAGES: tuple[PanelSpec, ...] = (
               "check", 10),
     PanelSpec("trace", lambda: translate("Panels", "Trace doctor"), _lazy("ui.panels.trace", "TracePanel"),
               "check", 20),
+
+    PanelSpec("lesson", lambda: translate("Panels", "Lesson viewer"), _lazy("ui.panels.lesson", "LessonPanel"),
+              "lessons", 10),
 )
 
 

@@ -193,6 +193,9 @@ class ParamsForm(QWidget):
         self.fields: list[dataclasses.Field[Any]] = []
         self.editors: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
+        # Values for fields the form does not show (a lesson's preset sets them too); the typed
+        # fields win. Without it a left-out field runs at its default.
+        self.hidden_values: dict[str, str] = {}
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
         self.layout_.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
@@ -221,7 +224,9 @@ class ParamsForm(QWidget):
     def read(self) -> Any:
         """The Params the form describes; ParamError (naming the field) when a value is wrong."""
         assert self.params_type is not None
-        return experiments.params_from_strings(self.params_type, self.texts())
+        known = {f.name for f in dataclasses.fields(self.params_type)}
+        hidden = {k: v for k, v in self.hidden_values.items() if k in known and k not in self.editors}
+        return experiments.params_from_strings(self.params_type, {**hidden, **self.texts()})
 
     def show_values(self, values: Mapping[str, Any]) -> None:
         """Put saved values (a result's ``params``) in the fields this form has, as a person would

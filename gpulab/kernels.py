@@ -610,14 +610,23 @@ def _memtest(entry: str, make_args: ArgMaker, reference: Reference) -> KernelSpe
 
 
 # pointer_chase.cu: the latency lab's GPU chase (gpulab.latency.gpu_chase). A small chain built by
-# the CPU ladder's build_chain; the reference walks it in numpy: the final index must be exact.
+# the CPU ladder's layout; the reference walks it in numpy: the final index must be exact.
 _CHASE_START = 0
 
 
-def _chase_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
-    from gpulab.latency.ladder import build_chain
+def _chase_chain(working_set_bytes: int, rng: np.random.Generator) -> np.ndarray:
+    """One random cycle through every 64-byte line, as int64 indices (the layout of
+    gpulab.latency.ladder.build_chain without its page grouping, which a small chain does not need;
+    that module is a layer above this one)."""
+    lines, stride = working_set_bytes // 64, 8
+    order = rng.permutation(lines)
+    chain = np.zeros(lines * stride, dtype=np.int64)
+    chain[order * stride] = np.roll(order, -1) * stride
+    return chain
 
-    chain = build_chain(sizes["bytes"], seed=int(rng.integers(0, 1 << 16)))
+
+def _chase_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    chain = _chase_chain(sizes["bytes"], rng)
     return [chain, np.int64(_CHASE_START), np.int64(sizes["steps"]), np.zeros(1, np.int64), np.zeros(1, np.int64)]
 
 

@@ -61,13 +61,21 @@ def _lscpu_sizes() -> dict[str, int]:
 
 def test_ladder_edges_match_lscpu() -> None:
     """The first working sets past L1d and L2 are slower: the ladder's jumps sit within a factor 2 of
-    lscpu's sizes. Timing on a shared machine is noisy: a noisy ladder skips, it never asserts a time."""
+    lscpu's sizes. Timing on a shared machine is noisy, so the ladder is taken up to three times with
+    five repeats per size and each size keeps its fastest time (noise only ever adds time); the
+    positions are asserted only when at least one pass was clean, otherwise the test skips saying why.
+    It never asserts a time, only where the edges are."""
     pytest.importorskip("numba")
     sizes = _lscpu_sizes()
-    rungs = list(_run(ladder.ladder(tuple(1 << p for p in range(12, 23)), loads=1 << 17, repeats=3)))
-    if max(r.spread for r in rungs) > 0.5:
-        pytest.skip("noisy: the machine is busy (repeats differ by more than 50%)")
-    jumps = ladder.jumps(rungs, factor=1.3)
+    top = max(1 << 23, 4 * sizes["L2"])
+    powers = tuple(1 << p for p in range(12, top.bit_length()))
+    passes = [list(_run(ladder.ladder(powers, loads=1 << 17, repeats=5))) for _ in range(3)]
+    clean = [rungs for rungs in passes if max(r.spread for r in rungs) <= 0.5]
+    if not clean:
+        worst = min(max(r.spread for r in rungs) for rungs in passes)
+        pytest.skip(f"noisy: the machine is busy (in the cleanest of 3 passes, repeats differ by {worst:.0%})")
+    best = [min((rungs[i] for rungs in passes), key=lambda r: r.ns_per_load) for i in range(len(powers))]
+    jumps = ladder.jumps(best, factor=1.3)
     for level in ("L1d", "L2"):
         near = [j for j in jumps if sizes[level] / 2 <= j <= 2 * 2 * sizes[level]]
         assert near, f"no jump near {level} = {sizes[level]} bytes; jumps at {jumps}"

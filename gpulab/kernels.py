@@ -609,12 +609,52 @@ def _memtest(entry: str, make_args: ArgMaker, reference: Reference) -> KernelSpe
                       complexity=Complexity(flop_powers=()))
 
 
+# pointer_chase.cu: the latency lab's GPU chase (gpulab.latency.gpu_chase). A small chain built by
+# the CPU ladder's layout; the reference walks it in numpy: the final index must be exact.
+_CHASE_START = 0
+
+
+def _chase_chain(working_set_bytes: int, rng: np.random.Generator) -> np.ndarray:
+    """One random cycle through every 64-byte line, as int64 indices (the layout of
+    gpulab.latency.ladder.build_chain without its page grouping, which a small chain does not need;
+    that module is a layer above this one)."""
+    lines, stride = working_set_bytes // 64, 8
+    order = rng.permutation(lines)
+    chain = np.zeros(lines * stride, dtype=np.int64)
+    chain[order * stride] = np.roll(order, -1) * stride
+    return chain
+
+
+def _chase_args(sizes: Mapping[str, int], rng: np.random.Generator) -> Args:
+    chain = _chase_chain(sizes["bytes"], rng)
+    return [chain, np.int64(_CHASE_START), np.int64(sizes["steps"]), np.zeros(1, np.int64), np.zeros(1, np.int64)]
+
+
+def chase_walk(chain: np.ndarray, start: int, steps: int) -> int:
+    """Where ``steps`` dependent loads from ``start`` end (numpy's walk of the chain)."""
+    at = int(start)
+    for _ in range(int(steps)):
+        at = int(chain[at])
+    return at
+
+
+def _chase_ref(args: Args) -> dict[int, np.ndarray]:
+    return {3: np.array([chase_walk(args[0], int(args[1]), int(args[2]))], np.int64)}
+
+
+def _chase_preset(name: str, working_set_bytes: int, steps: int) -> LaunchPreset:
+    return LaunchPreset(name, (1, 1, 1), (32, 1, 1), {"n": steps, "bytes": working_set_bytes, "steps": steps})
+
+
 # The kernels of gpulab's own tools rather than of its labs. They are not in the catalogue (the
 # visualizer, the roofline and the correctness check list lab kernels); the kernel tests compile
 # them with NVRTC and run them in the emulator, and the fuzzer mutates them, as the catalogue's.
 # memtest.cu: gpulab.check.device_memtest (gpu.memtest); these presets are the "own address"
-# pattern, the verifier's with one flipped bit to find.
+# pattern, the verifier's with one flipped bit to find. pointer_chase.cu: the latency lab's chase.
 TOOL_KERNELS: tuple[KernelSpec, ...] = (
     _memtest("memtest_write", _memtest_write_args, _memtest_write_ref),
     _memtest("memtest_verify", _memtest_verify_args, _memtest_verify_ref),
+    KernelSpec(file="pointer_chase.cu", entry="pointer_chase", make_args=_chase_args, reference=_chase_ref,
+               presets=(_chase_preset("tiny", 4096, 100), _chase_preset("small", 1 << 16, 2000)),
+               complexity=Complexity(flop_powers=())),
 )

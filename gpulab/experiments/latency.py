@@ -3,6 +3,9 @@ occupancy calculator, headless (``gpulab run latency``); its own page comes late
 
 * ``CPU latency ladder`` (measured): ns per dependent load against the working set
   (:mod:`gpulab.latency.ladder`), with the cache levels' latencies in ns and cycles as notes.
+* ``GPU latency ladder`` (measured, only with a GPU and CuPy): cycles per dependent load of
+  ``kernels/pointer_chase.cu`` over the same chains (:mod:`gpulab.latency.gpu_chase`); its largest
+  working set gives the SM model's latency. Without a GPU the published table is used (modelled).
 * ``loads per cycle`` and ``issue utilisation`` (modelled) against resident warps, for one lab
   kernel's instruction stream recorded by the emulator (:mod:`gpulab.latency.sm`), with the warp
   count Little's law gives for the saturation point, and the CPU-core contrast.
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
+
+import numpy as np
 
 from gpulab import hostmem
 from gpulab.catalogue import Message, msg, render
@@ -47,10 +52,16 @@ class Params(CheckedParams):
     cycles: int = param(8000, min=1000, max=200_000)
 
 
-def _latency_cycles(params: Params) -> tuple[int, str]:
-    """The load latency and where it comes from."""
+GPU_SIZES = (16 << 10, 256 << 10, 4 << 20, 64 << 20, 256 << 20)  # L1-sized to well past any L2
+
+
+def _latency_cycles(params: Params, measured_dram: float | None = None) -> tuple[int, str]:
+    """The load latency and where it comes from: given, measured on this GPU (the chase's largest
+    working set), or the published figure for ``arch``."""
     if params.latency:
         return params.latency, "given"
+    if measured_dram is not None:
+        return round(measured_dram), "measured: pointer_chase.cu on this GPU"
     levels = gpu_levels.levels(params.arch)
     if levels is None:
         return 0, ""
@@ -77,6 +88,23 @@ def _ladder_series(params: Params, ctx: Context) -> Generator[Progress, None, tu
     return series, rungs
 
 
+def _gpu_series() -> tuple[Series, float] | None:
+    """The GPU chase over :data:`GPU_SIZES` when a GPU and CuPy are here (measured), else None (the
+    lab then uses the published table, modelled)."""
+    from gpulab import cuda
+    from gpulab.latency import gpu_chase
+
+    if not cuda.gpu_available():
+        return None
+    rungs = gpu_chase.ladder_on_gpu(GPU_SIZES)
+    prov = Provenance("measured", cuda.device_name(), {"kernel": gpu_chase.KERNEL_FILE, "loads": rungs[0].loads,
+                                                       "clock": "clock64 (SM cycles)"})
+    series = Series(render("series.latency.gpu-ladder"), prov, "working set", "B", "latency per load", "cycles",
+                    tuple(Point(r.working_set_bytes, r.cycles_per_load) for r in rungs), key="gpu-ladder",
+                    label=msg("series.latency.gpu-ladder"))  # fmt: skip
+    return series, rungs[-1].cycles_per_load
+
+
 def _level_notes(rungs: list[ladder.Rung]) -> list[Message]:
     caches, _source = hostmem.cpu_caches()
     named = [(f"L{c.level}", c.size_bytes) for c in caches if c.kind in ("Data", "Unified")]
@@ -93,8 +121,11 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(0.0, msg("progress.latency.ladder", size=4096))
     cpu_series, rungs = yield from _ladder_series(params, ctx)
     notes = _level_notes(rungs)
-    latency, latency_source = _latency_cycles(params)
     series = [cpu_series]
+    gpu = None if params.latency else _gpu_series()
+    if gpu is not None:
+        series.append(gpu[0])
+    latency, latency_source = _latency_cycles(params, gpu[1] if gpu else None)
     if latency:
         stream = sm.emulated_stream(params.kernel)
         config = sm.SmConfig(schedulers=4, latency=latency, requests_per_cycle=params.requests_per_cycle)
@@ -105,7 +136,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
             runs.append(result)
             yield Progress(0.6 + 0.4 * (index + 1) / len(counts), msg("progress.latency.model", warps=result.warps))
         model = Provenance("modelled", f"SM model ({params.arch})", {
-            "latency_cycles": latency, "latency_source": latency_source, "unvalidated": True,
+            "latency_cycles": latency, "latency_source": latency_source, "unvalidated": gpu is None,
             "requests_per_cycle": params.requests_per_cycle, "schedulers": 4,
             "stream": f"emulated: warp 0 of {params.kernel}"})  # fmt: skip
         series.append(Series(render("series.latency.throughput"), model, "resident warps", "warps",
@@ -114,9 +145,7 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         series.append(Series(render("series.latency.utilisation"), model, "resident warps", "warps",
                              "issue slots used", "%", tuple(Point(r.warps, 100 * r.utilisation(4)) for r in runs),
                              key="utilisation", label=msg("series.latency.utilisation")))  # fmt: skip
-        little = sm.littles_law_warps(stream, config)
-        notes.append(msg("note.latency.littles-law", warps=f"{little:.1f}", saturated=sm.saturation_warps(runs),
-                         latency=latency, rate=params.requests_per_cycle))  # fmt: skip
+        notes.append(_saturation_note(stream, config, runs, params))
         cpu = sm.cpu_contrast(stream, latency, params.cycles)
         notes.append(msg("note.latency.cpu-contrast", rate=f"{cpu.loads_per_cycle:.4f}",
                          best=f"{max(r.loads_per_cycle for r in runs):.4f}"))
@@ -124,6 +153,18 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
         notes.append(msg("note.latency.no-published", arch=params.arch))
     notes.append(_occupancy_note(params))
     return Result("latency", params_to_dict(params), tuple(series), tuple(notes))
+
+
+def _saturation_note(stream: np.ndarray, config: sm.SmConfig, runs: list[sm.SmRun], params: Params) -> Message:
+    """Little's law's warp count beside the model's saturation point, or, when the throughput was
+    still climbing at ``max_warps``, that it did not saturate (the largest count is no saturation point)."""
+    little = sm.littles_law_warps(stream, config)
+    saturated = sm.levelled_off_warps(runs)
+    if saturated is None:
+        return msg("note.latency.not-saturated", warps=f"{little:.1f}", max_warps=params.max_warps,
+                   latency=config.latency, rate=params.requests_per_cycle)  # fmt: skip
+    return msg("note.latency.littles-law", warps=f"{little:.1f}", saturated=saturated, latency=config.latency,
+               rate=params.requests_per_cycle)  # fmt: skip
 
 
 def _occupancy_note(params: Params) -> Message:

@@ -29,6 +29,7 @@ class GpuLevels:
     dram_cycles_high: int
     source_title: str
     source_url: str
+    validated: bool = False  # True only with a row in resources/validation/ that measures it
 
     def as_rows(self) -> list[tuple[str, float]]:
         """(level, cycles) rows, DRAM at the middle of its published range."""
@@ -46,7 +47,7 @@ def _table() -> dict[str, GpuLevels]:
         source = sources[entry["source"]]
         found[arch] = GpuLevels(arch, int(entry["shared_cycles"]), int(entry["l1_cycles"]), int(entry["l2_cycles"]),
                                 int(entry["dram_cycles_low"]), int(entry["dram_cycles_high"]), str(source["title"]),
-                                str(source["url"]))  # fmt: skip
+                                str(source["url"]), bool(entry.get("validated", False)))  # fmt: skip
     return found
 
 

@@ -184,6 +184,16 @@ def saturation_warps(runs: Sequence[SmRun], share: float = 0.95) -> int | None:
     return next((r.warps for r in sorted(runs, key=lambda r: r.warps) if r.loads_per_cycle >= share * best), None)
 
 
+def levelled_off_warps(runs: Sequence[SmRun], share: float = 0.95) -> int | None:
+    """The fewest warps whose loads per cycle reach ``share`` of the best run's, or None when only
+    the largest count does: the curve was still climbing at the sweep's end, so the sweep shows no
+    saturation point (naming the largest count would claim one)."""
+    found = saturation_warps(runs, share)
+    if found is None or found == max(r.warps for r in runs):
+        return None
+    return found
+
+
 def cpu_contrast(stream: Sequence[int] | np.ndarray, latency: int, cycles: int = 20_000) -> SmRun:
     """The same stream on a core with one thread and nothing to switch to: every load's latency is
     paid in full (out-of-order execution and prefetching, which a CPU does have, left out)."""

@@ -61,13 +61,21 @@ def _lscpu_sizes() -> dict[str, int]:
 
 def test_ladder_edges_match_lscpu() -> None:
     """The first working sets past L1d and L2 are slower: the ladder's jumps sit within a factor 2 of
-    lscpu's sizes. Timing on a shared machine is noisy: a noisy ladder skips, it never asserts a time."""
+    lscpu's sizes. Timing on a shared machine is noisy, so the ladder is taken up to three times with
+    five repeats per size and each size keeps its fastest time (noise only ever adds time); the
+    positions are asserted only when at least one pass was clean, otherwise the test skips saying why.
+    It never asserts a time, only where the edges are."""
     pytest.importorskip("numba")
     sizes = _lscpu_sizes()
-    rungs = list(_run(ladder.ladder(tuple(1 << p for p in range(12, 23)), loads=1 << 17, repeats=3)))
-    if max(r.spread for r in rungs) > 0.5:
-        pytest.skip("noisy: the machine is busy (repeats differ by more than 50%)")
-    jumps = ladder.jumps(rungs, factor=1.3)
+    top = max(1 << 23, 4 * sizes["L2"])
+    powers = tuple(1 << p for p in range(12, top.bit_length()))
+    passes = [list(_run(ladder.ladder(powers, loads=1 << 17, repeats=5))) for _ in range(3)]
+    clean = [rungs for rungs in passes if max(r.spread for r in rungs) <= 0.5]
+    if not clean:
+        worst = min(max(r.spread for r in rungs) for rungs in passes)
+        pytest.skip(f"noisy: the machine is busy (in the cleanest of 3 passes, repeats differ by {worst:.0%})")
+    best = [min((rungs[i] for rungs in passes), key=lambda r: r.ns_per_load) for i in range(len(powers))]
+    jumps = ladder.jumps(best, factor=1.3)
     for level in ("L1d", "L2"):
         near = [j for j in jumps if sizes[level] / 2 <= j <= 2 * 2 * sizes[level]]
         assert near, f"no jump near {level} = {sizes[level]} bytes; jumps at {jumps}"
@@ -131,4 +139,78 @@ def test_published_gpu_levels_are_cited() -> None:
     turing = gpu_levels.levels("sm_75")
     assert turing is not None and turing.source_url.startswith("https://")
     assert turing.l1_cycles < turing.l2_cycles < turing.dram_cycles_low <= turing.dram_cycles_high
-    assert gpu_levels.levels("sm_90") is None  # nothing checked for Hopper: no figure, no guess
+    assert (turing.shared_cycles, turing.l1_cycles, turing.l2_cycles) == (23, 32, 236)  # README at bd871694
+    assert not turing.validated  # no validation row measures it: the lab says "unvalidated"
+    for arch in ("sm_70", "sm_80", "sm_90"):  # the papers' tables could not be read: no figure, no guess
+        assert gpu_levels.levels(arch) is None
+
+
+def _chase_spec():  # type: ignore[no-untyped-def]
+    from gpulab import kernels
+
+    return {spec.entry: spec for spec in kernels.TOOL_KERNELS}["pointer_chase"]
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+def test_gpu_chase_follows_the_chain_exactly_in_the_emulator(preset: str) -> None:
+    from gpulab import kernels, simt
+
+    spec = _chase_spec()
+    chosen = spec.preset(preset)
+    args = spec.build_args(chosen, seed=5)
+    result = simt.launch(spec.source, spec.entry, chosen.grid, chosen.block, args, filename=spec.file)
+    chain, steps = args[0], int(args[2])
+    walked = kernels.chase_walk(chain, 0, steps)
+    assert int(result.args[3][0]) == walked  # the final index is numpy's walk
+    assert int(result.args[3][0]) == ladder.chase_function().py_func(chain, 0, steps)  # and the CPU ladder's
+    assert int(result.args[4][0]) > 0  # clock64() advanced (emulator warp-steps, not cycles)
+    assert walked != 0  # the walk went somewhere: a chain of one cycle does not return to 0 early
+
+
+def test_gpu_chase_is_a_tool_kernel_and_a_fuzz_seed() -> None:
+    from gpulab.bench import fuzz
+
+    assert _chase_spec().file == "pointer_chase.cu"
+    assert "pointer_chase" in {spec.entry for spec, _preset in fuzz.seeds()}
+
+
+def test_without_a_gpu_the_lab_uses_the_published_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpulab import cuda
+    from gpulab.experiments import latency as lab
+
+    monkeypatch.setattr(cuda, "gpu_available", lambda: False)
+    assert lab._gpu_series() is None
+    params = lab.Params(arch="sm_75")
+    assert lab._latency_cycles(params) == (1100, gpu_levels.levels("sm_75").source_url)  # type: ignore[union-attr]
+    assert lab._latency_cycles(params, measured_dram=612.4) == (612, "measured: pointer_chase.cu on this GPU")
+    assert lab._latency_cycles(lab.Params(arch="sm_90"))[0] == 0  # no published figure: the note says so
+
+
+def test_saturation_note_does_not_name_the_last_count_when_still_climbing() -> None:
+    from gpulab.experiments import latency as lab
+
+    config = sm.SmConfig(schedulers=4, latency=400, requests_per_cycle=0.25)
+    stream = sm.synthetic_stream(3)  # Little's law: ~101 warps; the sweep stops at 16
+    runs = list(_run(sm.sweep(stream, [1, 2, 4, 8, 12, 16], config, cycles=3000)))
+    assert sm.saturation_warps(runs) == 16 and sm.levelled_off_warps(runs) is None
+    note = lab._saturation_note(stream, config, runs, lab.Params(max_warps=16))
+    assert note.key == "note.latency.not-saturated" and dict(note.args)["max_warps"] == 16
+    full = list(_run(sm.sweep(stream, list(range(8, 161, 8)), config, cycles=3000)))
+    levelled = sm.levelled_off_warps(full)
+    assert levelled is not None and levelled < 160
+    note = lab._saturation_note(stream, config, full, lab.Params(max_warps=160))
+    assert note.key == "note.latency.littles-law" and dict(note.args)["saturated"] == levelled
+
+
+@pytest.mark.gpu
+def test_gpu_chase_on_the_gpu_walks_right_and_dram_is_slower_than_l1() -> None:
+    pytest.importorskip("cupy")
+    from gpulab import kernels
+    from gpulab.latency import gpu_chase
+
+    small = gpu_chase.measure_rung(16 << 10, loads=4096)
+    large = gpu_chase.measure_rung(256 << 20, loads=4096)
+    for rung in (small, large):
+        chain = ladder.build_chain(rung.working_set_bytes, 0)
+        assert rung.final_index == kernels.chase_walk(chain, 0, rung.loads)
+    assert 0 < small.cycles_per_load < large.cycles_per_load

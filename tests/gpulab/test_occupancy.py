@@ -21,6 +21,16 @@ PUBLISHED = [
     # shared memory alone: (8192 + 1024 reserved) per block -> 11 blocks in 102400 bytes.
     (("sm_89", 1024, 37, 8192), (1, 32, ("warps", "registers"))),
 ]
+# Cases that follow from the CUDA C++ Programming Guide's Table 27 and Shared Memory sections alone
+# (the figures quoted in resources/occupancy/limits.toml's header), one per verified column.
+GUIDE = [
+    (("sm_120", 32, 16, 0), (24, 24, ("blocks",))),  # 12.0: 24 resident blocks (the table; was 32 here)
+    (("sm_89", 32, 16, 0), (24, 24, ("blocks",))),  # 8.9: 24 resident blocks
+    (("sm_86", 1024, 16, 0), (1, 32, ("warps",))),  # 8.6: 48 warps, so one 32-warp block
+    (("sm_90", 128, 16, 232448), (1, 4, ("shared_memory",))),  # 9.0: 227 KB + the 1 KB reserved = 228 KB
+    (("sm_80", 128, 16, 166912), (1, 4, ("shared_memory",))),  # 8.0: 163 KB + 1 KB = 164 KB
+    (("sm_75", 128, 16, 65536), (1, 4, ("shared_memory",))),  # 7.5: one block may use all 64 KB, none reserved
+]
 # Cases from the rules in resources/occupancy/limits.toml (cuda_occupancy.h semantics), by hand.
 RULES = [
     (("sm_80", 256, 64, 49152), (3, 24, ("shared_memory",))),  # (48K + 1K) per block: 3 in 164 KiB
@@ -31,7 +41,7 @@ RULES = [
 ]
 
 
-@pytest.mark.parametrize(("args", "expected"), PUBLISHED + RULES)
+@pytest.mark.parametrize(("args", "expected"), PUBLISHED + GUIDE + RULES)
 def test_calculator_table(args: tuple, expected: tuple) -> None:
     result = occupancy(*args)
     assert (result.blocks_per_sm, result.warps_per_sm, result.limiters) == expected
@@ -89,20 +99,33 @@ def test_cli_kernel_registers_from_nvrtc(capsys: pytest.CaptureFixture[str]) -> 
     assert data["compiled"]["static_shared_bytes"] == 4096 and data["compiled"]["registers"] > 0
 
 
+def test_carveout_choices_are_the_guides() -> None:
+    from gpulab.occupancy import arch_limits
+
+    assert arch_limits("sm_90").carveout_kib == (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
+    assert arch_limits("sm_80").carveout_kib == (0, 8, 16, 32, 64, 100, 132, 164)
+    assert arch_limits("sm_120").carveout_kib == arch_limits("sm_89").carveout_kib == (0, 8, 16, 32, 64, 100)
+    assert arch_limits("sm_70").carveout_kib == (0, 8, 16, 32, 64, 96)
+
+
 @pytest.mark.gpu
 def test_calculator_equals_cuda_occupancy_api() -> None:
-    """On a GPU: the calculator equals cuOccupancyMaxActiveBlocksPerMultiprocessor for lab kernels."""
-    cp = pytest.importorskip("cupy")
-    from gpulab import kernels
-    from gpulab.occupancy import cubin
+    """On a GPU: the calculator equals cuOccupancyMaxActiveBlocksPerMultiprocessor for lab kernels.
 
-    major, minor = cp.cuda.Device().compute_capability[:-1], cp.cuda.Device().compute_capability[-1]
-    arch = f"sm_{major}{minor}"
+    CuPy's API (read in cupy/cupy at 6b6d9563, cupy_backends/cuda/api/driver.pyx, re-exported as
+    ``cupy.cuda.driver``): ``occupancyMaxActiveBlocksPerMultiprocessor(func, blockSize,
+    dynamicSMemSize)`` with ``func`` the CUfunction as an integer, which is ``Function.ptr`` of the
+    ``cupy.cuda.Function`` that ``RawKernel.kernel`` returns (cupy/_core/raw.pyx); CuPy itself
+    calls it so in cupy/cuda/function.pyx. ``Device().compute_capability`` is a string like ``"90"``."""
+    cp = pytest.importorskip("cupy")
+    from gpulab import cuda, kernels
+
+    capability = cp.cuda.Device().compute_capability
+    arch = f"sm_{capability[:-1]}{capability[-1]}"
     for entry in ("vector_add", "matmul_tiled", "transpose_shared", "reduce_shuffle"):
-        kernel = cp.RawKernel(kernels.get(entry).source, entry)
-        registers = kernel.attributes["num_regs"]
-        shared = kernel.attributes["shared_size_bytes"]
-        for threads in (64, 256, 1024):
-            api = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, 0)
-            assert occupancy(arch, threads, registers, shared).blocks_per_sm == api, (entry, threads)
-        del cubin
+        kernel = cuda.get_kernel(kernels.get(entry).source, entry)
+        registers, shared = kernel.attributes["num_regs"], kernel.attributes["shared_size_bytes"]
+        for threads, dynamic in ((64, 0), (256, 0), (1024, 0), (256, 8192)):
+            api = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, dynamic)
+            ours = occupancy(arch, threads, registers, shared + dynamic).blocks_per_sm
+            assert ours == api, (entry, threads, dynamic, registers, shared)

@@ -293,7 +293,7 @@ class _Simulation:
         run.progress1_s = run.progress0_s + done * job.checkpoint_interval_s * run.speed
         run.end_s, run.reason = now, reason
         gpus = float(run.taken.sum())
-        lost_wall = max(0.0, elapsed) - done * cycle  # the work since the last checkpoint, and any write under way
+        lost_wall = max(0.0, elapsed) - (done * cycle if done else 0.0)  # since the last checkpoint, any write included
         self.lost["failure" if reason == "failure" else "preemption"] += lost_wall * gpus
         self._finish_run(run, killed=True)
         self.states[job_id].progress_s = run.progress1_s

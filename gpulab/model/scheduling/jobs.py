@@ -67,11 +67,11 @@ MIXES: dict[str, tuple[JobClass, ...]] = {
                  hours_range=(1, 48), priority=1),
         JobClass("small", 0.02, sizes=(1, 2, 4, 8, 8, 8), median_hours=1.5, sigma=0.9, hours_range=(0.1, 12)),
     ),
-    # One run at a time on most of the cluster, as for Llama 3, and small jobs around it.
+    # One run on seven eighths of the cluster (the rest: spares and small jobs), as for Llama 3.
     "one-big-run": (
-        JobClass("large", 0.85, size_shares=(1.0,), median_hours=150, sigma=0.01, hours_range=(24, 1000),
+        JobClass("large", 0.9, size_shares=(0.875,), median_hours=150, sigma=0.01, hours_range=(24, 1000),
                  priority=2, arrive_within=0.0),
-        JobClass("small", 0.15, sizes=(1, 2, 4, 8), median_hours=1.5, sigma=0.9, hours_range=(0.1, 12)),
+        JobClass("small", 0.02, sizes=(1, 2, 4, 8, 8, 8), median_hours=1.5, sigma=0.9, hours_range=(0.1, 12)),
     ),
     # Many medium and small jobs, no big run: where packing and backfill matter most.
     "many-small": (

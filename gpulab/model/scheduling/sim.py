@@ -30,7 +30,7 @@ import bisect
 import heapq
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -179,11 +179,15 @@ class _Simulation:
         self.serial += 1
         heapq.heappush(self.events, (time_s, kind, self.serial, what))
 
-    def simulate(self) -> Outcome:
+    def simulate(self, tick: Callable[[float], None] | None = None) -> Outcome:
         horizon, last = self.config.horizon_s, 0.0
         self._record(0.0)
+        instants = 0
         while self.events and self.events[0][0] <= horizon:
             now = self.events[0][0]
+            instants += 1
+            if tick is not None and instants % 512 == 0:
+                tick(now / horizon)
             self._account(last, now)
             while self.events and self.events[0][0] == now:
                 _t, kind, serial, what = heapq.heappop(self.events)
@@ -527,12 +531,14 @@ class _Simulation:
         self.lost["stranded"] += stranded * span
 
 
-def simulate(config: Config, jobs: Sequence[Job], failures: Sequence[tuple[float, int]] = ()) -> Outcome:
+def simulate(config: Config, jobs: Sequence[Job], failures: Sequence[tuple[float, int]] = (),
+             tick: Callable[[float], None] | None = None) -> Outcome:  # fmt: skip
     """Run ``jobs`` (their ids 0..n-1 in order) on ``config.cluster`` under ``config.policy``, the
-    ``failures`` ((time, node) pairs) striking as given, up to ``config.horizon_s``."""
+    ``failures`` ((time, node) pairs) striking as given, up to ``config.horizon_s``; ``tick`` is called
+    now and then with the share of the horizon simulated (it may raise to stop)."""
     if any(job.id != i for i, job in enumerate(jobs)):
         raise ValueError("job ids must be 0, 1, ... in the list's order")
-    outcome = _Simulation(config, list(jobs), sorted(failures)).simulate()
+    outcome = _Simulation(config, list(jobs), sorted(failures)).simulate(tick)
     for job, state in zip(outcome.jobs, outcome.states, strict=True):
         if not math.isnan(state.first_start_s):
             state.wait_s = state.first_start_s - job.arrival_s

@@ -104,7 +104,8 @@ def build_series(outcome: sim.Outcome, provenance: Provenance) -> list[Series]:
     spec = outcome.config.cluster
     bins = max(1, min(400, round(outcome.config.horizon_s / HOUR)))
     hours, avg = hourly(outcome, bins)
-    share = {name: np.clip(avg[name] / spec.gpus * 100, 0, 100) for name in ("busy", "held", "down", "blocked", "stranded", "idle")}
+    share = {name: np.clip(avg[name] / spec.gpus * 100, 0, 100)
+             for name in ("busy", "held", "down", "blocked", "stranded", "idle")}
     utilisation = [Point(float(h), float(share["busy"][i]), extra={k: float(v[i]) for k, v in share.items()})
                    for i, h in enumerate(hours)]  # fmt: skip
     fragmentation = [Point(float(h), float(avg["stranded"][i]), extra={"queued_gpus": float(avg["queued_gpus"][i])})
@@ -120,7 +121,8 @@ def build_series(outcome: sim.Outcome, provenance: Provenance) -> list[Series]:
                 "axis.scheduling.goodput", "%", provenance, goodput_points(outcome)),
         _series("lost", msg("series.scheduling.lost"), "axis.scheduling.cause", "",
                 "axis.scheduling.gpu-hours", "GPU·h", provenance,
-                [Point(i + 1, outcome.lost_gpu_s[c] / HOUR, extra={"cause": c}) for i, c in enumerate(sim.LOSS_CAUSES)]),
+                [Point(i + 1, outcome.lost_gpu_s[c] / HOUR, extra={"cause": c})
+                 for i, c in enumerate(sim.LOSS_CAUSES)]),
         _series("runs", msg("series.scheduling.runs"), "axis.scheduling.start", "h", "axis.scheduling.end", "h",
                 provenance, run_points(outcome)),
         _series("failures", msg("series.scheduling.failures"), "axis.scheduling.hours", "h",
@@ -201,7 +203,8 @@ def all_notes(outcome: sim.Outcome, params: Params) -> tuple[Note, ...]:
     spec, s = outcome.config.cluster, summary(outcome)
     worst = max(sim.LOSS_CAUSES, key=lambda c: outcome.lost_gpu_s[c])
     notes = [
-        msg("scheduling.note.summary", policy=choice_text(Params, "policy", params.policy) or params.policy, gpus=spec.gpus, nodes=spec.nodes, hours=f"{params.hours:g}",
+        msg("scheduling.note.summary", policy=choice_text(Params, "policy", params.policy) or params.policy,
+            gpus=spec.gpus, nodes=spec.nodes, hours=f"{params.hours:g}",
             utilisation=f"{s.utilisation * 100:.0f}", goodput=f"{s.goodput * 100:.0f}", wait=f"{s.mean_wait_h:.1f}",
             finished=s.finished, jobs=s.jobs),
         msg("scheduling.note.lost", lost=f"{s.lost_gpu_h:,.0f}", cause=msg(CAUSE_KEYS[worst]),

@@ -1884,6 +1884,18 @@
         <source>At %1 h: %2 jobs running, %3 waiting; nodes %4 allocated, %5 idle, %6 down (sinfo).</source>
         <translation>%1 小时时：%2 个作业在运行，%3 个在等待；节点 %4 个已分配，%5 个空闲，%6 个下线（sinfo）。</translation>
     </message>
+    <message>
+        <source>large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>small</source>
+        <translation>小</translation>
+    </message>
 </context>
 <context>
     <name>SeriesLegend</name>

@@ -139,10 +139,11 @@ class SchedulingPanel(LabPanel):
             self.tr("At %1 h: %2 jobs running, %3 waiting; nodes %4 allocated, %5 idle, %6 down (sinfo).")
             .replace("%1", f"{hour:.1f}").replace("%2", str(running)).replace("%3", str(len(rows) - running))
             .replace("%4", str(counts.allocated)).replace("%5", str(counts.idle)).replace("%6", str(counts.down)))
+        classes = {"large": self.tr("large"), "medium": self.tr("medium"), "small": self.tr("small")}
         shown = rows[:MAX_QUEUE_ROWS]
         self.queue_table.setRowCount(len(shown))
         for i, row in enumerate(shown):
-            values = (str(row.job), row.kind, str(row.gpus), row.state, f"{row.hours:.1f}", row.nodes)
+            values = (str(row.job), classes.get(row.kind, row.kind), str(row.gpus), row.state, f"{row.hours:.1f}", row.nodes)
             for j, value in enumerate(values):
                 self.queue_table.setItem(i, j, QTableWidgetItem(value))
 

@@ -61,7 +61,7 @@ class GanttPlot(pg.PlotWidget):
         self.ticks = pg.ScatterPlotItem(symbol="t", size=6, pen=None, brush=pg.mkBrush("#222222"))
         self.cursor = pg.InfiniteLine(0.0, angle=90, movable=True, pen=pg.mkPen("#d62728", width=2))
         for item in (self.bars, self.ticks, self.failures, self.cursor):
-            self.addItem(item)
+            self.getPlotItem().vb.addItem(item)  # not data items: the theme's curve pens are not theirs
         self.cursor.sigPositionChanged.connect(lambda line: self.cursor_moved.emit(float(line.value())))
         self.bar_count = 0
 

@@ -143,7 +143,8 @@ class SchedulingPanel(LabPanel):
         shown = rows[:MAX_QUEUE_ROWS]
         self.queue_table.setRowCount(len(shown))
         for i, row in enumerate(shown):
-            values = (str(row.job), classes.get(row.kind, row.kind), str(row.gpus), row.state, f"{row.hours:.1f}", row.nodes)
+            kind = classes.get(row.kind, row.kind)
+            values = (str(row.job), kind, str(row.gpus), row.state, f"{row.hours:.1f}", row.nodes)
             for j, value in enumerate(values):
                 self.queue_table.setItem(i, j, QTableWidgetItem(value))
 

@@ -14,6 +14,7 @@ BENCHES = {
     "fuzz": "gpulab.bench.fuzz",
     "gpu-smoke": "gpulab.bench.gpu_smoke",
     "memory": "gpulab.bench.memory",
+    "scheduling": "gpulab.bench.scheduling",
     "simt": "gpulab.bench.simt",
     "sweep": "gpulab.bench.sweep",
 }

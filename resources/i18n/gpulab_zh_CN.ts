@@ -1939,6 +1939,85 @@
     </message>
 </context>
 <context>
+    <name>SchedulingPanel</name>
+    <message>
+        <source>Gantt</source>
+        <translation>甘特图</translation>
+    </message>
+    <message>
+        <source>Utilisation</source>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <source>Lost GPU-hours</source>
+        <translation>损失的 GPU 小时</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>GPU-hours</source>
+        <translation>GPU 小时</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Press Run: the jobs appear on their nodes; drag the red line to see the queue at that time.</source>
+        <translation>按“运行”：作业会出现在各自的节点上；拖动红线可查看那一时刻的队列。</translation>
+    </message>
+    <message>
+        <source>At %1 h: %2 jobs running, %3 waiting; nodes %4 allocated, %5 idle, %6 down (sinfo).</source>
+        <translation>%1 小时时：%2 个作业在运行，%3 个在等待；节点 %4 个已分配，%5 个空闲，%6 个下线（sinfo）。</translation>
+    </message>
+    <message>
+        <source>large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>small</source>
+        <translation>小</translation>
+    </message>
+</context>
+<context>
     <name>SeriesLegend</name>
     <message>
         <source>○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, ceiling or speed-up uses them.</source>

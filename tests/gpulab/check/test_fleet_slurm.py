@@ -1,164 +1,31 @@
-"""The README's Slurm command for real: a single-node Slurm (munge, slurmctld, slurmd from Debian's
-packages) started in a temporary folder, ``srun`` running ``gpulab check`` as 2 tasks, the merged
-report checked, the daemons stopped.
-
-Skipped, with the reason, where that cannot be done: the daemons are not installed (``apt-get install
-slurmctld slurmd munge slurm-client``; .ci/run tries), the test does not run as root (slurmd starts
-jobs as their user and must be root), or a daemon does not come up (its log's tail is in the reason).
-Every wait is bounded."""
+"""The README's Slurm command for real: a single-node Slurm (:mod:`tests.slurm_cluster`), ``srun``
+running ``gpulab check`` as 2 tasks, the merged report checked, the daemons stopped."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.slurm_cluster import RUN_TIMEOUT_S, find, gpulab_command, single_node_slurm, slurm_folder
+
 pytestmark = [pytest.mark.slurm, pytest.mark.mpi]
-
-DAEMONS = ("munged", "slurmctld", "slurmd", "srun", "sinfo")
-START_TIMEOUT_S = 60.0
-RUN_TIMEOUT_S = 240
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _tail(path: Path, lines: int = 8) -> str:
-    try:
-        return " | ".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-    except OSError:
-        return f"(no {path.name})"
-
-
-def _find(name: str) -> str | None:
-    return shutil.which(name) or next((str(p) for d in ("/usr/sbin", "/sbin") if (p := Path(d) / name).exists()), None)
-
-
-def _slurm_conf(folder: Path, host: str, cpus: int, munge_socket: Path) -> str:
-    return f"""ClusterName=gpulabtest
-SlurmctldHost={host}(127.0.0.1)
-SlurmctldPort={_free_port()}
-SlurmdPort={_free_port()}
-AuthType=auth/munge
-AuthInfo=socket={munge_socket}
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation={folder}/state
-SlurmdSpoolDir={folder}/spool
-SlurmctldPidFile={folder}/slurmctld.pid
-SlurmdPidFile={folder}/slurmd.pid
-SlurmctldLogFile={folder}/slurmctld.log
-SlurmdLogFile={folder}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-MpiDefault=none
-ReturnToService=2
-SlurmdTimeout=30
-NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
-"""
-
-
-def _wait_for(what: str, ready, deadline_s: float, logs: list[Path]) -> None:
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        if ready():
-            return
-        time.sleep(0.5)
-    pytest.skip(f"{what} did not come up within {deadline_s:g} s: " + "; ".join(_tail(p) for p in logs))
-
-
-@contextlib.contextmanager
-def single_node_slurm(folder: Path) -> Iterator[dict[str, str]]:
-    """munged, slurmctld and slurmd in ``folder``; yields the environment for srun; stops them after."""
-    missing = [name for name in DAEMONS if _find(name) is None]
-    if missing:
-        pytest.skip(f"Slurm is not installed here (no {', '.join(missing)}): apt-get install slurmctld slurmd munge "
-                    "slurm-client")
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("a single-node Slurm needs root here (slurmd starts the jobs as their user)")
-    for sub in ("state", "spool", "munge"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    (folder / "munge").chmod(0o700)
-    key = folder / "munge" / "munge.key"
-    key.write_bytes(os.urandom(1024))
-    key.chmod(0o600)
-    munge_socket = folder / "munge" / "munge.socket"
-    host = socket.gethostname().split(".")[0]
-    conf = folder / "slurm.conf"
-    conf.write_text(_slurm_conf(folder, host, max(2, os.cpu_count() or 2), munge_socket), encoding="utf-8")
-    env = {**os.environ, "SLURM_CONF": str(conf)}
-    started: list[subprocess.Popen] = []
-
-    def start(*command: str, log: Path) -> None:
-        with open(log, "ab") as handle:  # the daemon keeps its own copy of the descriptor
-            started.append(subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True))
-
-    try:
-        start(_find("munged") or "munged", "--foreground", "--force", f"--socket={munge_socket}",
-              f"--key-file={key}", f"--pid-file={folder}/munge/munged.pid", f"--seed-file={folder}/munge/seed",
-              f"--log-file={folder}/munge/munged.log", log=folder / "munged.out")
-        _wait_for("munged", munge_socket.exists, START_TIMEOUT_S, [folder / "munged.out", folder / "munge/munged.log"])
-        start(_find("slurmctld") or "slurmctld", "-D", "-i", "-f", str(conf), log=folder / "slurmctld.out")
-        start(_find("slurmd") or "slurmd", "-D", "-f", str(conf), log=folder / "slurmd.out")
-
-        def node_idle() -> bool:
-            try:
-                done = subprocess.run([_find("sinfo") or "sinfo", "-h", "-o", "%t"], env=env, capture_output=True,
-                                      text=True, timeout=10)
-            except subprocess.TimeoutExpired:
-                return False
-            return done.returncode == 0 and done.stdout.strip().startswith("idle")
-
-        _wait_for("slurmctld and slurmd", node_idle, START_TIMEOUT_S,
-                  [folder / "slurmctld.out", folder / "slurmctld.log", folder / "slurmd.out", folder / "slurmd.log"])
-        yield env
-    finally:
-        for process in reversed(started):  # only the daemons this test started, by their own process groups
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=15)
 
 
 def test_the_readmes_srun_command_checks_two_tasks_and_rank_0_writes_one_report(tmp_path):
     from gpulab.cluster.mpi_backend import launch_env
 
-    folder = Path("/tmp") / f"gpulab-slurm-{os.getpid()}"  # short: munge's socket path has a length limit
-    shutil.rmtree(folder, ignore_errors=True)
+    folder = slurm_folder()
     try:
         with single_node_slurm(folder) as env:
             env = {**launch_env(), **env}
             out = tmp_path / "fleet.json"
             # The README's command (its fleet section) on this one node: 2 tasks, each its own "node", and
             # only the quick MPI check (the CPU checks of two ranks on two cores would say "busy").
-            script = Path(sys.executable).parent / "gpulab"
-            gpulab = [str(script)] if script.exists() else [sys.executable, "-m", "gpulab.cli"]
-            command = [_find("srun") or "srun", "--nodes=1", "--ntasks-per-node=2", "--mpi=pmix", *gpulab, "check",
+            gpulab = gpulab_command()
+            command = [find("srun") or "srun", "--nodes=1", "--ntasks-per-node=2", "--mpi=pmix", *gpulab, "check",
                        "--json", str(out), "--html", str(tmp_path / "fleet.html"), "--only", "software.mpi",
                        "--each-rank-a-node"]
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)

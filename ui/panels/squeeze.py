@@ -2,8 +2,9 @@
 
 Right of the form: one horizontal bar per configuration, stacked from its parts (data wait, H2D,
 compute, launch gaps, idle), its name and GPU utilisation on the left axis; under it the colours'
-key, the verdict on the explainer's claim in words, and the notes. The switches are the form's
-checkboxes. "Export trace…" writes the configurations' steps as a Chrome trace, which opens in
+key, the verdict on the explainer's claim in words, what the trace doctor finds gone bar by bar
+(:mod:`ui.panels.squeeze_doctor`, run on a worker thread after each run), and the notes. The
+switches are the form's checkboxes. "Export trace…" writes the configurations' steps as a Chrome trace, which opens in
 the trace doctor and in Perfetto.
 """
 
@@ -16,10 +17,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gpulab.catalogue import Note, msg
+from gpulab.catalogue import Message, Note, msg
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.jobs import Job
+from ui.panels import squeeze_doctor
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.flow_layout import WrapLabel
 
@@ -68,9 +70,14 @@ class SqueezePanel(LabPanel):
         self.key = QLabel()
         self.key.setWordWrap(True)
         self.key.setTextFormat(Qt.TextFormat.RichText)
-        self.verdict = WrapLabel(min_lines=2, max_lines=6)
+        self.verdict = WrapLabel(min_lines=2)  # the page's answer: never cut short
         self.verdict.setObjectName("squeezeVerdict")
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.doctor = WrapLabel(min_lines=0)
+        self.doctor.setObjectName("squeezeDoctor")
+        self.doctor.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.changes: list[squeeze_doctor.Change] = []
+        self.diagnosing: Result | None = None  # the result whose steps the doctor is reading, if any
         self.trace_button = QPushButton()
         self.trace_button.setEnabled(False)
         self.trace_button.clicked.connect(self.export_trace_dialog)
@@ -82,6 +89,7 @@ class SqueezePanel(LabPanel):
         column.addWidget(self.chart, 1)
         column.addWidget(self.key)
         column.addWidget(self.verdict)
+        column.addWidget(self.doctor)
         column.addWidget(self.notes)
         hidden = self.plot_column()  # the points are drawn as the stacked bars instead
         hidden.hide()
@@ -106,6 +114,7 @@ class SqueezePanel(LabPanel):
         names = {part: i18n.engine_message(msg(f"squeeze.part.{part.replace('_', '-')}")) for part in PARTS}
         swatches = [f'<span style="color:{PART_COLOURS[p]}">■</span>&nbsp;{names[p]}' for p in PARTS]
         self.key.setText("&nbsp;&nbsp; ".join(swatches))
+        self._show_changes()
         self._draw()
 
     # ------------------------------------------------------------ the run's life
@@ -114,6 +123,8 @@ class SqueezePanel(LabPanel):
         super().forget_run()
         self.bars = []
         self.verdict.setText("")
+        self.changes, self.diagnosing = [], None
+        self._show_changes()
         self.trace_button.setEnabled(False)
         self._draw()
 
@@ -134,6 +145,32 @@ class SqueezePanel(LabPanel):
         verdict = [note for note in result.notes if note.message.key.startswith(VERDICT_KEYS)]
         self.verdict.setText(" ".join(i18n.engine_message(note) for note in verdict))
         self.trace_button.setEnabled(any(p.extra.get("trace") for s in result.series for p in s.points))
+        self._diagnose(result)
+
+    # ------------------------------------------------------------ the trace doctor, bar by bar
+
+    def _diagnose(self, result: Result) -> None:
+        """The doctor reads every configuration's step on a worker (tens of ms for a ladder)."""
+        if self.diagnosing is result or not any(p.extra.get("trace") for s in result.series for p in s.points):
+            return
+        self.diagnosing, self.changes = result, []
+        self._show_changes()
+
+        def received(changes: list[squeeze_doctor.Change]) -> None:
+            if self.diagnosing is result:  # not a run the page has since forgotten
+                self.changes = changes
+                self._show_changes()
+
+        self.services.runner.run_task(lambda: squeeze_doctor.diagnose_result(result), received)
+
+    def _show_changes(self) -> None:
+        if not self.changes:
+            self.doctor.setText("")
+            self.doctor.setVisible(False)
+            return
+        lines: list[Message] = [msg("squeeze.doctor.heading"), *(change.message() for change in self.changes)]
+        self.doctor.setText("\n".join(i18n.engine_message(line) for line in lines))
+        self.doctor.setVisible(True)
 
     def _show_notes(self, result: Result) -> None:
         """The notes less the verdict, which has its own box above them."""
@@ -143,8 +180,10 @@ class SqueezePanel(LabPanel):
 
     def fit_to_view(self) -> None:
         super().fit_to_view()
-        if self.is_short():  # the bars before the notes
+        short = self.is_short()
+        if short:  # the bars before the notes
             self.notes.set_lines(1)
+        self.doctor.set_lines(0, 4 if short else None)  # cut short with '…' on a projector, whole on hover
 
     # ------------------------------------------------------------ the bars
 

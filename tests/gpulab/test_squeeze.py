@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from itertools import pairwise
 
 import pytest
 
@@ -141,12 +142,12 @@ def test_on_the_default_preset_every_switch_shortens_the_step():
     assert (params.shape, params.loader_workers) == ("medium", 16)
     seconds = [pt.extra["seconds"] for pt in ladder(params)]
     assert len(seconds) == 5
-    for before, after in zip(seconds, seconds[1:], strict=False):
+    for before, after in pairwise(seconds):
         assert after < 0.92 * before  # each rung visibly shorter: no two bars alike
 
 
 def test_the_doctor_per_switch_on_the_default_preset():
-    base, prefetch, fusion, mixed, graphs = (set(findings(pt)) for pt in ladder(squeeze.Params()))
+    base, prefetch, fusion, _mixed, graphs = (set(findings(pt)) for pt in ladder(squeeze.Params()))
     transfers = {"data_loading", "pageable_copies", "no_overlap", "transfers_on_critical_path"}
     assert transfers <= base
     assert not transfers & prefetch  # prefetch: the loader, the pageable copies and the exposed copy gone

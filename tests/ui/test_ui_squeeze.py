@@ -41,8 +41,8 @@ def test_after_a_run_the_doctor_names_what_each_switch_removes(qtbot, window):
     line = next(t for t in panel.doctor.full_text.splitlines() if t.startswith("+ prefetch"))
     assert line.startswith("+ prefetch removes: ") and "data loading starving the GPU" in line
     switch_language(window, "zh")
-    line = next(t for t in panel.doctor.full_text.splitlines() if t.startswith("+ 预取"))
-    assert line.startswith("+ 预取消除了：") and "数据加载让 GPU 挨饿" in line
+    line = next(t for t in panel.doctor.full_text.splitlines() if t.startswith("加上预取"))
+    assert line.startswith("加上预取：消除了") and "数据加载让 GPU 挨饿" in line
     wait_idle(qtbot, window)
 
 

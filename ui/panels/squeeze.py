@@ -110,10 +110,11 @@ class SqueezePanel(LabPanel):
         self.trace_button.setText(self.tr("Export trace…"))
         tip = self.tr("The steps as a Chrome trace: open it in the trace doctor or in Perfetto.")
         self.trace_button.setToolTip(tip)
-        self.chart.setLabel("bottom", self.tr("time per step (ms)"))
+        self._axis_label()
         names = {part: i18n.engine_message(msg(f"squeeze.part.{part.replace('_', '-')}")) for part in PARTS}
         swatches = [f'<span style="color:{PART_COLOURS[p]}">■</span>&nbsp;{names[p]}' for p in PARTS]
-        self.key.setText("&nbsp;&nbsp; ".join(swatches))
+        unit = self.tr("ms per step:")
+        self.key.setText(unit + "&nbsp; " + "&nbsp;&nbsp; ".join(swatches))
         self._show_changes()
         self._draw()
 
@@ -168,7 +169,11 @@ class SqueezePanel(LabPanel):
             self.doctor.setText("")
             self.doctor.setVisible(False)
             return
-        lines: list[Message] = [msg("squeeze.doctor.heading"), *(change.message() for change in self.changes)]
+        changes = self.changes
+        if self.is_short():  # a projector's large type: what each rung of the ladder removes, no more
+            changes = [change for change in changes if change.before is not None and change.ladder]
+        lines: list[Message] = [] if self.is_short() else [msg("squeeze.doctor.heading")]
+        lines += [change.message() for change in changes]
         self.doctor.setText("\n".join(i18n.engine_message(line) for line in lines))
         self.doctor.setVisible(True)
 
@@ -183,7 +188,16 @@ class SqueezePanel(LabPanel):
         short = self.is_short()
         if short:  # the bars before the notes
             self.notes.set_lines(1)
-        self.doctor.set_lines(0, 4 if short else None)  # cut short with '…' on a projector, whole on hover
+        self.doctor.set_lines(0, 2 if short else None)  # cut short with '…' on a projector, whole on hover
+        self._axis_label()
+        self._show_changes()
+
+    def _axis_label(self) -> None:
+        """The time axis named under the chart, but on a short page the key's "ms per step" says it."""
+        if self.is_short():
+            self.chart.getAxis("bottom").showLabel(False)
+        else:
+            self.chart.setLabel("bottom", self.tr("time per step (ms)"))
 
     # ------------------------------------------------------------ the bars
 

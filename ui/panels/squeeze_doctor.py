@@ -29,6 +29,7 @@ class Change:
     label: Message
     before: tuple[str, ...] | None  # None for the baseline: nothing to compare with
     after: tuple[str, ...]
+    ladder: bool = True  # a rung of the ladder (else a switch alone, against the baseline)
 
     @property
     def removed(self) -> tuple[str, ...]:
@@ -83,5 +84,5 @@ def diagnose_result(result: Result) -> list[Change]:
         else:
             before = found.get("baseline", ())
         label = series.label if series.label is not None else msg("squeeze.config.baseline")
-        changes.append(Change(series.key, label, before, found[series.key]))
+        changes.append(Change(series.key, label, before, found[series.key], bool(extra.get("ladder"))))
     return changes

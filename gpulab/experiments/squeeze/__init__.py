@@ -22,6 +22,7 @@ why or why not. :func:`chrome_trace` writes the steps as a Chrome trace for the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from gpulab import cuda
@@ -208,7 +209,7 @@ def graphs_note(series: list[Series]) -> Message | None:
     """Why CUDA Graphs helped little or much: the rung that added them against the rung before,
     and the step's mean kernel against a launch call (graphs remove launch gaps, nothing else)."""
     rungs = [s.points[0].extra for s in series if s.points[0].extra["ladder"]]
-    for before, after in zip(rungs, rungs[1:], strict=False):
+    for before, after in pairwise(rungs):
         if after["switches"][-1:] != ["cuda_graphs"]:
             continue
         saved = 1 - float(after["seconds"]) / float(before["seconds"])

@@ -188,7 +188,7 @@ class SqueezePanel(LabPanel):
         short = self.is_short()
         if short:  # the bars before the notes
             self.notes.set_lines(1)
-        self.doctor.set_lines(0, 2 if short else None)  # cut short with '…' on a projector, whole on hover
+        self.doctor.set_lines(0, 1 if short else None)  # cut short with '…' on a projector, whole on hover
         self._axis_label()
         self._show_changes()
 

@@ -2035,6 +2035,10 @@
         <translation>把各训练步导出为 Chrome trace：可在 trace 诊断页或 Perfetto 中打开。</translation>
     </message>
     <message>
+        <source>ms per step:</source>
+        <translation>每步毫秒数：</translation>
+    </message>
+    <message>
         <source>time per step (ms)</source>
         <translation>每步时间（ms）</translation>
     </message>

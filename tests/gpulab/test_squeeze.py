@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from itertools import pairwise
 
 import pytest
 
@@ -12,6 +13,7 @@ from gpulab.experiments.squeeze import step
 from gpulab.experiments.squeeze.loader import LoaderTiming
 from gpulab.lab.base import Context, drive
 from gpulab.model.launch import costs_for, launch_time
+from gpulab.results import Provenance
 from gpulab.specs import load_specs
 
 H100 = load_specs().get("h100-sxm")
@@ -125,3 +127,61 @@ def test_gpulab_run_writes_the_trace(tmp_path, capsys):
     assert main(["run", "squeeze", "--quiet", "--set", "shape=small", "--trace", str(path)]) == 0
     assert json.loads(path.read_text())["traceEvents"]
     assert main(["run", "saxpy", "--quiet", "--set", "sizes=1024", "--trace", str(tmp_path / "x.json")]) == 2
+
+
+QUICK_LOADING = LoaderTiming(1e-3, 1e-5, 9, ())  # about what this project's CI machines measure for the default batch
+
+
+def ladder(params: squeeze.Params, loading: LoaderTiming = QUICK_LOADING) -> list:
+    rungs = [c for c in squeeze.configurations(params.chosen()) if c.ladder]
+    return [squeeze.configuration_point(i, c, params, H100, loading) for i, c in enumerate(rungs)]
+
+
+def test_on_the_default_preset_every_switch_shortens_the_step():
+    params = squeeze.Params()
+    assert (params.shape, params.loader_workers) == ("medium", 16)
+    seconds = [pt.extra["seconds"] for pt in ladder(params)]
+    assert len(seconds) == 5
+    for before, after in pairwise(seconds):
+        assert after < 0.92 * before  # each rung visibly shorter: no two bars alike
+
+
+def test_the_doctor_per_switch_on_the_default_preset():
+    base, prefetch, fusion, _mixed, graphs = (set(findings(pt)) for pt in ladder(squeeze.Params()))
+    transfers = {"data_loading", "pageable_copies", "no_overlap", "transfers_on_critical_path"}
+    assert transfers <= base
+    assert not transfers & prefetch  # prefetch: the loader, the pageable copies and the exposed copy gone
+    assert "memory_bound" in prefetch and "memory_bound" not in fusion  # fusion: the element-wise swarm gone
+    assert "launch_bound" not in graphs
+
+
+def test_fusion_cuts_the_small_kernels_and_graphs_remove_launch_bound_on_a_small_model():
+    params = squeeze.Params(shape="small", loader_workers=16)
+    rungs = ladder(params, LoaderTiming(0.5e-3, 1e-5, 9, ()))
+    assert rungs[2].extra["kernels"] < rungs[1].extra["kernels"] / 2
+    assert "launch_bound" in findings(rungs[3]) and "launch_bound" not in findings(rungs[4])
+
+
+def test_the_loss_read_back_is_a_waited_tiny_copy_pinned_with_prefetch():
+    params = squeeze.Params(shape="small")
+    for switches, memory in (((), "Pageable"), (("prefetch",), "Pinned")):
+        events = point(params, switches).extra["trace"]
+        readback = [e for e in events if e["name"].startswith("Memcpy DtoH")]
+        assert [e["name"] for e in readback] == [f"Memcpy DtoH (Device -> {memory})"]
+        copy_end = readback[0]["start_s"] + readback[0]["dur_s"]
+        sync = next(e for e in events if e["name"] == "cudaStreamSynchronize")
+        assert sync["start_s"] + sync["dur_s"] > copy_end  # the host waits for the copy, pinned or not
+    assert "pageable_copies" not in findings(point(params, ("prefetch",)))
+
+
+def test_the_graphs_note_says_why_they_help_little_when_kernels_are_long():
+    def graphs_key(params: squeeze.Params) -> str:
+        rungs = ladder(params)
+        series = [squeeze._series(squeeze.Configuration(pt.extra["configuration"], tuple(pt.extra["switches"]), True),
+                                  pt, Provenance("modelled", "H100")) for pt in rungs]  # fmt: skip
+        note = squeeze.graphs_note(series)
+        assert note is not None
+        return note.key
+
+    assert graphs_key(squeeze.Params(shape="wide")) == "squeeze.note.graphs-little"
+    assert graphs_key(squeeze.Params()) == "squeeze.note.graphs-help"

@@ -30,6 +30,22 @@ def test_run_draws_a_stacked_bar_per_configuration_and_says_the_verdict(qtbot, w
     wait_idle(qtbot, window)
 
 
+def test_after_a_run_the_doctor_names_what_each_switch_removes(qtbot, window):
+    panel = open_panel(qtbot, window, "squeeze")
+    _run(qtbot, panel)
+    qtbot.waitUntil(lambda: bool(panel.changes), timeout=JOB_TIMEOUT_MS)  # read on a worker thread
+    assert [c.key for c in panel.changes] == [s.key for s in panel.last_result.series]
+    prefetch = next(c for c in panel.changes if c.key == "prefetch")
+    assert "data_loading" in prefetch.removed
+    assert panel.doctor.isVisible()
+    line = next(t for t in panel.doctor.full_text.splitlines() if t.startswith("+ prefetch"))
+    assert line.startswith("+ prefetch removes: ") and "data loading starving the GPU" in line
+    switch_language(window, "zh")
+    line = next(t for t in panel.doctor.full_text.splitlines() if t.startswith("加上预取"))
+    assert line.startswith("加上预取：消除了") and "数据加载让 GPU 挨饿" in line
+    wait_idle(qtbot, window)
+
+
 def test_unchecking_switches_shortens_the_ladder(qtbot, window):
     panel = open_panel(qtbot, window, "squeeze")
     _toggle(qtbot, panel, "fusion")

@@ -2,8 +2,9 @@
 
 Right of the form: one horizontal bar per configuration, stacked from its parts (data wait, H2D,
 compute, launch gaps, idle), its name and GPU utilisation on the left axis; under it the colours'
-key, the verdict on the explainer's claim in words, and the notes. The switches are the form's
-checkboxes. "Export trace…" writes the configurations' steps as a Chrome trace, which opens in
+key, the verdict on the explainer's claim in words, what the trace doctor finds gone bar by bar
+(:mod:`ui.panels.squeeze_doctor`, run on a worker thread after each run), and the notes. The
+switches are the form's checkboxes. "Export trace…" writes the configurations' steps as a Chrome trace, which opens in
 the trace doctor and in Perfetto.
 """
 
@@ -16,10 +17,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gpulab.catalogue import Note, msg
+from gpulab.catalogue import Message, Note, msg
 from gpulab.results import Point, Result
 from ui import i18n
 from ui.jobs import Job
+from ui.panels import squeeze_doctor
 from ui.panels.lab_panel import LabPanel
 from ui.widgets.flow_layout import WrapLabel
 
@@ -68,9 +70,14 @@ class SqueezePanel(LabPanel):
         self.key = QLabel()
         self.key.setWordWrap(True)
         self.key.setTextFormat(Qt.TextFormat.RichText)
-        self.verdict = WrapLabel(min_lines=2, max_lines=6)
+        self.verdict = WrapLabel(min_lines=2)  # the page's answer: never cut short
         self.verdict.setObjectName("squeezeVerdict")
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.doctor = WrapLabel(min_lines=0)
+        self.doctor.setObjectName("squeezeDoctor")
+        self.doctor.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.changes: list[squeeze_doctor.Change] = []
+        self.diagnosing: Result | None = None  # the result whose steps the doctor is reading, if any
         self.trace_button = QPushButton()
         self.trace_button.setEnabled(False)
         self.trace_button.clicked.connect(self.export_trace_dialog)
@@ -82,6 +89,7 @@ class SqueezePanel(LabPanel):
         column.addWidget(self.chart, 1)
         column.addWidget(self.key)
         column.addWidget(self.verdict)
+        column.addWidget(self.doctor)
         column.addWidget(self.notes)
         hidden = self.plot_column()  # the points are drawn as the stacked bars instead
         hidden.hide()
@@ -102,10 +110,12 @@ class SqueezePanel(LabPanel):
         self.trace_button.setText(self.tr("Export trace…"))
         tip = self.tr("The steps as a Chrome trace: open it in the trace doctor or in Perfetto.")
         self.trace_button.setToolTip(tip)
-        self.chart.setLabel("bottom", self.tr("time per step (ms)"))
+        self._axis_label()
         names = {part: i18n.engine_message(msg(f"squeeze.part.{part.replace('_', '-')}")) for part in PARTS}
         swatches = [f'<span style="color:{PART_COLOURS[p]}">■</span>&nbsp;{names[p]}' for p in PARTS]
-        self.key.setText("&nbsp;&nbsp; ".join(swatches))
+        unit = self.tr("ms per step:")
+        self.key.setText(unit + "&nbsp; " + "&nbsp;&nbsp; ".join(swatches))
+        self._show_changes()
         self._draw()
 
     # ------------------------------------------------------------ the run's life
@@ -114,6 +124,8 @@ class SqueezePanel(LabPanel):
         super().forget_run()
         self.bars = []
         self.verdict.setText("")
+        self.changes, self.diagnosing = [], None
+        self._show_changes()
         self.trace_button.setEnabled(False)
         self._draw()
 
@@ -134,6 +146,36 @@ class SqueezePanel(LabPanel):
         verdict = [note for note in result.notes if note.message.key.startswith(VERDICT_KEYS)]
         self.verdict.setText(" ".join(i18n.engine_message(note) for note in verdict))
         self.trace_button.setEnabled(any(p.extra.get("trace") for s in result.series for p in s.points))
+        self._diagnose(result)
+
+    # ------------------------------------------------------------ the trace doctor, bar by bar
+
+    def _diagnose(self, result: Result) -> None:
+        """The doctor reads every configuration's step on a worker (tens of ms for a ladder)."""
+        if self.diagnosing is result or not any(p.extra.get("trace") for s in result.series for p in s.points):
+            return
+        self.diagnosing, self.changes = result, []
+        self._show_changes()
+
+        def received(changes: list[squeeze_doctor.Change]) -> None:
+            if self.diagnosing is result:  # not a run the page has since forgotten
+                self.changes = changes
+                self._show_changes()
+
+        self.services.runner.run_task(lambda: squeeze_doctor.diagnose_result(result), received)
+
+    def _show_changes(self) -> None:
+        if not self.changes:
+            self.doctor.setText("")
+            self.doctor.setVisible(False)
+            return
+        changes = self.changes
+        if self.is_short():  # a projector's large type: what each rung of the ladder removes, no more
+            changes = [change for change in changes if change.before is not None and change.ladder]
+        lines: list[Message] = [] if self.is_short() else [msg("squeeze.doctor.heading")]
+        lines += [change.message() for change in changes]
+        self.doctor.setText("\n".join(i18n.engine_message(line) for line in lines))
+        self.doctor.setVisible(True)
 
     def _show_notes(self, result: Result) -> None:
         """The notes less the verdict, which has its own box above them."""
@@ -143,8 +185,19 @@ class SqueezePanel(LabPanel):
 
     def fit_to_view(self) -> None:
         super().fit_to_view()
-        if self.is_short():  # the bars before the notes
+        short = self.is_short()
+        if short:  # the bars before the notes
             self.notes.set_lines(1)
+        self.doctor.set_lines(0, 1 if short else None)  # cut short with '…' on a projector, whole on hover
+        self._axis_label()
+        self._show_changes()
+
+    def _axis_label(self) -> None:
+        """The time axis named under the chart, but on a short page the key's "ms per step" says it."""
+        if self.is_short():
+            self.chart.getAxis("bottom").showLabel(False)
+        else:
+            self.chart.setLabel("bottom", self.tr("time per step (ms)"))
 
     # ------------------------------------------------------------ the bars
 

@@ -18,7 +18,10 @@ launch model (:func:`gpulab.model.launch.costs_for`).
   every ``issue_s``) and the kernel before has ended plus the GPU's gap; replayed from a CUDA
   Graph, one launch queues them all and each node costs ``graph_node_s`` (the launch model's
   async and graph formulas, with kernels of different lengths);
-* the step ends by reading the loss back (a 4-byte copy and a synchronise).
+* the step ends by reading the loss back: a 4-byte copy the host waits for (``loss.item()``). Into
+  pageable memory the copy call itself blocks; with prefetch the loop owns pinned memory and the
+  loss lands in a pinned buffer (the call returns, the synchronise waits). The copy's time is the
+  transfer model's latency either way; only the kind of host memory differs.
 
 The result is a list of :class:`TraceEvent` (what a Kineto trace of the step would hold) and the
 step's :class:`Breakdown` of the GPU's time: data wait, H2D, compute, launch gaps, idle.
@@ -130,6 +133,7 @@ class StepCosts:
     costs: LaunchCosts
     data_s: float
     assumptions: tuple[Note, ...] = ()
+    readback_pinned: bool = False
 
 
 # ---------------------------------------------------------------- kernel times from the lab models
@@ -254,7 +258,7 @@ def step_costs(spec: GpuSpec, mlp: Mlp, setup: Setup, data_s: float) -> StepCost
     """The step's kernels, its batch copy (pinned with prefetch, else pageable), the loss read-back,
     the launch costs, and ``data_s``: the host's time to prepare one batch (measured by the caller)."""
     h2d = transfer_time(spec, mlp.batch_bytes, pinned=setup.prefetch, direction="h2d")
-    readback = transfer_time(spec, LOSS_BYTES, pinned=False, direction="d2h")
+    readback = transfer_time(spec, LOSS_BYTES, pinned=setup.prefetch, direction="d2h")
     costs = costs_for(spec)
     kernels = step_kernels(spec, mlp, setup)
     assumptions = merge_assumptions(
@@ -263,7 +267,8 @@ def step_costs(spec: GpuSpec, mlp: Mlp, setup: Setup, data_s: float) -> StepCost
         [Note(msg("squeeze.assumption.launch", issue=f"{costs.issue_s * 1e6:.2g}", gap=f"{costs.gap_s * 1e6:.2g}",
                   node=f"{costs.graph_node_s * 1e6:.2g}", gpu=costs.measured_on))],
         h2d.assumptions)  # fmt: skip
-    return StepCosts(kernels, h2d.seconds, readback.seconds, costs, data_s, assumptions)
+    return StepCosts(kernels, h2d.seconds, readback.seconds, costs, data_s, assumptions,
+                     readback_pinned=setup.prefetch)
 
 
 # ---------------------------------------------------------------- laying the step out in time
@@ -312,12 +317,21 @@ def _launch_kernels(layout: _Layout, step: StepCosts, begin_s: float, graphs: bo
 
 
 def _read_loss(layout: _Layout, step: StepCosts, last_kernel_end_s: float, host_s: float) -> float:
-    """The loss copied back and waited for; the instant the host returns."""
-    start = max(last_kernel_end_s, host_s)
-    layout.add("cudaMemcpyAsync", "cuda_runtime", MAIN, host_s, start + step.readback_s - host_s)
-    layout.add("Memcpy DtoH (Device -> Pageable)", "gpu_memcpy", COMPUTE, start, step.readback_s, bytes=LOSS_BYTES)
-    done = start + step.readback_s + step.costs.sync_s
-    layout.add("cudaStreamSynchronize", "cuda_runtime", MAIN, start + step.readback_s, step.costs.sync_s)
+    """The loss copied back and waited for (a synchronous tiny copy); the instant the host returns.
+
+    Into pageable memory ``cudaMemcpyAsync`` blocks the host until the copy is done; into pinned
+    memory it returns at once and ``cudaStreamSynchronize`` does the waiting."""
+    start = max(last_kernel_end_s, host_s + step.costs.issue_s)
+    copied = start + step.readback_s
+    if step.readback_pinned:
+        layout.add("cudaMemcpyAsync", "cuda_runtime", MAIN, host_s, step.costs.issue_s)
+        name, wait_from = "Memcpy DtoH (Device -> Pinned)", host_s + step.costs.issue_s
+    else:
+        layout.add("cudaMemcpyAsync", "cuda_runtime", MAIN, host_s, copied - host_s)
+        name, wait_from = "Memcpy DtoH (Device -> Pageable)", copied
+    layout.add(name, "gpu_memcpy", COMPUTE, start, step.readback_s, bytes=LOSS_BYTES)
+    done = copied + step.costs.sync_s
+    layout.add("cudaStreamSynchronize", "cuda_runtime", MAIN, wait_from, done - wait_from)
     return done
 
 

@@ -68,6 +68,10 @@ class LessonPanel(Panel):
         self.run_button.clicked.connect(lambda: self.run_page(change=False))
         self.try_button = QPushButton()
         self.try_button.clicked.connect(lambda: self.run_page(change=True))
+        self.settings_button = QPushButton()  # the lab's form: folded away in presenter mode
+        self.settings_button.setCheckable(True)
+        self.settings_button.setChecked(True)
+        self.settings_button.toggled.connect(self.show_settings)
         self.lab = LabHost(self.services, self.page_height)
         self.lab.result_ready.connect(self._result)
         self.lab.run_ended.connect(self._run_ended)
@@ -84,7 +88,7 @@ class LessonPanel(Panel):
         column.addWidget(self.text_scroll, 1)
         column.addWidget(self.number)
         buttons = FlowBox()  # side by side, or one above the other in a narrow column
-        buttons.add(self.run_button, self.try_button)
+        buttons.add(self.run_button, self.try_button, self.settings_button)
         column.addWidget(buttons)
         self.words = words
         self.body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
@@ -103,6 +107,7 @@ class LessonPanel(Panel):
         self.page = self.chapter.page(page)
         self.black.hide()
         self.lab.show_page(self.page)
+        self.settings_button.setVisible(self.lab.has_settings())
         self._place_parts()
         if (self.chapter.number, self.page.id) not in self.numbers and self.page.recording:
             self.lab.replay(self.page)  # a page with a recording shows it at once, replayed
@@ -181,6 +186,13 @@ class LessonPanel(Panel):
     def set_presenting(self, on: bool) -> None:
         """The window entered (left) presenter mode."""
         self.presenting = on
+        self.settings_button.setChecked(not on)  # the preset fills the form; the picture takes its room
+        self.retranslate()
+
+    def show_settings(self, shown: bool) -> None:
+        """Show (or fold away) the lab's form beside its picture."""
+        self.lab.show_settings(shown)
+        self._place_parts()
         self.retranslate()
 
     def scale_text(self, step: int) -> None:
@@ -205,12 +217,15 @@ class LessonPanel(Panel):
 
     def retranslate(self) -> None:
         lang = "zh" if i18n.current_language() == "zh" else "en"
-        where = (self.tr("Chapter %1 · page %2 of %3").replace("%1", str(self.chapter.number))
-                 .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages))))  # fmt: skip
+        where = (self.tr("Chapter %1, %4 · page %2 of %3").replace("%1", str(self.chapter.number))
+                 .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages)))
+                 .replace("%4", self.chapter.title.get(lang)))  # fmt: skip
         self.text.show_page(self.page, lang, where, self.tr("Try this:"), self.tr("Source:"))
         self.nav.show_place(self.chapter, self.page_index(), lang, self.presenting)
         self.run_button.setText(self.tr("Run this page (R)"))
         self.try_button.setText(self.tr("Try the change (T)"))
+        self.settings_button.setText(self.tr("Hide the lab's settings") if self.settings_button.isChecked()
+                                     else self.tr("The lab's settings"))  # fmt: skip
         self.lab.retranslate()
         self.number.retranslate()
         self._show_number()

@@ -60,7 +60,7 @@ def shoot(out: Path, languages: Sequence[str], sizes: Sequence[tuple[int, int]],
                 viewer.open_page(chapter, index)
                 _wait(app, window.services.runner.is_idle)
                 if run and size == sizes[0] and viewer.run_page():
-                    _wait(app, lambda: viewer.running is None)
+                    _wait(app, lambda v=viewer: v.running is None)
                 _wait(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                 image = window.grab().toImage()
                 path = out / f"{chapter}-{index}-{viewer.page.id}-{lang}-{size[0]}x{size[1]}.png"

@@ -62,7 +62,8 @@ LESSONS_DIR = ("lessons",)
 RECORDINGS_DIR = ("lessons", "recordings")
 
 _CHAPTER_KEYS = {"chapter", "slug", "title", "summary", "page"}
-_PAGE_KEYS = {"id", "lab", "panel", "view", "preset", "recording", "title", "text", "try", "number", "fact", "coming", "notes"}
+_PAGE_KEYS = {"id", "lab", "panel", "view", "preset", "recording", "title", "text", "try", "number", "fact", "coming",
+              "notes"}
 _NUMBER_KEYS = {"label", "pick", "per", "scale", "unit", "digits"}
 _PICK_KEYS = {"series", "field", "at", "stat"}
 

@@ -6,7 +6,8 @@ window's real panel in a compact layout (:mod:`ui.panels.lesson_lab`). The keys 
 clicker sends work on the whole window while this page is shown (:mod:`ui.panels.lesson_keys`):
 PageDown/PageUp and the arrows turn pages, B or . blacks the screen, F5 starts and Esc ends the
 presenter mode (the window full screen in the projector theme, :mod:`ui.presenter`), R runs the
-page's preset and T its try-this change; S opens the speaker's notes (:mod:`ui.speaker`). Ctrl+plus and Ctrl+minus (or the A buttons) scale the text.
+page's preset and T its try-this change; S opens the speaker's notes (:mod:`ui.speaker`).
+Ctrl+plus and Ctrl+minus (or the A buttons) scale the text.
 """
 
 from __future__ import annotations

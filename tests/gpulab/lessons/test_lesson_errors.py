@@ -51,7 +51,8 @@ def test_the_good_file_loads_and_validates(tmp_path):
 
 
 def test_a_pages_speaker_notes_are_read_in_both_languages(tmp_path):
-    chapter = _chapter(tmp_path, GOOD.replace('id = "div"', 'id = "div"\nnotes = { zh = "指着曲线。", en = "Point at the curve." }'))
+    notes = 'notes = { zh = "指着曲线。", en = "Point at the curve." }'
+    chapter = _chapter(tmp_path, GOOD.replace('id = "div"', f'id = "div"\n{notes}'))
     assert chapter.pages[0].notes == lessons.Text("指着曲线。", "Point at the curve.")
 
 

@@ -14,6 +14,7 @@ A file, Chinese before English in every text::
     view = "main"                           # optional: the panel's first view
     preset = ["n=256", "kways=2,4"]         # as gpulab run NAME --set takes them
     recording = ""                          # optional: recordings/<file>.json, replayed
+    notes = { zh = "...", en = "..." }      # optional: the speaker's notes (the speaker view only)
     title = { zh = "...", en = "..." }
     text = { zh = "...", en = "..." }
     try = { zh = "...", en = "...", change = ["kways=2,8"] }
@@ -61,7 +62,8 @@ LESSONS_DIR = ("lessons",)
 RECORDINGS_DIR = ("lessons", "recordings")
 
 _CHAPTER_KEYS = {"chapter", "slug", "title", "summary", "page"}
-_PAGE_KEYS = {"id", "lab", "panel", "view", "preset", "recording", "title", "text", "try", "number", "fact", "coming"}
+_PAGE_KEYS = {"id", "lab", "panel", "view", "preset", "recording", "title", "text", "try", "number", "fact", "coming",
+              "notes"}
 _NUMBER_KEYS = {"label", "pick", "per", "scale", "unit", "digits"}
 _PICK_KEYS = {"series", "field", "at", "stat"}
 
@@ -158,6 +160,7 @@ def _page(data: Any, file: str, index: int) -> Page:
                                                                                           where), 1)),
         recording=_optional(data, "recording", str, "", where),
         coming=_optional(data, "coming", str, "", where),
+        notes=_text(data, "notes", where) if "notes" in data else None,
     )
 
 

@@ -107,6 +107,8 @@ class Page:
     and the ``number`` to read from the run. ``recording`` (optional) names a result file under
     ``resources/lessons/recordings/`` to replay instead of running, on a machine that cannot.
 
+    ``notes`` (optional) are for the speaker's screen only, never the room's.
+
     A page whose lab is still to come has ``lab == ""`` and ``coming`` set to that lab's id
     (:data:`gpulab.lessons.views.COMING_LABS`); it has text and facts, and says so."""
 
@@ -122,6 +124,7 @@ class Page:
     facts: tuple[Fact, ...] = ()
     recording: str = ""
     coming: str = ""
+    notes: Text | None = None  # the speaker's notes: what to say, what to point at, the number to expect
 
     @property
     def is_live(self) -> bool:

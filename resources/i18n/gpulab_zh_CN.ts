@@ -1069,6 +1069,10 @@
 <context>
     <name>LessonNav</name>
     <message>
+        <source>Chapter %1</source>
+        <translation>第 %1 章</translation>
+    </message>
+    <message>
         <source>◀ Back</source>
         <translation>◀ 上一页</translation>
     </message>
@@ -1116,8 +1120,16 @@
         <translation>按 R（或“运行本页”）测出这一页的数字。</translation>
     </message>
     <message>
-        <source>Chapter %1 · page %2 of %3</source>
-        <translation>第 %1 章 · 第 %2 页，共 %3 页</translation>
+        <source>Chapter %1, %4 · page %2 of %3</source>
+        <translation>第 %1 章 %4 · 第 %2 页，共 %3 页</translation>
+    </message>
+    <message>
+        <source>Hide the lab&apos;s settings</source>
+        <translation>收起实验设置</translation>
+    </message>
+    <message>
+        <source>The lab&apos;s settings</source>
+        <translation>实验设置</translation>
     </message>
     <message>
         <source>Try this:</source>
@@ -2022,6 +2034,29 @@
     <message>
         <source>○ Hollow, faded points: %1 measured under load or implausible; no ratio, crossover, ceiling or speed-up uses them.</source>
         <translation>○ 淡色空心点：%1 个在负载下测得或明显不合理；比值、交叉点、上限和加速比都不采用它们。</translation>
+    </message>
+</context>
+<context>
+    <name>SpeakerView</name>
+    <message>
+        <source>gpulab: speaker notes</source>
+        <translation>gpulab：讲者备注</translation>
+    </message>
+    <message>
+        <source>Restart the clock</source>
+        <translation>计时归零</translation>
+    </message>
+    <message>
+        <source>No notes for this page.</source>
+        <translation>这一页没有备注。</translation>
+    </message>
+    <message>
+        <source>Next: %1</source>
+        <translation>下一页：%1</translation>
+    </message>
+    <message>
+        <source>This is the last page.</source>
+        <translation>这是最后一页。</translation>
     </message>
 </context>
 <context>

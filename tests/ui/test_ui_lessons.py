@@ -215,3 +215,54 @@ def test_gpulab_lesson_opens_the_page_in_presenter_mode_for_a_screenshot(qapp, t
     assert (tmp_path / "p.png").stat().st_size > 0
     assert run_gui(lesson=2, page="99", screenshot=str(tmp_path / "bad.png")) == 2
     assert not (tmp_path / "bad.png").exists()
+
+
+def test_s_opens_the_speaker_view_with_the_pages_notes_the_next_title_and_a_clock(qtbot, window):
+    from ui.speaker import clock_text
+
+    viewer = open_viewer(qtbot, window, 2, "divergence")
+    qtbot.keyClick(viewer, Key.Key_F5)
+    qtbot.keyClick(viewer, Key.Key_S)
+    speaker = viewer.speaker
+    assert speaker is not None and speaker.isVisible() and speaker.isWindow()
+    page = lessons.chapter(2).page("divergence")
+    assert speaker.notes.text() == page.notes.en
+    assert speaker.next_title.text() == "Next: " + lessons.chapter(2).page("pcie").title.en
+    speaker.started -= 125  # the talk began two minutes and five seconds ago
+    speaker.tick()
+    assert speaker.clock.text() == "02:05" and clock_text(3725) == "1:02:05"
+    # The clicker's PageDown turns the page from the speaker's window too, and the notes follow.
+    qtbot.keyClick(speaker, Key.Key_PageDown)
+    assert place(viewer) == (2, 3) and speaker.notes.text() == lessons.chapter(2).page("pcie").notes.en
+    qtbot.mouseClick(speaker.restart_button, Qt.MouseButton.LeftButton)
+    assert speaker.clock.text() == "00:00"
+    switch_language(window, "zh")
+    assert speaker.notes.text() == lessons.chapter(2).page("pcie").notes.zh
+    switch_language(window, "en")
+    qtbot.keyClick(viewer, Key.Key_S)
+    assert not speaker.isVisible()
+    qtbot.keyClick(viewer, Key.Key_Escape)
+
+
+def test_the_last_pages_speaker_view_says_it_is_the_last(qtbot, window):
+    last = lessons.chapters()[-1]
+    viewer = open_viewer(qtbot, window, last.number, len(last.pages))
+    qtbot.keyClick(viewer, Key.Key_S)
+    assert viewer.speaker.next_title.text() == "This is the last page."
+    qtbot.keyClick(viewer, Key.Key_S)
+
+
+def test_presenter_mode_folds_the_labs_settings_away_and_the_button_brings_them_back(qtbot, window):
+    from ui.panels.lesson_lab import settings_of
+
+    viewer = open_viewer(qtbot, window, 4, "parallelism")
+    form = settings_of(viewer.lab.current_panel())
+    assert form.isVisible()
+    qtbot.keyClick(viewer, Key.Key_F5)
+    assert not form.isVisible() and viewer.settings_button.isVisible()
+    qtbot.keyClick(viewer, Key.Key_R)  # the page's Run still runs the folded form
+    qtbot.waitUntil(lambda: viewer.number.number is not None, timeout=RUN_TIMEOUT_MS)
+    qtbot.mouseClick(viewer.settings_button, Qt.MouseButton.LeftButton)
+    assert form.isVisible() and viewer.settings_button.text() == "Hide the lab's settings"
+    qtbot.keyClick(viewer, Key.Key_Escape)
+    assert form.isVisible()

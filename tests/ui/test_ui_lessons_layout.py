@@ -1,19 +1,23 @@
-"""Presenter mode's legibility, measured: at 1024x768 and 1920x1080, in Chinese and English, one page
-of each chapter: body text at least 20 px, no label wider than the room it is given, Run and the big
-number on screen without scrolling, the lab's picture at least half the page, nothing overlapping."""
+"""Presenter mode's legibility, measured: at 1024x768 and 1920x1080, in Chinese and English, every
+page of every chapter: body text at least 20 px, no text cut short (a label wider than its room, a
+tab, a list's entry or a button's words elided), Run and the big number on screen without
+scrolling, the lab's picture at least half the page, nothing overlapping."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QPushButton, QStyle, QStyleOptionComboBox, QTabBar
 
+from gpulab import lessons
 from tests.ui.walk import fully_shown, layout_problems, switch_language
 
-PAGES = [(0, 1), (1, 2), (2, 2), (3, 1), (4, 4), (5, 1)]
+PAGES = [(c.number, i) for c in lessons.chapters() for i in range(1, len(c.pages) + 1)]
+SLACK_PX = 2  # rounding between a font's advance and the widget's pixels
 
 
 def clipped_labels(viewer) -> list[str]:
-    """Labels cut by their width: a one-line label narrower than its text, any label wider than its parent."""
+    """Labels cut by their width: a one-line label narrower than its text, any label wider than its
+    parent, a label that shows its text cut short ('…') without the whole text in its tooltip."""
     found = []
     for label in viewer.findChildren(QLabel):
         if not label.isVisible() or not label.text():
@@ -23,12 +27,52 @@ def clipped_labels(viewer) -> list[str]:
             found.append(f"{label.text()[:30]!r} runs past its container")
         if not label.wordWrap() and label.sizeHint().width() > label.width() + 1:
             found.append(f"{label.text()[:30]!r} is {label.width()} px wide for {label.sizeHint().width()} px of text")
+        shown = label.shown_text() if hasattr(label, "shown_text") else label.text()
+        if shown != label.text() and label.toolTip() != label.text():
+            found.append(f"{label.text()[:30]!r} is cut short and its tooltip does not hold it")
+    return found
+
+
+def elided_texts(viewer) -> list[str]:
+    """Words a widget draws cut short or not at all: a tab narrower than its title (or scrolled out
+    of its bar), a list's closed box or an entry narrower than its text, a button narrower than its words."""
+    found = []
+    for bar in viewer.findChildren(QTabBar):
+        if not bar.isVisible():
+            continue
+        for i in range(bar.count()):
+            rect, need = bar.tabRect(i), bar.tabSizeHint(i)
+            if rect.width() + SLACK_PX < need.width():
+                found.append(f"tab {bar.tabText(i)!r} is {rect.width()} px wide for {need.width()} px")
+            if rect.left() < 0 or rect.right() > bar.width() + SLACK_PX:
+                found.append(f"tab {bar.tabText(i)!r} is scrolled out of its bar")
+    for combo in viewer.findChildren(QComboBox):
+        if not combo.isVisible():
+            continue
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                             QStyle.SubControl.SC_ComboBoxEditField, combo)  # fmt: skip
+        text = combo.shown_text() if hasattr(combo, "shown_text") else combo.currentText()
+        if combo.fontMetrics().horizontalAdvance(text) > field.width() + SLACK_PX:
+            found.append(f"the list shows {text!r} in {field.width()} px")
+    for items in viewer.findChildren(QListWidget):
+        if not items.isVisible() or items.wordWrap():
+            continue
+        for i in range(items.count()):
+            text = items.item(i).text()
+            if items.fontMetrics().horizontalAdvance(text) > items.viewport().width() + SLACK_PX:
+                found.append(f"the entry {text!r} is wider than its list")
+    for button in viewer.findChildren(QPushButton):
+        text = button.text().replace("&", "")
+        if button.isVisible() and text and button.fontMetrics().horizontalAdvance(text) > button.width() - 4:
+            found.append(f"the button {text!r} is {button.width()} px wide")
     return found
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_every_chapter_in_presenter_mode_is_legible_and_needs_no_scrolling(qtbot, window, size, lang):
+def test_every_page_in_presenter_mode_is_legible_and_needs_no_scrolling(qtbot, window, size, lang):
     window.presenter.full_screen = False  # the window keeps the size under test
     window.resize(*size)
     switch_language(window, lang)
@@ -39,10 +83,25 @@ def test_every_chapter_in_presenter_mode_is_legible_and_needs_no_scrolling(qtbot
         viewer.open_page(chapter, page)
         where = f"{size} {lang} chapter {chapter} page {page}"
         assert viewer.text.text.fontInfo().pixelSize() >= 20, where
-        problems += [f"{where}: {p}" for p in layout_problems(window, viewer) + clipped_labels(viewer)]
+        found = layout_problems(window, viewer) + clipped_labels(viewer) + elided_texts(viewer)
+        problems += [f"{where}: {p}" for p in found]
         for widget in (viewer.run_button, viewer.number):
             if not fully_shown(widget):
                 problems.append(f"{where}: {type(widget).__name__} is not wholly on screen")
     window.presenter.set_on(False)
     switch_language(window, "en")
     assert not problems, "\n".join(problems)
+
+
+def test_the_geometry_checks_see_a_cut_tab_a_cut_list_and_a_cut_button(qtbot, window):
+    """The checks above are not blind: a tab, a closed list and a button squeezed on purpose are found."""
+    viewer = window.open_lesson(4, 1)
+    window.presenter.set_on(False)
+    viewer.run_button.setFixedWidth(20)
+    viewer.nav.chapter_combo.setFixedWidth(30)
+    tabs = viewer.lab.current_panel().explorer.tabs
+    tabs.setFixedWidth(120)
+    found = "\n".join(elided_texts(viewer))
+    assert "the button 'Run this page (R)'" in found
+    assert "the list shows 'Chapter 4'" in found
+    assert "tab 'Efficiency, goodput'" in found

@@ -6,10 +6,13 @@ window's real panel in a compact layout (:mod:`ui.panels.lesson_lab`). The keys 
 clicker sends work on the whole window while this page is shown (:mod:`ui.panels.lesson_keys`):
 PageDown/PageUp and the arrows turn pages, B or . blacks the screen, F5 starts and Esc ends the
 presenter mode (the window full screen in the projector theme, :mod:`ui.presenter`), R runs the
-page's preset and T its try-this change. Ctrl+plus and Ctrl+minus (or the A buttons) scale the text.
+page's preset and T its try-this change; S opens the speaker's notes (:mod:`ui.speaker`).
+Ctrl+plus and Ctrl+minus (or the A buttons) scale the text.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontInfo, QResizeEvent
@@ -25,6 +28,9 @@ from ui.panels.lesson_text import LessonText
 from ui.services import Services
 from ui.widgets.big_number import BigNumberView
 from ui.widgets.flow_layout import FlowBox
+
+if TYPE_CHECKING:
+    from ui.speaker import SpeakerView
 
 SCALES = (0.85, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0)  # the text's size, times the theme's (or the presenter's)
 PRESENTER_LEAST_PX = 20  # body text in presenter mode is never smaller than this
@@ -47,6 +53,7 @@ class LessonPanel(Panel):
         self.scale_index = SCALES.index(1.0)
         self.numbers: dict[tuple[int, str], object] = {}  # (chapter, page id) -> BigNumber or a reason
         self.running: tuple[int, lessons.Page] | None = None  # the page whose preset is running
+        self.speaker: SpeakerView | None = None  # the speaker's notes window, made on the first S
         self._make_widgets()
         self._build_layout()
         self.keys = ClickerKeys(self)
@@ -68,6 +75,10 @@ class LessonPanel(Panel):
         self.run_button.clicked.connect(lambda: self.run_page(change=False))
         self.try_button = QPushButton()
         self.try_button.clicked.connect(lambda: self.run_page(change=True))
+        self.settings_button = QPushButton()  # the lab's form: folded away in presenter mode
+        self.settings_button.setCheckable(True)
+        self.settings_button.setChecked(True)
+        self.settings_button.toggled.connect(self.show_settings)
         self.lab = LabHost(self.services, self.page_height)
         self.lab.result_ready.connect(self._result)
         self.lab.run_ended.connect(self._run_ended)
@@ -84,7 +95,7 @@ class LessonPanel(Panel):
         column.addWidget(self.text_scroll, 1)
         column.addWidget(self.number)
         buttons = FlowBox()  # side by side, or one above the other in a narrow column
-        buttons.add(self.run_button, self.try_button)
+        buttons.add(self.run_button, self.try_button, self.settings_button)
         column.addWidget(buttons)
         self.words = words
         self.body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
@@ -103,6 +114,7 @@ class LessonPanel(Panel):
         self.page = self.chapter.page(page)
         self.black.hide()
         self.lab.show_page(self.page)
+        self.settings_button.setVisible(self.lab.has_settings())
         self._place_parts()
         if (self.chapter.number, self.page.id) not in self.numbers and self.page.recording:
             self.lab.replay(self.page)  # a page with a recording shows it at once, replayed
@@ -176,11 +188,52 @@ class LessonPanel(Panel):
         self.try_button.setEnabled(self.run_button.isEnabled() and bool(self.page.try_this and
                                                                        self.page.try_this.change))  # fmt: skip
 
+    # ------------------------------------------------------------ the speaker view
+
+    def toggle_speaker(self) -> None:
+        """S: the speaker's notes window opens (on another screen when there is one) or closes."""
+        if self.speaker is not None and self.speaker.isVisible():
+            self.speaker.hide()
+            return
+        if self.speaker is None:
+            from ui.speaker import SpeakerView  # only for a talk
+
+            self.speaker = SpeakerView()
+        self._show_speaker_page()
+        self.speaker.open_beside(self.window())
+
+    def next_place(self) -> tuple[lessons.Chapter, lessons.Page] | None:
+        """The page after this one (across chapters), None on the last."""
+        index = self.page_index()
+        if index < len(self.chapter.pages):
+            return self.chapter, self.chapter.pages[index]
+        if self.chapter is not self.chapters[-1]:
+            after = self.chapters[self.chapters.index(self.chapter) + 1]
+            return after, after.pages[0]
+        return None
+
+    def _show_speaker_page(self) -> None:
+        if self.speaker is None:
+            return
+        lang = "zh" if i18n.current_language() == "zh" else "en"
+        after = self.next_place()
+        next_title = "" if after is None else after[1].title.get(lang)
+        notes = self.page.notes.get(lang) if self.page.notes is not None else ""
+        self.speaker.retranslate()
+        self.speaker.show_page(self.text.where.text(), self.page.title.get(lang), notes, next_title)
+
     # ------------------------------------------------------------ presenting
 
     def set_presenting(self, on: bool) -> None:
         """The window entered (left) presenter mode."""
         self.presenting = on
+        self.settings_button.setChecked(not on)  # the preset fills the form; the picture takes its room
+        self.retranslate()
+
+    def show_settings(self, shown: bool) -> None:
+        """Show (or fold away) the lab's form beside its picture."""
+        self.lab.show_settings(shown)
+        self._place_parts()
         self.retranslate()
 
     def scale_text(self, step: int) -> None:
@@ -205,13 +258,17 @@ class LessonPanel(Panel):
 
     def retranslate(self) -> None:
         lang = "zh" if i18n.current_language() == "zh" else "en"
-        where = (self.tr("Chapter %1 · page %2 of %3").replace("%1", str(self.chapter.number))
-                 .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages))))  # fmt: skip
+        where = (self.tr("Chapter %1, %4 · page %2 of %3").replace("%1", str(self.chapter.number))
+                 .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages)))
+                 .replace("%4", self.chapter.title.get(lang)))  # fmt: skip
         self.text.show_page(self.page, lang, where, self.tr("Try this:"), self.tr("Source:"))
         self.nav.show_place(self.chapter, self.page_index(), lang, self.presenting)
         self.run_button.setText(self.tr("Run this page (R)"))
         self.try_button.setText(self.tr("Try the change (T)"))
+        self.settings_button.setText(self.tr("Hide the lab's settings") if self.settings_button.isChecked()
+                                     else self.tr("The lab's settings"))  # fmt: skip
         self.lab.retranslate()
+        self._show_speaker_page()
         self.number.retranslate()
         self._show_number()
         self._apply_scale()
@@ -251,4 +308,6 @@ class LessonPanel(Panel):
 
     def shutdown(self) -> None:
         self.keys.stop()
+        if self.speaker is not None:
+            self.speaker.close()
         self.lab.shutdown()

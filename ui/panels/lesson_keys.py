@@ -33,7 +33,7 @@ NEXT = (Key.Key_PageDown, Key.Key_Right)
 PREVIOUS = (Key.Key_PageUp, Key.Key_Left)
 BLACK = (Key.Key_B, Key.Key_Period)
 ARROWS = (Key.Key_Left, Key.Key_Right)
-LETTERS = (Key.Key_B, Key.Key_Period, Key.Key_R, Key.Key_T)
+LETTERS = (Key.Key_B, Key.Key_Period, Key.Key_R, Key.Key_T, Key.Key_S)
 TYPING = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QComboBox)  # a letter is theirs
 MOVING = (*TYPING, QAbstractSlider, QAbstractItemView)  # an arrow is theirs
 
@@ -55,7 +55,8 @@ class ClickerKeys(QObject):
         if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
             return False
         viewer = self.viewer
-        if not viewer.isVisible() or watched.window() is not viewer.window():
+        speaker = viewer.speaker
+        if not viewer.isVisible() or watched.window() not in (viewer.window(), speaker):
             return False
         return self.key(watched, event)  # type: ignore[arg-type]  # PySide gives a key press as a QKeyEvent
 
@@ -90,6 +91,8 @@ class ClickerKeys(QObject):
             viewer.run_page(change=False)
         elif key == Key.Key_T:
             viewer.run_page(change=True)
+        elif key == Key.Key_S:
+            viewer.toggle_speaker()
         else:
             return False
         return True

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedWidget, QWidget
 
 from gpulab import lessons
 from gpulab.lessons.validate import assignments
@@ -31,6 +31,7 @@ translate = QCoreApplication.translate
 
 LESSON_CONTROLS_SHARE = 0.36  # of the lab's width, at most, for its form and Run
 HIDDEN_IN_A_LESSON = ("description", "export_button", "monitor", "validation_button")
+WHOLE_IN_A_LESSON = ("table_title", "published_line")  # cluster scaling's planner lines
 
 
 def coming_title(lab: str) -> str:
@@ -42,6 +43,14 @@ def coming_title(lab: str) -> str:
         "scheduling": translate("LessonLab", "scheduling and failures"),
     }
     return titles.get(lab, lessons.COMING_LABS.get(lab, lab))
+
+
+def settings_of(panel: QWidget) -> QWidget | None:
+    """The panel's form column (its fields and its own Run: the left part of its splitter), which
+    presenter mode folds away: the page's preset fills it and the page's Run runs it, and at
+    1024x768 in large type it would take the picture's width. None for a panel without one."""
+    splitter = getattr(panel, "splitter", None)
+    return splitter.widget(0) if isinstance(splitter, QSplitter) and splitter.count() > 1 else None
 
 
 def tabs_of(panel: QWidget) -> Any:
@@ -70,6 +79,7 @@ class LabHost(QStackedWidget):
         self.coming.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.addWidget(self.coming)
         self.page: lessons.Page | None = None
+        self.settings_shown = True  # the lab's form beside its picture (presenter mode folds it away)
 
     # ------------------------------------------------------------ panels
 
@@ -94,7 +104,25 @@ class LabHost(QStackedWidget):
             policy = QSizePolicy.Policy.Preferred if page is widget else QSizePolicy.Policy.Ignored
             page.setSizePolicy(policy, policy)
         super().setCurrentWidget(widget)
+        self._show_settings()
         self.updateGeometry()
+
+    def has_settings(self) -> bool:
+        """Whether the page's lab has a form to fold away."""
+        panel = self.current_panel()
+        return panel is not None and settings_of(panel) is not None
+
+    def show_settings(self, shown: bool) -> None:
+        """Show (or fold away) the lab's form beside its picture, on this page and the next ones."""
+        self.settings_shown = shown
+        self._show_settings()
+        self.updateGeometry()
+
+    def _show_settings(self) -> None:
+        panel = self.current_panel()
+        settings = settings_of(panel) if panel is not None else None
+        if settings is not None:
+            settings.setVisible(self.settings_shown)
 
     def current_panel(self) -> Panel | None:
         widget = self.currentWidget()
@@ -200,6 +228,11 @@ def compact(panel: Panel) -> None:
     if heading is not None:
         row = heading.parentWidget()
         (row if row is not None and row is not panel else heading).hide()
+    explorer = getattr(panel, "explorer", None)
+    for name in WHOLE_IN_A_LESSON:  # the planner's lines, whole: its table scrolls under them
+        line = getattr(explorer, name, None)
+        if hasattr(line, "set_lines"):
+            line.set_lines(1, None)
     for name in HIDDEN_IN_A_LESSON:
         widget = getattr(panel, name, None)
         if isinstance(widget, QWidget):

@@ -5,10 +5,46 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QPushButton,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpulab.lessons import Chapter
 from ui.widgets.flow_layout import FlowBox, group
+
+
+class ChapterCombo(QComboBox):
+    """The chapter list: the full titles when it opens, "Chapter 4" when closed (a title in large
+    type would take the line's width, or be cut; the page's own heading says the chapter's title)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.short = ""
+
+    def shown_text(self) -> str:
+        """What the closed list shows."""
+        return self.short or self.currentText()
+
+    def showPopup(self) -> None:
+        view = self.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 2 * view.frameWidth() + 8)  # whole titles
+        super().showPopup()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.currentText = self.shown_text()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
 class LessonNav(QWidget):
@@ -19,9 +55,9 @@ class LessonNav(QWidget):
     def __init__(self, chapters: Sequence[Chapter], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.chapters = tuple(chapters)
-        self.chapter_combo = QComboBox()
+        self.chapter_combo = ChapterCombo()
         self.chapter_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.chapter_combo.setMinimumContentsLength(12)
+        self.chapter_combo.setMinimumContentsLength(10)  # "Chapter 4"
         for chapter in self.chapters:
             self.chapter_combo.addItem("", chapter.number)
         self.chapter_combo.activated.connect(lambda index: self.chapter_chosen.emit(self.chapter_combo.itemData(index)))
@@ -45,6 +81,8 @@ class LessonNav(QWidget):
         for index, each in enumerate(self.chapters):
             self.chapter_combo.setItemText(index, f"{each.number}. {each.title.get(lang)}")
         self.chapter_combo.setCurrentIndex(self.chapters.index(chapter))
+        self.chapter_combo.short = self.tr("Chapter %1").replace("%1", str(chapter.number))
+        self.chapter_combo.updateGeometry()
         self.page_label.setText(f"{page} / {len(chapter.pages)}")
         self.previous_button.setText(self.tr("◀ Back"))
         self.next_button.setText(self.tr("Next ▶"))

@@ -47,6 +47,13 @@ def test_the_good_file_loads_and_validates(tmp_path):
     chapter = _chapter(tmp_path, GOOD)
     assert [p.id for p in chapter.pages] == ["div", "later"]
     assert chapter.pages[0].facts[0].source.cite == "Somewhere, 2024"
+    assert chapter.pages[0].notes is None  # the speaker's notes are optional
+
+
+def test_a_pages_speaker_notes_are_read_in_both_languages(tmp_path):
+    notes = 'notes = { zh = "指着曲线。", en = "Point at the curve." }'
+    chapter = _chapter(tmp_path, GOOD.replace('id = "div"', f'id = "div"\n{notes}'))
+    assert chapter.pages[0].notes == lessons.Text("指着曲线。", "Point at the curve.")
 
 
 @pytest.mark.parametrize(("old", "new", "where"), [
@@ -69,6 +76,8 @@ def test_the_good_file_loads_and_validates(tmp_path):
     ('id = "later"', 'id = "div"', "two pages have the id 'div'"),
     ('slug = "test"', 'slug = "test"\ncolour = "red"', "unknown field 'colour'"),
     ('number = {', 'numbr = {', "unknown field 'numbr'"),
+    ('id = "div"', 'id = "div"\nnotes = { zh = "讲这个。" }', 'page "div": notes.en'),
+    ('id = "div"', 'id = "div"\nnotes = "Say this."', 'page "div": notes'),
 ])  # fmt: skip
 def test_a_mistake_is_named_by_file_page_and_field(tmp_path, old, new, where):
     assert old in GOOD

@@ -59,12 +59,20 @@ def test_each_coming_lab_has_a_page_that_says_so_and_none_of_them_exists_yet():
 def test_every_text_of_a_page_is_there_in_chinese_and_in_english(chapter, page):
     texts = [page.title, page.text, *(fact.text for fact in page.facts)]
     texts += [page.try_this.text] if page.try_this is not None else []
+    texts += [page.notes] if page.notes is not None else []
     for text in texts:
         assert text.zh.strip() and text.en.strip()
         assert CJK.search(text.zh), text.zh
         assert not CJK.search(text.en), text.en
     for text in (chapter.title, chapter.summary):
         assert CJK.search(text.zh) and not CJK.search(text.en)
+
+
+@pytest.mark.parametrize(("chapter", "page"), PAGES, ids=_ids(PAGES))
+def test_every_page_has_speaker_notes_and_a_live_pages_notes_give_the_number_to_expect(chapter, page):
+    assert page.notes is not None, "the speaker view shows them"
+    if page.is_live:  # what this machine shows (modelled, emulated or measured) beside a real GPU's
+        assert re.search(r"\d", page.notes.en) and re.search(r"\d", page.notes.zh)
 
 
 def _glossary():

@@ -51,14 +51,15 @@ PANEL_VIEWS: dict[str, tuple[View, ...]] = {
     "allreduce-steps": (View("steps", 0, "Step by step"), View("chart", 1, "algbw vs busbw")),
     "cluster-scaling": (View("allreduce", 0, "AllReduce"), View("scaling", 1, "Efficiency, goodput"),
                         View("planner", 2, "Planner")),
+    "squeeze": MAIN,
+    "scheduling": (View("gantt", 0, "Gantt"), View("utilisation", 1, "Utilisation"),
+                   View("lost", 2, "Lost GPU-hours")),
 }
 """Views by panel name. The first view of a panel is the one a page gets when it names none."""
 
 COMING_LABS: dict[str, str] = {
     "latency-hiding": "latency hiding & occupancy",
-    "training-step": "squeeze a training step",
     "trace-doctor": "trace doctor",
-    "scheduling": "scheduling & failures",
 }
 """Labs the curriculum needs that are not built yet (id -> what it is, in English); a page may
 say its lab is coming with one of these ids. When one is built it joins the registry, and the

@@ -147,9 +147,9 @@ def test_the_cli_prints_a_page_and_the_big_number_of_its_run(capsys):
 
 
 def test_the_cli_shows_a_coming_page_without_running_it(capsys):
-    assert main(["lesson", "4", "--page", "scheduling", "--run"]) == 0
+    assert main(["lesson", "3", "--page", "trace-doctor", "--run"]) == 0
     out = capsys.readouterr().out
-    assert "实验尚未完成：scheduling & failures" in out and "要记住的数字" not in out
+    assert "实验尚未完成：trace doctor" in out and "要记住的数字" not in out
 
 
 def test_the_cli_names_a_page_that_does_not_exist(capsys):

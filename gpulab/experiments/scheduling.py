@@ -243,8 +243,8 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(0.0, msg("progress.scheduling.simulating"))
     outcome = simulate(params, lambda share: ctx.check_cancelled())
     yield Progress(0.9, msg("progress.scheduling.series"))
-    provenance = Provenance("modelled", "DGX H100 cluster", {"model": "discrete-event scheduler simulation",
-                                                             "seed": params.seed, "assumed": assumed(params)})  # fmt: skip
+    details = {"model": "discrete-event scheduler simulation", "seed": params.seed, "assumed": assumed(params)}
+    provenance = Provenance("modelled", "DGX H100 cluster", details)
     series = build_series(outcome, provenance)
     yield Progress(1.0, msg("progress.done"))
     return Result("scheduling", params_to_dict(params), tuple(series), all_notes(outcome, params))

@@ -70,7 +70,8 @@ def test_the_default_interval_is_dalys_for_the_jobs_size():
 def test_the_assumed_speeds_are_parameters_and_the_json_says_they_are_assumed(tmp_path):
     from gpulab.model.scheduling import cluster
 
-    assert module.Params().tp_split_speed == module.TP_SPLIT_SPEED == pytest.approx(cluster.tp_across_nodes_speed(), abs=0.005)
+    default = module.Params().tp_split_speed
+    assert default == module.TP_SPLIT_SPEED == pytest.approx(cluster.tp_across_nodes_speed(), abs=0.005)
     result = run(gpus=256, hours=24, tp_split_speed=0.5, rack_span_speed=0.9)
     assert result.params["tp_split_speed"] == 0.5 and result.params["rack_span_speed"] == 0.9
     path = tmp_path / "scheduling.json"
@@ -78,7 +79,7 @@ def test_the_assumed_speeds_are_parameters_and_the_json_says_they_are_assumed(tm
     saved = json.loads(path.read_text(encoding="utf-8"))
     assumed = saved["series"][0]["provenance"]["details"]["assumed"]
     assert assumed["tp_split_speed"]["value"] == 0.5 and assumed["tp_split_speed"]["measured"] is False
-    assert assumed["tp_split_speed"]["default"] == module.TP_SPLIT_SPEED and "assumed" in assumed["tp_split_speed"]["why"]
+    assert assumed["tp_split_speed"]["default"] == default and "assumed" in assumed["tp_split_speed"]["why"]
     note = " ".join(str(n) for n in result.notes)
     assert "Assumed, not measured" in note and "0.50x" in note and "0.90x" in note
 

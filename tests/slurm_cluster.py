@@ -85,8 +85,36 @@ def _wait_for(what: str, ready, deadline_s: float, logs: list[Path]) -> None:
 
 
 @contextlib.contextmanager
+def _one_slurm_at_a_time(deadline_s: float = 2 * RUN_TIMEOUT_S) -> Iterator[None]:
+    """Two single-node Slurms at once (pytest-xdist's workers) would both name this host's node and
+    trip over each other: a file lock lets one start at a time, waiting a bounded time for it."""
+    import fcntl
+
+    with open(Path("/tmp") / "gpulab-slurm.lock", "w") as handle:
+        deadline = time.monotonic() + deadline_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.skip(f"another test's Slurm was still running after {deadline_s:g} s")
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
 def single_node_slurm(folder: Path) -> Iterator[dict[str, str]]:
-    """munged, slurmctld and slurmd in ``folder``; yields the environment for srun; stops them after."""
+    """munged, slurmctld and slurmd in ``folder``; yields the environment for srun; stops them after.
+    One at a time on this machine (:func:`_one_slurm_at_a_time`)."""
+    with _one_slurm_at_a_time():
+        yield from _single_node_slurm(folder)
+
+
+def _single_node_slurm(folder: Path) -> Iterator[dict[str, str]]:
     missing = [name for name in DAEMONS if find(name) is None]
     if missing:
         pytest.skip(f"Slurm is not installed here (no {', '.join(missing)}): apt-get install slurmctld slurmd munge "

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpulab.validation import cluster, execution, memory
+from gpulab.validation import cluster, execution, memory, scheduling
 
 Evaluator = Callable[[Mapping[str, Any]], float]
 
-EVALUATORS: dict[str, Evaluator] = {**cluster.EVALUATORS, **execution.EVALUATORS, **memory.EVALUATORS}
+EVALUATORS: dict[str, Evaluator] = {**cluster.EVALUATORS, **execution.EVALUATORS, **memory.EVALUATORS,
+                                  **scheduling.EVALUATORS}

@@ -2013,8 +2013,12 @@
         <translation>按“运行”：作业会出现在各自的节点上；拖动红线可查看那一时刻的队列。</translation>
     </message>
     <message>
-        <source>At %1 h: %2 jobs running, %3 waiting; nodes %4 allocated, %5 idle, %6 down (sinfo).</source>
-        <translation>%1 小时时：%2 个作业在运行，%3 个在等待；节点 %4 个已分配，%5 个空闲，%6 个下线（sinfo）。</translation>
+        <source>At %1 h (squeue): %2 jobs running, %3 waiting.</source>
+        <translation>%1 小时时（squeue）：%2 个作业在运行，%3 个在等待。</translation>
+    </message>
+    <message>
+        <source>Nodes (sinfo): %1 allocated, %2 idle, %3 down.</source>
+        <translation>节点（sinfo）：%1 个已分配，%2 个空闲，%3 个下线。</translation>
     </message>
     <message>
         <source>large</source>

@@ -65,3 +65,27 @@ def test_the_default_interval_is_dalys_for_the_jobs_size():
     job = max(outcome.jobs, key=lambda j: j.gpus)
     mtbf = reliability.mtbf_seconds(job.gpus, reliability.LLAMA3_FAILURES_PER_GPU_YEAR)
     assert job.checkpoint_interval_s == pytest.approx(reliability.daly_interval_seconds(60.0, mtbf))
+
+
+def test_the_assumed_speeds_are_parameters_and_the_json_says_they_are_assumed(tmp_path):
+    from gpulab.model.scheduling import cluster
+
+    default = module.Params().tp_split_speed
+    assert default == module.TP_SPLIT_SPEED == pytest.approx(cluster.tp_across_nodes_speed(), abs=0.005)
+    result = run(gpus=256, hours=24, tp_split_speed=0.5, rack_span_speed=0.9)
+    assert result.params["tp_split_speed"] == 0.5 and result.params["rack_span_speed"] == 0.9
+    path = tmp_path / "scheduling.json"
+    result.save(path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assumed = saved["series"][0]["provenance"]["details"]["assumed"]
+    assert assumed["tp_split_speed"]["value"] == 0.5 and assumed["tp_split_speed"]["measured"] is False
+    assert assumed["tp_split_speed"]["default"] == default and "assumed" in assumed["tp_split_speed"]["why"]
+    note = " ".join(str(n) for n in result.notes)
+    assert "Assumed, not measured" in note and "0.50x" in note and "0.90x" in note
+
+
+def test_a_slower_split_tp_group_slows_the_runs_that_straddle_nodes():
+    common = {"gpus": 256, "hours": 24, "mix": "many-small", "policy": "backfill", "seed": 4}
+    base, slow = (module.simulate(module.Params(**common, tp_split_speed=s)) for s in (1.0, 0.25))
+    assert {round(r.speed, 6) for r in base.runs} <= {1.0, round(module.Params().rack_span_speed, 6)}
+    assert any(r.speed <= 0.25 for r in slow.runs)

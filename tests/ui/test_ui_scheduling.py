@@ -25,6 +25,9 @@ def test_run_fills_the_gantt_and_the_queue_at_the_cursor(qtbot, window):
     states = {panel.queue_table.item(i, 3).text() for i in range(panel.queue_table.rowCount())}
     assert "R" in states
     assert "24.0 h" in panel.cursor_label.text()  # the cursor starts half way through the 48 h
+    # the squeue and sinfo counts are all on the page at 1024 x 768, none only in a tooltip
+    assert "sinfo" in panel.cursor_label.text() and "…" not in panel.cursor_label.text()
+    assert panel.cursor_label.text() == panel.cursor_label.full_text
     panel.gantt.cursor.setValue(0.0)  # dragged to the start: nothing has arrived and run yet, or little
     assert "At 0.0 h" in panel.cursor_label.text()
     click_tab(qtbot, panel.tabs, 2)
@@ -38,6 +41,8 @@ def test_in_chinese_the_tabs_and_the_losses_are_chinese(qtbot, window):
         assert panel.tabs.tabText(2) != "Lost GPU-hours"
         causes = [panel.lost_table.item(i, 0).text() for i in range(panel.lost_table.rowCount())]
         assert "故障后重做的工作" in causes
-        assert "小时" in panel.cursor_label.text() or "h" in panel.cursor_label.text()
+        assert "小时" in panel.cursor_label.text() and "…" not in panel.cursor_label.text()
+        classes = {panel.queue_table.item(i, 1).text() for i in range(panel.queue_table.rowCount())}
+        assert classes and classes <= {"大", "中", "小"}  # the job classes read in Chinese too
     finally:
         switch_language(window, "en")

@@ -56,7 +56,8 @@ class SchedulingPanel(LabPanel):
         super()._make_widgets()
         self.gantt = GanttPlot()
         self.gantt.cursor_moved.connect(lambda _h: self.show_cursor())
-        self.cursor_label = WrapLabel(min_lines=1, max_lines=2)
+        # Two lines, wrapped in full: a projector audience reads the counts here, not in a tooltip.
+        self.cursor_label = WrapLabel(min_lines=2, max_lines=None)
         self.queue_table = _table(6)
         self.lost_table = _table(3)
         self.nodes = preset_cluster(lab.Params().gpus).nodes
@@ -135,10 +136,11 @@ class SchedulingPanel(LabPanel):
         hour = float(self.gantt.cursor.value())
         rows, counts = snapshot.snapshot(result, hour, self.nodes)
         running = sum(1 for r in rows if r.state == "R")
-        self.cursor_label.setText(
-            self.tr("At %1 h: %2 jobs running, %3 waiting; nodes %4 allocated, %5 idle, %6 down (sinfo).")
-            .replace("%1", f"{hour:.1f}").replace("%2", str(running)).replace("%3", str(len(rows) - running))
-            .replace("%4", str(counts.allocated)).replace("%5", str(counts.idle)).replace("%6", str(counts.down)))
+        jobs = (self.tr("At %1 h (squeue): %2 jobs running, %3 waiting.")
+                .replace("%1", f"{hour:.1f}").replace("%2", str(running)).replace("%3", str(len(rows) - running)))
+        nodes = (self.tr("Nodes (sinfo): %1 allocated, %2 idle, %3 down.")
+                 .replace("%1", str(counts.allocated)).replace("%2", str(counts.idle)).replace("%3", str(counts.down)))
+        self.cursor_label.setText(f"{jobs}\n{nodes}")  # fmt: skip
         classes = {"large": self.tr("large"), "medium": self.tr("medium"), "small": self.tr("small")}
         shown = rows[:MAX_QUEUE_ROWS]
         self.queue_table.setRowCount(len(shown))

@@ -30,11 +30,13 @@ Allocation = tuple[np.ndarray, np.ndarray]  # (nodes, GPUs on each), in rank ord
 
 TP_COMM_SHARE = 0.1
 """Assumed share of a training step spent in tensor-parallel all-reduces when they run over NVLink
-(Megatron-style TP of 8 inside an H100 node; an illustrative figure, not a measurement)."""
+(Megatron-style TP of 8 inside an H100 node; an illustrative figure, not a measurement). It sets the
+default of the lab's ``tp_split_speed`` parameter (:func:`tp_across_nodes_speed`: 0.59 on H100)."""
 
 RACK_SPAN_SPEED = 0.97
 """Assumed speed of a job whose data-parallel ring leaves its rack (crosses the spine): the DP
-all-reduce mostly hides under the backward pass, so a few percent (illustrative)."""
+all-reduce mostly hides under the backward pass, so a few percent (illustrative, not measured).
+The default of the lab's ``rack_span_speed`` parameter."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,9 @@ def preset_cluster(gpus: int, layout: str = "dgx-h100") -> ClusterSpec:
 @cache
 def tp_across_nodes_speed(model_gpu: str = "h100-sxm") -> float:
     """The speed of a job whose tensor-parallel group straddles nodes: its TP share of the step
-    (:data:`TP_COMM_SHARE`) at a NIC's rate instead of NVLink's (the cluster model's fabric)."""
+    (:data:`TP_COMM_SHARE`, assumed) at a NIC's rate instead of NVLink's (the cluster model's fabric:
+    47 GB/s against 371 GB/s on H100, so 1 / (0.9 + 0.1 x 7.9) = 0.59). Only the default of the lab's
+    ``tp_split_speed`` parameter: the share is a guess, so the speed is one too."""
     fabric = fabric_model.fabric_for(resolve_model_gpu(model_gpu))
     slower = fabric.intra.bytes_per_s / fabric.inter.bytes_per_s
     return 1.0 / ((1 - TP_COMM_SHARE) + TP_COMM_SHARE * slower)
@@ -130,16 +134,18 @@ def place_topology(free: np.ndarray, need: int, spec: ClusterSpec) -> Allocation
     return chosen, taken
 
 
-def placement_speed(allocation: Allocation, tp: int, spec: ClusterSpec, tp_split_speed: float) -> float:
-    """How fast a job runs on this allocation, against one inside nodes and one rack (1.0): slower
-    when a tensor-parallel group straddles nodes, a little slower when the job spans racks."""
+def placement_speed(allocation: Allocation, tp: int, spec: ClusterSpec, tp_split_speed: float,
+                    rack_span_speed: float = RACK_SPAN_SPEED) -> float:  # fmt: skip
+    """How fast a job runs on this allocation, against one inside nodes and one rack (1.0): at
+    ``tp_split_speed`` when a tensor-parallel group straddles nodes, times ``rack_span_speed`` when
+    the job spans racks (both assumed)."""
     nodes, taken = allocation
     speed = 1.0
     if tp > 1 and nodes.size > 1 and np.any(np.cumsum(taken)[:-1] % tp):
         speed *= tp_split_speed
     racks = nodes // spec.nodes_per_rack
     if racks.size and racks.min() != racks.max():
-        speed *= RACK_SPAN_SPEED
+        speed *= rack_span_speed
     return speed
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpulab.model.scheduling.cluster import (
+    RACK_SPAN_SPEED,
     Allocation,
     ClusterSpec,
     place_anywhere,
@@ -84,7 +85,8 @@ class Config:
     horizon_s: float
     restart_s: float = 300.0
     repair_s: float = 7200.0
-    tp_split_speed: float = field(default_factory=tp_across_nodes_speed)
+    tp_split_speed: float = field(default_factory=tp_across_nodes_speed)  # assumed: see cluster.TP_COMM_SHARE
+    rack_span_speed: float = RACK_SPAN_SPEED  # assumed
     depth: int = BACKFILL_DEPTH
 
 
@@ -270,7 +272,8 @@ class _Simulation:
         job, state = self.jobs[job_id], self.states[job_id]
         self._dequeue(job_id)
         self._take(job_id, allocation)
-        speed = placement_speed(allocation, job.tp, self.config.cluster, self.config.tp_split_speed)
+        speed = placement_speed(allocation, job.tp, self.config.cluster, self.config.tp_split_speed,
+                                self.config.rack_span_speed)
         restart = self.config.restart_s if state.runs else 0.0
         seconds, _checkpoints = run_seconds(job, state.progress_s, speed, restart)
         run = Run(job_id, now, allocation[0], allocation[1], speed, restart, state.progress_s, now + seconds)
@@ -396,7 +399,8 @@ class _Simulation:
         allocation = self._place(job, self.free)
         if allocation is None:
             return False
-        speed = placement_speed(allocation, job.tp, self.config.cluster, self.config.tp_split_speed)
+        speed = placement_speed(allocation, job.tp, self.config.cluster, self.config.tp_split_speed,
+                                self.config.rack_span_speed)
         if now + run_seconds(job, state.progress_s, speed, restart)[0] > shadow_s:
             return False
         self._start(job_id, allocation, now)

@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         self.services.notifier.dismissed.connect(self.message_bar.hide)
         self.services.devices.report_changed.connect(self._show_device)
         self.services.navigator.kernel_requested.connect(self.open_kernel)
+        self.services.navigator.sm_view_requested.connect(self.open_sm_view)
 
     # ------------------------------------------------------------ texts
 
@@ -271,6 +272,13 @@ class MainWindow(QMainWindow):
             return
         self.show_panel("warp")
         self.panels["warp"].choose_kernel(entry, preset or None)  # type: ignore[attr-defined]
+
+    def open_sm_view(self, entry: str) -> None:
+        """The latency page's SM view, animating kernel ``entry`` (the warp visualizer asked for it)."""
+        if not self.panels.known("latency"):
+            return
+        self.show_panel("latency")
+        self.panels["latency"].choose_kernel(entry)  # type: ignore[attr-defined]
 
     def current_panel(self) -> Panel:
         page = cast(QScrollArea, self.stack.currentWidget())  # every page is a panel's scroll area

@@ -63,10 +63,15 @@ class Navigator(QObject):
     opens its kernel in the warp visualizer. The main window listens and switches panels."""
 
     kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
+    sm_view_requested = Signal(str)  # kernel entry: the latency page's SM view (latency hiding)
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
         self.kernel_requested.emit(entry, preset)
+
+    def open_sm_view(self, entry: str) -> None:
+        """Show kernel ``entry``'s warps hiding memory latency on an SM (the latency page)."""
+        self.sm_view_requested.emit(entry)
 
 
 @dataclass

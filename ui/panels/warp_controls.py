@@ -56,6 +56,7 @@ class KernelControls(FlowBox):
         self.limit_box = QSpinBox()  # the time limit: a runaway loop stops after this long
         self.limit_box.setRange(1, 600)
         self.limit_box.setValue(round(DEFAULT_MAX_SECONDS))
+        self.sm_button = QPushButton()  # this kernel's warps hiding memory latency, on the latency page
         self.progress = QProgressBar()  # warp-steps done / budget while emulating
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -73,6 +74,7 @@ class KernelControls(FlowBox):
             self.options.constants_group,
             self.options.fmad_box,
             group(self.limit_label, self.limit_box),
+            self.sm_button,
         )
 
     def resizeEvent(self, event) -> None:
@@ -170,6 +172,10 @@ class KernelControls(FlowBox):
         self.run_button.setText(translate("WarpPanel", "Run"))
         self.cancel_button.setText(translate("WarpPanel", "Cancel"))
         self.cancel_button.setToolTip(translate("WarpPanel", "Stop the emulation now"))
+        self.sm_button.setText(translate("WarpPanel", "Open in SM view"))
+        self.sm_button.setToolTip(
+            translate("WarpPanel", "Watch this kernel's warps hide memory latency on an SM (the latency page)")
+        )
         self.limit_label.setText(translate("WarpPanel", "Time limit:"))
         self.limit_box.setSuffix(translate("WarpPanel", " s"))
         self.limit_box.setToolTip(

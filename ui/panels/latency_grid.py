@@ -69,9 +69,14 @@ class Track:
             return 0.0
         return float(self.slots[:, -self.filled:].sum()) / (self.schedulers * self.filled)
 
+    @property
+    def slot_height(self) -> int:
+        """Picture rows per issue slot: the slots stay a visible band beside many warps."""
+        return max(1, round(self.warps / (4 * self.schedulers)))
+
     def picture(self) -> np.ndarray:
         """Rows: the schedulers' issue slots, a gap, then the warps; values: the pixel codes."""
-        slots = np.where(self.slots == 1, SLOT_BUSY, SLOT_IDLE).astype(np.int8)
+        slots = np.repeat(np.where(self.slots == 1, SLOT_BUSY, SLOT_IDLE).astype(np.int8), self.slot_height, axis=0)
         if self.filled < WINDOW:
             slots[:, : WINDOW - self.filled] = GAP
         states = np.where(self.states < 0, GAP, self.states).astype(np.int8)
@@ -161,8 +166,9 @@ class StateGrid:
         self.image.setImage(picture, autoLevels=False, levels=(0, GAP))
         rows = picture.shape[0]
         slots, warps = row_names
-        first = track.schedulers + 1
-        ticks = [(track.schedulers / 2, slots), (first + 0.5, warps)]
+        band = track.schedulers * track.slot_height
+        first = band + 1
+        ticks = [(band / 2, slots), (first + 0.5, warps)]
         if track.warps > 1:
             ticks.append((rows - 0.5, str(track.warps - 1)))
         self.widget.getPlotItem().getAxis("left").setTicks([ticks, []])

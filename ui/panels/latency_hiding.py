@@ -109,7 +109,7 @@ class HidingView(QWidget):
         self.kernel_combo.setCurrentIndex(max(0, self.kernel_combo.findData(DEFAULT_KERNEL)))
         self.warps_slider = QSlider(Qt.Orientation.Horizontal)
         self.warps_slider.setRange(1, most_warps())
-        self.warps_slider.setValue(most_warps())
+        self.warps_slider.setValue(48)  # past Little's law for the lab kernels at the starting latency
         self.warps_value = QLabel()
         self.latency_box = QSpinBox()
         self.latency_box.setRange(1, 10_000)
@@ -134,7 +134,7 @@ class HidingView(QWidget):
                           group(self.play_button, self.step_button), group(self.speed_label, self.speed_combo))
         self.source_line = WrapLabel(max_lines=2)
         self.sm_grid, self.cpu_grid = StateGrid(), StateGrid()
-        self.sm_title, self.cpu_title = QLabel(), QLabel()
+        self.sm_title, self.cpu_title = WrapLabel(max_lines=2), WrapLabel(max_lines=2)
         self.sm_numbers, self.cpu_numbers = WrapLabel(max_lines=2), WrapLabel(max_lines=2)
         self.keys = QLabel()
         self.keys.setWordWrap(True)
@@ -148,8 +148,10 @@ class HidingView(QWidget):
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
         self.curve = self.chart.plot([], [], symbol="o", symbolSize=6)
-        self.roof = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={"position": 0.25})
-        self.little = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.15})
+        self.roof = pg.InfiniteLine(angle=0, movable=False, label="",
+                                    labelOpts={"position": 0.03, "anchors": [(0, 1), (0, 1)]})
+        self.little = pg.InfiniteLine(angle=90, movable=False, label="",  # two lines, left of the line
+                                      labelOpts={"position": 0.2, "anchors": [(1.05, 0.5), (1.05, 0.5)]})
         self.now = pg.ScatterPlotItem(size=16, symbol="star")
         self.cpu_point = pg.ScatterPlotItem(size=14, symbol="s")
         self.cpu_text = pg.TextItem(anchor=(0, 1))
@@ -194,7 +196,7 @@ class HidingView(QWidget):
         self.cpu_grid.widget.setMinimumHeight(int(2.2 * line))
         self.cpu_grid.widget.setMaximumHeight(4 * line)
         self.warps_slider.setMinimumWidth(8 * line)
-        self.chart.setMinimumWidth(12 * line)
+        self.chart.setMinimumWidth(9 * line)
 
     # ------------------------------------------------------------ texts
 
@@ -274,7 +276,7 @@ class HidingView(QWidget):
             return  # the user has since chosen something else
         self._restart(stream)
         top = self.warps_slider.maximum()
-        entry, latency, rate = asked
+        _entry, latency, rate = asked
         self.runner.run_task(lambda: model_sweep(stream, latency, rate, top),
                              lambda found: self._sweep_arrived(asked, found))  # fmt: skip
 
@@ -351,7 +353,7 @@ class HidingView(QWidget):
         self.roof.setPos(found["roof"])
         self.roof.label.setFormat(self.tr("memory roof %1 loads/cycle").replace("%1", f"{found['roof']:.3g}"))
         self.little.setPos(found["little"])
-        self.little.label.setFormat(self.tr("Little's law: %1 warps").replace("%1", f"{found['little']:.0f}"))
+        self.little.label.setFormat(self.tr("Little's law:\n%1 warps").replace("%1", f"{found['little']:.0f}"))
         cpu = found["cpu"].loads_per_cycle
         self.cpu_point.setData([1], [cpu])
         self.cpu_text.setText(self.tr("CPU core"))

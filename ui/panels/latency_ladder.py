@@ -8,11 +8,10 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpulab import hostmem
 from gpulab.latency import gpu_levels
-from gpulab.measure import size_text
 from gpulab.results import Result
 from ui.panels.latency_occupancy import arch_choices
 from ui.theme import current_theme, style_plot
@@ -24,6 +23,14 @@ def cache_edges() -> list[tuple[str, int]]:
     """(name, bytes) of this CPU's data caches, as the OS reports them."""
     caches, _source = hostmem.cpu_caches()
     return [(f"L{c.level}", c.size_bytes) for c in caches if c.kind in ("Data", "Unified")]
+
+
+def bytes_text(size: int) -> str:
+    """4096 -> '4 KiB', 1048576 -> '1 MiB'."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size} B"
 
 
 class LadderView(QWidget):
@@ -38,10 +45,12 @@ class LadderView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setLogMode(x=True, y=True)
         self.curve = self.plot.plot([], [], symbol="o", symbolSize=7)
+        for side in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(side).setStyle(maxTextLevel=0)  # decades only: minor labels crowd
         self.edges = []
-        for name, size in cache_edges():
-            line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False,
-                                   label=f"{name} {size_text(size)}", labelOpts={"position": 0.9})  # fmt: skip
+        for index, (name, size) in enumerate(cache_edges()):
+            line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False, label=f"{name} {bytes_text(size)}",
+                                   labelOpts={"position": 0.92 - 0.12 * index, "anchors": [(0, 0.5), (0, 0.5)]})
             self.plot.addItem(line)
             self.edges.append(line)
         self.hint = WrapLabel(max_lines=2)
@@ -55,9 +64,6 @@ class LadderView(QWidget):
         self.gpu_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.gpu_combo.setMinimumContentsLength(12)
         self.gpu_badge = ProvenanceBadge("modelled")
-        self.levels = QTreeWidget()
-        self.levels.setRootIsDecorated(False)
-        self.levels.setColumnCount(2)
         self.gpu_line = WrapLabel(max_lines=6)
         self.gpu_line.setOpenExternalLinks(True)
         self._build_layout()
@@ -69,31 +75,23 @@ class LadderView(QWidget):
         heading.addWidget(self.cpu_title)
         heading.addWidget(self.measured_badge)
         heading.addStretch(1)
-        left = QVBoxLayout()
-        left.addLayout(heading)
-        left.addWidget(self.hint)
-        left.addWidget(self.plot, 1)
-        gpu_heading = QHBoxLayout()
+        gpu_heading = QHBoxLayout()  # beside the CPU's: the GPU's published levels, a line under the chart
         gpu_heading.addWidget(self.gpu_title)
         gpu_heading.addWidget(self.gpu_badge)
-        gpu_heading.addStretch(1)
-        right = QVBoxLayout()
-        right.addLayout(gpu_heading)
-        right.addWidget(self.gpu_combo)
-        right.addWidget(self.levels)
-        right.addWidget(self.gpu_line)
-        right.addStretch(1)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addLayout(left, 3)
-        row.addLayout(right, 1)
+        gpu_heading.addWidget(self.gpu_combo, 1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(heading)
+        column.addWidget(self.hint)
+        column.addWidget(self.plot, 1)
+        column.addLayout(gpu_heading)
+        column.addWidget(self.gpu_line)
 
     def retranslate(self) -> None:
         self.cpu_title.setText(self.tr("This CPU, pointer chase"))
         self.gpu_title.setText(self.tr("A GPU, published"))
         self.plot.setLabel("bottom", self.tr("working set (bytes)"))
         self.plot.setLabel("left", self.tr("ns per load"))
-        self.levels.setHeaderLabels([self.tr("Level"), self.tr("Cycles")])
         self.show_points(self.points)
         self.show_levels()
 
@@ -115,23 +113,17 @@ class LadderView(QWidget):
 
         arch = resolve_arch(str(self.gpu_combo.currentData()))
         levels = gpu_levels.levels(arch)
-        self.levels.clear()
-        self.levels.setVisible(levels is not None)
         self.gpu_badge.setVisible(levels is not None)
         if levels is None:
             self.gpu_line.setText(self.tr("No published figures for this architecture (%1).").replace("%1", arch))
             return
-        names = {"shared": self.tr("shared memory"), "L1": "L1", "L2": "L2", "DRAM": self.tr("DRAM")}
-        for level, cycles in levels.as_rows():
-            text = f"{levels.dram_cycles_low}–{levels.dram_cycles_high}" if level == "DRAM" else f"{cycles:.0f}"
-            item = QTreeWidgetItem([names[level], text])
-            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.levels.addTopLevelItem(item)
-        rows = len(levels.as_rows()) + 1
-        self.levels.setMaximumHeight(rows * (self.levels.sizeHintForRow(0) + 2) + 2 * self.levels.frameWidth() + 4)
-        self.gpu_line.setText(self.tr("%1, load latency in cycles. Source: <a href=\"%2\">%3</a>")
-                              .replace("%1", arch).replace("%2", levels.source_url)
-                              .replace("%3", levels.source_title))  # fmt: skip
+        text = self.tr("%1, cycles per load: shared memory %2 · L1 %3 · L2 %4 · DRAM %5–%6. Source: "
+                       "<a href=\"%7\">%8</a>")  # fmt: skip
+        values = (arch, levels.shared_cycles, levels.l1_cycles, levels.l2_cycles, levels.dram_cycles_low,
+                  levels.dram_cycles_high, levels.source_url, levels.source_title)  # fmt: skip
+        for index, value in reversed(list(enumerate(values, start=1))):  # %8 before %1's digits are touched
+            text = text.replace(f"%{index}", str(value))
+        self.gpu_line.setText(text)
 
     def restyle(self) -> None:
         import pyqtgraph as pg

@@ -114,7 +114,7 @@ class OccupancyView(QWidget):
                              (self.shared_label, self.shared_field), (self.carveout_label, self.carveout_combo)):
             form.addRow(label, field)  # fmt: skip
         bars = QGridLayout()
-        for row, (name, (label, bar)) in enumerate(self.bars.items()):
+        for row, (_name, (label, bar)) in enumerate(self.bars.items()):
             bar.setTextVisible(True)
             bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
             bars.addWidget(label, row, 0)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.results import Result
 from ui.panels.lab_panel import LabPanel
@@ -45,6 +45,8 @@ class LatencyPanel(LabPanel):
             self.tabs.addTab(page, "")
         self.tabs.currentChanged.connect(self._tab_chosen)
         self._hiding_prepared = False
+        for page in (self.calculator, self.hiding):
+            page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         view = QWidget()
         column = QVBoxLayout(view)
         column.setContentsMargins(0, 0, 0, 0)
@@ -67,6 +69,10 @@ class LatencyPanel(LabPanel):
     def _tab_chosen(self, index: int) -> None:
         # The form and Run measure the ladder: on the other tabs the view gets the whole width.
         self.splitter.widget(0).setVisible(index == LADDER)
+        for page in range(self.tabs.count()):  # only the tab shown sets the tabs' minimum (the ladder's is narrow)
+            policy = QSizePolicy.Policy.Preferred if page == index else QSizePolicy.Policy.Ignored
+            self.tabs.widget(page).setSizePolicy(policy, policy)
+        self.tabs.updateGeometry()
         self.notes.setVisible(index == LADDER and self.last_result is not None and bool(self.last_result.notes))
         if index != HIDING:
             self.hiding.pause()

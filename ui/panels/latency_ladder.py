@@ -56,13 +56,13 @@ class LadderView(QWidget):
         self.hint = WrapLabel(max_lines=2)
         self.measured_badge = ProvenanceBadge("measured")
         self.cpu_title = QLabel()
-        self.gpu_title = QLabel()
+        self.gpu_title = WrapLabel(max_lines=2)  # beside the badge and the GPU list: it wraps before they squeeze
         self.gpu_combo = QComboBox()
         for text, key in arch_choices():
             self.gpu_combo.addItem(text, key)
         self.gpu_combo.setCurrentIndex(max(0, self.gpu_combo.findData("t4")))
         self.gpu_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.gpu_combo.setMinimumContentsLength(12)
+        self.gpu_combo.setMinimumContentsLength(8)
         self.gpu_badge = ProvenanceBadge("modelled")
         self.gpu_line = WrapLabel(max_lines=6)
         self.gpu_line.setOpenExternalLinks(True)
@@ -76,7 +76,7 @@ class LadderView(QWidget):
         heading.addWidget(self.measured_badge)
         heading.addStretch(1)
         gpu_heading = QHBoxLayout()  # beside the CPU's: the GPU's published levels, a line under the chart
-        gpu_heading.addWidget(self.gpu_title)
+        gpu_heading.addWidget(self.gpu_title, 1)
         gpu_heading.addWidget(self.gpu_badge)
         gpu_heading.addWidget(self.gpu_combo, 1)
         column = QVBoxLayout(self)

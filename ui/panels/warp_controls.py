@@ -56,7 +56,9 @@ class KernelControls(FlowBox):
         self.limit_box = QSpinBox()  # the time limit: a runaway loop stops after this long
         self.limit_box.setRange(1, 600)
         self.limit_box.setValue(round(DEFAULT_MAX_SECONDS))
-        self.sm_button = QPushButton()  # this kernel's warps hiding memory latency, on the latency page
+        # This kernel's warps hiding memory latency, on the latency page; shown where the page is
+        # roomy (large type on a small screen: it would cost the code a row; the sidebar has the page).
+        self.sm_button = QPushButton()
         self.progress = QProgressBar()  # warp-steps done / budget while emulating
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -86,6 +88,9 @@ class KernelControls(FlowBox):
         screen) or where it costs the row no extra line; else its short one, so the code keeps the height."""
         if roomy is not None:
             self.roomy = roomy
+            if self.sm_button.isHidden() == roomy:
+                self.sm_button.setVisible(roomy)
+                self._fit_height()  # the row count changes now, not at the next resize
         if self.roomy:
             self.options.set_short(False)
             return

@@ -2846,14 +2846,6 @@
         <translation>立即停止仿真</translation>
     </message>
     <message>
-        <source>Open in SM view</source>
-        <translation>在 SM 视图中打开</translation>
-    </message>
-    <message>
-        <source>Watch this kernel&apos;s warps hide memory latency on an SM (the latency page)</source>
-        <translation>观看这个核函数的线程束如何在 SM 上隐藏内存延迟（延迟页面）</translation>
-    </message>
-    <message>
         <source>Time limit:</source>
         <translation>时间上限：</translation>
     </message>
@@ -2912,6 +2904,14 @@
     <message>
         <source>Compare with:</source>
         <translation>对比：</translation>
+    </message>
+    <message>
+        <source>SM view</source>
+        <translation>SM 视图</translation>
+    </message>
+    <message>
+        <source>Open in SM view: this kernel&apos;s warps hiding memory latency (the latency page)</source>
+        <translation>在 SM 视图中打开：看这个核函数的线程束如何隐藏内存延迟（延迟页面）</translation>
     </message>
     <message>
         <source>Run on the GPU</source>

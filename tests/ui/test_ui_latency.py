@@ -135,7 +135,8 @@ def test_the_warp_visualizers_button_opens_the_sm_view_with_its_kernel(qtbot, wi
     wait_idle(qtbot, window)
     choose(qtbot, warp.kernel_box, "reduce_shuffle")
     wait_idle(qtbot, window)
-    click(qtbot, warp.controls.sm_button)
+    click_tab(qtbot, warp.tabs, warp.tabs.indexOf(warp.timeline_tab))  # the warps over time, and the button
+    click(qtbot, warp.timeline_tab.sm_button)
     latency = window.panels["latency"]
     assert window.current_panel() is latency
     assert latency.tabs.currentIndex() == HIDING and latency.hiding.kernel() == "reduce_shuffle"

@@ -56,9 +56,6 @@ class KernelControls(FlowBox):
         self.limit_box = QSpinBox()  # the time limit: a runaway loop stops after this long
         self.limit_box.setRange(1, 600)
         self.limit_box.setValue(round(DEFAULT_MAX_SECONDS))
-        # This kernel's warps hiding memory latency, on the latency page; shown where the page is
-        # roomy (large type on a small screen: it would cost the code a row; the sidebar has the page).
-        self.sm_button = QPushButton()
         self.progress = QProgressBar()  # warp-steps done / budget while emulating
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -76,7 +73,6 @@ class KernelControls(FlowBox):
             self.options.constants_group,
             self.options.fmad_box,
             group(self.limit_label, self.limit_box),
-            self.sm_button,
         )
 
     def resizeEvent(self, event) -> None:
@@ -88,9 +84,6 @@ class KernelControls(FlowBox):
         screen) or where it costs the row no extra line; else its short one, so the code keeps the height."""
         if roomy is not None:
             self.roomy = roomy
-            if self.sm_button.isHidden() == roomy:
-                self.sm_button.setVisible(roomy)
-                self._fit_height()  # the row count changes now, not at the next resize
         if self.roomy:
             self.options.set_short(False)
             return
@@ -177,10 +170,6 @@ class KernelControls(FlowBox):
         self.run_button.setText(translate("WarpPanel", "Run"))
         self.cancel_button.setText(translate("WarpPanel", "Cancel"))
         self.cancel_button.setToolTip(translate("WarpPanel", "Stop the emulation now"))
-        self.sm_button.setText(translate("WarpPanel", "Open in SM view"))
-        self.sm_button.setToolTip(
-            translate("WarpPanel", "Watch this kernel's warps hide memory latency on an SM (the latency page)")
-        )
         self.limit_label.setText(translate("WarpPanel", "Time limit:"))
         self.limit_box.setSuffix(translate("WarpPanel", " s"))
         self.limit_box.setToolTip(

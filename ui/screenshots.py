@@ -105,7 +105,7 @@ def _show_latency_hiding(panel) -> None:
 
     panel.tabs.setCurrentIndex(panel.tabs.count() - 1)
     _wait(QApplication.instance(), lambda: panel.hiding.sweep is not None and panel.hiding.animation.ready)
-    panel.hiding.step(4000)
+    panel.hiding.step(8000)  # past the first loads: the warps have fallen out of step
 
 
 # What a lab page shows after its quick run, beyond the run itself.

@@ -165,10 +165,8 @@ class HidingView(QWidget):
         badges.addWidget(self.modelled_badge)
         badges.addWidget(self.source_line, 1)
         left = QVBoxLayout()
-        left.addWidget(self.sm_title)
-        left.addWidget(self.sm_grid.widget, 4)
+        left.addWidget(self.sm_grid.widget, 4)  # the titles are the grids' tooltips: the numbers under them say it
         left.addWidget(self.sm_numbers)
-        left.addWidget(self.cpu_title)
         left.addWidget(self.cpu_grid.widget, 1)
         left.addWidget(self.cpu_numbers)
         left.addWidget(self.keys)
@@ -226,6 +224,8 @@ class HidingView(QWidget):
                                                "cycle each, an in-order memory pipe), not measured."))
         self.sm_title.setText(self.tr("SM: issue slots of its 4 schedulers, then each warp"))
         self.cpu_title.setText(self.tr("CPU core: the same instructions and latency, one thread, nothing to switch to"))
+        self.sm_grid.widget.setToolTip(self.sm_title.text())
+        self.cpu_grid.widget.setToolTip(self.cpu_title.text())
         names = state_names()
         self.keys.setText("   ".join(f'<span style="color:{COLOURS[code]}">■</span> {name}'
                                        for code, name in names.items()))  # fmt: skip

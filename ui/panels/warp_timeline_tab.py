@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from gpulab import experiments, kernels
@@ -38,7 +38,9 @@ class TimelineTab(QWidget):
         self.compare_session: ws.WarpSession | None = None
         self.compare_job: Job | None = None
         self.preset_name = ""  # the launch size to compare at (the panel keeps it to its own)
-        self.sm_button = QPushButton()  # these warps hiding memory latency on an SM: the latency page
+        # These warps hiding memory latency on an SM (the latency page); a tool button is as tall as the list.
+        self.sm_button = QToolButton()
+        self.sm_button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)  # the list's height
         self._build_layout()
         self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
 

@@ -204,8 +204,8 @@ class MainWindow(QMainWindow):
         self.services.devices.report_changed.connect(self._show_device)
         self.services.navigator.kernel_requested.connect(self.open_kernel)
         self.services.navigator.lab_requested.connect(self.open_lab)
-
         self.services.navigator.lesson_requested.connect(self.open_lesson)
+        self.services.navigator.sm_view_requested.connect(self.open_sm_view)
 
     # ------------------------------------------------------------ texts
 
@@ -302,6 +302,13 @@ class MainWindow(QMainWindow):
         viewer = self.panels["lesson"]
         viewer.open_page(chapter, page)  # type: ignore[attr-defined]
         return viewer
+
+    def open_sm_view(self, entry: str) -> None:
+        """The latency page's SM view, animating kernel ``entry`` (the warp visualizer asked for it)."""
+        if not self.panels.known("latency"):
+            return
+        self.show_panel("latency")
+        self.panels["latency"].choose_kernel(entry)  # type: ignore[attr-defined]
 
     def current_panel(self) -> Panel:
         page = cast(QScrollArea, self.stack.currentWidget())  # every page is a panel's scroll area

@@ -109,8 +109,17 @@ OWN_RUNS: dict[str, Callable | None] = {
     "check": _open_sample_check,
     "trace": _open_sample_trace,
 }
+def _show_latency_hiding(panel) -> None:
+    """The aha moment: the latency-hiding tab, the SM past its first loads, the sweep drawn."""
+    from PySide6.QtWidgets import QApplication
+
+    panel.tabs.setCurrentIndex(panel.tabs.count() - 1)
+    _wait(QApplication.instance(), lambda: panel.hiding.sweep is not None and panel.hiding.animation.ready)
+    panel.hiding.step(8000)  # past the first loads: the warps have fallen out of step
+
+
 # What a lab page shows after its quick run, beyond the run itself.
-AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce}
+AFTER_RUN: dict[str, Callable] = {"allreduce-steps": _run_allreduce, "latency": _show_latency_hiding}
 
 
 def runs() -> dict[str, Callable | None]:

@@ -65,8 +65,8 @@ class Navigator(QObject):
 
     kernel_requested = Signal(str, str)  # kernel entry, launch preset name ('' for the first)
     lab_requested = Signal(str)  # a lab's registry name: its page (a trace's finding names the lab that teaches it)
-
     lesson_requested = Signal(int, int)  # chapter number, 1-based page
+    sm_view_requested = Signal(str)  # kernel entry: the latency page's SM view (latency hiding)
 
     def open_kernel(self, entry: str, preset: str = "") -> None:
         """Show kernel ``entry`` (at launch preset ``preset``) in the warp visualizer."""
@@ -79,6 +79,10 @@ class Navigator(QObject):
     def open_lesson(self, chapter: int, page: int = 1) -> None:
         """Show page ``page`` (1-based) of lesson chapter ``chapter`` in the lesson viewer."""
         self.lesson_requested.emit(chapter, page)
+
+    def open_sm_view(self, entry: str) -> None:
+        """Show kernel ``entry``'s warps hiding memory latency on an SM (the latency page)."""
+        self.sm_view_requested.emit(entry)
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Latency, and how a GPU hides it: the CPU latency ladder, the SM latency-hiding model and the
-occupancy calculator, headless (``gpulab run latency``); its own page comes later.
+occupancy calculator (``gpulab run latency``); its page is ``ui/panels/latency.py``.
 
 * ``CPU latency ladder`` (measured): ns per dependent load against the working set
   (:mod:`gpulab.latency.ladder`), with the cache levels' latencies in ns and cycles as notes.
@@ -183,5 +183,5 @@ def _occupancy_note(params: Params) -> Message:
                percent=f"{100 * result.occupancy:.0f}", limiter=result.limiter)  # fmt: skip
 
 
-LAB = Lab("latency", section="inside", order=50, quick=("max_working_set=2^22", "loads=2^16", "max_warps=48",
-                                                        "cycles=4000"))
+LAB = Lab("latency", section="inside", order=50, page="latency",
+          quick=("max_working_set=2^22", "loads=2^16", "max_warps=48", "cycles=4000"))

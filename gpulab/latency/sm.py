@@ -223,9 +223,10 @@ def ops_from_steps(steps: Sequence[Any]) -> np.ndarray:
 
 def emulated_stream(entry: str, preset: str | None = None) -> np.ndarray:
     """The op codes of warp 0 of a catalogue kernel's smallest (or named) preset, emulated."""
-    from gpulab import kernels, simt
+    from gpulab import simt
+    from gpulab.lab.declare import kernel
 
-    spec = kernels.get(entry)
+    spec = kernel(entry)  # any catalogue kernel, a lab's own included (the warp visualizer lists them all)
     chosen = spec.preset(preset) if preset else spec.smallest_preset
     args = spec.build_args(chosen)
     result = simt.launch(spec.source, spec.entry, grid=chosen.grid, block=chosen.block, args=args, trace=[0],

@@ -945,6 +945,151 @@
     </message>
 </context>
 <context>
+    <name>HidingView</name>
+    <message>
+        <source>Kernel:</source>
+        <translation>核函数：</translation>
+    </message>
+    <message>
+        <source>Warps per SM:</source>
+        <translation>每个 SM 的线程束：</translation>
+    </message>
+    <message>
+        <source>Load latency:</source>
+        <translation>加载延迟：</translation>
+    </message>
+    <message>
+        <source> cycles</source>
+        <translation> 个周期</translation>
+    </message>
+    <message>
+        <source>Memory:</source>
+        <translation>内存：</translation>
+    </message>
+    <message>
+        <source> requests/cycle</source>
+        <translation> 个请求/周期</translation>
+    </message>
+    <message>
+        <source>Requests (loads and stores) the memory accepts per cycle: the bandwidth, the memory roof</source>
+        <translation>内存每个周期能接收的请求数（加载和存储）：即带宽，也就是内存上限</translation>
+    </message>
+    <message>
+        <source>Resident warps on the SM (up to %1, the most an SM holds)</source>
+        <translation>SM 上驻留的线程束数（最多 %1 个，一个 SM 能容纳的上限）</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <source>One cycle</source>
+        <translation>前进一个周期</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <source>%1 cycles/tick</source>
+        <translation>每帧 %1 个周期</translation>
+    </message>
+    <message>
+        <source>Emulated: each warp replays warp 0&apos;s instructions as the SIMT emulator ran them (global loads, the rest as one-cycle issues).</source>
+        <translation>仿真：每个线程束重放 SIMT 仿真器执行的 0 号线程束指令（全局加载照实，其余指令各按一个周期发射计）。</translation>
+    </message>
+    <message>
+        <source>Modelled: a small SM model (four schedulers, one instruction per cycle each, an in-order memory pipe), not measured.</source>
+        <translation>模型估算：一个简化的 SM 模型（四个调度器，每个每周期发射一条指令，内存管线按顺序服务），不是实测。</translation>
+    </message>
+    <message>
+        <source>SM: issue slots of its 4 schedulers, then each warp</source>
+        <translation>SM：上方是 4 个调度器的发射槽，下方是每个线程束</translation>
+    </message>
+    <message>
+        <source>CPU core: the same instructions and latency, one thread, nothing to switch to</source>
+        <translation>CPU 核心：同样的指令、同样的延迟，只有一个线程，没有别的可切换</translation>
+    </message>
+    <message>
+        <source>resident warps</source>
+        <translation>驻留线程束数</translation>
+    </message>
+    <message>
+        <source>loads per cycle</source>
+        <translation>每周期完成的加载数</translation>
+    </message>
+    <message>
+        <source>Latency: the DRAM latency published for %1 (%2).</source>
+        <translation>延迟：采用已发表的 %1 DRAM 延迟（%2）。</translation>
+    </message>
+    <message>
+        <source>Latency: %1 cycles, the figure you gave.</source>
+        <translation>延迟：%1 个周期，即你给定的数值。</translation>
+    </message>
+    <message>
+        <source>slots</source>
+        <translation>发射槽</translation>
+    </message>
+    <message>
+        <source>warp 0</source>
+        <translation>线程束 0</translation>
+    </message>
+    <message>
+        <source>slot</source>
+        <translation>发射槽</translation>
+    </message>
+    <message>
+        <source>thread</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>Emulating the kernel…</source>
+        <translation>正在仿真核函数……</translation>
+    </message>
+    <message>
+        <source>Cycle %1 · %2 warps: issue slots used %3% · loads in flight %4</source>
+        <translation>第 %1 周期 · %2 个线程束：发射槽利用率 %3% · 在途加载 %4 个</translation>
+    </message>
+    <message>
+        <source>CPU core: issue slot used %1% · loads in flight %2: it waits out every load</source>
+        <translation>CPU 核心：发射槽利用率 %1% · 在途加载 %2 个：每次加载都要干等到底</translation>
+    </message>
+    <message>
+        <source>running the model over warp counts…</source>
+        <translation>正在按不同线程束数运行模型……</translation>
+    </message>
+    <message>
+        <source>memory roof %1 loads/cycle</source>
+        <translation>内存上限：每周期 %1 次加载</translation>
+    </message>
+    <message>
+        <source>Little&apos;s law:
+%1 warps</source>
+        <translation>利特尔定律：
+%1 个线程束</translation>
+    </message>
+    <message>
+        <source>CPU core</source>
+        <translation>CPU 核心</translation>
+    </message>
+    <message>
+        <source>at the roof</source>
+        <translation>已达上限</translation>
+    </message>
+    <message>
+        <source>Loads per cycle against the memory roof: 1 warp %1, %2 warps %3, a CPU core %4.</source>
+        <translation>每周期加载数相对内存上限：1 个线程束 %1，%2 个线程束 %3，CPU 核心 %4。</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>it ended without a result</source>
@@ -971,6 +1116,41 @@
     <message>
         <source>This result is from %1, not from this lab.</source>
         <translation>这个结果来自 %1，不是本实验的结果。</translation>
+    </message>
+</context>
+<context>
+    <name>LadderView</name>
+    <message>
+        <source>This CPU, pointer chase</source>
+        <translation>本机 CPU，指针追逐</translation>
+    </message>
+    <message>
+        <source>A GPU, published</source>
+        <translation>GPU，已发表数据</translation>
+    </message>
+    <message>
+        <source>working set (bytes)</source>
+        <translation>工作集（字节）</translation>
+    </message>
+    <message>
+        <source>ns per load</source>
+        <translation>每次加载的纳秒数</translation>
+    </message>
+    <message>
+        <source>Each load waits for the one before: the time is the latency of wherever the working set lives. The lines mark this CPU&apos;s cache sizes.</source>
+        <translation>每次加载都要等上一次完成：测得的时间就是工作集所在存储层级的延迟。竖线标出本机 CPU 各级缓存的大小。</translation>
+    </message>
+    <message>
+        <source>Press Run: this CPU&apos;s ladder is measured, one working set at a time.</source>
+        <translation>按“运行”：逐个工作集测量本机 CPU 的延迟阶梯。</translation>
+    </message>
+    <message>
+        <source>No published figures for this architecture (%1).</source>
+        <translation>这个架构（%1）没有已发表的数据。</translation>
+    </message>
+    <message>
+        <source>%1, cycles per load: shared memory %2 · L1 %3 · L2 %4 · DRAM %5–%6. Source: &lt;a href=&quot;%7&quot;&gt;%8&lt;/a&gt;</source>
+        <translation>%1，每次加载的周期数：共享内存 %2 · L1 %3 · L2 %4 · DRAM %5–%6。出处：&lt;a href=&quot;%7&quot;&gt;%8&lt;/a&gt;</translation>
     </message>
 </context>
 <context>
@@ -1034,6 +1214,41 @@
     <message>
         <source>all warps</source>
         <translation>全部线程束</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyPanel</name>
+    <message>
+        <source>The SM view has no kernel %1.</source>
+        <translation>SM 视图中没有核函数 %1。</translation>
+    </message>
+    <message>
+        <source>Latency ladder</source>
+        <translation>延迟阶梯</translation>
+    </message>
+    <message>
+        <source>Occupancy calculator</source>
+        <translation>占用率计算器</translation>
+    </message>
+    <message>
+        <source>Latency hiding</source>
+        <translation>延迟隐藏</translation>
+    </message>
+    <message>
+        <source>issuing</source>
+        <translation>正在发射</translation>
+    </message>
+    <message>
+        <source>ready, waiting for its turn</source>
+        <translation>就绪，等待轮到自己</translation>
+    </message>
+    <message>
+        <source>stalled on memory</source>
+        <translation>等待内存而停顿</translation>
+    </message>
+    <message>
+        <source>issue slot idle</source>
+        <translation>发射槽空闲</translation>
     </message>
 </context>
 <context>
@@ -1417,6 +1632,85 @@
     <message>
         <source>Note: “GPU utilization” only means a kernel was running during the sample, not that the SMs were busy; one tiny kernel can show 100%.</source>
         <translation>注意：“GPU 利用率”只表示采样期间有内核在运行，并不代表 SM 都在忙；一个很小的内核也可能显示 100%。</translation>
+    </message>
+</context>
+<context>
+    <name>OccupancyView</name>
+    <message>
+        <source>Architecture or GPU:</source>
+        <translation>架构或 GPU：</translation>
+    </message>
+    <message>
+        <source>Lab kernel:</source>
+        <translation>实验核函数：</translation>
+    </message>
+    <message>
+        <source>(none: type the numbers)</source>
+        <translation>（不选：直接填写数字）</translation>
+    </message>
+    <message>
+        <source>Fills registers and static shared memory from NVRTC&apos;s compile</source>
+        <translation>用 NVRTC 编译结果填入寄存器数和静态共享内存</translation>
+    </message>
+    <message>
+        <source>Threads per block:</source>
+        <translation>每个线程块的线程数：</translation>
+    </message>
+    <message>
+        <source>Registers per thread:</source>
+        <translation>每个线程的寄存器数：</translation>
+    </message>
+    <message>
+        <source>Shared memory per block (bytes):</source>
+        <translation>每个线程块的共享内存（字节）：</translation>
+    </message>
+    <message>
+        <source>Shared memory carve-out:</source>
+        <translation>共享内存划分：</translation>
+    </message>
+    <message>
+        <source>largest (the default)</source>
+        <translation>最大（默认）</translation>
+    </message>
+    <message>
+        <source>Modelled: the CUDA occupancy rules applied to the limits NVIDIA publishes, not measured on a GPU.</source>
+        <translation>模型估算：把 CUDA 占用率规则套用到 NVIDIA 公布的限制上，不是在 GPU 上实测的。</translation>
+    </message>
+    <message>
+        <source>Fill in every field with a whole number.</source>
+        <translation>请在每一栏填入整数。</translation>
+    </message>
+    <message>
+        <source>%1 blocks per SM · %2 of %3 warps · occupancy %4%</source>
+        <translation>每个 SM %1 个线程块 · %2/%3 个线程束 · 占用率 %4%</translation>
+    </message>
+    <message>
+        <source>Binding limit: %1</source>
+        <translation>起约束作用的限制：%1</translation>
+    </message>
+    <message>
+        <source>not used: no limit</source>
+        <translation>未使用：不构成限制</translation>
+    </message>
+    <message>
+        <source>%1 blocks</source>
+        <translation>%1 个线程块</translation>
+    </message>
+    <message>
+        <source>The blocks per SM this limit alone allows</source>
+        <translation>只看这一项限制时，每个 SM 能容纳的线程块数</translation>
+    </message>
+    <message>
+        <source>Compiling %1 with NVRTC for %2…</source>
+        <translation>正在用 NVRTC 为 %2 编译 %1……</translation>
+    </message>
+    <message>
+        <source>NVRTC could not compile %1 for %2 (%3): type the registers yourself.</source>
+        <translation>NVRTC 无法为 %2 编译 %1（%3）：请自己填写寄存器数。</translation>
+    </message>
+    <message>
+        <source>%1 compiled by NVRTC for %2: %3 registers per thread, %4 bytes of static shared memory.</source>
+        <translation>%1 由 NVRTC 为 %2 编译：每个线程 %3 个寄存器，静态共享内存 %4 字节。</translation>
     </message>
 </context>
 <context>
@@ -3080,6 +3374,14 @@
     <message>
         <source>Compare with:</source>
         <translation>对比：</translation>
+    </message>
+    <message>
+        <source>SM view</source>
+        <translation>SM 视图</translation>
+    </message>
+    <message>
+        <source>Open in SM view: this kernel&apos;s warps hiding memory latency (the latency page)</source>
+        <translation>在 SM 视图中打开：看这个核函数的线程束如何隐藏内存延迟（延迟页面）</translation>
     </message>
     <message>
         <source>Run on the GPU</source>

@@ -148,6 +148,7 @@ class WarpPanel(Panel):
         self.lanes.lane_hovered.connect(self._lane_hovered)
         self.lanes.row_selected.connect(self.select_row)
         self.gpu_tab.button.clicked.connect(self.run_on_gpu)
+        self.timeline_tab.sm_button.clicked.connect(lambda: self.services.navigator.open_sm_view(self.spec.entry))
         self.gpu_tab.run_arrived.connect(self._show_gpu)
         self.position.session_changed.connect(self._show_session)
         self.position.step_changed.connect(lambda _g: self._show_step())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from gpulab import experiments, kernels
@@ -32,12 +32,15 @@ class TimelineTab(QWidget):
         self.compare_label = QLabel()
         self.compare_box = ElidingComboBox()  # as narrow as the tab is (the whole title in the open list)
         self.compare_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.compare_box.setMinimumContentsLength(10)
+        self.compare_box.setMinimumContentsLength(3)
         self.timeline = WarpTimeline()
         self.compare_timeline = WarpTimeline(with_cursor=False)
         self.compare_session: ws.WarpSession | None = None
         self.compare_job: Job | None = None
         self.preset_name = ""  # the launch size to compare at (the panel keeps it to its own)
+        # These warps hiding memory latency on an SM (the latency page); a tool button is as tall as the list.
+        self.sm_button = QToolButton()
+        self.sm_button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)  # the list's height
         self._build_layout()
         self.compare_box.currentIndexChanged.connect(lambda _i: self.run_compare())
 
@@ -46,6 +49,7 @@ class TimelineTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.compare_label)
         row.addWidget(self.compare_box, 1)
+        row.addWidget(self.sm_button)  # the list gives up the width it takes (the tab is narrow in projector type)
         layout.addLayout(row)
         plots = QHBoxLayout()
         plots.addWidget(self.timeline)
@@ -113,6 +117,10 @@ class TimelineTab(QWidget):
     # ............................................................ texts and looks
     def retranslate(self) -> None:
         self.compare_label.setText(translate("WarpPanel", "Compare with:"))
+        self.sm_button.setText(translate("WarpPanel", "SM view"))
+        self.sm_button.setToolTip(
+            translate("WarpPanel", "Open in SM view: this kernel's warps hiding memory latency (the latency page)")
+        )
         for index in range(1, self.compare_box.count()):  # after "—", no kernel
             spec = experiments.kernel(self.compare_box.itemData(index))
             self.compare_box.setItemText(index, texts.kernel_title(spec))

@@ -52,14 +52,15 @@ PANEL_VIEWS: dict[str, tuple[View, ...]] = {
     "cluster-scaling": (View("allreduce", 0, "AllReduce"), View("scaling", 1, "Efficiency, goodput"),
                         View("planner", 2, "Planner")),
     "squeeze": MAIN,
+    "latency": (View("ladder", 0, "Latency ladder"), View("calculator", 1, "Occupancy calculator"),
+                View("hiding", 2, "Latency hiding")),
     "scheduling": (View("gantt", 0, "Gantt"), View("utilisation", 1, "Utilisation"),
                    View("lost", 2, "Lost GPU-hours")),
 }
 """Views by panel name. The first view of a panel is the one a page gets when it names none."""
 
 COMING_LABS: dict[str, str] = {
-    "latency-hiding": "latency hiding & occupancy",
-    "trace-doctor": "trace doctor",
+    "trace-doctor": "trace doctor in a lesson; the Trace doctor page is under Check",
 }
 """Labs the curriculum needs that are not built yet (id -> what it is, in English); a page may
 say its lab is coming with one of these ids. When one is built it joins the registry, and the

@@ -131,7 +131,7 @@ def test_the_cli_lists_the_chapters_in_chinese_and_english(capsys):
     assert "第 0 章" in zh and "第 5 章" in zh and "[divergence]" in zh
     assert main(["lesson", "3", "--lang", "en"]) == 0
     en = capsys.readouterr().out
-    assert en.startswith("Chapter 3: Squeezing one GPU") and "(trace doctor)" in en
+    assert en.startswith("Chapter 3: Squeezing one GPU") and "(trace doctor in a lesson" in en
 
 
 def test_the_cli_prints_a_page_and_the_big_number_of_its_run(capsys):

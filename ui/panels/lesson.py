@@ -227,6 +227,7 @@ class LessonPanel(Panel):
     def set_presenting(self, on: bool) -> None:
         """The window entered (left) presenter mode."""
         self.presenting = on
+        self.lab.set_whole_lines(on)  # a room sees no tooltips
         self.settings_button.setChecked(not on)  # the preset fills the form; the picture takes its room
         self.retranslate()
 

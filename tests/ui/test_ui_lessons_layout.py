@@ -6,7 +6,7 @@ scrolling, the lab's picture at least half the page, nothing overlapping."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QListWidget, QPushButton, QStyle, QStyleOptionComboBox, QTabBar
+from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QPushButton, QStyle, QStyleOptionComboBox, QTabBar
 
 from gpulab import lessons
 from tests.ui.walk import fully_shown, layout_problems, switch_language
@@ -119,8 +119,8 @@ def test_the_geometry_checks_see_a_line_cut_short_with_its_rest_on_hover(qtbot, 
     line = viewer.lab.current_panel().explorer.llama_line
     line.set_lines(1, 1)
     line.setFixedWidth(120)
-    QApplication.processEvents()
-    assert line.shown_text().endswith("…") and line.toolTip() == line.text()
+    qtbot.waitUntil(lambda: line.shown_text().endswith("…"))
+    assert line.toolTip() == line.text()
     assert not [p for p in clipped_labels(viewer, presenting=False) if "Llama 3" in p]
     found = "\n".join(clipped_labels(viewer, presenting=True))
     assert "'Llama 3, 16,384 H100s" in found and "only on hover" in found

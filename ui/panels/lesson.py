@@ -262,12 +262,18 @@ class LessonPanel(Panel):
         where = (self.tr("Chapter %1, %4 · page %2 of %3").replace("%1", str(self.chapter.number))
                  .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages)))
                  .replace("%4", self.chapter.title.get(lang)))  # fmt: skip
-        self.text.show_page(self.page, lang, where, self.tr("Try this:"), self.tr("Source:"))
+        sources = self.tr("Sources:") if self.presenting else self.tr("Source:")
+        self.text.show_page(self.page, lang, where, self.tr("Try this:"), sources, self.presenting)
         self.nav.show_place(self.chapter, self.page_index(), lang, self.presenting)
-        self.run_button.setText(self.tr("Run this page (R)"))
-        self.try_button.setText(self.tr("Try the change (T)"))
-        self.settings_button.setText(self.tr("Hide the lab's settings") if self.settings_button.isChecked()
-                                     else self.tr("The lab's settings"))  # fmt: skip
+        shown = self.settings_button.isChecked()
+        if self.presenting:  # short, so the three fit on one row and leave the text column its height
+            self.run_button.setText(self.tr("Run (R)"))
+            self.try_button.setText(self.tr("Try this (T)"))
+            self.settings_button.setText(self.tr("Hide settings") if shown else self.tr("Settings"))
+        else:
+            self.run_button.setText(self.tr("Run this page (R)"))
+            self.try_button.setText(self.tr("Try the change (T)"))
+            self.settings_button.setText(self.tr("Hide the lab's settings") if shown else self.tr("The lab's settings"))
         self.lab.retranslate()
         self._show_speaker_page()
         self.number.retranslate()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFontInfo, QResizeEvent
+from PySide6.QtGui import QFont, QFontInfo, QResizeEvent
 from PySide6.QtWidgets import QApplication, QBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpulab import lessons
@@ -249,11 +249,27 @@ class LessonPanel(Panel):
         px = round(base * SCALES[self.scale_index])
         return max(px, PRESENTER_LEAST_PX) if self.presenting else px
 
+    def controls_px(self) -> int | None:
+        """Presenter mode: the bar's and the page's buttons' type, grown with the window's height as
+        the body text is (not with A+ and A-, which would wrap the bar); None out of it (the theme's)."""
+        if not self.presenting:
+            return None
+        return max(QFontInfo(QApplication.font()).pixelSize(), self.window().height() // PRESENTER_LINES)
+
     def _apply_scale(self) -> None:
         px = self.body_px()
         self.text.scale_to(px)
         self.number.scale_to(px)
         self.nav.show_scale(SCALES[self.scale_index])
+        controls = self.controls_px()
+        # Each one's own: a button takes the application's type for buttons, not its parent's
+        for widget in (*self.nav.findChildren(QWidget), self.run_button, self.try_button, self.settings_button):
+            font = QFont()  # no size of its own: the theme's, as its parent's
+            if controls is not None:
+                font = QFont(widget.font())
+                font.setPixelSize(controls)
+            if font != widget.font() or controls is None:
+                widget.setFont(font)
 
     # ------------------------------------------------------------ texts and sizes
 

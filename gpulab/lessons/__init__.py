@@ -30,6 +30,8 @@ says what it is). :func:`big_number` raises :class:`MissingNumber` when a run la
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from gpulab.lessons.load import chapter, chapters, lesson_files, lessons_dir, load_all, load_chapter, recordings_dir
 from gpulab.lessons.model import (
     LESSON_LANGUAGES,
@@ -43,22 +45,49 @@ from gpulab.lessons.model import (
     Text,
     TryThis,
 )
-from gpulab.lessons.number import BigNumber, MissingNumber, big_number
-from gpulab.lessons.run import page_run, recorded_result, run_page
-from gpulab.lessons.validate import (
-    NUMBER_LABEL_PREFIX,
-    page_params,
-    panel_of,
-    validate_all,
-    validate_chapter,
-    validate_page,
-    view_of,
-)
-from gpulab.lessons.views import COMING_LABS, PANEL_VIEWS, View, view
+
+if TYPE_CHECKING:
+    from gpulab.lessons.number import BigNumber, MissingNumber, big_number
+    from gpulab.lessons.run import page_run, recorded_result, run_page
+    from gpulab.lessons.validate import (
+        NUMBER_LABEL_PREFIX,
+        page_params,
+        panel_of,
+        validate_all,
+        validate_chapter,
+        validate_page,
+        view_of,
+    )
+    from gpulab.lessons.views import COMING_LABS, PANEL_VIEWS, View
+
+# Read on first use: the numbers, the runs and the checks of a preset import the results and every
+# lab (about 30 ms), which the welcome page, listing the chapters at start-up, does not need.
+_LAZY = {
+    "number": ("BigNumber", "MissingNumber", "big_number"),
+    "run": ("page_run", "recorded_result", "run_page"),
+    "validate": ("NUMBER_LABEL_PREFIX", "page_params", "panel_of", "validate_all", "validate_chapter",
+                 "validate_page", "view_of"),
+    "views": ("COMING_LABS", "PANEL_VIEWS", "View", "view"),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once
+    return value
 
 
 def view_tab(page: Page) -> View | None:
     """The :class:`View` (tab index and English title) the page shows; None for a coming page."""
+    from gpulab.lessons.validate import panel_of
+    from gpulab.lessons.views import view
+
     return view(panel_of(page), page.view) if page.is_live else None
 
 

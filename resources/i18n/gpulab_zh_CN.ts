@@ -1339,6 +1339,26 @@
         <translation>第 %1 章 %4 · 第 %2 页，共 %3 页</translation>
     </message>
     <message>
+        <source>Sources:</source>
+        <translation>出处：</translation>
+    </message>
+    <message>
+        <source>Run (R)</source>
+        <translation>运行 (R)</translation>
+    </message>
+    <message>
+        <source>Try this (T)</source>
+        <translation>试一试 (T)</translation>
+    </message>
+    <message>
+        <source>Hide settings</source>
+        <translation>收起设置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
         <source>Hide the lab&apos;s settings</source>
         <translation>收起实验设置</translation>
     </message>

@@ -263,6 +263,27 @@ def test_presenter_mode_folds_the_labs_settings_away_and_the_button_brings_them_
     qtbot.keyClick(viewer, Key.Key_R)  # the page's Run still runs the folded form
     qtbot.waitUntil(lambda: viewer.number.number is not None, timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(viewer.settings_button, Qt.MouseButton.LeftButton)
-    assert form.isVisible() and viewer.settings_button.text() == "Hide the lab's settings"
+    assert form.isVisible() and viewer.settings_button.text() == "Hide settings"  # presenter mode's short words
     qtbot.keyClick(viewer, Key.Key_Escape)
     assert form.isVisible()
+
+
+def test_presenter_mode_numbers_the_sources_and_grows_the_bars_type_with_the_window(qtbot, window):
+    """In presenter mode each fact ends with its source's number and one Sources paragraph lists
+    them (a source cited twice once); the bar's buttons grow with the window as the text does."""
+    window.presenter.full_screen = False
+    window.resize(1920, 1080)
+    viewer = window.open_lesson(4, 6)  # two facts from one paper, at two sections of it
+    button_px = viewer.nav.next_button.fontInfo().pixelSize()
+    assert "Source:" in viewer.text.facts.text() and viewer.text.sources.isHidden()
+    qtbot.keyClick(viewer, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: viewer.presenting)
+    facts, sources = viewer.text.facts.text(), viewer.text.sources.text()
+    assert "[1]</li>" in facts and "[2]</li>" in facts and "Source:" not in facts
+    assert sources.startswith("<i>Sources: [1]") and "[2]" in sources and "§3.3.4, Table 5" in sources
+    assert viewer.text.where.isHidden()  # the bar says the chapter and the page
+    assert viewer.nav.next_button.fontInfo().pixelSize() == window.height() // 36 > button_px
+    assert viewer.run_button.fontInfo().pixelSize() == window.height() // 36
+    qtbot.keyClick(viewer, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not viewer.presenting)
+    assert viewer.nav.next_button.fontInfo().pixelSize() == button_px and viewer.text.sources.isHidden()

@@ -139,15 +139,20 @@ class AllReducePanel(LabPanel):
         self.heading.setToolTip(self.description.text())
         self.show_cursor()
 
+    whole_lines = False  # the busbw chart's explanation whole (a lesson in presenter mode sets it)
+
     def fit_to_view(self) -> None:
         super().fit_to_view()
         short = self.is_short()
         if short:  # projector type: the chart before the notes
             self.notes.set_lines(2)
         self.legend_text.setVisible(not short)  # the view's tooltip says it too: the animation needs the room
+        # Cut short with '…', whole on hover. Whole, the step's texts would take the ring's half of a
+        # 1024x768 projector (four lines each in Chinese at the last step), so they stay cut there.
         for label in (self.step_text, self.bytes_text, self.check_text):
-            label.set_lines(min(label.min_lines, 2), 2 if short else 3)  # cut short with '…', whole on hover
-        self.explanation.set_lines(2, 3 if short else 6)  # under the busbw chart, in the other tab
+            label.set_lines(min(label.min_lines, 2), 2 if short else 3)
+        # Under the busbw chart, in the other tab: whole in presenter mode, the chart keeps its half
+        self.explanation.set_lines(2, None if self.whole_lines else 3 if short else 6)
 
     # ------------------------------------------------------------ export
 

@@ -43,6 +43,7 @@ class ClusterScalingPanel(LabPanel):
 
     EXPERIMENT = "cluster-scaling"
     FORM_FIELDS = FORM_FIELDS  # the sliders set the rest
+    whole_lines = False  # every line over and under the charts whole (a lesson in presenter mode sets it)
 
     def _make_widgets(self) -> None:
         super()._make_widgets()
@@ -97,7 +98,12 @@ class ClusterScalingPanel(LabPanel):
     def fit_to_view(self) -> None:
         super().fit_to_view()
         self.notes.set_lines(2)  # the table and charts need the height
-        self.explorer.set_short(self.is_short())
+        self.explorer.set_short(self.is_short(), self.whole_lines)
+
+    def folded_settings(self) -> list[QWidget]:
+        """What a lesson folds away with the form in presenter mode: the sliders (the page's preset
+        sets them; the charts' titles and marker say the values), so the charts keep half the page."""
+        return [self.explorer.sliders]
 
     def forget_run(self) -> None:
         super().forget_run()
@@ -127,7 +133,10 @@ class ClusterScalingPanel(LabPanel):
     def pictures(self) -> list[QWidget]:
         # The charts' tabs as a whole: the figures over the goodput chart and the legends belong to
         # the picture, and with the sliders above them a 1024x768 projector has no half page left
-        # for the chart alone (it gets about 40 %).
+        # for the chart alone (it gets about 40 %). With the sliders folded away (a lesson in
+        # presenter mode) the chart on show gets its half itself.
+        if self.explorer.sliders.isHidden():
+            return [self.export_view()]
         return [self.explorer.tabs]
 
     def export_view(self) -> QWidget:

@@ -248,12 +248,14 @@ class ScalingExplorer(QWidget):
                 .replace("%2", f"{paper.interruptions_per_day:.1f}")
                 .replace("%3", f"{paper.unexpected_per_day:.1f}"))  # fmt: skip
 
-    def set_short(self, short: bool) -> None:
+    def set_short(self, short: bool, whole: bool = False) -> None:
         """On a short screen (a 1024x768 projector) the lines over and under the charts take one
-        line less each (the rest in their tooltips): the charts keep half the page."""
-        self.figures_line.set_lines(1, 2 if short else 3)
-        self.llama_line.set_lines(1, 1 if short else 2)
-        self.links_line.set_lines(1, 2 if short else 3)
+        line less each (the rest in their tooltips): the charts keep half the page. ``whole``: every
+        line whole, however long (a lesson in presenter mode: a room sees no tooltips; the sliders
+        are folded away there, which leaves the charts their half)."""
+        for label, lines in ((self.figures_line, 2 if short else 3), (self.llama_line, 1 if short else 2),
+                             (self.links_line, 2 if short else 3)):  # fmt: skip
+            label.set_lines(1, None if whole else lines)
 
     def fit_to_type(self) -> None:
         """The goodput chart tall enough for its y ticks (0-100 %) and its axis in this type."""

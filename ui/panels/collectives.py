@@ -58,6 +58,12 @@ class CollectivesPanel(LabPanel):
     def make_view(self) -> QWidget:
         return self.plot_column(self.algbw_box, self.wrong_label, self.model_label, notes=True)
 
+    whole_lines = False  # the model's line whole, not cut at two lines (a lesson in presenter mode sets it)
+
+    def fit_to_view(self) -> None:
+        super().fit_to_view()
+        self.model_label.set_lines(1, None if self.whole_lines else 2)
+
     def retranslate(self) -> None:
         self.algbw_box.setText(self.tr("Show algbw (S / time)"))
         super().retranslate()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFontInfo, QResizeEvent
+from PySide6.QtGui import QFont, QFontInfo, QResizeEvent
 from PySide6.QtWidgets import QApplication, QBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpulab import lessons
@@ -227,6 +227,7 @@ class LessonPanel(Panel):
     def set_presenting(self, on: bool) -> None:
         """The window entered (left) presenter mode."""
         self.presenting = on
+        self.lab.set_whole_lines(on)  # a room sees no tooltips
         self.settings_button.setChecked(not on)  # the preset fills the form; the picture takes its room
         self.retranslate()
 
@@ -248,11 +249,27 @@ class LessonPanel(Panel):
         px = round(base * SCALES[self.scale_index])
         return max(px, PRESENTER_LEAST_PX) if self.presenting else px
 
+    def controls_px(self) -> int | None:
+        """Presenter mode: the bar's and the page's buttons' type, grown with the window's height as
+        the body text is (not with A+ and A-, which would wrap the bar); None out of it (the theme's)."""
+        if not self.presenting:
+            return None
+        return max(QFontInfo(QApplication.font()).pixelSize(), self.window().height() // PRESENTER_LINES)
+
     def _apply_scale(self) -> None:
         px = self.body_px()
         self.text.scale_to(px)
         self.number.scale_to(px)
         self.nav.show_scale(SCALES[self.scale_index])
+        controls = self.controls_px()
+        # Each one's own: a button takes the application's type for buttons, not its parent's
+        for widget in (*self.nav.findChildren(QWidget), self.run_button, self.try_button, self.settings_button):
+            font = QFont()  # no size of its own: the theme's, as its parent's
+            if controls is not None:
+                font = QFont(widget.font())
+                font.setPixelSize(controls)
+            if font != widget.font() or controls is None:
+                widget.setFont(font)
 
     # ------------------------------------------------------------ texts and sizes
 
@@ -261,12 +278,18 @@ class LessonPanel(Panel):
         where = (self.tr("Chapter %1, %4 · page %2 of %3").replace("%1", str(self.chapter.number))
                  .replace("%2", str(self.page_index())).replace("%3", str(len(self.chapter.pages)))
                  .replace("%4", self.chapter.title.get(lang)))  # fmt: skip
-        self.text.show_page(self.page, lang, where, self.tr("Try this:"), self.tr("Source:"))
+        sources = self.tr("Sources:") if self.presenting else self.tr("Source:")
+        self.text.show_page(self.page, lang, where, self.tr("Try this:"), sources, self.presenting)
         self.nav.show_place(self.chapter, self.page_index(), lang, self.presenting)
-        self.run_button.setText(self.tr("Run this page (R)"))
-        self.try_button.setText(self.tr("Try the change (T)"))
-        self.settings_button.setText(self.tr("Hide the lab's settings") if self.settings_button.isChecked()
-                                     else self.tr("The lab's settings"))  # fmt: skip
+        shown = self.settings_button.isChecked()
+        if self.presenting:  # short, so the three fit on one row and leave the text column its height
+            self.run_button.setText(self.tr("Run (R)"))
+            self.try_button.setText(self.tr("Try this (T)"))
+            self.settings_button.setText(self.tr("Hide settings") if shown else self.tr("Settings"))
+        else:
+            self.run_button.setText(self.tr("Run this page (R)"))
+            self.try_button.setText(self.tr("Try the change (T)"))
+            self.settings_button.setText(self.tr("Hide the lab's settings") if shown else self.tr("The lab's settings"))
         self.lab.retranslate()
         self._show_speaker_page()
         self.number.retranslate()

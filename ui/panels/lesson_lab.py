@@ -80,6 +80,7 @@ class LabHost(QStackedWidget):
         self.addWidget(self.coming)
         self.page: lessons.Page | None = None
         self.settings_shown = True  # the lab's form beside its picture (presenter mode folds it away)
+        self.whole_lines = False  # every lab line whole (presenter mode), see set_whole_lines
 
     # ------------------------------------------------------------ panels
 
@@ -95,6 +96,7 @@ class LabHost(QStackedWidget):
                 controls.ended.connect(lambda state, p=panel: self._ended(p, state))
             self.panels[name] = panel
             self.addWidget(panel)
+            self._whole_lines(panel)
         return self.panels[name]
 
     def setCurrentWidget(self, widget: QWidget) -> None:
@@ -118,11 +120,25 @@ class LabHost(QStackedWidget):
         self._show_settings()
         self.updateGeometry()
 
+    def set_whole_lines(self, whole: bool) -> None:
+        """Presenter mode: the labs that cut lines short (the rest in a tooltip) show them whole, for
+        a room sees no tooltips; out of it they cut them again to give their pictures the room."""
+        self.whole_lines = whole
+        for panel in self.panels.values():
+            self._whole_lines(panel)
+
+    def _whole_lines(self, panel: Panel) -> None:
+        if hasattr(panel, "whole_lines") and panel.whole_lines != self.whole_lines:
+            panel.whole_lines = self.whole_lines
+            panel.fit_to_view()  # type: ignore[attr-defined]
+
     def _show_settings(self) -> None:
         panel = self.current_panel()
         settings = settings_of(panel) if panel is not None else None
         if settings is not None:
             settings.setVisible(self.settings_shown)
+        for widget in getattr(panel, "folded_settings", list)():  # a lab's own settings beside its picture
+            widget.setVisible(self.settings_shown)
 
     def current_panel(self) -> Panel | None:
         widget = self.currentWidget()

@@ -52,7 +52,7 @@ PANEL_VIEWS: dict[str, tuple[View, ...]] = {
     "cluster-scaling": (View("allreduce", 0, "AllReduce"), View("scaling", 1, "Efficiency, goodput"),
                         View("planner", 2, "Planner")),
     "squeeze": MAIN,
-    "latency": (View("ladder", 0, "Latency ladder"), View("calculator", 1, "Occupancy calculator"),
+    "latency": (View("ladder", 0, "Latency ladder"), View("calculator", 1, "Occupancy"),
                 View("hiding", 2, "Latency hiding")),
     "scheduling": (View("gantt", 0, "Gantt"), View("utilisation", 1, "Utilisation"),
                    View("lost", 2, "Lost GPU-hours")),

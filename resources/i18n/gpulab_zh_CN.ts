@@ -1227,8 +1227,8 @@
         <translation>延迟阶梯</translation>
     </message>
     <message>
-        <source>Occupancy calculator</source>
-        <translation>占用率计算器</translation>
+        <source>Occupancy</source>
+        <translation>占用率</translation>
     </message>
     <message>
         <source>Latency hiding</source>

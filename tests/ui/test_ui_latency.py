@@ -36,7 +36,7 @@ def test_the_page_sits_under_inside_a_gpu_with_three_tabs(window, panel):
 
     inside = next(panels for key, _title, panels in sections() if key == "inside")
     assert ("latency", "Latency and warps") in inside
-    assert [panel.tabs.tabText(i) for i in range(3)] == ["Latency ladder", "Occupancy calculator", "Latency hiding"]
+    assert [panel.tabs.tabText(i) for i in range(3)] == ["Latency ladder", "Occupancy", "Latency hiding"]
     assert panel.run_button.isVisible()  # the ladder's Run, on the first tab
 
 

@@ -35,6 +35,7 @@ class LatencyPanel(LabPanel):
 
     EXPERIMENT = "latency"
     FORM_FIELDS = ("max_working_set", "loads")  # the ladder's; the other tabs have their own controls
+    whole_lines = False  # every line whole (a lesson in presenter mode sets it)
 
     def make_view(self) -> QWidget:
         self.ladder = LadderView()
@@ -80,6 +81,10 @@ class LatencyPanel(LabPanel):
             self._hiding_prepared = True
             self.hiding.prepare()  # the kernel is emulated only once the tab is seen
 
+    def fit_to_view(self) -> None:
+        """Presenter mode: the latency-hiding tab's lines whole (a room sees no tooltips)."""
+        self.hiding.show_whole(self.whole_lines)
+
     def show_tab(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)
 
@@ -95,7 +100,7 @@ class LatencyPanel(LabPanel):
     def retranslate(self) -> None:
         super().retranslate()
         self.heading.setToolTip(self.description.text())
-        for index, title in enumerate((self.tr("Latency ladder"), self.tr("Occupancy calculator"),
+        for index, title in enumerate((self.tr("Latency ladder"), self.tr("Occupancy"),
                                        self.tr("Latency hiding"))):  # fmt: skip
             self.tabs.setTabText(index, title)
         for view in (self.ladder, self.calculator, self.hiding):

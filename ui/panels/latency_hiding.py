@@ -306,6 +306,14 @@ class HidingView(QWidget):
         else:
             self.timer.stop()
 
+    def show_whole(self, whole: bool) -> None:
+        """Presenter mode: every line whole and the kernel's full name, for a room sees no tooltips."""
+        for label in (self.source_line, self.sm_title, self.cpu_title, self.sm_numbers, self.cpu_numbers):
+            label.set_lines(1, None if whole else 2)
+        # Wide enough for the kernel shown, in pixels (a Chinese character is two Latin ones wide).
+        shown = self.kernel_combo.fontMetrics().horizontalAdvance(self.kernel_combo.currentText())
+        self.kernel_combo.setMinimumWidth(shown + 48 if whole else 0)
+
     def pause(self) -> None:
         self.play_button.setChecked(False)
 

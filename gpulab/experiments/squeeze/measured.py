@@ -142,9 +142,6 @@ def measured_events(phases: Phases, setup: Setup, batch_bytes: int, workers: int
 
 # ---------------------------------------------------------------- the step on the device
 
-_EW: dict[tuple[str, ...], Any] = {}
-
-
 class _Op:
     """One kernel of the step: its name (for the count) and the call that enqueues it."""
 
@@ -168,6 +165,7 @@ class StepOnDevice:
             self.stream.synchronize()
         except MemoryError as exc:  # cupy.cuda.memory.OutOfMemoryError is a MemoryError
             raise MeasureError("allocate", f"{type(exc).__name__}: {exc}") from exc
+        self._kernels: dict[tuple[str, ...], Any] = {}
         self.ops = self._ops()
 
     # ------------------------------------------------------------ buffers
@@ -206,11 +204,11 @@ class StepOnDevice:
     # ------------------------------------------------------------ kernels
 
     def _kernel(self, inputs: str, outputs: str, body: str, name: str) -> Any:
-        """An ``ElementwiseKernel`` (cached per source: CuPy compiles it once per device)."""
+        """An ``ElementwiseKernel``, one per source in this step (CuPy caches its compiled binary on disk)."""
         key = (inputs, outputs, body, name)
-        if key not in _EW:
-            _EW[key] = self.cp.ElementwiseKernel(inputs, outputs, body, name)
-        return _EW[key]
+        if key not in self._kernels:
+            self._kernels[key] = self.cp.ElementwiseKernel(inputs, outputs, body, name)
+        return self._kernels[key]
 
     def _ew(self, name: str, inputs: str, outputs: str, body: str, *args: Any) -> _Op:
         kernel = self._kernel(inputs, outputs, body, name)
@@ -236,8 +234,9 @@ class StepOnDevice:
             ops.append(self._mm(inp, weights[layer], self.z[layer]))
             last = layer == count - 1
             if fused and not last:
-                ops.append(self._ew("fused_bias_relu", "T z, T b", "T a", "T s = z + b; a = s > (T)0 ? s : (T)0", self.z[layer],
-                                    biases[layer], self.a[layer]))  # fmt: skip
+                body = "T s = z + b; a = s > (T)0 ? s : (T)0"
+                ops.append(self._ew("fused_bias_relu", "T z, T b", "T a", body, self.z[layer], biases[layer],
+                                    self.a[layer]))  # fmt: skip
                 continue
             ops.append(self._ew("add_bias", "T z, T b", "T a", "a = z + b", self.z[layer], biases[layer],
                                 self.a[layer]))  # fmt: skip
@@ -302,12 +301,12 @@ class StepOnDevice:
         with self.stream:
             try:
                 self.stream.begin_capture()
-            except Exception as exc:  # noqa: BLE001 - the driver's refusal, named in the note
+            except Exception as exc:  # the driver's refusal, named in the note
                 raise MeasureError("capture", f"{type(exc).__name__}: {exc}") from exc
             graph = None
             try:
                 self.enqueue()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise MeasureError("capture", f"{type(exc).__name__}: {exc}") from exc
             finally:
                 graph = self.stream.end_capture()  # always ends the capture, so the stream stays usable
@@ -353,7 +352,7 @@ class StepOnDevice:
                     samples["readback"].append(self._events(self._read_loss, self.stream))
         except MeasureError:
             raise
-        except Exception as exc:  # noqa: BLE001 - out of memory, a launch that failed: named, never a crash
+        except Exception as exc:  # out of memory, a failed launch: named, never a crash
             raise MeasureError("run", f"{type(exc).__name__}: {exc}") from exc
         median = {key: float(np.median(values)) for key, values in samples.items()}
         if not all(math.isfinite(value) and value >= 0 for value in median.values()):

@@ -194,7 +194,14 @@ class SqueezePanel(LabPanel):
         short = self.is_short()
         if short:  # the bars before the notes
             self.notes.set_lines(1)
-        self.doctor.set_lines(0, 1 if short else None)  # cut short with '…' on a projector, whole on hover
+        # Cut short with '…' (whole on hover) to the lines the half page beside the chart leaves it:
+        # one on a projector; at 1024x768 its dozen lines pushed Export off the page.
+        left = self.page_height() - self.page_height() // 2 - self.key.minimumHeight() - self.verdict.minimumHeight()
+        room_px = left - self.notes.minimumHeight() - self.doctor.lines_height(1)  # a line spare: the rest re-wraps
+        lines = 1
+        while not short and self.doctor.lines_height(lines + 1) <= room_px:
+            lines += 1
+        self.doctor.set_lines(0, lines)
         self._axis_label()
         self._show_changes()
 

@@ -23,7 +23,7 @@ from ui import i18n
 from ui.jobs import Job
 from ui.panels import squeeze_doctor
 from ui.panels.lab_panel import LabPanel
-from ui.widgets.flow_layout import WrapLabel
+from ui.widgets.flow_layout import FlowBox, WrapLabel
 
 VERDICT_KEYS = ("squeeze.verdict.", "squeeze.why.")
 PARTS = ("data_wait", "h2d", "compute", "launch_gaps", "idle")
@@ -67,9 +67,14 @@ class SqueezePanel(LabPanel):
             self.chart.addItem(item)
         self.chart.getAxis("left").setStyle(showValues=False)  # each bar is named above it instead
         self.labels: list[pg.TextItem] = []
-        self.key = QLabel()
-        self.key.setWordWrap(True)
-        self.key.setTextFormat(Qt.TextFormat.RichText)
+        # The colours' key: the unit and one label per part, each whole on its row (a wrapping
+        # label broke a part's name, "计算", across two lines); the rows wrap between the parts.
+        self.key = FlowBox(spacing=10, row_spacing=0)
+        self.key_unit = QLabel()
+        self.key_parts = {part: QLabel() for part in PARTS}
+        for label in self.key_parts.values():
+            label.setTextFormat(Qt.TextFormat.RichText)
+        self.key.add(self.key_unit, *self.key_parts.values())
         self.verdict = WrapLabel(min_lines=2)  # the page's answer: never cut short
         self.verdict.setObjectName("squeezeVerdict")
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -86,6 +91,7 @@ class SqueezePanel(LabPanel):
         view = QWidget()
         column = QVBoxLayout(view)
         column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)  # the tick labels and the lines' own leading part them; a projector page needs every pixel
         column.addWidget(self.chart, 1)
         column.addWidget(self.key)
         column.addWidget(self.verdict)
@@ -112,9 +118,9 @@ class SqueezePanel(LabPanel):
         self.trace_button.setToolTip(tip)
         self._axis_label()
         names = {part: i18n.engine_message(msg(f"squeeze.part.{part.replace('_', '-')}")) for part in PARTS}
-        swatches = [f'<span style="color:{PART_COLOURS[p]}">■</span>&nbsp;{names[p]}' for p in PARTS]
-        unit = self.tr("ms per step:")
-        self.key.setText(unit + "&nbsp; " + "&nbsp;&nbsp; ".join(swatches))
+        for part, label in self.key_parts.items():
+            label.setText(f'<span style="color:{PART_COLOURS[part]}">■</span>&nbsp;{names[part]}')
+        self.key_unit.setText(self.tr("ms per step:"))
         self._show_changes()
         self._draw()
 
@@ -188,7 +194,14 @@ class SqueezePanel(LabPanel):
         short = self.is_short()
         if short:  # the bars before the notes
             self.notes.set_lines(1)
-        self.doctor.set_lines(0, 1 if short else None)  # cut short with '…' on a projector, whole on hover
+        # Cut short with '…' (whole on hover) to the lines the half page beside the chart leaves it:
+        # one on a projector; at 1024x768 its dozen lines pushed Export off the page.
+        left = self.page_height() - self.page_height() // 2 - self.key.minimumHeight() - self.verdict.minimumHeight()
+        room_px = left - self.notes.minimumHeight() - self.doctor.lines_height(1)  # a line spare: the rest re-wraps
+        lines = 1
+        while not short and self.doctor.lines_height(lines + 1) <= room_px:
+            lines += 1
+        self.doctor.set_lines(0, lines)
         self._axis_label()
         self._show_changes()
 

@@ -197,6 +197,10 @@ class WrapLabel(QLabel):
         rect = QRect(0, 0, max(1, width), 100_000)
         return self.fontMetrics().boundingRect(rect, int(Qt.TextFlag.TextWordWrap), text).height()
 
+    def lines_height(self, lines: int) -> int:
+        """The height ``lines`` lines of this text take as drawn (for a page sharing out its room)."""
+        return self._lines_height(lines)
+
     def _lines_height(self, lines: int) -> int:
         """The height of ``lines`` lines of this text as drawn: taller than lineSpacing with some
         fonts, and taller again with Chinese (its glyphs come from a fallback font)."""

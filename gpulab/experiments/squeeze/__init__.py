@@ -8,10 +8,12 @@ rung, y the step's milliseconds; ``extra`` holds the step's parts (data wait, H2
 launch gaps, idle; they add up to the step), the GPU's utilisation (the share of the step a
 kernel runs), the step as trace events and what the trace doctor finds in them.
 
-The GPU's part is modelled from the lab models for the chosen spec-table GPU
-(:mod:`gpulab.experiments.squeeze.step`), labelled modelled; the data loading is this CPU's,
-measured (:mod:`gpulab.experiments.squeeze.loader`) and flagged when noisy. On a machine with a
-GPU the step is still modelled (a measured CuPy step is not built yet) and a note says so.
+On a machine with a usable GPU each configuration's step runs there, through CuPy, its phases
+timed with CUDA events (:mod:`gpulab.experiments.squeeze.measured`), labelled measured with the
+device's name. Without one, or where a configuration cannot run there (out of memory, a capture
+the driver refuses), the GPU's part is modelled from the lab models for the chosen spec-table GPU
+(:mod:`gpulab.experiments.squeeze.step`), labelled modelled, and a note names the error. The data
+loading is this CPU's, measured (:mod:`gpulab.experiments.squeeze.loader`) and flagged when noisy.
 
 The lab then says whether the explainer's claim, "GPU utilisation from 30% to 85% and two thirds
 less time" (LESSONS.md 3.4, a story without a source), is reproduced for that GPU and model, and
@@ -29,6 +31,7 @@ from gpulab import cuda
 from gpulab.catalogue import Message, Note, msg, render
 from gpulab.experiments.squeeze import chrome
 from gpulab.experiments.squeeze.loader import LoaderTiming, time_loading
+from gpulab.experiments.squeeze.measured import REPEATS, MeasureError, StepOnDevice, measured_events
 from gpulab.experiments.squeeze.step import PARTS, SWITCHES, Mlp, Setup, breakdown, simulate, step_costs
 from gpulab.lab.base import (
     CheckedParams,
@@ -142,6 +145,37 @@ def configuration_point(index: int, config: Configuration, params: Params, spec:
     return flagged(Point(x=index, y=step_s * 1e3, extra=extra), list(loading.noise))
 
 
+def measured_point(index: int, config: Configuration, params: Params, loading: LoaderTiming,
+                   backend: tuple[Any, Any]) -> Point:  # fmt: skip
+    """The configuration run on this machine's GPU (``backend``: the cupy module and
+    ``cupyx.empty_pinned``), its phases event-timed; MeasureError when it cannot run there."""
+    setup = config.setup(params)
+    mlp = params.mlp()
+    cp, empty_pinned = backend
+    phases = StepOnDevice(cp, empty_pinned, mlp, setup).phases(loading.seconds)
+    events, step_s = measured_events(phases, setup, mlp.batch_bytes, params.loader_workers)
+    parts = breakdown(events, step_s)
+    extra = {"kind": "measured", "configuration": config.key, "switches": list(config.switches),
+             "ladder": config.ladder, "seconds": step_s, "parts": parts.as_dict(),
+             "utilisation": parts.utilisation, "kernels": phases.kernels,
+             "kernel_mean_s": phases.replay_s / max(phases.kernels, 1),
+             "issue_s": phases.eager_gaps_s / max(phases.kernels, 1),
+             "phases": {"h2d_s": phases.h2d_s, "span_s": phases.span_s, "replay_s": phases.replay_s,
+                        "eager_s": phases.eager_s, "readback_s": phases.readback_s},
+             "loader_seconds": loading.seconds, "trace": chrome.stored(events)}  # fmt: skip
+    return flagged(Point(x=index, y=step_s * 1e3, extra=extra), list(loading.noise))
+
+
+def measuring_backend() -> tuple[Any, Any] | None:
+    """(the cupy module, ``cupyx.empty_pinned``) when this machine has a usable GPU, else None."""
+    if not cuda.gpu_available():
+        return None
+    cp = cuda.require_cupy()
+    import cupyx
+
+    return cp, cupyx.empty_pinned
+
+
 def _series(config: Configuration, point: Point, provenance: Provenance) -> Series:
     label = config.label()
     return Series(render(label), provenance, Note(msg("axis.squeeze.configuration")), "",
@@ -232,33 +266,62 @@ def verdict_notes(series: list[Series], gpu: str) -> list[Message]:
 
 
 def run(params: Params, ctx: Context) -> ExperimentGen:
-    """The loader measured on this CPU, then every configuration modelled on the chosen GPU."""
+    """The loader measured on this CPU, then every configuration measured on this machine's GPU, or
+    modelled on the chosen spec-table GPU where there is none or the configuration cannot run there."""
     spec = resolve_model_gpu(params.model_gpu)
     mlp = params.mlp()
     yield Progress(0.0, msg("progress.squeeze.loader", batch=mlp.batch, hidden=mlp.hidden))
     loading = time_loading(mlp.batch, mlp.hidden, ctx.check_cancelled)
-    provenance = Provenance("modelled", spec.name, {"model": "training step from the lab models", "spec_key": spec.key,
-                                                    "loader": "measured on this CPU",
-                                                    "loader_seconds": loading.seconds})  # fmt: skip
+    modelled = Provenance("modelled", spec.name, {"model": "training step from the lab models", "spec_key": spec.key,
+                                                  "loader": "measured on this CPU",
+                                                  "loader_seconds": loading.seconds})  # fmt: skip
+    backend = measuring_backend()
+    device = cuda.device_name() if backend else ""
+    measured = Provenance("measured", device, {"method": "CuPy step, phases timed with CUDA events",
+                                               "repeats": REPEATS, "loader": "measured on this CPU",
+                                               "loader_seconds": loading.seconds})  # fmt: skip
     chosen = configurations(params.chosen())
     series: list[Series] = []
+    failed: list[Message] = []
     for index, config in enumerate(chosen):
         ctx.check_cancelled()
         yield Progress((index + 1) / (len(chosen) + 1), msg("progress.squeeze.modelling", label=config.label()))
-        point = configuration_point(index, config, params, spec, loading)
+        point, provenance = None, modelled
+        if backend is not None:
+            try:
+                point, provenance = measured_point(index, config, params, loading, backend), measured
+            except MeasureError as exc:  # modelled instead, and the note names why
+                failed.append(msg("squeeze.note.measure-failed", label=config.label(), error=str(exc)))
+        if point is None:
+            point = configuration_point(index, config, params, spec, loading)
         series.append(_series(config, point, provenance))
         yield PartialPoint(Note(config.label()), point, provenance)
     yield Progress(1.0, msg("progress.done"))
-    status = cuda.cuda_status()
-    gpu_note = [msg("squeeze.note.gpu-not-measured")] if status.available else \
-        [msg("note.no-gpu", reason=status.reason_message or status.reason)]  # fmt: skip
+    kinds = {s.provenance.kind for s in series}
     graphs = graphs_note(series)
-    notes = merge_notes(verdict_notes(series, spec.name), [graphs] if graphs else [], _loader_notes(loading, mlp),
-                        gpu_note, [msg("squeeze.note.readback")],
+    notes = merge_notes(verdict_notes(series, device if kinds == {"measured"} else spec.name),
+                        [graphs] if graphs else [], _loader_notes(loading, mlp), failed,
+                        _gpu_notes(params, kinds, device), [msg("squeeze.note.readback")],
                         [msg("squeeze.note.claim-unsourced"), msg("squeeze.note.utilisation"),
                          msg("squeeze.note.workers", workers=params.loader_workers), msg("squeeze.note.unvalidated")],
-                        step_costs(spec, mlp, Setup(), loading.seconds).assumptions)  # fmt: skip
+                        step_costs(spec, mlp, Setup(), loading.seconds).assumptions if "modelled" in kinds else [],
+                        )  # fmt: skip
     return Result("squeeze", params_to_dict(params), tuple(series), notes)
+
+
+def _gpu_notes(params: Params, kinds: set[str], device: str) -> list[Message]:
+    """Where the GPU's numbers come from: no GPU (why), measured (how), or both (a mixed ladder)."""
+    if "measured" not in kinds:
+        status = cuda.cuda_status()
+        if status.available:
+            return []  # a GPU, but no configuration ran there: each one's failure is noted
+        return [msg("note.no-gpu", reason=status.reason_message or status.reason)]
+    notes = [msg("squeeze.note.measured", device=device, repeats=REPEATS)]
+    if params.mixed_precision and params.precision == "bf16":
+        notes.append(msg("squeeze.note.fp16-not-bf16"))
+    if "modelled" in kinds:
+        notes.append(msg("squeeze.note.mixed-kinds"))
+    return notes
 
 
 def _loader_notes(loading: LoaderTiming, mlp: Mlp) -> list[Message]:

@@ -1261,20 +1261,8 @@
 <context>
     <name>LessonLab</name>
     <message>
-        <source>latency hiding and occupancy</source>
-        <translation>延迟隐藏与占用率</translation>
-    </message>
-    <message>
-        <source>squeezing a training step</source>
-        <translation>榨干一个训练步</translation>
-    </message>
-    <message>
-        <source>the trace doctor</source>
-        <translation>性能追踪诊断</translation>
-    </message>
-    <message>
-        <source>scheduling and failures</source>
-        <translation>调度与故障</translation>
+        <source>the trace doctor inside a lesson (meanwhile, open the Trace doctor page under Check)</source>
+        <translation>在课程里直接使用性能追踪诊断（在此之前，请打开侧栏“检查”下的“性能追踪诊断”页）</translation>
     </message>
     <message>
         <source>The lab for this page is still to come: %1.</source>

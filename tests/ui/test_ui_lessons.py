@@ -51,7 +51,8 @@ def test_a_chapter_button_on_the_welcome_page_opens_the_same_pages_as_the_sideba
 def test_the_welcome_page_names_the_device_in_one_line_and_the_labs_by_chapter(qtbot, window):
     welcome = open_panel(qtbot, window, "welcome")
     assert "CPU only" in welcome.device_line.text() and "every number says which" in welcome.device_line.text()
-    assert "(to come)" in welcome.lab_lines[0].text() and "Roofline" in welcome.lab_lines[1].text()
+    assert "Latency and warps" in welcome.lab_lines[0].text() and "Roofline" in welcome.lab_lines[1].text()
+    assert "(to come)" in welcome.lab_lines[3].text()  # chapter 3's trace doctor inside a lesson
 
 
 def test_a_newcomer_starts_on_the_welcome_page_and_a_returning_user_where_they_left(qtbot):
@@ -160,9 +161,9 @@ def test_t_runs_the_try_this_change_with_the_change_in_the_form(qtbot, window):
 
 
 def test_a_coming_page_says_its_lab_is_still_to_come_and_runs_nothing(qtbot, window):
-    viewer = open_viewer(qtbot, window, 0, "latency-hiding")
+    viewer = open_viewer(qtbot, window, 3, "trace-doctor")
     assert viewer.lab.currentWidget() is viewer.lab.coming
-    assert "still to come" in viewer.lab.coming.text() and "occupancy" in viewer.lab.coming.text()
+    assert "still to come" in viewer.lab.coming.text() and "Trace doctor page" in viewer.lab.coming.text()
     assert not viewer.run_button.isEnabled() and "still to come" in viewer.number.message.text()
     qtbot.keyClick(viewer, Key.Key_R)
     assert viewer.running is None and window.services.runner.is_idle()

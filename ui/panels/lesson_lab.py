@@ -37,10 +37,8 @@ WHOLE_IN_A_LESSON = ("table_title", "published_line")  # cluster scaling's plann
 def coming_title(lab: str) -> str:
     """What a lab still to come will be, in the window's language."""
     titles = {
-        "latency-hiding": translate("LessonLab", "latency hiding and occupancy"),
-        "training-step": translate("LessonLab", "squeezing a training step"),
-        "trace-doctor": translate("LessonLab", "the trace doctor"),
-        "scheduling": translate("LessonLab", "scheduling and failures"),
+        "trace-doctor": translate("LessonLab", "the trace doctor inside a lesson (meanwhile, open the Trace doctor "
+                                                "page under Check)"),
     }
     return titles.get(lab, lessons.COMING_LABS.get(lab, lab))
 

@@ -152,6 +152,7 @@ class SqueezePanel(LabPanel):
         verdict = [note for note in result.notes if note.message.key.startswith(VERDICT_KEYS)]
         self.verdict.setText(" ".join(i18n.engine_message(note) for note in verdict))
         self.trace_button.setEnabled(any(p.extra.get("trace") for s in result.series for p in s.points))
+        self.fit_to_view()  # the verdict's lines are known only now: the doctor's room follows them
         self._diagnose(result)
 
     # ------------------------------------------------------------ the trace doctor, bar by bar

@@ -75,7 +75,7 @@ class SqueezePanel(LabPanel):
         for label in self.key_parts.values():
             label.setTextFormat(Qt.TextFormat.RichText)
         self.key.add(self.key_unit, *self.key_parts.values())
-        self.verdict = WrapLabel(min_lines=2)  # the page's answer: never cut short
+        self.verdict = WrapLabel(min_lines=2)  # the page's answer: whole unless a short page has no room
         self.verdict.setObjectName("squeezeVerdict")
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.doctor = WrapLabel(min_lines=0)
@@ -197,6 +197,7 @@ class SqueezePanel(LabPanel):
             self.notes.set_lines(1)
         # Cut short with '…' (whole on hover) to the lines the half page beside the chart leaves it:
         # one on a projector; at 1024x768 its dozen lines pushed Export off the page.
+        self._fit_verdict()
         left = self.page_height() - self.page_height() // 2 - self.key.minimumHeight() - self.verdict.minimumHeight()
         room_px = left - self.notes.minimumHeight() - self.doctor.lines_height(1)  # a line spare: the rest re-wraps
         lines = 1
@@ -205,6 +206,17 @@ class SqueezePanel(LabPanel):
         self.doctor.set_lines(0, lines)
         self._axis_label()
         self._show_changes()
+
+    def _fit_verdict(self) -> None:
+        """The verdict whole where the half page beside the chart has room for it; on a short page a
+        long verdict (why the claim is only partly reproduced) is cut to the lines there are, the whole
+        on hover, so the page never grows past the window."""
+        room_px = (self.page_height() - self.page_height() // 2 - self.key.minimumHeight()
+                   - self.notes.minimumHeight() - self.doctor.lines_height(1))
+        lines = 2
+        while self.verdict.lines_height(lines + 1) <= room_px:
+            lines += 1
+        self.verdict.set_lines(2, None if lines > 12 else lines)  # a tall page has room for any verdict
 
     def _axis_label(self) -> None:
         """The time axis named under the chart, but on a short page the key's "ms per step" says it."""

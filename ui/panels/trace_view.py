@@ -207,7 +207,9 @@ class SharesBars(HoverChart):
             font = painter.font()
             font.setBold(title == self.chosen)
             painter.setFont(font)
-            text = painter.fontMetrics().elidedText(short_name(title), Qt.TextElideMode.ElideRight, int(left - 8))
+            # Cut in the middle: ranks named alike ("4 streams, pinned", "4 streams, pageable") differ
+            # at the end, which a cut at the right would drop from every one of them.
+            text = painter.fontMetrics().elidedText(short_name(title), Qt.TextElideMode.ElideMiddle, int(left - 8))
             painter.setPen(ink)
             painter.drawText(QRectF(2, top + index * row_h, left - 8, row_h),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)  # fmt: skip

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gpulab.check.registry import Context  # noqa: E402
-from gpulab.check.run import run_checks  # noqa: E402
+from gpulab.check.run import check_report  # noqa: E402
 from tests.gpulab.check.fakes import HEALTHY_IDLE, HEALTHY_LOADED, FakeLayer, perf_gpu  # noqa: E402
 
 NOTE = ("A sample report, made by tools/sample_check_report.py for gpulab's screenshots and tests: its four GPUs "
@@ -38,12 +38,7 @@ def sample_layer() -> FakeLayer:
 
 
 def main() -> int:
-    progress = run_checks(Context(devices=sample_layer(), host="sample-node"))
-    try:
-        while True:
-            next(progress)
-    except StopIteration as done:
-        report = done.value
+    report = check_report(Context(devices=sample_layer(), host="sample-node"))
     data = report.to_json()
     data["machine"] = {**data["machine"], "host": "sample-node", "note": NOTE}
     for row in data["rows"]:

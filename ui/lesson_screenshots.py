@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from ui.screenshots import wait_for
 
 LANGUAGES = ("zh", "en")
 SIZES = ((1024, 768), (1920, 1080))
 RUN_TIMEOUT_S = 60.0
-
-
-def _wait(app, condition: Callable[[], bool], timeout_s: float = RUN_TIMEOUT_S) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.processEvents()
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -58,10 +49,10 @@ def shoot(out: Path, languages: Sequence[str], sizes: Sequence[tuple[int, int]],
             window.resize(*size)
             for chapter, index in pages or every:
                 viewer.open_page(chapter, index)
-                _wait(app, window.services.runner.is_idle)
+                wait_for(app, window.services.runner.is_idle, RUN_TIMEOUT_S)
                 if run and size == sizes[0] and viewer.run_page():
-                    _wait(app, lambda v=viewer: v.running is None)
-                _wait(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
+                    wait_for(app, lambda v=viewer: v.running is None, RUN_TIMEOUT_S)
+                wait_for(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                 image = window.grab().toImage()
                 path = out / f"{chapter}-{index}-{viewer.page.id}-{lang}-{size[0]}x{size[1]}.png"
                 if not image_is_blank(image) and image.save(str(path), "PNG"):

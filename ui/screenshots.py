@@ -20,7 +20,8 @@ SIZES = ((1024, 768), (1920, 1080))
 TIMEOUT_S = 120.0
 
 
-def _wait(app, condition: Callable[[], bool], timeout_s: float = TIMEOUT_S) -> bool:
+def wait_for(app, condition: Callable[[], bool], timeout_s: float = TIMEOUT_S) -> bool:
+    """Process events until ``condition`` holds or ``timeout_s`` pass; whether it held."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         app.processEvents()
@@ -114,7 +115,7 @@ def _show_latency_hiding(panel) -> None:
     from PySide6.QtWidgets import QApplication
 
     panel.tabs.setCurrentIndex(panel.tabs.count() - 1)
-    _wait(QApplication.instance(), lambda: panel.hiding.sweep is not None and panel.hiding.animation.ready)
+    wait_for(QApplication.instance(), lambda: panel.hiding.sweep is not None and panel.hiding.animation.ready)
     panel.hiding.step(8000)  # past the first loads: the warps have fallen out of step
 
 
@@ -142,8 +143,8 @@ def _shoot_validation(app, panel, path: Path, size: tuple[int, int]) -> list[Pat
         return []
     dialog = button.open_dialog()
     dialog.resize(min(1100, size[0] - 40), min(640, size[1] - 80))
-    _wait(app, lambda: dialog.checks is not None)
-    _wait(app, lambda: False, 0.2)
+    wait_for(app, lambda: dialog.checks is not None)
+    wait_for(app, lambda: False, 0.2)
     image = dialog.grab().toImage()
     dialog.close()
     return [path] if not image_is_blank(image) and image.save(str(path), "PNG") else []
@@ -169,14 +170,14 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
                 window.show()
                 for name in panels:
                     window.show_panel(name)
-                    _wait(app, window.services.runner.is_idle)
+                    wait_for(app, window.services.runner.is_idle)
                     run = table.get(name)
                     if run is not None and size == sizes[0]:  # one run per window; later sizes show its result
                         run(window.panels[name])
-                        _wait(app, window.services.runner.is_idle)
+                        wait_for(app, window.services.runner.is_idle)
                         if name in AFTER_RUN:
                             AFTER_RUN[name](window.panels[name])
-                    _wait(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
+                    wait_for(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                     image = window.grab().toImage()
                     path = out / f"{name}-{lang}-{theme}-{size[0]}x{size[1]}.png"
                     if not image_is_blank(image) and image.save(str(path), "PNG"):

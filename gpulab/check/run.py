@@ -59,6 +59,16 @@ def run_checks(ctx: Context, only: Iterable[str] | None = None) -> Generator[Mes
                        round(time.perf_counter() - begun, 2), ctx.require_gpu)
 
 
+def check_report(ctx: Context, only: Iterable[str] | None = None) -> CheckReport:
+    """:func:`run_checks` to its end, its progress not shown (scripts, tests, the sample report)."""
+    progress = run_checks(ctx, only)
+    while True:
+        try:
+            next(progress)
+        except StopIteration as done:
+            return done.value
+
+
 def _machine(ctx: Context) -> dict[str, object]:
     from gpulab.devices import describe_cpu
 

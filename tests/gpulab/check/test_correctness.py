@@ -19,7 +19,7 @@ from gpulab.check import device_memtest as mt
 from gpulab.check.device import NvmlGpu
 from gpulab.check.model import Verdict
 from gpulab.check.registry import Context, threshold
-from gpulab.check.run import run_checks
+from gpulab.check.run import check_report
 from tests.gpulab.check.fakes import FakeGpu, FakeLayer
 from tests.gpulab.check.fakes_correctness import CHUNK_WORDS, FREE_BYTES, CheckedGpu
 
@@ -28,12 +28,7 @@ SEED = 0x1234_5678
 
 
 def run(layer, only, **context):
-    progress = run_checks(Context(devices=layer, host="node1", **context), only=only)
-    try:
-        while True:
-            next(progress)
-    except StopIteration as done:
-        return done.value
+    return check_report(Context(devices=layer, host="node1", **context), only)
 
 
 def the_row(layer, check, **context):

@@ -15,7 +15,7 @@ from gpulab.check.fabric import Link, fastest_link
 from gpulab.check.html import render_html
 from gpulab.check.model import CheckReport, Row, Verdict
 from gpulab.check.registry import Context
-from gpulab.check.run import run_checks
+from gpulab.check.run import check_report
 from gpulab.commands.check import format_report
 from tests.gpulab.check.fakes import FakeLayer, fault
 
@@ -136,12 +136,7 @@ def test_the_test_hook_does_nothing_without_its_variable(monkeypatch):
 def _node_report(host: str, rank: int, *gpus, blas: float = 150.0) -> CheckReport:
     """A node's report: the real GPU health checks on fake GPUs, and a CPU BLAS row."""
     ctx = Context(devices=FakeLayer(*gpus), host=host, rank=rank)
-    progress = run_checks(ctx, ["software.cuda", "gpu.ecc", "gpu.pcie"] if gpus else ["software.nvrtc"])
-    try:
-        while True:
-            next(progress)
-    except StopIteration as done:
-        report: CheckReport = done.value
+    report = check_report(ctx, ["software.cuda", "gpu.ecc", "gpu.pcie"] if gpus else ["software.nvrtc"])
     blas_row = Row("cpu.blas", Verdict.PASS, msg("check.reason.within-expected", value=f"{blas:g}", unit="GFLOP/s",
                                                  share="45%", expected="332"),
                    value=blas, unit="GFLOP/s", threshold=99.7, comparison=">=", source="cpu.blas", host=host,

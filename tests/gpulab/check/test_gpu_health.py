@@ -9,19 +9,14 @@ import pytest
 from gpulab.catalogue import msg, render
 from gpulab.check.model import Verdict
 from gpulab.check.registry import Context
-from gpulab.check.run import run_checks
+from gpulab.check.run import check_report
 from tests.gpulab.check.fakes import FakeGpu, FakeLayer, fault
 
 GPU_CHECKS = ["gpu.ecc", "gpu.remap", "gpu.throttle", "gpu.pcie"]
 
 
 def run(layer, only=GPU_CHECKS, **context):
-    progress = run_checks(Context(devices=layer, host="node1", **context), only=only)
-    try:
-        while True:
-            next(progress)
-    except StopIteration as done:
-        return done.value
+    return check_report(Context(devices=layer, host="node1", **context), only)
 
 
 def rows_of(report, check):

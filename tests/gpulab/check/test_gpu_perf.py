@@ -14,7 +14,7 @@ from gpulab.catalogue import render
 from gpulab.check.model import Row, Verdict
 from gpulab.check.outliers import apply_outliers
 from gpulab.check.registry import Context
-from gpulab.check.run import run_checks
+from gpulab.check.run import check_report
 from gpulab.experiments.transfer.gpu import LinkReading
 from tests.gpulab.check.fakes import H100, FakeLayer, FakeOutOfMemory, FakePerf, fault, perf_gpu
 
@@ -23,12 +23,7 @@ A100_40 = "NVIDIA A100-SXM4-40GB"
 
 
 def run(layer, only=PERF_CHECKS, **context):
-    progress = run_checks(Context(devices=layer, host="node1", **context), only=only)
-    try:
-        while True:
-            next(progress)
-    except StopIteration as done:
-        return done.value
+    return check_report(Context(devices=layer, host="node1", **context), only)
 
 
 def rows_of(report, check, **facts):
@@ -251,13 +246,8 @@ def test_the_real_layer_measures_every_check_on_a_gpu():
 
 def test_the_software_check_asks_the_device_layer_for_nccl_so_a_missing_one_is_named():
     def nccl_row(layer):
-        progress = run_checks(Context(devices=layer, host="node1"), only=["software.nccl"])
-        try:
-            while True:
-                next(progress)
-        except StopIteration as done:
-            (row,) = done.value.rows
-            return row
+        (row,) = run(layer, ["software.nccl"]).rows
+        return row
 
     with_nccl = FakeLayer(perf_gpu(0), perf_gpu(1))
     without = FakeLayer(perf_gpu(0), perf_gpu(1))

@@ -11,7 +11,13 @@ Each resident warp replays one instruction stream (a lab kernel's, recorded by t
   limit: one request every ``1 / requests_per_cycle`` cycles, queued in order) and answers
   ``latency`` cycles after it accepted the request; the warp stalls until then (its next
   instruction uses the value: no independent loads in flight per warp);
-* a global store takes an issue slot and a memory-pipe slot but the warp does not wait.
+* a global store takes an issue slot and a memory-pipe slot but the warp does not wait;
+* the memory queue holds ``QUEUE_REQUESTS`` requests: while it is full, a warp whose next
+  instruction is a load or store waits (without this, stores that no warp waits for would queue
+  without end, and the loads behind them would come back later and later: no steady state).
+
+The warps start at staggered points of the stream (blocks arrive at different times), so the mix
+of loads and stores in the memory pipe is the stream's own, not a phase all warps share.
 
 With ``c`` compute instructions per load, a warp alone completes one load every ``latency + c + 1``
 cycles, so ``W`` warps ask for ``W / (latency + c + 1)`` loads a cycle until the memory pipe (or
@@ -39,6 +45,7 @@ OP_NAMES = ("compute", "load", "store")
 # scheduler issued, or waiting for its load.
 ISSUING, READY, STALLED = 0, 1, 2
 STATE_NAMES = ("issuing", "ready", "stalled")
+QUEUE_REQUESTS = 8  # requests the memory queue holds before memory instructions wait to issue
 
 
 @dataclass(frozen=True)
@@ -98,29 +105,40 @@ def littles_law_warps(stream: np.ndarray, config: SmConfig) -> float:
     return config.requests_per_cycle * (config.latency + (others + loads) / loads)
 
 
+def load_roof(stream: np.ndarray, rate: float) -> float:
+    """Loads per cycle the memory pipe allows: a store takes a pipe slot too, so with ``s`` stores
+    per ``l`` loads only ``l / (l + s)`` of the ``rate`` requests are loads."""
+    loads, stores = int(np.count_nonzero(stream == LOAD)), int(np.count_nonzero(stream == STORE))
+    return rate * loads / (loads + stores) if loads else 0.0
+
+
 def simulate(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, cycles: int = 20_000,
              chunk: int = 0) -> Generator[CycleState, None, SmRun]:
     """Run ``warps`` warps replaying ``stream`` (op codes) for ``cycles`` cycles. Yields the
     :class:`CycleState` every ``chunk`` cycles (0: never); returns the :class:`SmRun`, whose totals
-    count the steady state only: the cycles after the first quarter (the warm-up, when no load has
-    come back yet), and loads when they come back, not when they are issued (a queue could
+    count the steady state only: the cycles after the warm-up (a quarter of the run, or three
+    latencies where that is longer, up to half the run: the first loads must have come back and
+    the queue settled), and loads when they come back, not when they are issued (a queue could
     otherwise count loads the memory never served)."""
     ops = np.asarray(stream, dtype=np.int8)
     if ops.size == 0 or warps < 1:
         raise ValueError("the stream must have instructions and warps must be >= 1")
-    pc = np.zeros(warps, dtype=np.int64)
+    pc = (np.arange(warps, dtype=np.int64) * ops.size) // warps
     ready_at = np.zeros(warps, dtype=np.int64)
     owner = np.arange(warps) % config.schedulers
     order = np.arange(warps)
     pipe_free = 0.0
     returns: list[int] = []  # completion cycles of loads in flight (kept sorted: the pipe is in order)
     gap = 1.0 / config.requests_per_cycle
+    backlog = QUEUE_REQUESTS * gap
     issued = loads = in_flight_sum = 0
     counts = np.zeros(3, dtype=np.int64)
-    warmup = cycles // 4
+    warmup = max(cycles // 4, min(cycles // 2, 3 * config.latency))
     for t in range(cycles):
         steady = t >= warmup
         ready = ready_at <= t
+        if pipe_free > t + backlog:  # the memory queue is full: a warp whose next op is memory waits
+            ready &= ops[pc] == COMPUTE
         states = np.where(ready, READY, STALLED).astype(np.int8)
         # Each scheduler issues its lowest-numbered ready warp.
         candidates = np.where(ready, order, warps)

@@ -60,18 +60,11 @@ def sweep_counts(top: int) -> list[int]:
     return sorted({1, 2, 3, *range(4, top + 1, 4), top})
 
 
-def load_roof(stream: np.ndarray, rate: float) -> float:
-    """Loads per cycle the memory pipe allows: a store takes a pipe slot too, so with ``s`` stores
-    per ``l`` loads only ``l / (l + s)`` of the ``rate`` requests are loads."""
-    loads, stores = int(np.count_nonzero(stream == sm.LOAD)), int(np.count_nonzero(stream == sm.STORE))
-    return rate * loads / (loads + stores) if loads else 0.0
-
-
 def model_sweep(stream: np.ndarray, latency: int, rate: float, top: int) -> dict[str, Any]:
     """The throughput curve, Little's law and the CPU core, for the worker thread."""
     config = sm.SmConfig(schedulers=SmAnimation.SCHEDULERS, latency=latency, requests_per_cycle=rate)
     runs = [sm.run(stream, count, config, SWEEP_CYCLES) for count in sweep_counts(top)]
-    roof = load_roof(stream, rate)
+    roof = sm.load_roof(stream, rate)
     # Little's law for the loads: the pipe's load share in flight for the latency (the engine's
     # formula, given the rate of loads the pipe leaves once the stores have their slots).
     little = sm.littles_law_warps(stream, dataclasses.replace(config, requests_per_cycle=roof or rate))

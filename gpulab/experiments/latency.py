@@ -108,11 +108,23 @@ def _gpu_series() -> tuple[Series, float] | None:
 def _level_notes(rungs: list[ladder.Rung]) -> list[Message]:
     caches, _source = hostmem.cpu_caches()
     named = [(f"L{c.level}", c.size_bytes) for c in caches if c.kind in ("Data", "Unified")]
+    chosen = ladder.level_latencies(rungs, named)
+    hidden = set(ladder.hidden_levels(chosen))
+    edges = ladder.jumps(rungs)
     notes = []
-    for name, rung in ladder.level_latencies(rungs, named):
+    for name, rung in chosen:
         cycles = f"{rung.cycles_per_load:.0f}" if rung.cycles_per_load is not None else "?"
+        if name in hidden:
+            # Naming a DRAM-slow rung after the cache would teach a wrong L3 latency: say the cache
+            # the system lists did not show, and where the ladder's last edge really was.
+            listed = dict(named)[name]
+            edge = max((e for e in edges if e <= listed), default=None)
+            notes.append(msg("note.latency.level-hidden", level=name, listed=hostmem.bytes_text(listed),
+                             ns=f"{rung.ns_per_load:.1f}", size=hostmem.bytes_text(rung.working_set_bytes),
+                             edge=hostmem.bytes_text(edge) if edge is not None else "?"))  # fmt: skip
+            continue
         notes.append(msg("note.latency.level", level=name, ns=f"{rung.ns_per_load:.1f}", cycles=cycles,
-                         size=rung.working_set_bytes))
+                         size=hostmem.bytes_text(rung.working_set_bytes)))
     return notes
 
 
@@ -162,9 +174,9 @@ def _saturation_note(stream: np.ndarray, config: sm.SmConfig, runs: list[sm.SmRu
     saturated = sm.levelled_off_warps(runs)
     if saturated is None:
         return msg("note.latency.not-saturated", warps=f"{little:.1f}", max_warps=params.max_warps,
-                   latency=config.latency, rate=params.requests_per_cycle)  # fmt: skip
+                   latency=config.latency, rate=f"{sm.load_roof(stream, config.requests_per_cycle):.3g}")  # fmt: skip
     return msg("note.latency.littles-law", warps=f"{little:.1f}", saturated=saturated, latency=config.latency,
-               rate=params.requests_per_cycle)  # fmt: skip
+               rate=f"{sm.load_roof(stream, config.requests_per_cycle):.3g}")  # fmt: skip
 
 
 def _occupancy_note(params: Params) -> Message:

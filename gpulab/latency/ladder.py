@@ -181,3 +181,14 @@ def level_latencies(rungs: Sequence[Rung], cache_bytes: Sequence[tuple[str, int]
     if beyond:
         chosen.append(("DRAM", beyond[-1]))
     return chosen
+
+
+def hidden_levels(chosen: Sequence[tuple[str, Rung]], share: float = 0.6) -> list[str]:
+    """Cache levels (from :func:`level_latencies`) whose rung is already as slow as DRAM: at least
+    ``share`` of DRAM's time per load. The level is listed (lscpu, sysfs) but this process does not
+    get it: a virtual machine given a slice of a shared L3, or other tenants filling it."""
+    dram = dict(chosen).get("DRAM")
+    if dram is None:
+        return []
+    return [name for name, rung in chosen if name != "DRAM" and rung.ns_per_load >= share * dram.ns_per_load]
+

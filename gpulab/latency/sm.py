@@ -23,7 +23,8 @@ With ``c`` compute instructions per load, a warp alone completes one load every 
 cycles, so ``W`` warps ask for ``W / (latency + c + 1)`` loads a cycle until the memory pipe (or
 the issue slots) caps it. Little's law: to keep ``requests_per_cycle`` loads flowing with each load
 in flight for ``latency`` cycles, ``requests_per_cycle x latency`` must be in flight, i.e.
-:func:`littles_law_warps` = ``requests_per_cycle x (latency + c + 1)`` warps. A CPU core is the
+:func:`littles_law_warps` = ``load_roof x (latency + c + 1)`` warps, where :func:`load_roof` is the
+loads' share of ``requests_per_cycle`` (stores take pipe slots too). A CPU core is the
 same machine with one warp and nothing to switch to (:func:`cpu_contrast`).
 
 :func:`simulate` is a generator that yields the per-cycle state (what each warp is doing) every
@@ -97,12 +98,12 @@ def stream_shape(stream: np.ndarray) -> tuple[int, int]:
 
 
 def littles_law_warps(stream: np.ndarray, config: SmConfig) -> float:
-    """Warps needed to keep the memory pipe full: requests_per_cycle x (latency + cycles a warp
-    spends issuing per load)."""
+    """Warps needed to keep the memory pipe full of loads: the loads' share of the pipe
+    (:func:`load_roof`, stores take their slots too) x (latency + cycles a warp spends issuing per load)."""
     loads, others = stream_shape(stream)
     if loads == 0:
         return float("inf")
-    return config.requests_per_cycle * (config.latency + (others + loads) / loads)
+    return load_roof(stream, config.requests_per_cycle) * (config.latency + (others + loads) / loads)
 
 
 def load_roof(stream: np.ndarray, rate: float) -> float:

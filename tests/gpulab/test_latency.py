@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 import shutil
@@ -114,11 +113,32 @@ def test_loads_never_pass_the_memory_roof_when_stores_share_the_pipe(entry: str)
     stream = sm.emulated_stream(entry)
     roof = sm.load_roof(stream, config.requests_per_cycle)
     assert 0 < roof < config.requests_per_cycle  # the kernel stores as well as loads
-    little = sm.littles_law_warps(stream, dataclasses.replace(config, requests_per_cycle=roof))
+    little = sm.littles_law_warps(stream, config)
     below, above = sm.run(stream, int(0.5 * little), config, 12_000), sm.run(stream, int(1.6 * little), config, 12_000)
     assert above.loads_per_cycle <= 1.025 * roof
     assert above.loads_per_cycle >= 0.95 * roof  # and the roof is reached
     assert below.loads_per_cycle < 0.7 * roof
+
+
+def test_littles_law_counts_the_loads_share_of_the_pipe() -> None:
+    # One load, one store, one compute: the pipe's 0.3 requests a cycle leave 0.15 for loads, each
+    # in flight for 100 cycles plus the 3 a warp takes to issue its pass.
+    stream = np.array([sm.LOAD, sm.STORE, sm.COMPUTE], dtype=np.int8)
+    config = sm.SmConfig(schedulers=4, latency=100, requests_per_cycle=0.3)
+    assert sm.load_roof(stream, 0.3) == pytest.approx(0.15)
+    assert sm.littles_law_warps(stream, config) == pytest.approx(0.15 * 103)
+
+
+def test_a_listed_cache_as_slow_as_dram_is_called_hidden() -> None:
+    # A VM's ladder: L1 and L2 show, but the listed 32 MiB L3 is already DRAM-slow at 16 MiB.
+    times = {12: 2, 13: 2, 14: 2, 15: 2, 16: 5, 17: 5, 18: 5, 19: 8, 20: 14, 21: 14, 22: 113, 23: 129, 24: 121}
+    times |= {p: 123.0 for p in range(25, 31)}
+    rungs = [ladder.Rung(1 << p, float(t), None, 0.0, 1, 0.0) for p, t in sorted(times.items())]
+    chosen = ladder.level_latencies(rungs, [("L1", 32 << 10), ("L2", 1 << 20), ("L3", 32 << 20)])
+    assert ladder.hidden_levels(chosen) == ["L3"]
+    assert max(j for j in ladder.jumps(rungs) if j <= 32 << 20) == 4 << 20  # where the ladder really stepped up
+    honest = ladder.level_latencies(rungs, [("L1", 32 << 10), ("L2", 1 << 20), ("L3", 4 << 20)])
+    assert ladder.hidden_levels(honest) == []
 
 
 def test_issue_bound_stream_saturates_on_the_schedulers() -> None:

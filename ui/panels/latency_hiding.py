@@ -8,7 +8,6 @@ steps the engine's generator on a QTimer, a few cycles a tick.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -65,9 +64,7 @@ def model_sweep(stream: np.ndarray, latency: int, rate: float, top: int) -> dict
     config = sm.SmConfig(schedulers=SmAnimation.SCHEDULERS, latency=latency, requests_per_cycle=rate)
     runs = [sm.run(stream, count, config, SWEEP_CYCLES) for count in sweep_counts(top)]
     roof = sm.load_roof(stream, rate)
-    # Little's law for the loads: the pipe's load share in flight for the latency (the engine's
-    # formula, given the rate of loads the pipe leaves once the stores have their slots).
-    little = sm.littles_law_warps(stream, dataclasses.replace(config, requests_per_cycle=roof or rate))
+    little = sm.littles_law_warps(stream, config)  # the loads' share of the pipe, in flight for the latency
     return {"runs": runs, "little": little, "saturated": sm.saturation_warps(runs), "roof": roof,
             "cpu": sm.cpu_contrast(stream, latency, SWEEP_CYCLES), "rate": rate}  # fmt: skip
 

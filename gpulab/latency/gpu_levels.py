@@ -30,6 +30,7 @@ class GpuLevels:
     source_title: str
     source_url: str
     validated: bool = False  # True only with a row in resources/validation/ that measures it
+    source_short: str = ""  # a few words for a one-line caption (the title is for the citation)
 
     def as_rows(self) -> list[tuple[str, float]]:
         """(level, cycles) rows, DRAM at the middle of its published range."""
@@ -47,7 +48,8 @@ def _table() -> dict[str, GpuLevels]:
         source = sources[entry["source"]]
         found[arch] = GpuLevels(arch, int(entry["shared_cycles"]), int(entry["l1_cycles"]), int(entry["l2_cycles"]),
                                 int(entry["dram_cycles_low"]), int(entry["dram_cycles_high"]), str(source["title"]),
-                                str(source["url"]), bool(entry.get("validated", False)))  # fmt: skip
+                                str(source["url"]), bool(entry.get("validated", False)),
+                                str(source.get("short", source["title"])))  # fmt: skip
     return found
 
 

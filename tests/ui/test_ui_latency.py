@@ -4,6 +4,8 @@ clicked; in Chinese too, and at 1024x768 in projector type."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -179,6 +181,22 @@ def clipped_labels(page) -> list[str]:
     return found
 
 
+def crowded_row_names(grid) -> list[str]:
+    """A grid's row names (its left axis ticks) that sit less than a text line from the next one or
+    run past the grid's top or bottom edge (they overlapped and were cut at zh projector 1024)."""
+    from PySide6.QtCore import QPointF
+
+    item = grid.widget.getPlotItem()
+    axis, box = item.getAxis("left"), item.getViewBox()
+    line = axis.fontMetrics().height() if hasattr(axis, "fontMetrics") else grid.widget.fontMetrics().height()
+    ticks = sorted((box.mapViewToScene(QPointF(0, value)).y(), text) for value, text in axis._tickLevels[0])
+    top, bottom = box.sceneBoundingRect().top(), box.sceneBoundingRect().bottom()
+    found = [f"{a!r} and {b!r}: {yb - ya:.0f} px apart" for (ya, a), (yb, b) in itertools.pairwise(ticks) if yb - ya < line]
+    found += [f"{text!r} at {y:.0f} px, outside {top:.0f}-{bottom:.0f}" for y, text in ticks
+              if y - line / 2 < top - 1 or y + line / 2 > bottom + 1]
+    return found
+
+
 @pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
 def test_each_tab_fits_a_1024x768_projector_without_clipped_labels(qtbot, projector_window):
     window = projector_window
@@ -190,6 +208,9 @@ def test_each_tab_fits_a_1024x768_projector_without_clipped_labels(qtbot, projec
             panel.hiding.step(50)
         settle(panel)
         tab = panel.tabs.currentWidget()
+        if index == HIDING:
+            for grid in (panel.hiding.sm_grid, panel.hiding.cpu_grid):
+                assert not crowded_row_names(grid), crowded_row_names(grid)
         assert not clipped_labels(tab), clipped_labels(tab)
         assert not overlaps(tab), overlaps(tab)
         shown = panel.parentWidget()

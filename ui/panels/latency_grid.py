@@ -167,9 +167,8 @@ class StateGrid:
         rows = picture.shape[0]
         slots, warps = row_names
         band = track.schedulers * track.slot_height
-        first = band + 1
-        ticks = [(band / 2, slots), (first + 0.5, warps)]
-        if track.warps > 1:
-            ticks.append((rows - 0.5, str(track.warps - 1)))
+        # The warps' name in the middle of their rows: at the first row it ran into the slots' name
+        # above it on a short grid, and a last-row number was cut at the bottom edge.
+        ticks = [(band / 2, slots), ((band + 1 + rows) / 2, warps)]
         self.widget.getPlotItem().getAxis("left").setTicks([ticks, []])
         self.widget.getPlotItem().setRange(xRange=(0, WINDOW), yRange=(0, rows), padding=0)

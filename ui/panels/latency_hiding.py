@@ -52,7 +52,7 @@ def published_latency() -> tuple[int, str]:
     levels = gpu_levels.levels(PUBLISHED_ARCH)
     if levels is None:
         return FALLBACK_LATENCY, ""
-    return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_title
+    return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_short
 
 
 def sweep_counts(top: int) -> list[int]:
@@ -181,7 +181,7 @@ class HidingView(QWidget):
         """The grids keep a few text lines of height; the chart a third of the width."""
         line = self.fontMetrics().height()
         self.sm_grid.widget.setMinimumHeight(5 * line)
-        self.cpu_grid.widget.setMinimumHeight(int(2.2 * line))
+        self.cpu_grid.widget.setMinimumHeight(int(3 * line))  # its two row names, one above the other
         self.cpu_grid.widget.setMaximumHeight(4 * line)
         self.warps_slider.setMinimumWidth(8 * line)
         self.chart.setMinimumWidth(9 * line)
@@ -316,7 +316,8 @@ class HidingView(QWidget):
     def show_frame(self) -> None:
         a = self.animation
         self.warps_value.setText(str(self.warps_slider.value()))
-        self.sm_grid.show(a.sm, (self.tr("slots"), self.tr("warp 0")))
+        warps = self.tr("warps 0–%1").replace("%1", str(a.warps - 1)) if a.warps > 1 else self.tr("warp 0")
+        self.sm_grid.show(a.sm, (self.tr("slots"), warps))
         self.cpu_grid.show(a.cpu, (self.tr("slot"), self.tr("thread")))
         if not a.ready:
             self.sm_numbers.setText(self.tr("Emulating the kernel…"))
@@ -349,7 +350,7 @@ class HidingView(QWidget):
         runs = found["runs"]
         self.curve.setData([r.warps for r in runs], [r.loads_per_cycle for r in runs])
         self.roof.setPos(found["roof"])
-        self.roof.label.setFormat(self.tr("memory roof %1 loads/cycle").replace("%1", f"{found['roof']:.3g}"))
+        self.roof.label.setFormat(self.tr("memory roof:\n%1 loads/cycle").replace("%1", f"{found['roof']:.3g}"))
         self.little.setPos(found["little"])
         self.little.label.setFormat(self.tr("Little's law:\n%1 warps").replace("%1", f"{found['little']:.0f}"))
         cpu = found["cpu"].loads_per_cycle

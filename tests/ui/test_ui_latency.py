@@ -191,7 +191,8 @@ def crowded_row_names(grid) -> list[str]:
     line = axis.fontMetrics().height() if hasattr(axis, "fontMetrics") else grid.widget.fontMetrics().height()
     ticks = sorted((box.mapViewToScene(QPointF(0, value)).y(), text) for value, text in axis._tickLevels[0])
     top, bottom = box.sceneBoundingRect().top(), box.sceneBoundingRect().bottom()
-    found = [f"{a!r} and {b!r}: {yb - ya:.0f} px apart" for (ya, a), (yb, b) in itertools.pairwise(ticks) if yb - ya < line]
+    found = [f"{a!r} and {b!r}: {yb - ya:.0f} px apart"
+             for (ya, a), (yb, b) in itertools.pairwise(ticks) if yb - ya < line]
     found += [f"{text!r} at {y:.0f} px, outside {top:.0f}-{bottom:.0f}" for y, text in ticks
               if y - line / 2 < top - 1 or y + line / 2 > bottom + 1]
     return found

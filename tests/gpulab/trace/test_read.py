@@ -165,3 +165,58 @@ def test_a_large_trace_is_streamed_with_memory_far_below_its_size(tmp_path):
     assert sum(1 for e in trace.events if e.kind == KERNEL) == 4_000
     # json.load alone would take several times the file's size
     assert peak < 0.35 * size, f"peak {peak} bytes for a {size}-byte file"
+
+
+class Stop(Exception):
+    """What the page's Cancel raises through ``check`` (the job runner's Cancelled, here a stand-in)."""
+
+
+def _stop_after(calls: int):
+    """A ``check`` that lets ``calls`` calls pass and raises on the next, counting them."""
+    seen = {"calls": 0}
+
+    def check() -> None:
+        seen["calls"] += 1
+        if seen["calls"] > calls:
+            raise Stop
+
+    return check, seen
+
+
+def test_a_kineto_read_stops_when_check_raises_and_check_is_called_as_it_reads(tmp_path):
+    path = tmp_path / "large.json"
+    _write_large_trace(path, 40_000)  # several 64 KiB chunks
+    check, seen = _stop_after(10**9)
+    read_trace(path, check=check)
+    chunks = seen["calls"]
+    assert chunks >= path.stat().st_size // (64 << 10)  # once per chunk, at least
+    check, seen = _stop_after(2)
+    with pytest.raises(Stop):
+        read_trace(path, check=check)
+    assert seen["calls"] == 3  # it stopped at the third chunk, not at the end of the file
+
+
+def test_an_nsys_read_stops_when_check_raises(tmp_path, monkeypatch):
+    from gpulab.trace import nsys
+
+    monkeypatch.setattr(nsys, "PROGRESS_STEPS", 1000)  # a small export: check often enough to be called
+    db = Nsys(tmp_path / "report.sqlite")
+    for i in range(3000):
+        db.kernel("ampere_sgemm_128x64_nn", 10_000 + i * 1_000, 500)
+    db.close()
+    whole = read_trace(tmp_path / "report.sqlite", check=lambda: None)
+    assert len([e for e in whole.events if e.kind == KERNEL]) == 3000
+    check, seen = _stop_after(0)
+    with pytest.raises(Stop):
+        read_trace(tmp_path / "report.sqlite", check=check)
+    assert seen["calls"] == 1
+
+
+def test_several_files_are_all_or_nothing_and_the_bad_one_is_named(tmp_path):
+    good = Kineto(rank=0)
+    busy_kernels(good)
+    bad = tmp_path / "rank1.json"
+    bad.write_text('{"traceEvents": [{"ph": "X", ', encoding="utf-8")
+    with pytest.raises(TraceError) as raised:
+        read_traces([good.write(tmp_path / "rank0.json"), bad])
+    assert str(raised.value.message.args["source"]).endswith("rank1.json")

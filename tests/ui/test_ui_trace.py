@@ -37,7 +37,7 @@ def stepped_trace(path):
 def opened(qtbot, window, path):
     """The page, with ``path`` opened through Open trace… (the dialog answered with it)."""
     panel = open_panel(qtbot, window, "trace")
-    panel.ask_open_path = lambda: str(path)
+    panel.ask_open_paths = lambda: [str(path)]
     click(qtbot, panel.open_button)
     wait_idle(qtbot, window)
     return panel
@@ -49,7 +49,7 @@ def keys_of(panel) -> list[str]:
 
 def test_a_kineto_trace_opens_on_the_worker_and_each_step_is_judged_alone(qtbot, window, tmp_path):
     panel = open_panel(qtbot, window, "trace")
-    panel.ask_open_path = lambda: str(stepped_trace(tmp_path / "steps.json"))
+    panel.ask_open_paths = lambda: [str(stepped_trace(tmp_path / "steps.json"))]
     click(qtbot, panel.open_button)
     assert panel.job is not None and panel.busy.isVisible() and not panel.open_button.isEnabled()
     wait_idle(qtbot, window)
@@ -114,7 +114,7 @@ def test_a_malformed_file_is_one_line_and_the_trace_shown_stays(qtbot, window, t
     shown = panel.diagnosis
     bad = tmp_path / "broken.json"
     bad.write_text('{"traceEvents": [ {"ph": "X", ', encoding="utf-8")
-    panel.ask_open_path = lambda: str(bad)
+    panel.ask_open_paths = lambda: [str(bad)]
     click(qtbot, panel.open_button)
     wait_idle(qtbot, window)
     assert panel.status.isVisible() and "broken.json" in panel.status.text() and "\n" not in panel.status.text()
@@ -179,3 +179,58 @@ def test_a_gzip_trace_opens_like_the_plain_one(qtbot, window, tmp_path, name):
     busy_kernels(trace, count=10)
     panel = opened(qtbot, window, trace.write(tmp_path / name, compress=True))
     assert panel.status.isHidden() and len([op for op in panel.chart.ops if op.kind == "kernel"]) == 10
+
+
+def test_several_files_of_one_run_open_together_as_ranks(qtbot, window, tmp_path):
+    paths = []
+    for rank in (0, 1):
+        trace = Kineto(rank=rank)
+        busy_kernels(trace, start=10 + 500 * rank, count=10)
+        paths.append(str(trace.write(tmp_path / f"rank{rank}.json")))
+    panel = open_panel(qtbot, window, "trace")
+    panel.ask_open_paths = lambda: paths  # the dialog answered with both files
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    assert panel.status.isHidden() and panel.diagnosis is not None and list(panel.diagnosis.ranks) == [0, 1]
+    assert "rank0.json" in panel.about.text() and "rank1.json" in panel.about.text() and "2 ranks" in panel.about.text()
+    assert panel.rank_combo.isVisible() and panel.rank_combo.count() == 3  # all ranks, rank 0, rank 1
+    assert len(panel.shares.rows) == 3
+    shown = panel.diagnosis
+    bad = tmp_path / "rank2.json"
+    bad.write_text('{"traceEvents": [ {"ph": "X", ', encoding="utf-8")
+    panel.ask_open_paths = lambda: [*paths, str(bad)]
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    assert "rank2.json" in panel.status.text() and panel.diagnosis is shown  # all or nothing
+
+
+def test_cancel_stops_a_reading_trace_and_the_trace_shown_stays(qtbot, window, tmp_path, monkeypatch):
+    import threading
+
+    from ui.panels import trace as page
+
+    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
+    shown = panel.diagnosis
+    reading, gate = threading.Event(), threading.Event()
+    read_files = page.read_files
+
+    def held(paths, check):  # the reader's first chunk waits until the test has clicked Cancel
+        def slow_check():
+            reading.set()
+            gate.wait(timeout=30)
+            check()
+
+        return read_files(paths, slow_check)
+
+    monkeypatch.setattr(page, "read_files", held)
+    panel.ask_open_paths = lambda: [str(stepped_trace(tmp_path / "other.json"))]
+    click(qtbot, panel.open_button)
+    qtbot.waitUntil(reading.is_set, timeout=30_000)
+    assert panel.cancel_button.isVisible() and not panel.open_button.isEnabled()
+    click(qtbot, panel.cancel_button)
+    gate.set()
+    wait_idle(qtbot, window)
+    assert panel.job is None and not panel.cancel_button.isVisible() and panel.open_button.isEnabled()
+    assert "stopped" in panel.status.text() and panel.diagnosis is shown
+    assert "steps.json" in panel.about.text()
+    assert not [level for level, *_ in window.services.notifier.history if level == "error"]  # a choice, not a failure

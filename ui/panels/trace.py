@@ -1,9 +1,10 @@
 """The Trace doctor page: ``gpulab trace`` in the window. Where did the GPU's time go, and why?
 
-Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz), an Nsight Systems SQLite
-export or a saved lab result with timelines on the job queue (a large trace takes seconds, never
-on this thread) and diagnoses it there; a file it cannot read is said in one line and the trace
-shown before stays. The page shows the timeline of the chosen rank and profiler step (zoomable:
+Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz; several files of one run:
+a rank each), an Nsight Systems SQLite export or a saved lab result with timelines on the job
+queue (a large trace takes seconds, never on this thread; Cancel stops it within a chunk) and
+diagnoses it there; a file it cannot read is said in one line and the trace shown before stays.
+The page shows the timeline of the chosen rank and profiler step (zoomable:
 only the window on screen is fetched from the trace, its longest operations when there are too
 many to draw), the shares of each rank as stacked bars, and the findings in words with their
 evidence and a button to the lab that teaches each. A saved ``gpulab trace --json`` diagnosis
@@ -14,7 +15,7 @@ as the same result, or the timeline as a picture.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,23 +59,25 @@ FORMAT_NAMES = {"kineto": "PyTorch Profiler / Kineto JSON", "nsys": "Nsight Syst
 
 @dataclass
 class Opened:
-    """What the worker made of a file: a diagnosis, a saved diagnosis (result), or why neither."""
+    """What the worker made of the files: a diagnosis, a saved diagnosis (result), or why neither."""
 
-    path: str
+    path: str  # the file, or the files' names joined (several ranks of one run)
     diagnosis: Diagnosis | None = None
     result: Result | None = None
     error: Message | None = None
 
 
-def read_file(path: str) -> Opened:
-    """On the worker: the file's trace diagnosed, or a `gpulab trace --json` result, or the error."""
+def read_files(paths: Sequence[str], check: Callable[[], None] | None = None) -> Opened:
+    """On the worker: the files' trace diagnosed (one file, or one per rank), or a `gpulab trace
+    --json` result, or the error; ``check`` raises to stop the reading (Cancel)."""
     from gpulab.results import ResultFormatError, replay
-    from gpulab.trace import TraceError, diagnose, read_trace
+    from gpulab.trace import TraceError, diagnose, read_traces
 
+    path = paths[0] if len(paths) == 1 else ", ".join(Path(p).name for p in paths)
     try:
-        return Opened(path, diagnosis=diagnose(read_trace(path)))
+        return Opened(path, diagnosis=diagnose(read_traces(list(paths), check)))
     except TraceError as exc:
-        if exc.message.key == "trace.error.no-timeline":  # a saved result without timelines: a diagnosis?
+        if exc.message.key == "trace.error.no-timeline" and len(paths) == 1:  # a saved diagnosis?
             try:
                 result = replay(path)
             except ResultFormatError:
@@ -84,9 +87,9 @@ def read_file(path: str) -> Opened:
         return Opened(path, error=exc.message)
 
 
-def _reading(path: str, _ctx: Any) -> Generator[Any, None, Opened]:
+def _reading(paths: Sequence[str], ctx: Any) -> Generator[Any, None, Opened]:
     yield from ()
-    return read_file(path)
+    return read_files(paths, ctx.check_cancelled)  # Cancel raises Cancelled in there: the job ends cancelled
 
 
 class TracePanel(Panel):
@@ -101,7 +104,7 @@ class TracePanel(Panel):
         self.path = ""  # the file shown
         self.replayed = False
         self.job: Job | None = None
-        self.ask_open_path: Callable[[], str] = self._open_dialog
+        self.ask_open_paths: Callable[[], list[str]] = self._open_dialog
         self._error: Callable[[], str] = lambda: ""
         self._events: dict[int | None, list[Event]] = {}  # the chosen rank's events, by rank
         self._window_ns = (0, 0)  # the selection (a step, or the whole trace) on the trace's clock
@@ -117,6 +120,9 @@ class TracePanel(Panel):
         self.badge = ProvenanceBadge()
         self.open_button = QPushButton()
         self.open_button.clicked.connect(lambda: self.open_trace())
+        self.cancel_button = QPushButton()
+        self.cancel_button.clicked.connect(self.cancel_reading)
+        self.cancel_button.hide()
         self.step_label, self.step_combo = QLabel(), QComboBox()
         self.rank_label, self.rank_combo = QLabel(), ElidingComboBox()
         # a lab's configuration names a GPU: the box shows it elided, the open list whole
@@ -150,7 +156,8 @@ class TracePanel(Panel):
         top.addWidget(self.heading, 1)
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         controls = QHBoxLayout()
-        for widget in (self.open_button, self.step_label, self.step_combo, self.rank_label, self.rank_combo):
+        for widget in (self.open_button, self.cancel_button, self.step_label, self.step_combo, self.rank_label,
+                       self.rank_combo):
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.export_button)
@@ -205,25 +212,38 @@ class TracePanel(Panel):
 
     # ------------------------------------------------------------ opening
 
-    def open_trace(self, path: str | None = None) -> Job | None:
-        """Read ``path`` (or the file the dialog names) on the job queue; the page shows it when read."""
+    def open_trace(self, paths: Sequence[str] | str | None = None) -> Job | None:
+        """Read ``paths`` (or the files the dialog names: one trace, or one per rank of a run) on the
+        job queue; the page shows them when read."""
         if self.job is not None:
             return None
-        path = path or self.ask_open_path()
-        if not path:
+        chosen = [paths] if isinstance(paths, str) else list(paths or self.ask_open_paths())
+        if not chosen:
             return None
-        job = self.services.runner.submit(self.tr("Reading a trace"), "cpu", lambda ctx: _reading(path, ctx), Opened)
+        job = self.services.runner.submit(self.tr("Reading a trace"), "cpu", lambda ctx: _reading(chosen, ctx), Opened)
         self.job = job
-        self._error = lambda: self.tr("Reading %1…").replace("%1", Path(path).name)
+        names = i18n.localized(", ", "，").join(Path(p).name for p in chosen)
+        self._error = lambda: self.tr("Reading %1…").replace("%1", names)
         job.finished.connect(self._opened)
         job.failed.connect(lambda _exc: self._ended())
-        job.cancelled.connect(self._ended)
+        job.cancelled.connect(self._cancelled)
         self._show_state()
         return job
+
+    def cancel_reading(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
 
     def _ended(self) -> None:
         self.job = None
         self._error = lambda: ""
+        self._show_state()
+
+    def _cancelled(self) -> None:
+        self.job = None
+        kept = self.diagnosis is not None or self.replayed
+        self._error = lambda: (self.tr("Reading stopped: the trace shown before stays.") if kept else
+                               self.tr("Reading stopped."))  # fmt: skip
         self._show_state()
 
     def _opened(self, opened: Opened) -> None:
@@ -240,16 +260,17 @@ class TracePanel(Panel):
             self.show_diagnosis(opened.diagnosis, opened.path)
         self._show_state()
 
-    def _open_dialog(self) -> str:
-        path, _filter = QFileDialog.getOpenFileName(
-            self, self.tr("Open a profiler trace"), "",
+    def _open_dialog(self) -> list[str]:
+        paths, _filter = QFileDialog.getOpenFileNames(
+            self, self.tr("Open a profiler trace (several files: one per rank)"), "",
             self.tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"))  # fmt: skip
-        return path
+        return paths
 
     def _show_state(self) -> None:
         reading = self.job is not None
         self.busy.setVisible(reading)
         self.open_button.setEnabled(not reading)
+        self.cancel_button.setVisible(reading)
         self.status.setText(self._error())
         self.status.setVisible(bool(self.status.text()))
 
@@ -432,6 +453,7 @@ class TracePanel(Panel):
     def retranslate(self) -> None:
         self.heading.setText(self.tr("Trace doctor: where did the GPU's time go?"))
         self.open_button.setText(self.tr("Open trace…"))
+        self.cancel_button.setText(self.tr("Cancel"))
         self.open_button.setToolTip(self.tr("A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a "
                                             "saved lab result or a saved gpulab trace --json diagnosis"))  # fmt: skip
         self.step_label.setText(self.tr("Step:"))

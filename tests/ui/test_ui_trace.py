@@ -135,6 +135,19 @@ def test_a_labs_own_timeline_opens_modelled_with_its_configurations_as_ranks(qtb
     assert len(panel.shares.rows) == 5 and "no_overlap" in keys_of(panel)
 
 
+def test_long_rank_names_get_letters_on_the_rows_and_a_key_on_screen(qtbot, window):
+    panel = opened(qtbot, window, SAMPLE)  # four configurations named "4 streams, pinned (…)" and alike
+    assert panel.tags_line.isVisible() and "B = 4 streams, pinned" in panel.tags_line.text()
+    lanes = {op.lane for op in panel.chart.ops}
+    titles = {panel.chart.row_titles(lane) for lane in lanes}
+    assert len(titles) == len(lanes) and all(len(title.split(" · ")[0]) == 1 for title in titles)
+    room = panel.chart.plot_rect().left() - 12  # what the rows' titles may take before they are cut
+    assert max(panel.chart.fontMetrics().horizontalAdvance(t) for t in titles) <= room
+    assert [title for title, _figures in panel.shares.rows][1:] == ["A", "B", "C", "D"]
+    choose(qtbot, panel.rank_combo, 2)  # one configuration: the shares' chosen row is its letter
+    assert panel.shares.chosen == panel._tags[panel.rank_combo.currentText()]
+
+
 def test_a_saved_diagnosis_opens_from_file_open_result_as_replayed(qtbot, window, tmp_path):
     source = stepped_trace(tmp_path / "steps.json")
     saved = tmp_path / "diagnosis.json"
@@ -234,3 +247,15 @@ def test_cancel_stops_a_reading_trace_and_the_trace_shown_stays(qtbot, window, t
     assert "stopped" in panel.status.text() and panel.diagnosis is shown
     assert "steps.json" in panel.about.text()
     assert not [level for level, *_ in window.services.notifier.history if level == "error"]  # a choice, not a failure
+
+
+def test_rank_letters_only_when_some_name_is_too_long_for_the_rows():
+    from ui.panels.trace_view import rank_tags, tags_key
+
+    assert rank_tags(["rank 0", "rank 1"]) == {}  # short names name themselves
+    assert rank_tags(["4 streams, pinned (NVIDIA H100)"]) == {}  # one rank: nothing to tell apart
+    tags = rank_tags(["1 stream", "4 streams, pinned (H100)", "4 streams, pageable (H100)"])
+    assert list(tags.values()) == ["A", "B", "C"]
+    assert tags_key(tags) == "A = 1 stream  ·  B = 4 streams, pinned  ·  C = 4 streams, pageable"
+    many = rank_tags([f"configuration number {i}" for i in range(30)])
+    assert len(set(many.values())) == 30 and many["configuration number 26"] == "#27"

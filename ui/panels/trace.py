@@ -39,7 +39,17 @@ from ui import i18n
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.panels.trace_findings import FindingsList
-from ui.panels.trace_view import SharesBars, TraceTimeline, percent, segment_title, segments_of, short_name
+from ui.panels.trace_view import (
+    SharesBars,
+    TraceTimeline,
+    lane_title,
+    percent,
+    rank_tags,
+    segment_title,
+    segments_of,
+    short_name,
+    tags_key,
+)
 from ui.services import Services
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.eliding_combo import ElidingComboBox
@@ -109,6 +119,7 @@ class TracePanel(Panel):
         self._events: dict[int | None, list[Event]] = {}  # the chosen rank's events, by rank
         self._window_ns = (0, 0)  # the selection (a step, or the whole trace) on the trace's clock
         self._drawn = (0, 0)  # operations drawn, operations in view
+        self._tags: dict[str, str] = {}  # rank name -> its letter on the rows, when the names are long
         self._make_widgets()
         self._make_layout()
         self.retranslate()
@@ -143,6 +154,8 @@ class TracePanel(Panel):
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.window_label = WrapLabel(max_lines=2)
         self.chart = TraceTimeline()
+        self.chart.row_titles = lambda key: lane_title(key, self._tags)
+        self.tags_line = WrapLabel(max_lines=2)  # which letter is which rank
         self.chart.view_changed.connect(lambda _a, _b: self._draw())
         self.chart.hovered.connect(self.chart.setToolTip)
         self.shares = SharesBars()
@@ -185,6 +198,7 @@ class TracePanel(Panel):
         layout.addWidget(self.busy)
         layout.addWidget(self.status)
         layout.addWidget(self.about)
+        layout.addWidget(self.tags_line)
         layout.addWidget(self.splitter, 1)
 
     def view_resized(self) -> None:
@@ -307,14 +321,7 @@ class TracePanel(Panel):
         self._show_all()
 
     def _fill_combo(self, combo: QComboBox, items: list[tuple[str, int | None]]) -> None:
-        combo.blockSignals(True)
-        combo.clear()
-        for text, data in items:
-            combo.addItem(text, data)
-        combo.blockSignals(False)
-        shown = len(items) > 2  # "all" and one choice is no choice
-        combo.setVisible(shown)
-        (self.step_label if combo is self.step_combo else self.rank_label).setVisible(shown)
+        fill_combo(combo, self.step_label if combo is self.step_combo else self.rank_label, items)
 
     def _step_chosen(self) -> None:
         from gpulab.trace import for_step
@@ -353,6 +360,10 @@ class TracePanel(Panel):
 
     def _rank_name(self, rank: int) -> str:
         return str((self.summary.get("rank_names") or {}).get(str(rank), self.tr("rank %1").replace("%1", str(rank))))
+
+    def _tag(self, rank: int) -> str:
+        name = self._rank_name(rank)
+        return self._tags.get(name, name)
 
     # ------------------------------------------------------------ the timeline
 
@@ -394,10 +405,14 @@ class TracePanel(Panel):
     def _show_texts(self) -> None:
         self.about.setText(self._about_text())
         self.about.setToolTip(self.path)
-        rows = [(self.tr("all ranks"), self.summary["overall"])] if len(self.summary.get("ranks", {})) > 1 else []
-        rows += [(self._rank_name(int(r)), figures) for r, figures in self.summary.get("ranks", {}).items()]
+        ranks = self.summary.get("ranks", {})
+        self._tags = rank_tags([self._rank_name(int(r)) for r in ranks])
+        self.tags_line.setText(tags_key(self._tags))
+        self.tags_line.setVisible(bool(self._tags))
+        rows = [(self.tr("all ranks"), self.summary["overall"])] if len(ranks) > 1 else []
+        rows += [(self._tag(int(r)), figures) for r, figures in ranks.items()]
         chosen = self.rank_combo.currentData()
-        self.shares.set_rows(rows if self.summary else [], self._rank_name(chosen) if chosen is not None else "")
+        self.shares.set_rows(rows if self.summary else [], self._tag(chosen) if chosen is not None else "")
         self.findings.retranslate()
         self._show_window_text()
 
@@ -485,3 +500,16 @@ class TracePanel(Panel):
     def shutdown(self) -> None:
         if self.job is not None:
             self.job.cancel()
+
+
+def fill_combo(combo: QComboBox, label: QLabel, items: list[tuple[str, int | None]]) -> None:
+    """The step or rank list refilled without signals; hidden with its label when there is no choice."""
+    combo.blockSignals(True)
+    combo.clear()
+    for text, data in items:
+        combo.addItem(text, data)
+    combo.blockSignals(False)
+    shown = len(items) > 2  # "all" and one choice is no choice
+    combo.setVisible(shown)
+    label.setVisible(shown)
+

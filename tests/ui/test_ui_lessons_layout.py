@@ -124,3 +124,32 @@ def test_the_geometry_checks_see_a_line_cut_short_with_its_rest_on_hover(qtbot, 
     assert not [p for p in clipped_labels(viewer, presenting=False) if "Llama 3" in p]
     found = "\n".join(clipped_labels(viewer, presenting=True))
     assert "'Llama 3, 16,384 H100s" in found and "only on hover" in found
+
+
+AFTER_RUN_PAGES = [(0, 1), (2, 2), (4, 1), (4, 6)]  # the pages whose big number once brought scrolling back
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_after_a_run_the_page_still_fits_with_run_and_the_big_number_on_screen(qtbot, window, lang):
+    """The big number arrives with the run (a value, its badge, what it means, where it ran): the page
+    must still need no scrolling at 1024x768 in presenter mode, in both languages."""
+    from PySide6.QtCore import Qt
+
+    window.presenter.full_screen = False
+    window.resize(1024, 768)
+    switch_language(window, lang)
+    viewer = window.open_lesson(0, 1)
+    window.presenter.set_on(True)
+    problems = []
+    for chapter, page in AFTER_RUN_PAGES:
+        viewer.open_page(chapter, page)
+        qtbot.keyClick(viewer, Qt.Key.Key_R)
+        qtbot.waitUntil(lambda: viewer.number.number is not None, timeout=120_000)
+        where = f"{lang} chapter {chapter} page {page} after its run"
+        found = layout_problems(window, viewer) + clipped_labels(viewer) + elided_texts(viewer)
+        found += [f"{type(w).__name__} is not wholly on screen" for w in (viewer.run_button, viewer.number)
+                  if not fully_shown(w)]
+        problems += [f"{where}: {p}" for p in found]
+    window.presenter.set_on(False)
+    switch_language(window, "en")
+    assert not problems, "\n".join(problems)

@@ -97,7 +97,7 @@ class ClusterScalingPanel(LabPanel):
 
     def fit_to_view(self) -> None:
         super().fit_to_view()
-        self.notes.set_lines(2)  # the table and charts need the height
+        self.notes.set_lines(min(2, self.MOST_NOTE_LINES or 2))  # the table and charts need the height
         self.explorer.set_short(self.is_short(), self.whole_lines)
 
     def folded_settings(self) -> list[QWidget]:

@@ -68,6 +68,7 @@ class ScalingExplorer(QWidget):
         self.figs = cluster_scaling.figures(self.base)
         self.local: cluster_fit.LocalFit | None = None  # the link fitted to a saved AllReduce, if any
         self.problem: Message | None = None
+        self.brief = False  # a lesson on a projector: the planner's verdict without its reasons
         self.sliders = ScalingSliders()
         self.sliders.changed.connect(self._slider_moved)
         self.allreduce_plot, self.scaling_plot = _plot("ms"), _plot("%")
@@ -161,9 +162,10 @@ class ScalingExplorer(QWidget):
         title = translate("ScalingExplorer", "Plans for %1 GPUs (★ best that fits; ◆ Meta's published layout; "
                                              "tinted: cannot run)")
         self.table_title.setText(title.replace("%1", f"{self.params.gpus:,}"))
-        said = [parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans),
-                parallelism.published_check(self.params.shape, self.params.gpus, self.figs.plans,
-                                            self.figs.spec.key)]  # fmt: skip
+        said = [parallelism.departure(self.params.shape, self.params.gpus, self.figs.plans)]
+        if not self.brief:  # the model's TFLOPS against Meta's and why they differ: the lab's own page has room
+            said.append(parallelism.published_check(self.params.shape, self.params.gpus, self.figs.plans,
+                                                    self.figs.spec.key))  # fmt: skip
         joiner = "" if i18n.current_language() == "zh" else " "  # Chinese sentences end in 。 with no space
         self.published_line.setText(joiner.join(i18n.engine_message(m) for m in said if m is not None))
         self.published_line.setVisible(any(m is not None for m in said))
@@ -256,6 +258,10 @@ class ScalingExplorer(QWidget):
         for label, lines in ((self.figures_line, 2 if short else 3), (self.llama_line, 1 if short else 2),
                              (self.links_line, 2 if short else 3)):  # fmt: skip
             label.set_lines(1, None if whole else lines)
+        brief = whole and short  # a lesson on a projector: the planner says its verdict, not its reasons
+        if brief != self.brief:
+            self.brief = brief
+            self.redraw()
 
     def fit_to_type(self) -> None:
         """The goodput chart tall enough for its y ticks (0-100 %) and its axis in this type."""

@@ -196,7 +196,8 @@ class ExperimentsPanel(Panel):
         """Share the height the window shows: the picture's half, the notes' lines (more on a tall
         screen). A lab with more to fit on a short screen (``is_short()``) adds to this."""
         self._share_page()
-        self.notes.set_lines(lines_for(self, self.LEAST_NOTE_LINES, self.shown_size().height()))
+        lines = lines_for(self, self.LEAST_NOTE_LINES, self.shown_size().height())
+        self.notes.set_lines(min(lines, self.MOST_NOTE_LINES) if self.MOST_NOTE_LINES else lines)
 
     SHORT_PAGE_LINES = 45  # a page fewer type lines tall than this is short: a projector's large type
 
@@ -223,6 +224,7 @@ class ExperimentsPanel(Panel):
         return self.shown_size().height() - self.splitter.geometry().top()
 
     LEAST_NOTE_LINES = 4  # the notes box shows at least this many lines (the rest scrolls)
+    MOST_NOTE_LINES = 0  # and at most this many (0: no cap; beside a lesson the page's own text speaks)
     LEGEND: type[SeriesLegend] = SeriesLegend  # GroupedLegend says each provenance word once, for many series
     FORM_SHARE = 0.45  # of the panel's width, at most, for the widest field (whole sizes where there is room)
     CONTROLS_SHARE = 0.55  # of the splitter's width, at most, for the controls column

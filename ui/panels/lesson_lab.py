@@ -32,6 +32,7 @@ translate = QCoreApplication.translate
 LESSON_CONTROLS_SHARE = 0.36  # of the lab's width, at most, for its form and Run
 HIDDEN_IN_A_LESSON = ("description", "export_button", "monitor", "validation_button")
 WHOLE_IN_A_LESSON = ("table_title", "published_line")  # cluster scaling's planner lines
+LESSON_NOTE_LINES = 1  # the lab's notes beside a lesson: the page's text and big number say what matters
 
 
 def coming_title(lab: str) -> str:
@@ -235,6 +236,8 @@ def compact(panel: Panel) -> None:
     lab has about three fifths of the window."""
     if panel.layout() is not None:
         panel.layout().setContentsMargins(0, 0, 0, 0)  # the lesson's page has its own margins
+    if hasattr(panel, "MOST_NOTE_LINES"):  # the lab's notes scroll in one line: the picture keeps the height
+        panel.MOST_NOTE_LINES = LESSON_NOTE_LINES  # type: ignore[attr-defined]
     if hasattr(panel, "CONTROLS_SHARE"):
         panel.CONTROLS_SHARE = LESSON_CONTROLS_SHARE  # type: ignore[attr-defined]
         panel.FORM_SHARE = LESSON_CONTROLS_SHARE  # type: ignore[attr-defined]

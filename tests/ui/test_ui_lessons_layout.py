@@ -153,3 +153,31 @@ def test_after_a_run_the_page_still_fits_with_run_and_the_big_number_on_screen(q
     window.presenter.set_on(False)
     switch_language(window, "en")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_ring_and_trees_step_by_step_tab_keeps_its_texts_whole_on_a_projector(qtbot, window, lang):
+    """The try-this opens Step by step: at its last step (the longest texts: the step, the bytes so
+    far, the check against the plain sum) nothing is cut and the ranks keep half the page."""
+    from PySide6.QtCore import Qt
+
+    from tests.ui.walk import click_tab
+
+    window.presenter.full_screen = False
+    window.resize(1024, 768)
+    switch_language(window, lang)
+    viewer = window.open_lesson(4, "ring-and-tree")
+    window.presenter.set_on(True)
+    qtbot.keyClick(viewer, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: viewer.number.number is not None, timeout=120_000)
+    panel = viewer.lab.current_panel()
+    click_tab(qtbot, panel.tabs, 0)
+    qtbot.mouseClick(panel.transport.end_button, Qt.MouseButton.LeftButton)  # the last step
+    qtbot.waitUntil(lambda: panel.cursor == panel.last(), timeout=10_000)
+    assert panel.check_text.text().startswith(("Verified", "已验证"))
+    found = layout_problems(window, viewer) + clipped_labels(viewer) + elided_texts(viewer)
+    found += [f"{type(w).__name__} is not wholly on screen" for w in (viewer.run_button, viewer.number)
+              if not fully_shown(w)]
+    window.presenter.set_on(False)
+    switch_language(window, "en")
+    assert not found, "\n".join(found)

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from gpulab.catalogue import msg
 from gpulab.cluster import allreduce_steps as ar
@@ -100,11 +100,16 @@ class AllReducePanel(LabPanel):
         row.addWidget(self.algorithm_combo)
         row.addWidget(self.transport, 1)
         column.addLayout(row)
-        column.addWidget(self.step_text)
-        column.addWidget(self.view, 1)
-        column.addWidget(self.legend_text)
-        column.addWidget(self.bytes_text)
-        column.addWidget(self.check_text)
+        texts = QWidget()  # under the ranks, or beside them in a lesson on a projector (place_texts)
+        under = QVBoxLayout(texts)
+        under.setContentsMargins(0, 0, 0, 0)
+        for label in (self.step_text, self.legend_text, self.bytes_text, self.check_text):
+            under.addWidget(label)
+        under.addStretch(1)
+        self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self.body.addWidget(self.view, 3)
+        self.body.addWidget(texts, 0)
+        column.addLayout(self.body, 1)
         chart = QWidget()
         column = QVBoxLayout(chart)
         column.addWidget(self.plot, 1)
@@ -145,12 +150,17 @@ class AllReducePanel(LabPanel):
         super().fit_to_view()
         short = self.is_short()
         if short:  # projector type: the chart before the notes
-            self.notes.set_lines(2)
+            self.notes.set_lines(min(2, self.MOST_NOTE_LINES or 2))
         self.legend_text.setVisible(not short)  # the view's tooltip says it too: the animation needs the room
         # Cut short with '…', whole on hover. Whole, the step's texts would take the ring's half of a
         # 1024x768 projector (four lines each in Chinese at the last step), so they stay cut there.
+        # In presenter mode whole (a room sees no tooltips); on a projector they then stand beside the
+        # ranks (under them, the step's three texts took more than the ring's half of a 1024x768 page).
+        beside = self.whole_lines and short
+        self.body.setDirection(QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom)
+        self.body.setStretch(1, 2 if beside else 0)
         for label in (self.step_text, self.bytes_text, self.check_text):
-            label.set_lines(min(label.min_lines, 2), 2 if short else 3)
+            label.set_lines(min(label.min_lines, 2), None if self.whole_lines else 2 if short else 3)
         # Under the busbw chart, in the other tab: whole in presenter mode, the chart keeps its half
         self.explanation.set_lines(2, None if self.whole_lines else 3 if short else 6)
 

@@ -269,6 +269,22 @@ def test_presenter_mode_folds_the_labs_settings_away_and_the_button_brings_them_
     assert form.isVisible()
 
 
+def test_presenter_mode_folds_cpu_vs_gpus_form_and_the_series_stay_beside_the_plot(qtbot, window):
+    viewer = open_viewer(qtbot, window, 0, "matmul")
+    panel = viewer.lab.current_panel()
+    assert panel.choices.isVisible()
+    wide = panel.controls_scroll.width()
+    qtbot.keyClick(viewer, Key.Key_F5)
+    assert not panel.choices.isVisible() and not panel.run_controls.isVisible() and viewer.settings_button.isVisible()
+    assert panel.controls_scroll.width() < wide  # the plot gets the room
+    qtbot.keyClick(viewer, Key.Key_R)  # the page's Run runs the folded form's preset
+    qtbot.waitUntil(lambda: viewer.number.number is not None, timeout=RUN_TIMEOUT_MS)
+    assert panel.legend_box.isVisible() and len(panel.legend_box.badges()) == 3  # the series and their badges stay
+    qtbot.mouseClick(viewer.settings_button, Qt.MouseButton.LeftButton)
+    assert panel.choices.isVisible() and panel.run_controls.isVisible()
+    qtbot.keyClick(viewer, Key.Key_Escape)
+
+
 def test_presenter_mode_numbers_the_sources_and_grows_the_bars_type_with_the_window(qtbot, window):
     """In presenter mode each fact ends with its source's number and one Sources paragraph lists
     them (a source cited twice once); the bar's buttons grow with the window as the text does."""

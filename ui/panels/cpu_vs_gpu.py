@@ -355,9 +355,12 @@ class CpuVsGpuPanel(Panel):
         self.controls.adjustSize()
         buttons = self.run_controls.run_button, self.run_controls.cancel_button
         rows = (
-            self.choices.sizeHint().width(),
-            sum(b.sizeHint().width() for b in buttons) + self.run_controls.layout().spacing(),
-            self.export_button.sizeHint().width(),
+            self.choices.sizeHint().width() if not self.choices.isHidden() else 0,
+            sum(b.sizeHint().width() for b in buttons) + self.run_controls.layout().spacing()
+            if not self.run_controls.isHidden() else 0,
+            self.export_button.sizeHint().width() if not self.export_button.isHidden() else 0,
+            # Folded away in a lesson, only the series are left: a column for their names, the plot the rest.
+            self.FOLDED_CHARS * self.fontMetrics().averageCharWidth(),
         )
         margins = self.controls.layout().contentsMargins()
         scrollbar = self.controls_scroll.verticalScrollBar().sizeHint().width()
@@ -368,6 +371,16 @@ class CpuVsGpuPanel(Panel):
     def showEvent(self, event: QShowEvent) -> None:
         self._fit_controls()
         super().showEvent(event)
+
+    FOLDED_CHARS = 14  # the series column's width in characters when the form is folded away
+
+    def folded_settings(self) -> list[QWidget]:
+        """What a lesson folds away in presenter mode: the form and its Run (the page's preset fills it
+        and the page's Run runs it); the series and their badges stay beside the plot."""
+        return [self.choices, self.run_controls]
+
+    def settings_folded(self) -> None:
+        self._fit_controls()  # the column narrows to the series (or widens back to the form)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -111,7 +111,7 @@ class LabHost(QStackedWidget):
     def has_settings(self) -> bool:
         """Whether the page's lab has a form to fold away."""
         panel = self.current_panel()
-        return panel is not None and settings_of(panel) is not None
+        return panel is not None and (settings_of(panel) is not None or bool(getattr(panel, "folded_settings", list)()))
 
     def show_settings(self, shown: bool) -> None:
         """Show (or fold away) the lab's form beside its picture, on this page and the next ones."""
@@ -138,6 +138,7 @@ class LabHost(QStackedWidget):
             settings.setVisible(self.settings_shown)
         for widget in getattr(panel, "folded_settings", list)():  # a lab's own settings beside its picture
             widget.setVisible(self.settings_shown)
+        getattr(panel, "settings_folded", lambda: None)()  # a lab that sizes its column to what is shown
 
     def current_panel(self) -> Panel | None:
         widget = self.currentWidget()

@@ -195,3 +195,17 @@ def test_each_tab_fits_a_1024x768_projector_without_clipped_labels(qtbot, projec
         shown = panel.parentWidget()
         assert panel.height() <= shown.height() and panel.width() <= shown.width(), "the page scrolls"
     wait_idle(qtbot, window)
+
+
+def test_the_ladder_shows_the_published_figures_of_the_chosen_architecture_with_their_source(qtbot, panel):
+    ladder = panel.ladder
+    choose(qtbot, ladder.gpu_combo, "sm_90")
+    line = ladder.gpu_line.text()
+    for part in ("H100 SXM", "L1 40", "L2 291", "DRAM 700", "shared memory not listed", "markdewing/AI_kernels"):
+        assert part in line, (part, line)
+    assert ladder.gpu_badge.isVisible() and ladder.gpu_line.shown_text() == line  # whole, the link too
+    choose(qtbot, ladder.gpu_combo, "t4")  # by its GPU: sm_75, a source with a shared-memory figure
+    assert "shared memory 23" in ladder.gpu_line.text() and "DRAM 1000–1200" in ladder.gpu_line.text()
+    choose(qtbot, ladder.gpu_combo, "sm_86")
+    assert ladder.gpu_line.text() == "No published figures for this architecture (sm_86)."
+    assert not ladder.gpu_badge.isVisible()

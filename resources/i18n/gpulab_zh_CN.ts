@@ -1035,8 +1035,18 @@
         <translation>延迟：%1 个周期，即你给定的数值。</translation>
     </message>
     <message>
+        <source>warps 0–%1</source>
+        <translation>线程束 0–%1</translation>
+    </message>
+    <message>
         <source>slots</source>
         <translation>发射槽</translation>
+    </message>
+    <message>
+        <source>memory roof:
+%1 loads/cycle</source>
+        <translation>内存上限：
+每周期 %1 次加载</translation>
     </message>
     <message>
         <source>warp 0</source>
@@ -1065,10 +1075,6 @@
     <message>
         <source>running the model over warp counts…</source>
         <translation>正在按不同线程束数运行模型……</translation>
-    </message>
-    <message>
-        <source>memory roof %1 loads/cycle</source>
-        <translation>内存上限：每周期 %1 次加载</translation>
     </message>
     <message>
         <source>Little&apos;s law:

@@ -151,7 +151,8 @@ def _shoot_validation(app, panel, path: Path, size: tuple[int, int]) -> list[Pat
 
 
 def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Sequence[str],
-          sizes: Sequence[tuple[int, int]]) -> list[Path]:  # fmt: skip
+          sizes: Sequence[tuple[int, int]], tab: int | None = None) -> list[Path]:  # fmt: skip
+    """The PNGs written; ``tab``: the tab a tabbed page shows (its ``show_tab``), after its run."""
     from ui import i18n
     from ui.app import get_app, image_is_blank
     from ui.main_window import MainWindow
@@ -177,6 +178,9 @@ def shoot(out: Path, panels: Sequence[str], languages: Sequence[str], themes: Se
                         wait_for(app, window.services.runner.is_idle)
                         if name in AFTER_RUN:
                             AFTER_RUN[name](window.panels[name])
+                        if tab is not None and hasattr(window.panels[name], "show_tab"):
+                            window.panels[name].show_tab(tab)
+                            wait_for(app, window.services.runner.is_idle)
                     wait_for(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                     image = window.grab().toImage()
                     path = out / f"{name}-{lang}-{theme}-{size[0]}x{size[1]}.png"
@@ -195,15 +199,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--panels", default=",".join(runs()), help="comma-separated panel names")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="comma-separated: en, zh")
     parser.add_argument("--themes", default=",".join(THEMES), help="comma-separated: light, projector, dark")
+    parser.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES),
+                        help="comma-separated WxH, e.g. 1024x768")  # fmt: skip
+    parser.add_argument("--tab", type=int, default=None,
+                        help="the tab a tabbed page shows, from 0 (default: the page's own choice)")  # fmt: skip
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     args.out.mkdir(parents=True, exist_ok=True)
     panels, languages, themes = ([item for item in text.split(",") if item]
                                  for text in (args.panels, args.languages, args.themes))  # fmt: skip
-    written = shoot(args.out, panels, languages, themes, SIZES)
+    sizes = [tuple(int(n) for n in text.split("x")) for text in args.sizes.split(",") if text]
+    written = shoot(args.out, panels, languages, themes, sizes, args.tab)  # type: ignore[arg-type]
     print(f"{len(written)} screenshots in {args.out}")
     panel_shots = [path for path in written if "-validation-" not in path.name]
-    return 0 if len(panel_shots) == len(panels) * len(languages) * len(themes) * len(SIZES) else 1
+    return 0 if len(panel_shots) == len(panels) * len(languages) * len(themes) * len(sizes) else 1
 
 
 if __name__ == "__main__":

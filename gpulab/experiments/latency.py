@@ -65,7 +65,7 @@ def _latency_cycles(params: Params, measured_dram: float | None = None) -> tuple
     levels = gpu_levels.levels(params.arch)
     if levels is None:
         return 0, ""
-    return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_url
+    return levels.dram_mid_cycles, levels.source_url
 
 
 def _ladder_series(params: Params, ctx: Context) -> Generator[Progress, None, tuple[Series, list[ladder.Rung]]]:

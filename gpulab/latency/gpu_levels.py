@@ -22,20 +22,35 @@ from gpulab.paths import resource_path
 @dataclass(frozen=True)
 class GpuLevels:
     arch: str
-    shared_cycles: int
+    shared_cycles: int | None  # None: the source lists no shared-memory figure
     l1_cycles: int
     l2_cycles: int
     dram_cycles_low: int
-    dram_cycles_high: int
+    dram_cycles_high: int  # the same as low where the source gives one figure
     source_title: str
     source_url: str
     validated: bool = False  # True only with a row in resources/validation/ that measures it
-    source_short: str = ""  # a few words for a one-line caption (the title is for the citation)
+    source_short: str = ""  # the source's name for a line with no room for its title
+    measured_on: str = ""  # the GPU the source measured
+
+    @property
+    def dram_mid_cycles(self) -> int:
+        """The DRAM latency the SM model uses: the middle of the published range."""
+        return (self.dram_cycles_low + self.dram_cycles_high) // 2
 
     def as_rows(self) -> list[tuple[str, float]]:
-        """(level, cycles) rows, DRAM at the middle of its published range."""
-        return [("shared", self.shared_cycles), ("L1", self.l1_cycles), ("L2", self.l2_cycles),
-                ("DRAM", (self.dram_cycles_low + self.dram_cycles_high) / 2)]
+        """(level, cycles) rows, DRAM at the middle of its published range; shared only where listed."""
+        rows: list[tuple[str, float]] = [] if self.shared_cycles is None else [("shared", self.shared_cycles)]
+        return [*rows, ("L1", self.l1_cycles), ("L2", self.l2_cycles),
+                ("DRAM", (self.dram_cycles_low + self.dram_cycles_high) / 2)]  # fmt: skip
+
+
+def _entry(arch: str, entry: dict, source: dict) -> GpuLevels:
+    shared = entry.get("shared_cycles")
+    return GpuLevels(arch, None if shared is None else int(shared), int(entry["l1_cycles"]), int(entry["l2_cycles"]),
+                     int(entry["dram_cycles_low"]), int(entry["dram_cycles_high"]), str(source["title"]),
+                     str(source["url"]), bool(entry.get("validated", False)), str(source.get("short", source["title"])),
+                     str(entry.get("measured_on", "")))  # fmt: skip
 
 
 @cache
@@ -43,14 +58,7 @@ def _table() -> dict[str, GpuLevels]:
     with resource_path("latency", "gpu_levels.toml").open("rb") as handle:
         raw = tomllib.load(handle)
     sources = raw.get("sources", {})
-    found = {}
-    for arch, entry in raw.get("arch", {}).items():
-        source = sources[entry["source"]]
-        found[arch] = GpuLevels(arch, int(entry["shared_cycles"]), int(entry["l1_cycles"]), int(entry["l2_cycles"]),
-                                int(entry["dram_cycles_low"]), int(entry["dram_cycles_high"]), str(source["title"]),
-                                str(source["url"]), bool(entry.get("validated", False)),
-                                str(source.get("short", source["title"])))  # fmt: skip
-    return found
+    return {arch: _entry(arch, entry, sources[entry["source"]]) for arch, entry in raw.get("arch", {}).items()}
 
 
 def levels(arch: str) -> GpuLevels | None:

@@ -1155,8 +1155,16 @@
         <translation>这个架构（%1）没有已发表的数据。</translation>
     </message>
     <message>
-        <source>%1, cycles per load: shared memory %2 · L1 %3 · L2 %4 · DRAM %5–%6. Source: &lt;a href=&quot;%7&quot;&gt;%8&lt;/a&gt;</source>
-        <translation>%1，每次加载的周期数：共享内存 %2 · L1 %3 · L2 %4 · DRAM %5–%6。出处：&lt;a href=&quot;%7&quot;&gt;%8&lt;/a&gt;</translation>
+        <source>%1 (measured on %2), cycles per load: %3. Source: &lt;a href=&quot;%4&quot;&gt;%5&lt;/a&gt;</source>
+        <translation>%1（测于 %2），每次加载的周期数：%3。出处：&lt;a href=&quot;%4&quot;&gt;%5&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <source>shared memory not listed</source>
+        <translation>共享内存：未列出</translation>
+    </message>
+    <message>
+        <source>shared memory %1</source>
+        <translation>共享内存 %1</translation>
     </message>
 </context>
 <context>

@@ -177,8 +177,45 @@ def test_published_gpu_levels_are_cited() -> None:
     assert turing.l1_cycles < turing.l2_cycles < turing.dram_cycles_low <= turing.dram_cycles_high
     assert (turing.shared_cycles, turing.l1_cycles, turing.l2_cycles) == (23, 32, 236)  # README at bd871694
     assert not turing.validated  # no validation row measures it: the lab says "unvalidated"
-    for arch in ("sm_70", "sm_80", "sm_90"):  # the papers' tables could not be read: no figure, no guess
+    for arch in ("sm_86", "sm_89", "sm_120"):  # no table text was read for these: no figure, no guess
         assert gpu_levels.levels(arch) is None
+
+
+# The rows quoted in resources/latency/gpu_levels.toml: markdewing/AI_kernels latency/README.md at
+# ba553f45 ("All measurements are in clock cycles"; L1, L2, Main Memory; no shared-memory column).
+PUBLISHED = {"sm_70": ("V100", 36, 221, 460), "sm_80": ("A100 SXM", 39, 210, 550),
+             "sm_90": ("H100 SXM", 40, 291, 700)}  # fmt: skip
+
+
+@pytest.mark.parametrize("arch", sorted(PUBLISHED))
+def test_volta_ampere_hopper_rows_hold_the_readme_figures_in_cycles(arch: str) -> None:
+    levels = gpu_levels.levels(arch)
+    assert levels is not None
+    assert (levels.measured_on, levels.l1_cycles, levels.l2_cycles, levels.dram_cycles_low) == PUBLISHED[arch]
+    assert levels.dram_cycles_high == levels.dram_cycles_low == levels.dram_mid_cycles  # one figure, no range
+    assert levels.shared_cycles is None  # the table has no shared column: not listed, not guessed
+    assert "markdewing/AI_kernels" in levels.source_title and "ba553f45" in levels.source_url
+    assert [name for name, _cycles in levels.as_rows()] == ["L1", "L2", "DRAM"]
+
+
+def test_every_published_row_parses_cites_a_source_and_climbs_the_hierarchy() -> None:
+    assert set(gpu_levels.covered()) == {"sm_70", "sm_75", "sm_80", "sm_90"}
+    for arch in gpu_levels.covered():
+        levels = gpu_levels.levels(arch)
+        assert levels is not None and levels.arch == arch
+        assert levels.source_url.startswith("https://github.com/") and levels.source_title and levels.source_short
+        assert levels.measured_on and not levels.validated
+        assert levels.l1_cycles < levels.l2_cycles < levels.dram_cycles_low <= levels.dram_cycles_high, arch
+        if levels.shared_cycles is not None:
+            assert levels.shared_cycles <= levels.l1_cycles, arch
+        cycles = [c for _name, c in levels.as_rows()]
+        assert cycles == sorted(cycles), arch  # shared ≤ L1 < L2 < DRAM, as the rows list them
+
+
+def test_a_source_without_a_short_name_shows_its_title() -> None:
+    entry = {"l1_cycles": 30, "l2_cycles": 200, "dram_cycles_low": 400, "dram_cycles_high": 500}
+    levels = gpu_levels._entry("sm_00", entry, {"title": "A long title", "url": "https://example.org"})
+    assert (levels.source_short, levels.shared_cycles, levels.dram_mid_cycles) == ("A long title", None, 450)
 
 
 def _chase_spec():  # type: ignore[no-untyped-def]
@@ -219,7 +256,8 @@ def test_without_a_gpu_the_lab_uses_the_published_table(monkeypatch: pytest.Monk
     params = lab.Params(arch="sm_75")
     assert lab._latency_cycles(params) == (1100, gpu_levels.levels("sm_75").source_url)  # type: ignore[union-attr]
     assert lab._latency_cycles(params, measured_dram=612.4) == (612, "measured: pointer_chase.cu on this GPU")
-    assert lab._latency_cycles(lab.Params(arch="sm_90"))[0] == 0  # no published figure: the note says so
+    assert lab._latency_cycles(lab.Params(arch="sm_90")) == (700, gpu_levels.levels("sm_90").source_url)  # type: ignore[union-attr]
+    assert lab._latency_cycles(lab.Params(arch="sm_89"))[0] == 0  # no published figure: the note says so
 
 
 def test_saturation_note_does_not_name_the_last_count_when_still_climbing() -> None:

@@ -31,6 +31,14 @@ GUIDE = [
     (("sm_80", 128, 16, 166912), (1, 4, ("shared_memory",))),  # 8.0: 163 KB + 1 KB = 164 KB
     (("sm_75", 128, 16, 65536), (1, 4, ("shared_memory",))),  # 7.5: one block may use all 64 KB, none reserved
 ]
+# Cases that follow from the Volta Tuning Guide's Occupancy section alone ([volta] in limits.toml):
+# 64 warps, 32 blocks, 64 K registers per SM, 255 per thread, 96 KB of shared memory.
+VOLTA = [
+    (("sm_70", 32, 16, 0), (32, 32, ("blocks",))),  # one-warp blocks stop at 32 blocks
+    (("sm_70", 1024, 16, 0), (2, 64, ("warps",))),  # 64 warps: two 32-warp blocks
+    (("sm_70", 32, 255, 0), (8, 8, ("registers",))),  # 255 (256 allocated) x 32 lanes: 8 warps in 64 K
+    (("sm_70", 128, 16, 98304), (1, 4, ("shared_memory",))),  # one block may take all 96 KB
+]
 # Cases from the rules in resources/occupancy/limits.toml (cuda_occupancy.h semantics), by hand.
 RULES = [
     (("sm_80", 256, 64, 49152), (3, 24, ("shared_memory",))),  # (48K + 1K) per block: 3 in 164 KiB
@@ -41,7 +49,7 @@ RULES = [
 ]
 
 
-@pytest.mark.parametrize(("args", "expected"), PUBLISHED + GUIDE + RULES)
+@pytest.mark.parametrize(("args", "expected"), PUBLISHED + GUIDE + VOLTA + RULES)
 def test_calculator_table(args: tuple, expected: tuple) -> None:
     result = occupancy(*args)
     assert (result.blocks_per_sm, result.warps_per_sm, result.limiters) == expected
@@ -67,6 +75,12 @@ def test_bad_input_names_the_field(field: str, args: tuple) -> None:
     with pytest.raises(OccupancyError) as caught:
         occupancy("sm_80", *args)
     assert caught.value.field == field
+
+
+def test_volta_takes_at_most_255_registers_per_thread() -> None:
+    with pytest.raises(OccupancyError) as caught:
+        occupancy("sm_70", 32, 256, 0)  # the tuning guide: "The maximum registers per thread is 255."
+    assert caught.value.field == "registers"
 
 
 def test_cli_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -166,35 +166,84 @@ def test_in_chinese_the_tabs_fields_and_numbers_read_chinese(qtbot, window, pane
 
 
 def clipped_labels(page) -> list[str]:
-    """Labels on screen whose text does not fit their width (a word-wrapped one may take lines)."""
+    """Labels on screen whose text does not fit their width (a word-wrapped one may take lines; rich
+    text is measured as its document lays it out)."""
+    from PySide6.QtGui import QTextDocument
     from PySide6.QtWidgets import QLabel, QPushButton
 
     found = []
     for widget in page.findChildren(QLabel) + page.findChildren(QPushButton):
         if not widget.isVisible() or not widget.text() or (isinstance(widget, QLabel) and widget.wordWrap()):
             continue
-        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText and "<" in widget.text():
-            continue  # rich text: measured by its document
         needed = widget.fontMetrics().horizontalAdvance(widget.text())
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText and "<" in widget.text():
+            document = QTextDocument()
+            document.setDocumentMargin(0)
+            document.setDefaultFont(widget.font())
+            document.setHtml(widget.text())
+            needed = round(document.idealWidth())
         if needed > widget.width():
             found.append(f"{type(widget).__name__} {widget.text()!r}: {needed} px in {widget.width()}")
     return found
 
 
-def crowded_row_names(grid) -> list[str]:
-    """A grid's row names (its left axis ticks) that sit less than a text line from the next one or
-    run past the grid's top or bottom edge (they overlapped and were cut at zh projector 1024)."""
+def cut_lines(view) -> list[str]:
+    """The hiding tab's wrapped lines shown cut short (an ellipsis where the room ran out)."""
+    labels = (view.source_line, view.sm_numbers, view.cpu_numbers)
+    return [label.text() for label in labels if label.shown_text() != label.text()]
+
+
+def cut_combos(page) -> list[str]:
+    """Combo boxes whose shown entry is wider than their text field (a combo cuts it, no ellipsis)."""
+    from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+    found = []
+    for combo in page.findChildren(QComboBox):
+        if not combo.isVisible():
+            continue
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                             QStyle.SubControl.SC_ComboBoxEditField, combo)  # fmt: skip
+        needed = combo.fontMetrics().horizontalAdvance(combo.currentText())
+        if needed > field.width():
+            found.append(f"{combo.currentText()!r}: {needed} px in {field.width()}")
+    return found
+
+
+def grid_name_problems(grid) -> list[str]:
+    """A state grid's row names (left axis) cut by the grid's edge or drawn over each other."""
     from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QFontMetrics
 
     item = grid.widget.getPlotItem()
-    axis, box = item.getAxis("left"), item.getViewBox()
-    line = axis.fontMetrics().height() if hasattr(axis, "fontMetrics") else grid.widget.fontMetrics().height()
-    ticks = sorted((box.mapViewToScene(QPointF(0, value)).y(), text) for value, text in axis._tickLevels[0])
-    top, bottom = box.sceneBoundingRect().top(), box.sceneBoundingRect().bottom()
-    found = [f"{a!r} and {b!r}: {yb - ya:.0f} px apart"
-             for (ya, a), (yb, b) in itertools.pairwise(ticks) if yb - ya < line]
-    found += [f"{text!r} at {y:.0f} px, outside {top:.0f}-{bottom:.0f}" for y, text in ticks
-              if y - line / 2 < top - 1 or y + line / 2 > bottom + 1]
+    axis = item.getAxis("left")
+    height = QFontMetrics(axis.style["tickFont"] or grid.widget.font()).height()
+    spans = []
+    for row, name in grid.row_ticks:
+        middle = grid.widget.mapFromScene(item.vb.mapViewToScene(QPointF(0, row))).y()
+        spans.append((name, middle - height / 2, middle + height / 2))
+    found = [f"{name!r} runs past the grid ({top:.0f}..{bottom:.0f} of {grid.widget.height()} px)"
+             for name, top, bottom in spans if top < 0 or bottom > grid.widget.height()]  # fmt: skip
+    for (first, _top, bottom), (second, top, _bottom) in itertools.pairwise(spans):
+        if bottom > top:
+            found.append(f"{first!r} and {second!r} overlap ({bottom:.0f} > {top:.0f})")
+    return found
+
+
+def chart_label_problems(view) -> list[str]:
+    """The sweep chart's own words (the roof's, Little's law's, the CPU core's) outside the plot or
+    over each other."""
+    box = view.chart.getPlotItem().vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    labels = {"roof": view.roof.label, "little": view.little.label, "cpu": view.cpu_text}
+    rects = {name: label.sceneBoundingRect() for name, label in labels.items()}
+    found = [f"the {name} label leaves the plot: {rect} not in {box}" for name, rect in rects.items()
+             if not box.contains(rect)]  # fmt: skip
+    names = list(rects)
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            if rects[first].intersects(rects[second]):
+                found.append(f"the {first} and {second} labels overlap")
     return found
 
 
@@ -209,11 +258,55 @@ def test_each_tab_fits_a_1024x768_projector_without_clipped_labels(qtbot, projec
             panel.hiding.step(50)
         settle(panel)
         tab = panel.tabs.currentWidget()
-        if index == HIDING:
-            for grid in (panel.hiding.sm_grid, panel.hiding.cpu_grid):
-                assert not crowded_row_names(grid), crowded_row_names(grid)
         assert not clipped_labels(tab), clipped_labels(tab)
         assert not overlaps(tab), overlaps(tab)
         shown = panel.parentWidget()
         assert panel.height() <= shown.height() and panel.width() <= shown.width(), "the page scrolls"
     wait_idle(qtbot, window)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_the_hiding_tab_shows_everything_whole_at_both_window_sizes(qtbot, services, language, theme):
+    """At 1024x768 and 1920x1080: no label, grid row name, chart label, line or kernel name cut."""
+    from ui import i18n
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme
+
+    apply_theme(theme)  # before the window, as the app does (the conftest puts back light and English)
+    i18n.set_language(language)
+    window = MainWindow(services)
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    qtbot.waitUntil(lambda: services.devices.report is not None)
+    panel = open_panel(qtbot, window, "latency")
+    click_tab(qtbot, panel.tabs, HIDING)
+    hiding_ready(qtbot, panel)
+    view = panel.hiding
+    view.step(400)  # past the first loads: the numbers under the grids at their longest
+    for size in ((1024, 768), (1920, 1080)):
+        window.resize(*size)
+        settle(window)
+        problems = (clipped_labels(view) + cut_lines(view) + cut_combos(view) + overlaps(view)
+                    + grid_name_problems(view.sm_grid) + grid_name_problems(view.cpu_grid)
+                    + chart_label_problems(view))  # fmt: skip
+        assert not problems, (size, problems)
+        shown = panel.parentWidget()
+        assert panel.height() <= shown.height() and panel.width() <= shown.width(), ("the page scrolls", size)
+    assert view.sm_grid.row_ticks[1][1] == ("warps 0–47" if language == "en" else "线程束 0–47")
+    wait_idle(qtbot, window)
+
+
+def test_the_ladder_shows_the_published_figures_of_the_chosen_architecture_with_their_source(qtbot, panel):
+    ladder = panel.ladder
+    choose(qtbot, ladder.gpu_combo, "sm_90")
+    line = ladder.gpu_line.text()
+    for part in ("H100 SXM", "L1 40", "L2 291", "DRAM 700", "shared memory not listed", "markdewing/AI_kernels"):
+        assert part in line, (part, line)
+    assert ladder.gpu_badge.isVisible() and ladder.gpu_line.shown_text() == line  # whole, the link too
+    choose(qtbot, ladder.gpu_combo, "t4")  # by its GPU: sm_75, a source with a shared-memory figure
+    assert "shared memory 23" in ladder.gpu_line.text() and "DRAM 1000–1200" in ladder.gpu_line.text()
+    choose(qtbot, ladder.gpu_combo, "sm_86")
+    assert ladder.gpu_line.text() == "No published figures for this architecture (sm_86)."
+    assert not ladder.gpu_badge.isVisible()

@@ -150,6 +150,7 @@ class StateGrid:
         self.image.setLevels((0, GAP))
         item.addItem(self.image)
         self.rows_title = rows_title
+        self.row_ticks: list[tuple[float, str]] = []
         style_plot(self.widget)
         item.showGrid(x=False, y=False)
 
@@ -160,15 +161,20 @@ class StateGrid:
         self.widget.getPlotItem().showGrid(x=False, y=False)
         self.image.setLookupTable(lookup_table())
 
+    def fit_to_type(self, line_px: int) -> None:
+        """Half a line above and below the picture: a row name centred on the first or last row keeps
+        its whole height inside the widget (pyqtgraph lets left-axis labels run past the picture)."""
+        margin = (line_px + 1) // 2
+        self.widget.getPlotItem().setContentsMargins(0, margin, 0, margin)
+
     def show(self, track: Track, row_names: tuple[str, str]) -> None:
-        """``track``'s window; the left axis names the slot rows and the warp rows (``row_names``)."""
+        """``track``'s window; the left axis names the slot band and the warp band (``row_names``), each
+        at the band's middle, so the two names stay apart however few pixels the slot band gets."""
         picture = track.picture()
         self.image.setImage(picture, autoLevels=False, levels=(0, GAP))
         rows = picture.shape[0]
         slots, warps = row_names
         band = track.schedulers * track.slot_height
-        # The warps' name in the middle of their rows: at the first row it ran into the slots' name
-        # above it on a short grid, and a last-row number was cut at the bottom edge.
-        ticks = [(band / 2, slots), ((band + 1 + rows) / 2, warps)]
-        self.widget.getPlotItem().getAxis("left").setTicks([ticks, []])
+        self.row_ticks = [(band / 2, slots), (band + 1 + track.warps / 2, warps)]  # (picture row, name)
+        self.widget.getPlotItem().getAxis("left").setTicks([self.row_ticks, []])
         self.widget.getPlotItem().setRange(xRange=(0, WINDOW), yRange=(0, rows), padding=0)

@@ -39,6 +39,7 @@ PUBLISHED_ARCH = "sm_75"  # the architecture whose DRAM latency the view starts 
 FALLBACK_LATENCY = 400  # cycles, the SM model's default, where no published figure is listed
 SPEEDS = (1, 5, 25, 100)  # cycles per tick
 TICK_MS = 40
+ROOF_HEADROOM = 1.5  # the chart's top as a multiple of the memory roof: room for its two-line name
 SWEEP_CYCLES = 12_000  # long enough for the warps to fall out of step after their first loads
 
 
@@ -47,12 +48,10 @@ def most_warps() -> int:
     return max(arch_limits(arch).max_warps_per_sm for arch in known_archs())
 
 
-def published_latency() -> tuple[int, str]:
-    """(cycles, source) of the published DRAM latency the view starts with."""
+def published_latency() -> tuple[int, gpu_levels.GpuLevels | None]:
+    """(cycles, the published levels) of the DRAM latency the view starts with (None: no figure listed)."""
     levels = gpu_levels.levels(PUBLISHED_ARCH)
-    if levels is None:
-        return FALLBACK_LATENCY, ""
-    return (levels.dram_cycles_low + levels.dram_cycles_high) // 2, levels.source_short
+    return (FALLBACK_LATENCY, None) if levels is None else (levels.dram_mid_cycles, levels)
 
 
 def sweep_counts(top: int) -> list[int]:
@@ -118,17 +117,19 @@ class HidingView(QWidget):
             self.speed_combo.addItem("", cycles)
         self.speed_combo.setCurrentIndex(2)
         self.controls = FlowBox(spacing=12, row_spacing=4)
-        self.controls.add(group(self.kernel_label, self.kernel_combo),
-                          group(self.warps_label, self.warps_slider, self.warps_value),
-                          group(self.latency_label, self.latency_box), group(self.rate_label, self.rate_box),
-                          group(self.play_button, self.step_button), group(self.speed_label, self.speed_combo))
-        self.source_line = WrapLabel(max_lines=2)
+        self.source_line = WrapLabel()  # whole: the source's short name keeps it to a few lines
         self.sm_grid, self.cpu_grid = StateGrid(), StateGrid()
         self.sm_title, self.cpu_title = WrapLabel(max_lines=2), WrapLabel(max_lines=2)
         self.sm_numbers, self.cpu_numbers = WrapLabel(max_lines=2), WrapLabel(max_lines=2)
-        self.keys = QLabel()
-        self.keys.setWordWrap(True)
+        self.keys = FlowBox(spacing=16, row_spacing=0)  # a key never breaks inside: the row wraps between keys
+        self.key_labels = {code: QLabel() for code in state_names()}
+        self.keys.add(*self.key_labels.values())
         self.emulated_badge, self.modelled_badge = ProvenanceBadge("emulated"), ProvenanceBadge("modelled")
+        self.controls.add(group(self.kernel_label, self.kernel_combo),
+                          group(self.warps_label, self.warps_slider, self.warps_value),
+                          group(self.latency_label, self.latency_box), group(self.rate_label, self.rate_box),
+                          group(self.play_button, self.step_button), group(self.speed_label, self.speed_combo),
+                          group(self.emulated_badge, self.modelled_badge))  # fmt: skip
         self._make_chart()
 
     def _make_chart(self) -> None:
@@ -138,10 +139,13 @@ class HidingView(QWidget):
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
         self.curve = self.chart.plot([], [], symbol="o", symbolSize=6)
+        # Two lines each: the roof's above the roof (the y range leaves it the room: the curve never
+        # passes the roof); Little's law's left of its line, above the CPU core's name at the bottom, on
+        # the page's colour where the curve runs behind it.
         self.roof = pg.InfiniteLine(angle=0, movable=False, label="",
                                     labelOpts={"position": 0.03, "anchors": [(0, 1), (0, 1)]})
-        self.little = pg.InfiniteLine(angle=90, movable=False, label="",  # two lines, left of the line
-                                      labelOpts={"position": 0.2, "anchors": [(1.05, 0.5), (1.05, 0.5)]})
+        self.little = pg.InfiniteLine(angle=90, movable=False, label="",
+                                      labelOpts={"position": 0.25, "anchors": [(1.05, 0.5), (1.05, 0.5)]})
         self.now = pg.ScatterPlotItem(size=16, symbol="star")
         self.cpu_point = pg.ScatterPlotItem(size=14, symbol="s")
         self.cpu_text = pg.TextItem(anchor=(0, 1))
@@ -150,27 +154,27 @@ class HidingView(QWidget):
         self.restyle()
 
     def _build_layout(self) -> None:
-        badges = QHBoxLayout()
-        badges.addWidget(self.emulated_badge)
-        badges.addWidget(self.modelled_badge)
-        badges.addWidget(self.source_line, 1)
+        # The grids get the height: the badges wrap with the controls and the latency's source sits
+        # under the chart (a row of their own above the grids cost a third of the SM's rows at 1024x768).
         left = QVBoxLayout()
         left.addWidget(self.sm_grid.widget, 4)  # the titles are the grids' tooltips: the numbers under them say it
         left.addWidget(self.sm_numbers)
         left.addWidget(self.cpu_grid.widget, 1)
         left.addWidget(self.cpu_numbers)
         left.addWidget(self.keys)
+        right = QVBoxLayout()
+        right.addWidget(self.chart, 1)
+        right.addWidget(self.source_line)
         row = QHBoxLayout()
         row.addLayout(left, 3)
-        row.addWidget(self.chart, 2)
+        row.addLayout(right, 2)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.controls)
-        column.addLayout(badges)
         column.addLayout(row, 1)
 
     def _connect(self) -> None:
-        self.kernel_combo.currentIndexChanged.connect(lambda _i: self.prepare())
+        self.kernel_combo.currentIndexChanged.connect(lambda _i: (self._fit_kernel_combo(), self.prepare()))
         self.warps_slider.valueChanged.connect(self._warps_moved)
         self.latency_box.valueChanged.connect(lambda _v: self.prepare())
         self.rate_box.valueChanged.connect(lambda _v: self.prepare())
@@ -181,8 +185,9 @@ class HidingView(QWidget):
         """The grids keep a few text lines of height; the chart a third of the width."""
         line = self.fontMetrics().height()
         self.sm_grid.widget.setMinimumHeight(5 * line)
-        self.cpu_grid.widget.setMinimumHeight(int(3 * line))  # its two row names, one above the other
+        self.cpu_grid.widget.setMinimumHeight(int(2.6 * line))  # two row names and half a line above and below
         self.cpu_grid.widget.setMaximumHeight(4 * line)
+        self.cpu_grid.fit_to_type(line)  # its names sit on its first and last rows (the SM's sit mid-band)
         self.warps_slider.setMinimumWidth(8 * line)
         self.chart.setMinimumWidth(9 * line)
 
@@ -216,9 +221,9 @@ class HidingView(QWidget):
         self.cpu_title.setText(self.tr("CPU core: the same instructions and latency, one thread, nothing to switch to"))
         self.sm_grid.widget.setToolTip(self.sm_title.text())
         self.cpu_grid.widget.setToolTip(self.cpu_title.text())
-        names = state_names()
-        self.keys.setText("   ".join(f'<span style="color:{COLOURS[code]}">■</span> {name}'
-                                       for code, name in names.items()))  # fmt: skip
+        for code, name in state_names().items():
+            self.key_labels[code].setText(f'<span style="color:{COLOURS[code]}">■</span>&nbsp;{name}')
+        self._fit_kernel_combo()
         self.chart.setLabel("bottom", self.tr("resident warps"))
         self.chart.setLabel("left", self.tr("loads per cycle"))
         self._show_source()
@@ -226,13 +231,16 @@ class HidingView(QWidget):
         self.show_frame()
 
     def _show_source(self) -> None:
-        latency, source = published_latency()
-        if source and self.latency_box.value() == latency:
+        """The latency's origin in one short line: the source's name; its full title and address on hover."""
+        latency, levels = published_latency()
+        if levels is not None and self.latency_box.value() == latency:
             text = self.tr("Latency: the DRAM latency published for %1 (%2).").replace("%1", PUBLISHED_ARCH)
-            self.source_line.setText(text.replace("%2", source))
+            self.source_line.setText(text.replace("%2", levels.source_short))
+            self.source_line.setToolTip(f"{levels.source_title}\n{levels.source_url}")
         else:
             self.source_line.setText(self.tr("Latency: %1 cycles, the figure you gave.")
                                      .replace("%1", str(self.latency_box.value())))  # fmt: skip
+            self.source_line.setToolTip("")
 
     # ------------------------------------------------------------ choosing
 
@@ -244,6 +252,12 @@ class HidingView(QWidget):
             self.prepare()
         self.kernel_combo.setCurrentIndex(index)
         return True
+
+    def _fit_kernel_combo(self) -> None:
+        """As wide as the kernel shown, in pixels: a Chinese name is twice as wide as its character
+        count says, and a combo cuts its text without an ellipsis."""
+        shown = self.kernel_combo.fontMetrics().horizontalAdvance(self.kernel_combo.currentText())
+        self.kernel_combo.setMinimumWidth(shown + 2 * self.fontMetrics().height())  # the arrow and the frame
 
     def kernel(self) -> str:
         return str(self.kernel_combo.currentData())
@@ -297,12 +311,9 @@ class HidingView(QWidget):
             self.timer.stop()
 
     def show_whole(self, whole: bool) -> None:
-        """Presenter mode: every line whole and the kernel's full name, for a room sees no tooltips."""
-        for label in (self.source_line, self.sm_title, self.cpu_title, self.sm_numbers, self.cpu_numbers):
+        """Presenter mode: every line whole, for a room sees no tooltips (the kernel's name always is)."""
+        for label in (self.sm_title, self.cpu_title, self.sm_numbers, self.cpu_numbers):
             label.set_lines(1, None if whole else 2)
-        # Wide enough for the kernel shown, in pixels (a Chinese character is two Latin ones wide).
-        shown = self.kernel_combo.fontMetrics().horizontalAdvance(self.kernel_combo.currentText())
-        self.kernel_combo.setMinimumWidth(shown + 48 if whole else 0)
 
     def pause(self) -> None:
         self.play_button.setChecked(False)
@@ -358,7 +369,7 @@ class HidingView(QWidget):
         self.cpu_text.setText(self.tr("CPU core"))
         self.cpu_text.setPos(1.5, cpu)
         self.chart.getPlotItem().setRange(xRange=(0, self.warps_slider.maximum() + 1),
-                                          yRange=(0, 1.2 * found["roof"]), padding=0)  # fmt: skip
+                                          yRange=(0, ROOF_HEADROOM * found["roof"]), padding=0)  # fmt: skip
         self._show_now()
 
     def _show_now(self) -> None:
@@ -398,6 +409,7 @@ class HidingView(QWidget):
         for line in (self.roof, self.little):
             line.label.setColor(theme.text)
             line.label.setFont(self.font())
+        self.little.label.fill = pg.mkBrush(theme.base)
         self.now.setBrush(pg.mkBrush(theme.curve_colors[1]))
         self.cpu_point.setBrush(pg.mkBrush(theme.curve_colors[3]))
         self.cpu_text.setColor(theme.text)

@@ -117,13 +117,20 @@ class LadderView(QWidget):
         if levels is None:
             self.gpu_line.setText(self.tr("No published figures for this architecture (%1).").replace("%1", arch))
             return
-        text = self.tr("%1, cycles per load: shared memory %2 · L1 %3 · L2 %4 · DRAM %5–%6. Source: "
-                       "<a href=\"%7\">%8</a>")  # fmt: skip
-        values = (arch, levels.shared_cycles, levels.l1_cycles, levels.l2_cycles, levels.dram_cycles_low,
-                  levels.dram_cycles_high, levels.source_url, levels.source_title)  # fmt: skip
-        for index, value in reversed(list(enumerate(values, start=1))):  # %8 before %1's digits are touched
+        text = self.tr('%1 (measured on %2), cycles per load: %3. Source: <a href="%4">%5</a>')
+        values = (arch, levels.measured_on, self.levels_text(levels), levels.source_url, levels.source_title)
+        for index, value in reversed(list(enumerate(values, start=1))):  # %5 before %1's digits are touched
             text = text.replace(f"%{index}", str(value))
         self.gpu_line.setText(text)
+
+    def levels_text(self, levels: gpu_levels.GpuLevels) -> str:
+        """'shared memory 23 · L1 32 · L2 236 · DRAM 1000–1200'; a level the source does not list says so."""
+        dram = str(levels.dram_cycles_low)
+        if levels.dram_cycles_high != levels.dram_cycles_low:
+            dram += f"–{levels.dram_cycles_high}"
+        shared = (self.tr("shared memory not listed") if levels.shared_cycles is None
+                  else self.tr("shared memory %1").replace("%1", str(levels.shared_cycles)))  # fmt: skip
+        return " · ".join((shared, f"L1 {levels.l1_cycles}", f"L2 {levels.l2_cycles}", f"DRAM {dram}"))
 
     def restyle(self) -> None:
         import pyqtgraph as pg

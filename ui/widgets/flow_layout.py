@@ -8,7 +8,9 @@ never asks a child for height-for-width, so without that the rows would overlap)
 
 from __future__ import annotations
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
 
@@ -194,6 +196,8 @@ class WrapLabel(QLabel):
         self._fit()
 
     def _text_height(self, text: str, width: int) -> int:
+        if self.textFormat() != Qt.TextFormat.PlainText and QtGui.Qt.mightBeRichText(text):
+            text = QTextDocumentFragment.fromHtml(text).toPlainText()  # what shows: a link's address does not
         rect = QRect(0, 0, max(1, width), 100_000)
         return self.fontMetrics().boundingRect(rect, int(Qt.TextFlag.TextWordWrap), text).height()
 

@@ -141,12 +141,10 @@ def _int(value: Any) -> int:
         return 0
 
 
-def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None,
-         check: Callable[[], None] | None = None) -> Trace:
+def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Trace:
     """A Kineto trace from an open binary stream whose first non-blank byte is ``first``
     (``{`` for the usual object with ``traceEvents``, ``[`` for the bare event array); ``rank``
-    overrides the file's own. ``check`` is called before each chunk: it raises to stop the
-    reading (the page's Cancel), so a trace of hundreds of MB stops within one chunk."""
+    overrides the file's own."""
     trace = Trace(source, "kineto")
     reader = _Reader(trace)
     seen = {"events": 0}
@@ -161,8 +159,6 @@ def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None,
     coroutines = [ijson.items_coro(sinks[prefix], prefix, use_float=True) for prefix in prefixes]
     try:
         for chunk in _chunks(handle):
-            if check is not None:
-                check()
             for coroutine in coroutines:
                 coroutine.send(chunk)
             for prefix, sink in sinks.items():

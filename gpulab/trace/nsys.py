@@ -16,7 +16,7 @@ read through a cursor, one at a time.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulab.catalogue import msg
@@ -40,39 +40,18 @@ CUPTI_MEMORY_KINDS = {1: "pageable", 2: "pinned"}
 GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
 
 
-PROGRESS_STEPS = 100_000  # SQLite virtual-machine steps between two calls of ``check``
-
-
-def read(path: str, source: str, check: Callable[[], None] | None = None) -> Trace:
-    """The trace in an exported Nsight Systems database (read-only). ``check`` is called every
-    :data:`PROGRESS_STEPS` steps of SQLite's queries; when it raises, the query is interrupted and
-    its exception (the page's Cancel) raised here."""
+def read(path: str, source: str) -> Trace:
+    """The trace in an exported Nsight Systems database (read-only)."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise TraceError(msg("trace.error.sqlite", source=source, detail=str(exc))) from None
-    stopped: list[BaseException] = []
-    if check is not None:
-        db.set_progress_handler(lambda: _interrupts(check, stopped), PROGRESS_STEPS)
     try:
         return _read(db, source)
     except sqlite3.Error as exc:
-        if stopped:
-            raise stopped[0] from None
         raise TraceError(msg("trace.error.sqlite", source=source, detail=str(exc))) from None
     finally:
         db.close()
-
-
-def _interrupts(check: Callable[[], None], stopped: list[BaseException]) -> int:
-    """SQLite's progress handler: non-zero interrupts the query. An exception cannot cross SQLite,
-    so it is kept for :func:`read` to raise."""
-    try:
-        check()
-    except BaseException as exc:  # whatever check raises, read() raises again
-        stopped.append(exc)
-        return 1
-    return 0
 
 
 def _tables(db: sqlite3.Connection) -> dict[str, set[str]]:

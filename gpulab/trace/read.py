@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -24,10 +23,8 @@ PEEK_BYTES = 4096
 RESULT_MARK = b'"gpulab.result/'
 
 
-def read_trace(path: str | Path, rank: int | None = None, check: Callable[[], None] | None = None) -> Trace:
-    """The trace in ``path``; ``rank`` overrides a Kineto file's own rank (for several files of one run).
-    ``check`` is called as the file is read (each chunk of JSON, every so many SQLite steps): it
-    raises to stop the reading, and that exception leaves here unchanged."""
+def read_trace(path: str | Path, rank: int | None = None) -> Trace:
+    """The trace in ``path``; ``rank`` overrides a Kineto file's own rank (for several files of one run)."""
     path = Path(path)
     source = str(path)
     if path.suffix in (".nsys-rep", ".qdrep"):
@@ -40,19 +37,18 @@ def read_trace(path: str | Path, rank: int | None = None, check: Callable[[], No
     except OSError as exc:
         raise TraceError(msg("trace.error.unreadable", source=source, reason=exc.strerror or str(exc))) from None
     if head.startswith(SQLITE_MAGIC):
-        return nsys.read(str(path), source, check)
+        return nsys.read(str(path), source)
     try:
         with open(path, "rb") as raw:
             handle: IO[bytes] = gzip.GzipFile(fileobj=raw) if head.startswith(GZIP_MAGIC) else raw  # type: ignore[assignment]
-            return _read_json(handle, source, path, rank, check)
+            return _read_json(handle, source, path, rank)
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise TraceError(msg("trace.error.gzip", source=source, detail=str(exc) or type(exc).__name__)) from None
     except OSError as exc:
         raise TraceError(msg("trace.error.unreadable", source=source, reason=exc.strerror or str(exc))) from None
 
 
-def _read_json(handle: IO[bytes], source: str, path: Path, rank: int | None,
-               check: Callable[[], None] | None) -> Trace:
+def _read_json(handle: IO[bytes], source: str, path: Path, rank: int | None) -> Trace:
     peek = handle.peek(PEEK_BYTES)[:PEEK_BYTES] if hasattr(handle, "peek") else b""
     first = peek.lstrip()[:1]
     if first not in (b"{", b"["):
@@ -60,23 +56,22 @@ def _read_json(handle: IO[bytes], source: str, path: Path, rank: int | None,
         raise TraceError(msg("trace.error.unknown-format", source=source, start=what))
     if first == b"{" and RESULT_MARK in peek:  # a gpulab result names its schema first
         return labtimeline.read(str(path), source)
-    return kineto.read(handle, source, first, rank, check)
+    return kineto.read(handle, source, first, rank)
 
 
-def read_traces(paths: Sequence[str | Path], check: Callable[[], None] | None = None) -> Trace:
+def read_traces(paths: list[str | Path]) -> Trace:
     """Several files of one run as one trace, a rank each (a file's own rank, or its position when
-    two files claim the same rank). One file is just :func:`read_trace`. All or nothing: a file
-    that cannot be read raises, naming it, and none of the others is returned."""
+    two files claim the same rank). One file is just :func:`read_trace`."""
     if len(paths) == 1:
-        return read_trace(paths[0], check=check)
+        return read_trace(paths[0])
     merged = Trace(", ".join(str(p) for p in paths), "")
     formats = []
     for index, path in enumerate(paths):
-        part = read_trace(path, check=check)
+        part = read_trace(path)
         formats.append(part.format)
         clash = set(part.ranks) & set(merged.ranks)
         if clash:
-            part = read_trace(path, rank=index, check=check) if part.format == "kineto" else part
+            part = read_trace(path, rank=index) if part.format == "kineto" else part
             if set(part.ranks) & set(merged.ranks):
                 taken = ", ".join(map(str, sorted(clash)))
                 raise TraceError(msg("trace.error.same-rank", source=str(path), ranks=taken))

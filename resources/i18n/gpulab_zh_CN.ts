@@ -2758,20 +2758,12 @@
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <source>Reading stopped: the trace shown before stays.</source>
-        <translation>已停止读取：之前显示的追踪保持不变。</translation>
-    </message>
-    <message>
-        <source>Reading stopped.</source>
-        <translation>已停止读取。</translation>
-    </message>
-    <message>
         <source>Could not open the trace: %1</source>
         <translation>无法打开追踪文件：%1</translation>
     </message>
     <message>
-        <source>Open a profiler trace (several files: one per rank)</source>
-        <translation>打开性能追踪文件（可选多个：每个进程一个）</translation>
+        <source>Open a profiler trace</source>
+        <translation>打开性能追踪文件</translation>
     </message>
     <message>
         <source>Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)</source>
@@ -2840,10 +2832,6 @@
     <message>
         <source>Open trace…</source>
         <translation>打开追踪文件…</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
     </message>
     <message>
         <source>A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a saved lab result or a saved gpulab trace --json diagnosis</source>

@@ -37,7 +37,7 @@ def stepped_trace(path):
 def opened(qtbot, window, path):
     """The page, with ``path`` opened through Open trace… (the dialog answered with it)."""
     panel = open_panel(qtbot, window, "trace")
-    panel.ask_open_paths = lambda: [str(path)]
+    panel.ask_open_path = lambda: str(path)
     click(qtbot, panel.open_button)
     wait_idle(qtbot, window)
     return panel
@@ -49,7 +49,7 @@ def keys_of(panel) -> list[str]:
 
 def test_a_kineto_trace_opens_on_the_worker_and_each_step_is_judged_alone(qtbot, window, tmp_path):
     panel = open_panel(qtbot, window, "trace")
-    panel.ask_open_paths = lambda: [str(stepped_trace(tmp_path / "steps.json"))]
+    panel.ask_open_path = lambda: str(stepped_trace(tmp_path / "steps.json"))
     click(qtbot, panel.open_button)
     assert panel.job is not None and panel.busy.isVisible() and not panel.open_button.isEnabled()
     wait_idle(qtbot, window)
@@ -114,7 +114,7 @@ def test_a_malformed_file_is_one_line_and_the_trace_shown_stays(qtbot, window, t
     shown = panel.diagnosis
     bad = tmp_path / "broken.json"
     bad.write_text('{"traceEvents": [ {"ph": "X", ', encoding="utf-8")
-    panel.ask_open_paths = lambda: [str(bad)]
+    panel.ask_open_path = lambda: str(bad)
     click(qtbot, panel.open_button)
     wait_idle(qtbot, window)
     assert panel.status.isVisible() and "broken.json" in panel.status.text() and "\n" not in panel.status.text()
@@ -133,19 +133,6 @@ def test_a_labs_own_timeline_opens_modelled_with_its_configurations_as_ranks(qtb
     choose(qtbot, panel.rank_combo, 1)
     assert {op.lane.split(" · ")[0] for op in panel.chart.ops} == {panel.rank_combo.currentText()}
     assert len(panel.shares.rows) == 5 and "no_overlap" in keys_of(panel)
-
-
-def test_long_rank_names_get_letters_on_the_rows_and_a_key_on_screen(qtbot, window):
-    panel = opened(qtbot, window, SAMPLE)  # four configurations named "4 streams, pinned (…)" and alike
-    assert panel.tags_line.isVisible() and "B = 4 streams, pinned" in panel.tags_line.text()
-    lanes = {op.lane for op in panel.chart.ops}
-    titles = {panel.chart.row_titles(lane) for lane in lanes}
-    assert len(titles) == len(lanes) and all(len(title.split(" · ")[0]) == 1 for title in titles)
-    room = panel.chart.plot_rect().left() - 12  # what the rows' titles may take before they are cut
-    assert max(panel.chart.fontMetrics().horizontalAdvance(t) for t in titles) <= room
-    assert [title for title, _figures in panel.shares.rows][1:] == ["A", "B", "C", "D"]
-    choose(qtbot, panel.rank_combo, 2)  # one configuration: the shares' chosen row is its letter
-    assert panel.shares.chosen == panel._tags[panel.rank_combo.currentText()]
 
 
 def test_a_saved_diagnosis_opens_from_file_open_result_as_replayed(qtbot, window, tmp_path):
@@ -192,70 +179,3 @@ def test_a_gzip_trace_opens_like_the_plain_one(qtbot, window, tmp_path, name):
     busy_kernels(trace, count=10)
     panel = opened(qtbot, window, trace.write(tmp_path / name, compress=True))
     assert panel.status.isHidden() and len([op for op in panel.chart.ops if op.kind == "kernel"]) == 10
-
-
-def test_several_files_of_one_run_open_together_as_ranks(qtbot, window, tmp_path):
-    paths = []
-    for rank in (0, 1):
-        trace = Kineto(rank=rank)
-        busy_kernels(trace, start=10 + 500 * rank, count=10)
-        paths.append(str(trace.write(tmp_path / f"rank{rank}.json")))
-    panel = open_panel(qtbot, window, "trace")
-    panel.ask_open_paths = lambda: paths  # the dialog answered with both files
-    click(qtbot, panel.open_button)
-    wait_idle(qtbot, window)
-    assert panel.status.isHidden() and panel.diagnosis is not None and list(panel.diagnosis.ranks) == [0, 1]
-    assert "rank0.json" in panel.about.text() and "rank1.json" in panel.about.text() and "2 ranks" in panel.about.text()
-    assert panel.rank_combo.isVisible() and panel.rank_combo.count() == 3  # all ranks, rank 0, rank 1
-    assert len(panel.shares.rows) == 3
-    shown = panel.diagnosis
-    bad = tmp_path / "rank2.json"
-    bad.write_text('{"traceEvents": [ {"ph": "X", ', encoding="utf-8")
-    panel.ask_open_paths = lambda: [*paths, str(bad)]
-    click(qtbot, panel.open_button)
-    wait_idle(qtbot, window)
-    assert "rank2.json" in panel.status.text() and panel.diagnosis is shown  # all or nothing
-
-
-def test_cancel_stops_a_reading_trace_and_the_trace_shown_stays(qtbot, window, tmp_path, monkeypatch):
-    import threading
-
-    from ui.panels import trace as page
-
-    panel = opened(qtbot, window, stepped_trace(tmp_path / "steps.json"))
-    shown = panel.diagnosis
-    reading, gate = threading.Event(), threading.Event()
-    read_files = page.read_files
-
-    def held(paths, check):  # the reader's first chunk waits until the test has clicked Cancel
-        def slow_check():
-            reading.set()
-            gate.wait(timeout=30)
-            check()
-
-        return read_files(paths, slow_check)
-
-    monkeypatch.setattr(page, "read_files", held)
-    panel.ask_open_paths = lambda: [str(stepped_trace(tmp_path / "other.json"))]
-    click(qtbot, panel.open_button)
-    qtbot.waitUntil(reading.is_set, timeout=30_000)
-    assert panel.cancel_button.isVisible() and not panel.open_button.isEnabled()
-    click(qtbot, panel.cancel_button)
-    gate.set()
-    wait_idle(qtbot, window)
-    assert panel.job is None and not panel.cancel_button.isVisible() and panel.open_button.isEnabled()
-    assert "stopped" in panel.status.text() and panel.diagnosis is shown
-    assert "steps.json" in panel.about.text()
-    assert not [level for level, *_ in window.services.notifier.history if level == "error"]  # a choice, not a failure
-
-
-def test_rank_letters_only_when_some_name_is_too_long_for_the_rows():
-    from ui.panels.trace_view import rank_tags, tags_key
-
-    assert rank_tags(["rank 0", "rank 1"]) == {}  # short names name themselves
-    assert rank_tags(["4 streams, pinned (NVIDIA H100)"]) == {}  # one rank: nothing to tell apart
-    tags = rank_tags(["1 stream", "4 streams, pinned (H100)", "4 streams, pageable (H100)"])
-    assert list(tags.values()) == ["A", "B", "C"]
-    assert tags_key(tags) == "A = 1 stream  ·  B = 4 streams, pinned  ·  C = 4 streams, pageable"
-    many = rank_tags([f"configuration number {i}" for i in range(30)])
-    assert len(set(many.values())) == 30 and many["configuration number 26"] == "#27"

@@ -1,10 +1,9 @@
 """The Trace doctor page: ``gpulab trace`` in the window. Where did the GPU's time go, and why?
 
-Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz; several files of one run:
-a rank each), an Nsight Systems SQLite export or a saved lab result with timelines on the job
-queue (a large trace takes seconds, never on this thread; Cancel stops it within a chunk) and
-diagnoses it there; a file it cannot read is said in one line and the trace shown before stays.
-The page shows the timeline of the chosen rank and profiler step (zoomable:
+Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz), an Nsight Systems SQLite
+export or a saved lab result with timelines on the job queue (a large trace takes seconds, never
+on this thread) and diagnoses it there; a file it cannot read is said in one line and the trace
+shown before stays. The page shows the timeline of the chosen rank and profiler step (zoomable:
 only the window on screen is fetched from the trace, its longest operations when there are too
 many to draw), the shares of each rank as stacked bars, and the findings in words with their
 evidence and a button to the lab that teaches each. A saved ``gpulab trace --json`` diagnosis
@@ -15,7 +14,7 @@ as the same result, or the timeline as a picture.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,17 +38,7 @@ from ui import i18n
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.panels.trace_findings import FindingsList
-from ui.panels.trace_view import (
-    SharesBars,
-    TraceTimeline,
-    lane_title,
-    percent,
-    rank_tags,
-    segment_title,
-    segments_of,
-    short_name,
-    tags_key,
-)
+from ui.panels.trace_view import SharesBars, TraceTimeline, percent, segment_title, segments_of, short_name
 from ui.services import Services
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.eliding_combo import ElidingComboBox
@@ -69,25 +58,23 @@ FORMAT_NAMES = {"kineto": "PyTorch Profiler / Kineto JSON", "nsys": "Nsight Syst
 
 @dataclass
 class Opened:
-    """What the worker made of the files: a diagnosis, a saved diagnosis (result), or why neither."""
+    """What the worker made of a file: a diagnosis, a saved diagnosis (result), or why neither."""
 
-    path: str  # the file, or the files' names joined (several ranks of one run)
+    path: str
     diagnosis: Diagnosis | None = None
     result: Result | None = None
     error: Message | None = None
 
 
-def read_files(paths: Sequence[str], check: Callable[[], None] | None = None) -> Opened:
-    """On the worker: the files' trace diagnosed (one file, or one per rank), or a `gpulab trace
-    --json` result, or the error; ``check`` raises to stop the reading (Cancel)."""
+def read_file(path: str) -> Opened:
+    """On the worker: the file's trace diagnosed, or a `gpulab trace --json` result, or the error."""
     from gpulab.results import ResultFormatError, replay
-    from gpulab.trace import TraceError, diagnose, read_traces
+    from gpulab.trace import TraceError, diagnose, read_trace
 
-    path = paths[0] if len(paths) == 1 else ", ".join(Path(p).name for p in paths)
     try:
-        return Opened(path, diagnosis=diagnose(read_traces(list(paths), check)))
+        return Opened(path, diagnosis=diagnose(read_trace(path)))
     except TraceError as exc:
-        if exc.message.key == "trace.error.no-timeline" and len(paths) == 1:  # a saved diagnosis?
+        if exc.message.key == "trace.error.no-timeline":  # a saved result without timelines: a diagnosis?
             try:
                 result = replay(path)
             except ResultFormatError:
@@ -97,9 +84,9 @@ def read_files(paths: Sequence[str], check: Callable[[], None] | None = None) ->
         return Opened(path, error=exc.message)
 
 
-def _reading(paths: Sequence[str], ctx: Any) -> Generator[Any, None, Opened]:
+def _reading(path: str, _ctx: Any) -> Generator[Any, None, Opened]:
     yield from ()
-    return read_files(paths, ctx.check_cancelled)  # Cancel raises Cancelled in there: the job ends cancelled
+    return read_file(path)
 
 
 class TracePanel(Panel):
@@ -114,12 +101,11 @@ class TracePanel(Panel):
         self.path = ""  # the file shown
         self.replayed = False
         self.job: Job | None = None
-        self.ask_open_paths: Callable[[], list[str]] = self._open_dialog
+        self.ask_open_path: Callable[[], str] = self._open_dialog
         self._error: Callable[[], str] = lambda: ""
         self._events: dict[int | None, list[Event]] = {}  # the chosen rank's events, by rank
         self._window_ns = (0, 0)  # the selection (a step, or the whole trace) on the trace's clock
         self._drawn = (0, 0)  # operations drawn, operations in view
-        self._tags: dict[str, str] = {}  # rank name -> its letter on the rows, when the names are long
         self._make_widgets()
         self._make_layout()
         self.retranslate()
@@ -131,9 +117,6 @@ class TracePanel(Panel):
         self.badge = ProvenanceBadge()
         self.open_button = QPushButton()
         self.open_button.clicked.connect(lambda: self.open_trace())
-        self.cancel_button = QPushButton()
-        self.cancel_button.clicked.connect(self.cancel_reading)
-        self.cancel_button.hide()
         self.step_label, self.step_combo = QLabel(), QComboBox()
         self.rank_label, self.rank_combo = QLabel(), ElidingComboBox()
         # a lab's configuration names a GPU: the box shows it elided, the open list whole
@@ -154,8 +137,6 @@ class TracePanel(Panel):
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.window_label = WrapLabel(max_lines=2)
         self.chart = TraceTimeline()
-        self.chart.row_titles = lambda key: lane_title(key, self._tags)
-        self.tags_line = WrapLabel(max_lines=2)  # which letter is which rank
         self.chart.view_changed.connect(lambda _a, _b: self._draw())
         self.chart.hovered.connect(self.chart.setToolTip)
         self.shares = SharesBars()
@@ -169,8 +150,7 @@ class TracePanel(Panel):
         top.addWidget(self.heading, 1)
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         controls = QHBoxLayout()
-        for widget in (self.open_button, self.cancel_button, self.step_label, self.step_combo, self.rank_label,
-                       self.rank_combo):
+        for widget in (self.open_button, self.step_label, self.step_combo, self.rank_label, self.rank_combo):
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.export_button)
@@ -198,7 +178,6 @@ class TracePanel(Panel):
         layout.addWidget(self.busy)
         layout.addWidget(self.status)
         layout.addWidget(self.about)
-        layout.addWidget(self.tags_line)
         layout.addWidget(self.splitter, 1)
 
     def view_resized(self) -> None:
@@ -226,38 +205,25 @@ class TracePanel(Panel):
 
     # ------------------------------------------------------------ opening
 
-    def open_trace(self, paths: Sequence[str] | str | None = None) -> Job | None:
-        """Read ``paths`` (or the files the dialog names: one trace, or one per rank of a run) on the
-        job queue; the page shows them when read."""
+    def open_trace(self, path: str | None = None) -> Job | None:
+        """Read ``path`` (or the file the dialog names) on the job queue; the page shows it when read."""
         if self.job is not None:
             return None
-        chosen = [paths] if isinstance(paths, str) else list(paths or self.ask_open_paths())
-        if not chosen:
+        path = path or self.ask_open_path()
+        if not path:
             return None
-        job = self.services.runner.submit(self.tr("Reading a trace"), "cpu", lambda ctx: _reading(chosen, ctx), Opened)
+        job = self.services.runner.submit(self.tr("Reading a trace"), "cpu", lambda ctx: _reading(path, ctx), Opened)
         self.job = job
-        names = i18n.localized(", ", "，").join(Path(p).name for p in chosen)
-        self._error = lambda: self.tr("Reading %1…").replace("%1", names)
+        self._error = lambda: self.tr("Reading %1…").replace("%1", Path(path).name)
         job.finished.connect(self._opened)
         job.failed.connect(lambda _exc: self._ended())
-        job.cancelled.connect(self._cancelled)
+        job.cancelled.connect(self._ended)
         self._show_state()
         return job
-
-    def cancel_reading(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
 
     def _ended(self) -> None:
         self.job = None
         self._error = lambda: ""
-        self._show_state()
-
-    def _cancelled(self) -> None:
-        self.job = None
-        kept = self.diagnosis is not None or self.replayed
-        self._error = lambda: (self.tr("Reading stopped: the trace shown before stays.") if kept else
-                               self.tr("Reading stopped."))  # fmt: skip
         self._show_state()
 
     def _opened(self, opened: Opened) -> None:
@@ -274,17 +240,16 @@ class TracePanel(Panel):
             self.show_diagnosis(opened.diagnosis, opened.path)
         self._show_state()
 
-    def _open_dialog(self) -> list[str]:
-        paths, _filter = QFileDialog.getOpenFileNames(
-            self, self.tr("Open a profiler trace (several files: one per rank)"), "",
+    def _open_dialog(self) -> str:
+        path, _filter = QFileDialog.getOpenFileName(
+            self, self.tr("Open a profiler trace"), "",
             self.tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"))  # fmt: skip
-        return paths
+        return path
 
     def _show_state(self) -> None:
         reading = self.job is not None
         self.busy.setVisible(reading)
         self.open_button.setEnabled(not reading)
-        self.cancel_button.setVisible(reading)
         self.status.setText(self._error())
         self.status.setVisible(bool(self.status.text()))
 
@@ -321,7 +286,14 @@ class TracePanel(Panel):
         self._show_all()
 
     def _fill_combo(self, combo: QComboBox, items: list[tuple[str, int | None]]) -> None:
-        fill_combo(combo, self.step_label if combo is self.step_combo else self.rank_label, items)
+        combo.blockSignals(True)
+        combo.clear()
+        for text, data in items:
+            combo.addItem(text, data)
+        combo.blockSignals(False)
+        shown = len(items) > 2  # "all" and one choice is no choice
+        combo.setVisible(shown)
+        (self.step_label if combo is self.step_combo else self.rank_label).setVisible(shown)
 
     def _step_chosen(self) -> None:
         from gpulab.trace import for_step
@@ -360,10 +332,6 @@ class TracePanel(Panel):
 
     def _rank_name(self, rank: int) -> str:
         return str((self.summary.get("rank_names") or {}).get(str(rank), self.tr("rank %1").replace("%1", str(rank))))
-
-    def _tag(self, rank: int) -> str:
-        name = self._rank_name(rank)
-        return self._tags.get(name, name)
 
     # ------------------------------------------------------------ the timeline
 
@@ -405,14 +373,10 @@ class TracePanel(Panel):
     def _show_texts(self) -> None:
         self.about.setText(self._about_text())
         self.about.setToolTip(self.path)
-        ranks = self.summary.get("ranks", {})
-        self._tags = rank_tags([self._rank_name(int(r)) for r in ranks])
-        self.tags_line.setText(tags_key(self._tags))
-        self.tags_line.setVisible(bool(self._tags))
-        rows = [(self.tr("all ranks"), self.summary["overall"])] if len(ranks) > 1 else []
-        rows += [(self._tag(int(r)), figures) for r, figures in ranks.items()]
+        rows = [(self.tr("all ranks"), self.summary["overall"])] if len(self.summary.get("ranks", {})) > 1 else []
+        rows += [(self._rank_name(int(r)), figures) for r, figures in self.summary.get("ranks", {}).items()]
         chosen = self.rank_combo.currentData()
-        self.shares.set_rows(rows if self.summary else [], self._tag(chosen) if chosen is not None else "")
+        self.shares.set_rows(rows if self.summary else [], self._rank_name(chosen) if chosen is not None else "")
         self.findings.retranslate()
         self._show_window_text()
 
@@ -468,7 +432,6 @@ class TracePanel(Panel):
     def retranslate(self) -> None:
         self.heading.setText(self.tr("Trace doctor: where did the GPU's time go?"))
         self.open_button.setText(self.tr("Open trace…"))
-        self.cancel_button.setText(self.tr("Cancel"))
         self.open_button.setToolTip(self.tr("A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a "
                                             "saved lab result or a saved gpulab trace --json diagnosis"))  # fmt: skip
         self.step_label.setText(self.tr("Step:"))
@@ -500,16 +463,3 @@ class TracePanel(Panel):
     def shutdown(self) -> None:
         if self.job is not None:
             self.job.cancel()
-
-
-def fill_combo(combo: QComboBox, label: QLabel, items: list[tuple[str, int | None]]) -> None:
-    """The step or rank list refilled without signals; hidden with its label when there is no choice."""
-    combo.blockSignals(True)
-    combo.clear()
-    for text, data in items:
-        combo.addItem(text, data)
-    combo.blockSignals(False)
-    shown = len(items) > 2  # "all" and one choice is no choice
-    combo.setVisible(shown)
-    label.setVisible(shown)
-

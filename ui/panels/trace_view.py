@@ -218,30 +218,12 @@ class SharesBars(HoverChart):
         painter.setFont(font)
 
 
-TAG_AFTER_CHARS = 12  # a rank name longer than this (short form) gives every rank a letter on the rows
-
-
-def rank_tags(names: Sequence[str]) -> dict[str, str]:
-    """A letter per rank (A, B, …; #27 on) when some rank's name is too long for the rows: at 1024 px
-    "4 streams, pinned · stream 1" and "4 streams, pageable · stream 1" were both cut to
-    "4 strea…tream 1". The key line says which letter is which. Short names keep themselves ({})."""
-    if len(names) < 2 or all(len(short_name(name)) <= TAG_AFTER_CHARS for name in names):
-        return {}
-    return {name: chr(ord("A") + i) if i < 26 else f"#{i + 1}" for i, name in enumerate(names)}
-
-
-def tags_key(tags: Mapping[str, str]) -> str:
-    """The letters' key, on screen (not on hover): "A 1 stream · B 4 streams, pinned · …"."""
-    return "  ·  ".join(f"{tag} = {short_name(name)}" for name, tag in tags.items())
-
-
-def lane_title(key: str, tags: Mapping[str, str] | None = None) -> str:
-    """A trace lane in words: ``rank 0 · stream 7`` -> "rank 0 · stream 7" in the interface language;
-    a rank with a letter (:func:`rank_tags`) is named by it: "B · stream 1"."""
+def lane_title(key: str) -> str:
+    """A trace lane in words: ``rank 0 · stream 7`` -> "rank 0 · stream 7" in the interface language."""
     if " · " not in key:
         return row_title(key)
     who, lane = key.rsplit(" · ", 1)
-    who = (tags or {}).get(who) or short_name(who)
+    who = short_name(who)
     if who.startswith("rank ") and who[5:].isdigit():
         who = translate("TraceTimeline", "rank %1").replace("%1", who[5:])
     names = {"steps": translate("TraceTimeline", "profiler steps")}

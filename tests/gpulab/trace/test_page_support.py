@@ -42,4 +42,3 @@ def test_a_modelled_lab_timeline_stays_modelled_in_the_result(tmp_path):
     trace = read_trace(path)
     assert trace.provenance == "modelled"
     assert to_result(diagnose(trace)).series[0].provenance.kind == "modelled"
-

@@ -146,6 +146,16 @@ def _int(value: Any) -> int:
         return 0
 
 
+def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Trace:
+    """:func:`reading` driven to its end, in one go (a trace held in memory, a script)."""
+    steps = reading(handle, source, first, rank)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
 def reading(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Generator[None, None, Trace]:
     """A Kineto trace from an open binary stream whose first non-blank byte is ``first``
     (``{`` for the usual object with ``traceEvents``, ``[`` for the bare event array); ``rank``

@@ -2933,8 +2933,40 @@
         <translation>CPU 线程 %1</translation>
     </message>
     <message>
+        <source>steps</source>
+        <translation>步</translation>
+    </message>
+    <message>
         <source>lane</source>
         <translation>通道</translation>
+    </message>
+    <message>
+        <source>… (the rank list names them all)</source>
+        <translation>…（进程列表里有全部名称）</translation>
+    </message>
+    <message>
+        <source>R = rank</source>
+        <translation>R = 进程</translation>
+    </message>
+    <message>
+        <source>S = stream</source>
+        <translation>S = 流</translation>
+    </message>
+    <message>
+        <source>D = default stream</source>
+        <translation>D = 默认流</translation>
+    </message>
+    <message>
+        <source>T = CPU thread</source>
+        <translation>T = CPU 线程</translation>
+    </message>
+    <message>
+        <source>Lanes: %1</source>
+        <translation>通道：%1</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
     </message>
 </context>
 <context>

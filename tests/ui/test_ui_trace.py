@@ -9,14 +9,15 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt, QThreadPool
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt, QThreadPool
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QFileDialog
 
 from gpulab.paths import resource_path
 from tests.gpulab.trace.builders import Kineto, Nsys, busy_kernels, write_large_trace
 from tests.ui.test_ui_walkthrough import has_chinese
-from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, open_panel, switch_language, wait_idle
+from tests.ui.walk import JOB_TIMEOUT_MS, choose, click, layout_problems, open_panel, switch_language, wait_idle
+from ui.panels.trace_view import lane_title, short_name
 
 SAMPLE = resource_path("trace", "sample-streams-modelled.json")
 
@@ -260,3 +261,36 @@ def test_cancel_stops_a_large_trace_while_it_reads_and_the_trace_shown_stays(qtb
     switch_language(window, "zh")
     assert has_chinese(panel.status.text())
     switch_language(window, "en")
+
+
+@pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
+def test_on_a_1024x768_projector_each_lane_has_its_own_short_name_and_a_key_says_them_all(
+        qtbot, projector_window, monkeypatch):  # fmt: skip
+    window = projector_window
+    answer_the_dialog(monkeypatch, [SAMPLE])  # four configurations named alike: "4 streams, pinned", ...
+    panel = open_panel(qtbot, window, "trace")
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    chart, names = panel.chart, [panel.rank_combo.itemText(i) for i in range(1, panel.rank_combo.count())]
+    titles = [chart.shown_row_title(key) for key in chart.rows()]
+    room = chart.plot_rect().left() - 12
+    assert chart.short_lanes() and len(set(titles)) == len(titles) == 14, titles  # no two lanes alike
+    assert all(chart.fontMetrics().horizontalAdvance(title) <= room for title in titles)  # drawn whole, not cut
+    assert "R2 · S3" in titles and "R3 · D" in titles
+    key = chart.lane_key()  # drawn under the time axis, whole, for all to see without hovering
+    assert all(f"R{i}\u00a0=\u00a0{short_name(name)}" in key for i, name in enumerate(names)), key
+    line = chart.fontMetrics().height()
+    assert chart.plot_rect().bottom() + 2 * line <= chart.height() - chart.key_height()  # below the axis's words
+    needed = chart.fontMetrics().boundingRect(QRect(0, 0, chart.width() - 16, 10_000), int(Qt.TextFlag.TextWordWrap),
+                                              key).height()  # fmt: skip
+    assert chart.key_height() >= needed > 2 * line  # room for every line it wraps to
+    assert layout_problems(window, panel) == []
+    row = chart.rows().index(next(k for k in chart.rows() if chart.shown_row_title(k) == "R1 · S2"))
+    area = chart.plot_rect()
+    qtbot.mouseMove(chart, pos=QPoint(int(area.left() / 2), int(area.top() + (row + 0.5) * area.height() / 14)))
+    qtbot.waitUntil(lambda: bool(chart.hover_text), timeout=2000)
+    assert chart.hover_text == lane_title(chart.rows()[row]) and "4 streams, pinned" in chart.hover_text
+    choose(qtbot, panel.rank_combo, 2)  # one configuration: its lanes need no rank, the key no names
+    assert [chart.shown_row_title(k) for k in chart.rows()] in (["S1", "S2", "S3", "S4"], ["stream 1", "stream 2",
+                                                                "stream 3", "stream 4"])  # fmt: skip
+    assert "R2\u00a0=" not in chart.lane_key() and "S\u00a0=" in chart.lane_key()

@@ -2819,8 +2819,8 @@
         <translation>模型估算：%1 是 gpulab 某个实验的模型估算运行（时间由规格表算出，并非实测）；它的 %3 种配置各作为一个进程显示。</translation>
     </message>
     <message>
-        <source>Measured by the profiler that wrote %1 (%2), read as one run: %3 ranks (%5), %4 profiler steps.</source>
-        <translation>由写出 %1（%2）的性能分析器实测，合为一次运行读取：%3 个进程（%5），%4 个性能分析步。</translation>
+        <source>Measured by the profiler that wrote these %6 files (%2), read as one run of %3 ranks: %5; %4 profiler steps.</source>
+        <translation>由写出这 %6 个文件（%2）的性能分析器实测，合为一次 %3 个进程的运行读取：%5；%4 个性能分析步。</translation>
     </message>
     <message>
         <source>Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.</source>

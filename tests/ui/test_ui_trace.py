@@ -4,6 +4,7 @@ diagnosis, a file that is not a trace, both languages."""
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -211,13 +212,13 @@ def test_one_file_per_rank_opens_as_one_run_with_a_lane_and_a_share_per_rank(qtb
     wait_idle(qtbot, window)
     assert len(asked) == 1 and panel.status.isHidden()
     ranks = [panel.rank_combo.itemText(i) for i in range(panel.rank_combo.count())]
-    assert panel.rank_combo.isVisible() and ranks == ["all ranks", "rank 0", "rank 1"]
+    assert panel.rank_combo.isVisible() and ranks == ["all ranks", "rank 0 (worker-a.json)", "rank 1 (worker-b.json)"]
     assert [title for title, _ in panel.shares.rows] == ["all ranks", "rank 0", "rank 1"]
     busy = {title: figures["compute_share"] for title, figures in panel.shares.rows}
     assert busy["rank 1"] > busy["rank 0"]  # rank 1 (worker-b.json, listed first) kept the rank it states
     assert {op.lane for op in panel.chart.ops if op.kind == "kernel"} == {"rank 0 · stream 7", "rank 1 · stream 7"}
     about = panel.about.text()
-    assert "read as one run" in about and "rank 0: worker-a.json" in about and "rank 1: worker-b.json" in about
+    assert "these 2 files" in about and "rank 0: worker-a.json" in about and "rank 1: worker-b.json" in about
     choose(qtbot, panel.rank_combo, 1)
     assert {op.lane.split(" · ")[0] for op in panel.chart.ops} == {"rank 1"}
 
@@ -294,3 +295,26 @@ def test_on_a_1024x768_projector_each_lane_has_its_own_short_name_and_a_key_says
     assert [chart.shown_row_title(k) for k in chart.rows()] in (["S1", "S2", "S3", "S4"], ["stream 1", "stream 2",
                                                                 "stream 3", "stream 4"])  # fmt: skip
     assert "R2\u00a0=" not in chart.lane_key() and "S\u00a0=" in chart.lane_key()
+
+
+@pytest.mark.parametrize("projector_window", ["en", "zh"], indirect=True)
+def test_findings_with_long_names_wrap_inside_their_column_on_a_projector(qtbot, projector_window, monkeypatch,
+                                                                         tmp_path):  # fmt: skip
+    window = projector_window
+    trace = Kineto(rank=0)  # launch-bound tiny kernels with a templated name, as PyTorch writes them
+    name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, " \
+           "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"
+    for i in range(30):
+        trace.kernel(name, i * 25.0, 5.0)
+    answer_the_dialog(monkeypatch, [trace.write(tmp_path / "tiny.json")])
+    panel = open_panel(qtbot, window, "trace")
+    click(qtbot, panel.open_button)
+    wait_idle(qtbot, window)
+    findings = panel.findings
+    card = next(c for c in findings.cards if c.lab == "launch")
+    assert findings.widget().width() <= findings.viewport().width()  # no card runs past the column's edge
+    assert card.lab_button.text().replace("\n", " ") == card.button_text  # every word of it shown, wrapped
+    words = html.unescape(" ".join(c.words.text() for c in findings.cards)).replace("\u200b", "")
+    assert "void at::native::vectorized_elementwise_kern…" in words  # its start and its end, cut in the middle
+    assert "…tor_add<float>, at::detail::Array<char*, 3>) (stream 7" in words
+    assert layout_problems(window, panel) == []

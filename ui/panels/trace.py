@@ -2,10 +2,12 @@
 
 Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz), an Nsight Systems SQLite
 export or a saved lab result with timelines on the job queue (a large trace takes seconds, never
-on this thread) and diagnoses it there; a file it cannot read is said in one line and the trace
-shown before stays. The page shows the timeline of the chosen rank and profiler step (zoomable:
-only the window on screen is fetched from the trace, its longest operations when there are too
-many to draw), the shares of each rank as stacked bars, and the findings in words with their
+on this thread) and diagnoses it there; several files (one per rank of a distributed run) are read
+as one run, a rank each. A file it cannot read is said in one line, Cancel stops a reading, and
+either way the trace shown before stays (:mod:`ui.panels.trace_open`). The page shows the
+timeline of the chosen rank and profiler step (zoomable: only the window on screen is fetched from
+the trace, its longest operations when there are too many to draw; lanes by their short names
+with a key when their whole names would be cut), the shares of each rank as stacked bars, and the findings in words with their
 evidence and a button to the lab that teaches each. A saved ``gpulab trace --json`` diagnosis
 opens here as replayed (File → Open result… sends it here too); Export… writes the diagnosis
 as the same result, or the timeline as a picture.
@@ -187,7 +189,8 @@ class TracePanel(Panel):
         self._fill_combo(self.step_combo, [(self.tr("whole trace"), None)] + [
             (self.tr("step %1").replace("%1", str(n)), n) for n in sorted({s.number for s in trace.steps()})])
         self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [
-            (trace.rank_name(r), r) for r in diagnosis.ranks])  # fmt: skip
+            (trace.rank_name(r) + (f" ({Path(trace.rank_files[r]).name})" if r in trace.rank_files else ""), r)
+            for r in diagnosis.ranks])  # several files: the list says which file each rank came from  # fmt: skip
         if len(diagnosis.ranks) > MAX_RANKS_TOGETHER:  # a cluster's every stream at once is no picture
             self.rank_combo.blockSignals(True)
             self.rank_combo.setCurrentIndex(1)
@@ -321,13 +324,14 @@ class TracePanel(Panel):
         if trace.provenance == "modelled":
             text = self.tr("Modelled: %1 is a modelled run of a gpulab lab (its times computed from a spec sheet, "
                            "not measured); its %3 configurations are shown as ranks.")  # fmt: skip
-        elif len(trace.files) > 1:
-            text = self.tr("Measured by the profiler that wrote %1 (%2), read as one run: %3 ranks (%5), %4 "
-                           "profiler steps.")  # fmt: skip
+        elif len(trace.files) > 1:  # the files are named once, each with its rank
+            text = self.tr("Measured by the profiler that wrote these %6 files (%2), read as one run of %3 ranks: "
+                           "%5; %4 profiler steps.")  # fmt: skip
         else:
             text = self.tr("Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.")
         return (text.replace("%1", file_names(trace.files)).replace("%2", _format_name(trace.format))
-                .replace("%3", ranks).replace("%4", steps).replace("%5", self._rank_files_text()))  # fmt: skip
+                .replace("%3", ranks).replace("%4", steps).replace("%5", self._rank_files_text())
+                .replace("%6", str(len(trace.files))))  # fmt: skip
 
     def _rank_files_text(self) -> str:
         """Which file each rank came from ("rank 0: a.json, rank 1: b.json"), the first few."""

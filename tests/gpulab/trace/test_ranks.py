@@ -109,3 +109,12 @@ def test_reading_stopped_between_chunks_leaves_no_file_open(tmp_path):
     assert len(os.listdir("/proc/self/fd")) > open_before  # the file is open while it reads
     steps.close()
     assert len(os.listdir("/proc/self/fd")) == open_before
+
+
+def test_a_ranks_lanes_come_in_the_order_of_their_stream_numbers(tmp_path):
+    trace = Kineto(rank=0)
+    for stream in (13, 7, 100):
+        busy_kernels(trace, count=2, stream=stream)
+    lanes = list(dict.fromkeys(op.lane for op in timeline_ops(read_traces([trace.write(tmp_path / "a.json")]),
+                                                              host=False)))  # fmt: skip
+    assert lanes == ["rank 0 · stream 7", "rank 0 · stream 13", "rank 0 · stream 100"]

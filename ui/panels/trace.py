@@ -8,9 +8,9 @@ either way the trace shown before stays (:mod:`ui.panels.trace_open`). The page 
 timeline of the chosen rank and profiler step (zoomable: only the window on screen is fetched from
 the trace, its longest operations when there are too many to draw; lanes by their short names
 with a key when their whole names would be cut), the shares of each rank as stacked bars, and the
-findings in words with their evidence and a button to the lab that teaches each. A saved ``gpulab trace --json`` diagnosis
-opens here as replayed (File → Open result… sends it here too); Export… writes the diagnosis
-as the same result, or the timeline as a picture.
+findings in words with their evidence and a button to the lab that teaches each. A saved
+``gpulab trace --json`` diagnosis opens here as replayed (File → Open result… sends it here too);
+Export… writes the diagnosis as the same result, or the timeline as a picture.
 """
 
 from __future__ import annotations

@@ -2803,10 +2803,6 @@
         <translation>所有进程</translation>
     </message>
     <message>
-        <source>rank %1</source>
-        <translation>进程 %1</translation>
-    </message>
-    <message>
         <source>Open a PyTorch Profiler trace (.json, .json.gz), an Nsight Systems SQLite export or a saved lab result: this page shows where each GPU&apos;s time went, why it sat idle, and which lab teaches the fix.</source>
         <translation>打开 PyTorch Profiler 追踪文件（.json、.json.gz）、Nsight Systems 导出的 SQLite 文件或已保存的实验结果：本页告诉你每块 GPU 的时间花在了哪里、为什么空闲，以及哪个实验讲解了解决办法。</translation>
     </message>

@@ -221,6 +221,11 @@ def test_one_file_per_rank_opens_as_one_run_with_a_lane_and_a_share_per_rank(qtb
     assert "these 2 files" in about and "rank 0: worker-a.json" in about and "rank 1: worker-b.json" in about
     choose(qtbot, panel.rank_combo, 1)
     assert {op.lane.split(" · ")[0] for op in panel.chart.ops} == {"rank 1"}
+    switch_language(window, "zh")  # every rank named in the reader's language
+    assert panel.rank_combo.itemText(1) == "进程 0 (worker-a.json)" and "进程 1: worker-b.json" in panel.about.text()
+    assert [title for title, _ in panel.shares.rows] == ["所有进程", "进程 0", "进程 1"]
+    assert panel.findings.cards and all(card.words.text().startswith("<b>进程 ") for card in panel.findings.cards)
+    switch_language(window, "en")
 
 
 def test_a_bad_file_among_the_ranks_is_named_and_the_run_shown_before_stays(qtbot, window, tmp_path, monkeypatch):

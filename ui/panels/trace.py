@@ -28,7 +28,15 @@ from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.panels.trace_findings import FindingsList
 from ui.panels.trace_open import Opened, TraceOpener, file_names
-from ui.panels.trace_view import SharesBars, TraceTimeline, percent, segment_title, segments_of, short_name
+from ui.panels.trace_view import (
+    SharesBars,
+    TraceTimeline,
+    percent,
+    rank_title,
+    segment_title,
+    segments_of,
+    short_name,
+)
 from ui.services import Services
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.eliding_combo import ElidingComboBox
@@ -188,9 +196,8 @@ class TracePanel(Panel):
         self.chart.rank_codes = {trace.rank_name(rank): f"R{rank}" for rank in trace.ranks}
         self._fill_combo(self.step_combo, [(self.tr("whole trace"), None)] + [
             (self.tr("step %1").replace("%1", str(n)), n) for n in sorted({s.number for s in trace.steps()})])
-        self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [
-            (trace.rank_name(r) + (f" ({Path(trace.rank_files[r]).name})" if r in trace.rank_files else ""), r)
-            for r in diagnosis.ranks])  # several files: the list says which file each rank came from  # fmt: skip
+        self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [(self._rank_item(r), r)
+                                                                              for r in diagnosis.ranks])  # fmt: skip
         if len(diagnosis.ranks) > MAX_RANKS_TOGETHER:  # a cluster's every stream at once is no picture
             self.rank_combo.blockSignals(True)
             self.rank_combo.setCurrentIndex(1)
@@ -257,7 +264,14 @@ class TracePanel(Panel):
         self.badge.set_kind(kind)
 
     def _rank_name(self, rank: int) -> str:
-        return str((self.summary.get("rank_names") or {}).get(str(rank), self.tr("rank %1").replace("%1", str(rank))))
+        return rank_title(str((self.summary.get("rank_names") or {}).get(str(rank), f"rank {rank}")))
+
+    def _rank_item(self, rank: int) -> str:
+        """A rank in the rank list: its name, and its file when several files were read as one."""
+        assert self.diagnosis is not None
+        trace = self.diagnosis.trace
+        return rank_title(trace.rank_name(rank)) + (f" ({Path(trace.rank_files[rank]).name})"
+                                                    if rank in trace.rank_files else "")  # fmt: skip
 
     # ------------------------------------------------------------ the timeline
 
@@ -303,6 +317,8 @@ class TracePanel(Panel):
         rows += [(self._rank_name(int(r)), figures) for r, figures in self.summary.get("ranks", {}).items()]
         chosen = self.rank_combo.currentData()
         self.shares.set_rows(rows if self.summary else [], self._rank_name(chosen) if chosen is not None else "")
+        for card in self.findings.cards:  # a rank's name, in the new language too
+            card.where = short_name(self._rank_name(int(card.finding.get("rank", 0))))
         self.findings.retranslate()
         self._show_window_text()
 
@@ -337,7 +353,7 @@ class TracePanel(Panel):
         """Which file each rank came from ("rank 0: a.json, rank 1: b.json"), the first few."""
         assert self.diagnosis is not None
         trace = self.diagnosis.trace
-        pairs = [f"{short_name(trace.rank_name(r))}: {Path(trace.rank_files[r]).name}" for r in self.diagnosis.ranks
+        pairs = [f"{short_name(self._rank_name(r))}: {Path(trace.rank_files[r]).name}" for r in self.diagnosis.ranks
                  if r in trace.rank_files]  # fmt: skip
         shown = pairs[:MAX_RANKS_TOGETHER] + (["…"] if len(pairs) > MAX_RANKS_TOGETHER else [])
         return i18n.localized(", ", "，").join(shown)
@@ -377,6 +393,8 @@ class TracePanel(Panel):
                 combo.setItemText(0, self.tr("whole trace") if combo is self.step_combo else self.tr("all ranks"))
         for index in range(1, self.step_combo.count()):
             self.step_combo.setItemText(index, self.tr("step %1").replace("%1", str(self.step_combo.itemData(index))))
+        for index in range(1, self.rank_combo.count() if self.diagnosis is not None else 0):
+            self.rank_combo.setItemText(index, self._rank_item(self.rank_combo.itemData(index)))
         self._show_texts()
         self.opener.retranslate()
 

@@ -91,6 +91,7 @@ class TraceOpener(QObject):
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # until the first report: that it works, no fraction yet
         self.busy.setMaximumHeight(owner.fontMetrics().height())
+        self.busy.setTextVisible(False)  # the status line under it says how far, with the file's name
         self.busy.hide()
         self.status = WrapLabel(max_lines=2)  # reading…, cancelled, or why the files could not be read
         self.status.setObjectName("traceStatus")

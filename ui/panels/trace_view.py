@@ -224,13 +224,18 @@ def lane_title(key: str) -> str:
     if " · " not in key:
         return row_title(key)
     who, lane = key.rsplit(" · ", 1)
-    who = short_name(who)
-    if _rank_number(who) is not None:
-        who = translate("TraceTimeline", "rank %1").replace("%1", who[5:])
+    who = rank_title(short_name(who))
     names = {"steps": translate("TraceTimeline", "profiler steps")}
     if lane.startswith("thread "):
         lane = translate("TraceTimeline", "CPU thread %1").replace("%1", lane[7:])
     return f"{who} · {names.get(lane, row_title(lane))}"
+
+
+def rank_title(name: str) -> str:
+    """A rank's name in the interface language: ``rank 3`` -> "rank 3" / "进程 3"; other names
+    (a GPU, a lab configuration) as they are."""
+    number = _rank_number(name)
+    return translate("TraceTimeline", "rank %1").replace("%1", number) if number is not None else name
 
 
 def _rank_number(who: str) -> str | None:

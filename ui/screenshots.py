@@ -97,7 +97,7 @@ def _open_sample_trace(panel) -> None:
     run (``gpulab run streams --json``, no GPU needed), shown as modelled, never as a profiler's."""
     from gpulab.paths import resource_path
 
-    panel.ask_open_path = lambda: str(resource_path("trace", "sample-streams-modelled.json"))
+    panel.opener.ask_open_paths = lambda: [str(resource_path("trace", "sample-streams-modelled.json"))]
     panel.open_button.click()
 
 

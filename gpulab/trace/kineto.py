@@ -16,7 +16,7 @@ and data-loader ranges as ``user_annotation`` or ``cpu_op``; the rank from ``dis
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import IO, Any
 
 import ijson
@@ -67,6 +67,11 @@ class _Reader:
         self.rank = 0
         self.names: dict[str, str] = {}
         self.pending: list[Event] = []
+
+    def state_rank(self, value: Any) -> None:
+        """``distributedInfo.rank``: the file says which rank it is (else it is rank 0 by guess)."""
+        self.rank = _int(value)
+        self.trace.stated_ranks = True
 
     def name(self, text: Any) -> str:
         text = str(text)
@@ -142,18 +147,29 @@ def _int(value: Any) -> int:
 
 
 def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Trace:
+    """:func:`reading` driven to its end, in one go (a trace held in memory, a script)."""
+    steps = reading(handle, source, first, rank)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def reading(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Generator[None, None, Trace]:
     """A Kineto trace from an open binary stream whose first non-blank byte is ``first``
     (``{`` for the usual object with ``traceEvents``, ``[`` for the bare event array); ``rank``
-    overrides the file's own."""
-    trace = Trace(source, "kineto")
+    overrides the file's own. It pauses (a bare ``yield``) after each chunk of the file, so
+    whoever drives it can report progress or stop between chunks."""
+    trace = Trace(source, "kineto", stated_ranks=False)
     reader = _Reader(trace)
     seen = {"events": 0}
     prefixes: dict[str, Callable[[Any], None]]
     if first == b"[":
         prefixes = {"item": reader.add}
     else:
-        prefixes = {"traceEvents.item": reader.add, "distributedInfo.rank": lambda value: setattr(
-            reader, "rank", _int(value)), "deviceProperties.item.name": lambda value: setattr(
+        prefixes = {"traceEvents.item": reader.add, "distributedInfo.rank": reader.state_rank,
+                    "deviceProperties.item.name": lambda value: setattr(
             trace, "device", trace.device or str(value))}  # fmt: skip
     sinks = {prefix: ijson.sendable_list() for prefix in prefixes}
     coroutines = [ijson.items_coro(sinks[prefix], prefix, use_float=True) for prefix in prefixes]
@@ -167,6 +183,7 @@ def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) 
                         seen["events"] += 1
                     prefixes[prefix](value)
                 del sink[:]
+            yield
         for coroutine in coroutines:
             coroutine.close()
     except ijson.JSONError as exc:
@@ -178,6 +195,7 @@ def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) 
         raise TraceError(msg("trace.error.no-events", source=source))
     if rank is not None:
         reader.rank = rank
+        trace.stated_ranks = True
     reader.finish()
     return trace
 

@@ -38,9 +38,15 @@ def timeline_ops(trace: Trace, rank: int | None = None, window_ns: tuple[int, in
     if not chosen:
         return ()
     origin = origin_ns if origin_ns is not None else (window_ns[0] if window_ns else min(e.start_ns for e in chosen))
-    chosen.sort(key=lambda e: (e.rank, _ENGINE[e.kind] == "host", e.lane, e.start_ns))
+    chosen.sort(key=lambda e: (e.rank, _ENGINE[e.kind] == "host", _natural(e.lane), e.start_ns))
     return tuple(TimelineOp(e.name, lane_of(trace, e), _ENGINE[e.kind], (e.start_ns - origin) / 1e9, e.dur_ns / 1e9,
                             e.bytes, kind_of(e)) for e in chosen)  # fmt: skip
+
+
+def _natural(lane: str) -> tuple[str, int]:
+    """``stream 7`` before ``stream 13`` (a plain sort put 13 first)."""
+    word, _, number = lane.rpartition(" ")
+    return (word, int(number)) if number.isdigit() else (lane, -1)
 
 
 def step_window(trace: Trace, number: int, rank: int | None = None) -> tuple[int, int] | None:

@@ -112,7 +112,10 @@ class Trace:
     ``gpulab``), a name per rank for the reader (``rank 0``, ``GPU 1 (NVIDIA H100)``, a lab
     configuration) and the device the trace names, if any. ``provenance`` is what its times are:
     ``measured`` by a profiler, or, for a lab's own timeline, the lab result's kind (a modelled
-    run stays ``modelled``: the doctor never calls a model's numbers measured)."""
+    run stays ``modelled``: the doctor never calls a model's numbers measured). ``stated_ranks``
+    is False when the file did not say its rank (a Kineto file without ``distributedInfo``: its
+    rank 0 is a guess that several files of one run may correct). ``rank_files`` says which file
+    each rank came from when several files were read as one trace (empty for one file)."""
 
     source: str
     format: str
@@ -120,6 +123,13 @@ class Trace:
     rank_names: dict[int, str] = field(default_factory=dict)
     device: str = ""
     provenance: str = "measured"
+    stated_ranks: bool = True
+    rank_files: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def files(self) -> list[str]:
+        """The files read, in the order given."""
+        return list(dict.fromkeys(self.rank_files.values())) or [self.source]
 
     @property
     def ranks(self) -> list[int]:

@@ -16,7 +16,7 @@ read through a cursor, one at a time.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 from gpulab.catalogue import msg
@@ -40,14 +40,20 @@ CUPTI_MEMORY_KINDS = {1: "pageable", 2: "pinned"}
 GPU_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
 
 
-def read(path: str, source: str) -> Trace:
-    """The trace in an exported Nsight Systems database (read-only)."""
+ROWS_PER_PAUSE = 1 << 15  # rows read between two pauses of :func:`reading` (a cancel waits no longer)
+STAGES = 5  # kernels, copies, memsets, runtime calls, NVTX ranges: the fraction :func:`reading` reports
+
+
+def reading(path: str, source: str) -> Generator[float, None, Trace]:
+    """The trace in an exported Nsight Systems database (read-only), pausing every
+    :data:`ROWS_PER_PAUSE` rows with the fraction of the tables read so far, so whoever drives it
+    can report progress or stop (the database is closed then)."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise TraceError(msg("trace.error.sqlite", source=source, detail=str(exc))) from None
     try:
-        return _read(db, source)
+        return (yield from _read(db, source))
     except sqlite3.Error as exc:
         raise TraceError(msg("trace.error.sqlite", source=source, detail=str(exc))) from None
     finally:
@@ -59,7 +65,16 @@ def _tables(db: sqlite3.Connection) -> dict[str, set[str]]:
     return {name: {row[1] for row in db.execute(f'PRAGMA table_info("{name}")')} for name in names}
 
 
-def _read(db: sqlite3.Connection, source: str) -> Trace:
+def _collect(events: list[Event], found: Iterator[Event], stage: int) -> Generator[float, None, None]:
+    """Append ``found`` to ``events``, pausing every ROWS_PER_PAUSE with the fraction of stage ``stage``."""
+    for count, event in enumerate(found, 1):
+        events.append(event)
+        if count % ROWS_PER_PAUSE == 0:
+            yield stage / STAGES
+    yield (stage + 1) / STAGES
+
+
+def _read(db: sqlite3.Connection, source: str) -> Generator[float, None, Trace]:
     tables = _tables(db)
     if not any(table in tables for table in GPU_TABLES):
         raise TraceError(msg("trace.error.not-nsys", source=source))
@@ -72,16 +87,13 @@ def _read(db: sqlite3.Connection, source: str) -> Trace:
     memory_kinds = _labels(db, tables, "ENUM_CUDA_MEM_KIND", CUPTI_MEMORY_KINDS, _memory_label)
     devices = _devices(db, tables)
     events = trace.events
-    for event in _kernels(db, tables, strings):
-        events.append(event)
-    for event in _copies(db, tables, copy_kinds, memory_kinds):
-        events.append(event)
-    for event in _memsets(db, tables):
-        events.append(event)
+    yield from _collect(events, _kernels(db, tables, strings), 0)
+    yield from _collect(events, _copies(db, tables, copy_kinds, memory_kinds), 1)
+    yield from _collect(events, _memsets(db, tables), 2)
     gpu_ranks = sorted({e.rank for e in events})
     host_rank = gpu_ranks[0] if gpu_ranks else 0  # host calls carry no device: a single-GPU export's host
-    events.extend(_runtime(db, tables, strings, host_rank))
-    events.extend(_ranges(db, tables, strings, host_rank))
+    yield from _collect(events, _runtime(db, tables, strings, host_rank), 3)
+    yield from _collect(events, _ranges(db, tables, strings, host_rank), 4)
     for rank in gpu_ranks:
         trace.rank_names[rank] = f"GPU {rank}" + (f" ({devices[rank]})" if rank in devices else "")
     trace.device = ", ".join(sorted(set(devices.values())))

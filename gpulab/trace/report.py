@@ -5,6 +5,7 @@ writes and the GUI opens as replayed. Scripts read ``params.summary``:
 
     {"overall": {compute_share, communication_share, memory_share, idle_share, ...},
      "ranks": {"0": {... the same per rank ...}},
+     "rank_names": {"0": "rank 0"}, "rank_files": {"0": "rank0.json"}  (several files read as one),
      "findings": [{"key", "rank", "step", "lab", "evidence", "events", "message", "advice"}],
      "steps": {"0": [{"step": N, "compute_share": ..., ...}]}}
 
@@ -34,6 +35,8 @@ def summary(diagnosis: Diagnosis) -> dict[str, Any]:
         "overall": diagnosis.overall.figures(),
         "ranks": {str(rank): part.figures() for rank, part in diagnosis.ranks.items()},
         "rank_names": {str(rank): diagnosis.trace.rank_name(rank) for rank in diagnosis.ranks},
+        "rank_files": {str(rank): diagnosis.trace.rank_files[rank] for rank in diagnosis.ranks
+                       if rank in diagnosis.trace.rank_files},  # several files read as one: which file is which
         "findings": [found.to_json() for found in diagnosis.findings],
         "steps": {str(rank): [{"step": s.number, "start_ns": s.start_ns, "end_ns": s.end_ns,
                                **{k: round(v, 6) for k, v in part.shares().items()}} for s, part in parts]
@@ -44,18 +47,19 @@ def summary(diagnosis: Diagnosis) -> dict[str, Any]:
 def to_result(diagnosis: Diagnosis) -> Result:
     trace = diagnosis.trace
     try:
-        size = os.path.getsize(trace.source)
+        size: int | None = sum(os.path.getsize(file) for file in trace.files)
     except OSError:
         size = None
+    names = ", ".join(os.path.basename(file) for file in trace.files)
     provenance = Provenance(trace.provenance, trace.device or trace.format,
-                            {"source": "trace", "file": os.path.basename(trace.source), "format": trace.format,
-                             "bytes": size})  # fmt: skip
+                            {"source": "trace", "file": names, "format": trace.format, "bytes": size})  # fmt: skip
     points = tuple(Point(x=rank, y=round(100 * (1 - part.shares()["idle_share"]), 4),
                          extra={**part.figures(), "rank_name": trace.rank_name(rank)})
                    for rank, part in diagnosis.ranks.items())  # fmt: skip
     series = Series("GPU busy", provenance, "rank", "", "GPU busy", "%", points, role="gpu", key="gpu-busy",
                     label=msg("trace.series.busy"))  # fmt: skip
-    params = {"file": trace.source, "format": trace.format, "step": diagnosis.step, "summary": summary(diagnosis)}
+    params = {"file": trace.source, "files": trace.files, "format": trace.format, "step": diagnosis.step,
+              "summary": summary(diagnosis)}
     return Result(EXPERIMENT, params, (series,), notes=tuple(f.message for f in diagnosis.findings))
 
 
@@ -103,7 +107,8 @@ def text(diagnosis: Diagnosis, lang: str = "en") -> str:
     out.append(_shares_line(render(msg("trace.text.overall"), lang), diagnosis.overall, lang))
     out.append("  " + _idle_line(diagnosis.overall, lang))
     for rank, part in diagnosis.ranks.items():
-        out.append(_shares_line(trace.rank_name(rank), part, lang))
+        where = f" ({os.path.basename(trace.rank_files[rank])})" if rank in trace.rank_files else ""
+        out.append(_shares_line(trace.rank_name(rank) + where, part, lang))
         if part.has_host_calls:
             out.append("  " + _idle_line(part, lang))
         extra = _overlap_line(part, lang)

@@ -2744,11 +2744,7 @@
     </message>
 </context>
 <context>
-    <name>TracePanel</name>
-    <message>
-        <source>No findings: nothing here crosses a threshold.</source>
-        <translation>没有发现：这里没有任何一项超过阈值。</translation>
-    </message>
+    <name>TraceOpener</name>
     <message>
         <source>Reading a trace</source>
         <translation>读取追踪文件</translation>
@@ -2758,16 +2754,55 @@
         <translation>正在读取 %1…</translation>
     </message>
     <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Reading cancelled: the trace shown before stays.</source>
+        <translation>已取消读取：仍显示之前的追踪。</translation>
+    </message>
+    <message>
+        <source>Reading cancelled.</source>
+        <translation>已取消读取。</translation>
+    </message>
+    <message>
         <source>Could not open the trace: %1</source>
         <translation>无法打开追踪文件：%1</translation>
     </message>
     <message>
-        <source>Open a profiler trace</source>
-        <translation>打开性能追踪文件</translation>
+        <source>Open a profiler trace (several files: one per rank)</source>
+        <translation>打开性能分析追踪文件（可多选：每个进程一个文件）</translation>
     </message>
     <message>
         <source>Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)</source>
         <translation>追踪文件 (*.json *.json.gz *.gz *.sqlite);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open trace…</source>
+        <translation>打开追踪文件…</translation>
+    </message>
+    <message>
+        <source>A PyTorch Profiler / Kineto trace (or one file per rank of a distributed run), an Nsight Systems SQLite export, a saved lab result or a saved gpulab trace --json diagnosis</source>
+        <translation>PyTorch Profiler / Kineto 追踪文件（分布式运行可每个进程选一个文件）、Nsight Systems SQLite 导出文件、保存的实验结果，或用 gpulab trace --json 保存的诊断</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop reading: the trace shown before stays</source>
+        <translation>停止读取：仍显示之前的追踪</translation>
+    </message>
+    <message>
+        <source>%1 … %2 (%3 files)</source>
+        <translation>%1 … %2（共 %3 个文件）</translation>
+    </message>
+</context>
+<context>
+    <name>TracePanel</name>
+    <message>
+        <source>No findings: nothing here crosses a threshold.</source>
+        <translation>没有发现：这里没有任何一项超过阈值。</translation>
     </message>
     <message>
         <source>whole trace</source>
@@ -2782,10 +2817,6 @@
         <translation>所有进程</translation>
     </message>
     <message>
-        <source>rank %1</source>
-        <translation>进程 %1</translation>
-    </message>
-    <message>
         <source>Open a PyTorch Profiler trace (.json, .json.gz), an Nsight Systems SQLite export or a saved lab result: this page shows where each GPU&apos;s time went, why it sat idle, and which lab teaches the fix.</source>
         <translation>打开 PyTorch Profiler 追踪文件（.json、.json.gz）、Nsight Systems 导出的 SQLite 文件或已保存的实验结果：本页告诉你每块 GPU 的时间花在了哪里、为什么空闲，以及哪个实验讲解了解决办法。</translation>
     </message>
@@ -2796,6 +2827,10 @@
     <message>
         <source>Modelled: %1 is a modelled run of a gpulab lab (its times computed from a spec sheet, not measured); its %3 configurations are shown as ranks.</source>
         <translation>模型估算：%1 是 gpulab 某个实验的模型估算运行（时间由规格表算出，并非实测）；它的 %3 种配置各作为一个进程显示。</translation>
+    </message>
+    <message>
+        <source>Measured by the profiler that wrote these %6 files (%2), read as one run of %3 ranks: %5; %4 profiler steps.</source>
+        <translation>由写出这 %6 个文件（%2）的性能分析器实测，合为一次 %3 个进程的运行读取：%5；%4 个性能分析步。</translation>
     </message>
     <message>
         <source>Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.</source>
@@ -2828,14 +2863,6 @@
     <message>
         <source>Trace doctor: where did the GPU&apos;s time go?</source>
         <translation>性能追踪诊断：GPU 的时间花在了哪里？</translation>
-    </message>
-    <message>
-        <source>Open trace…</source>
-        <translation>打开追踪文件…</translation>
-    </message>
-    <message>
-        <source>A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a saved lab result or a saved gpulab trace --json diagnosis</source>
-        <translation>PyTorch Profiler / Kineto 追踪文件、Nsight Systems 导出的 SQLite 文件、已保存的实验结果，或用 gpulab trace --json 保存的诊断</translation>
     </message>
     <message>
         <source>Step:</source>
@@ -2916,8 +2943,40 @@
         <translation>CPU 线程 %1</translation>
     </message>
     <message>
+        <source>steps</source>
+        <translation>步</translation>
+    </message>
+    <message>
         <source>lane</source>
         <translation>通道</translation>
+    </message>
+    <message>
+        <source>… (the rank list names them all)</source>
+        <translation>…（进程列表里有全部名称）</translation>
+    </message>
+    <message>
+        <source>R = rank</source>
+        <translation>R = 进程</translation>
+    </message>
+    <message>
+        <source>S = stream</source>
+        <translation>S = 流</translation>
+    </message>
+    <message>
+        <source>D = default stream</source>
+        <translation>D = 默认流</translation>
+    </message>
+    <message>
+        <source>T = CPU thread</source>
+        <translation>T = CPU 线程</translation>
+    </message>
+    <message>
+        <source>Lanes: %1</source>
+        <translation>通道：%1</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
     </message>
 </context>
 <context>

@@ -190,7 +190,8 @@ def walk_trace(qtbot, window, panel) -> None:
     """Open trace… with the sample (a modelled run of the streams lab): read on the job queue."""
     from gpulab.paths import resource_path
 
-    panel.ask_open_path = lambda: str(resource_path("trace", "sample-streams-modelled.json"))  # the file dialog
+    # the file dialog, answered
+    panel.opener.ask_open_paths = lambda: [str(resource_path("trace", "sample-streams-modelled.json"))]
     click(qtbot, panel.open_button)
     wait_idle(qtbot, window)
     assert panel.diagnosis is not None and panel.chart.bar_rects() and panel.findings.cards

@@ -2,43 +2,41 @@
 
 Open trace… reads a PyTorch Profiler / Kineto trace (.json, .json.gz), an Nsight Systems SQLite
 export or a saved lab result with timelines on the job queue (a large trace takes seconds, never
-on this thread) and diagnoses it there; a file it cannot read is said in one line and the trace
-shown before stays. The page shows the timeline of the chosen rank and profiler step (zoomable:
-only the window on screen is fetched from the trace, its longest operations when there are too
-many to draw), the shares of each rank as stacked bars, and the findings in words with their
-evidence and a button to the lab that teaches each. A saved ``gpulab trace --json`` diagnosis
-opens here as replayed (File → Open result… sends it here too); Export… writes the diagnosis
-as the same result, or the timeline as a picture.
+on this thread) and diagnoses it there; several files (one per rank of a distributed run) are read
+as one run, a rank each. A file it cannot read is said in one line, Cancel stops a reading, and
+either way the trace shown before stays (:mod:`ui.panels.trace_open`). The page shows the
+timeline of the chosen rank and profiler step (zoomable: only the window on screen is fetched from
+the trace, its longest operations when there are too many to draw; lanes by their short names
+with a key when their whole names would be cut), the shares of each rank as stacked bars, and the
+findings in words with their evidence and a button to the lab that teaches each. A saved
+``gpulab trace --json`` diagnosis opens here as replayed (File → Open result… sends it here too);
+Export… writes the diagnosis as the same result, or the timeline as a picture.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from gpulab.catalogue import Message
 from ui import i18n
 from ui.jobs import Job
 from ui.panels.base import Panel
 from ui.panels.trace_findings import FindingsList
-from ui.panels.trace_view import SharesBars, TraceTimeline, percent, segment_title, segments_of, short_name
+from ui.panels.trace_open import Opened, TraceOpener, file_names
+from ui.panels.trace_view import (
+    SharesBars,
+    TraceTimeline,
+    percent,
+    rank_title,
+    segment_title,
+    segments_of,
+    short_name,
+)
 from ui.services import Services
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.eliding_combo import ElidingComboBox
@@ -56,37 +54,9 @@ SPLIT = 0.58  # of the width, for the timeline  # operations drawn at once; more
 FORMAT_NAMES = {"kineto": "PyTorch Profiler / Kineto JSON", "nsys": "Nsight Systems SQLite", "gpulab": "gpulab"}
 
 
-@dataclass
-class Opened:
-    """What the worker made of a file: a diagnosis, a saved diagnosis (result), or why neither."""
-
-    path: str
-    diagnosis: Diagnosis | None = None
-    result: Result | None = None
-    error: Message | None = None
-
-
-def read_file(path: str) -> Opened:
-    """On the worker: the file's trace diagnosed, or a `gpulab trace --json` result, or the error."""
-    from gpulab.results import ResultFormatError, replay
-    from gpulab.trace import TraceError, diagnose, read_trace
-
-    try:
-        return Opened(path, diagnosis=diagnose(read_trace(path)))
-    except TraceError as exc:
-        if exc.message.key == "trace.error.no-timeline":  # a saved result without timelines: a diagnosis?
-            try:
-                result = replay(path)
-            except ResultFormatError:
-                result = None
-            if result is not None and result.experiment == "trace":
-                return Opened(path, result=result)
-        return Opened(path, error=exc.message)
-
-
-def _reading(path: str, _ctx: Any) -> Generator[Any, None, Opened]:
-    yield from ()
-    return read_file(path)
+def _format_name(fmt: str) -> str:
+    """A trace format's name; several files of different formats: each ("kineto+nsys")."""
+    return " + ".join(FORMAT_NAMES.get(part, part) for part in fmt.split("+"))
 
 
 class TracePanel(Panel):
@@ -100,9 +70,6 @@ class TracePanel(Panel):
         self.last_result: Result | None = None
         self.path = ""  # the file shown
         self.replayed = False
-        self.job: Job | None = None
-        self.ask_open_path: Callable[[], str] = self._open_dialog
-        self._error: Callable[[], str] = lambda: ""
         self._events: dict[int | None, list[Event]] = {}  # the chosen rank's events, by rank
         self._window_ns = (0, 0)  # the selection (a step, or the whole trace) on the trace's clock
         self._drawn = (0, 0)  # operations drawn, operations in view
@@ -115,8 +82,11 @@ class TracePanel(Panel):
         self.heading.setObjectName("panelHeading")
         self.heading.setWordWrap(True)
         self.badge = ProvenanceBadge()
-        self.open_button = QPushButton()
-        self.open_button.clicked.connect(lambda: self.open_trace())
+        self.opener = TraceOpener(self.services, self)
+        self.opener.has_trace = lambda: bool(self.summary)
+        self.opener.opened.connect(self._opened)
+        self.open_button, self.cancel_button = self.opener.open_button, self.opener.cancel_button
+        self.busy, self.status = self.opener.busy, self.opener.status
         self.step_label, self.step_combo = QLabel(), QComboBox()
         self.rank_label, self.rank_combo = QLabel(), ElidingComboBox()
         # a lab's configuration names a GPU: the box shows it elided, the open list whole
@@ -127,12 +97,6 @@ class TracePanel(Panel):
         self.export_button = ExportButton()
         self.export_button.setEnabled(False)
         self.export_button.export_requested.connect(self.export)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)  # reading: no fraction to show, only that it works
-        self.busy.setMaximumHeight(self.fontMetrics().height())
-        self.busy.hide()
-        self.status = WrapLabel(max_lines=2)  # reading…, or why the file could not be read
-        self.status.setObjectName("traceStatus")
         self.about = WrapLabel(min_lines=1, max_lines=3)  # the file, its format, its ranks, its provenance
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.window_label = WrapLabel(max_lines=2)
@@ -150,7 +114,8 @@ class TracePanel(Panel):
         top.addWidget(self.heading, 1)
         top.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         controls = QHBoxLayout()
-        for widget in (self.open_button, self.step_label, self.step_combo, self.rank_label, self.rank_combo):
+        for widget in (self.open_button, self.cancel_button, self.step_label, self.step_combo, self.rank_label,
+                       self.rank_combo):  # fmt: skip
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.export_button)
@@ -205,53 +170,20 @@ class TracePanel(Panel):
 
     # ------------------------------------------------------------ opening
 
-    def open_trace(self, path: str | None = None) -> Job | None:
-        """Read ``path`` (or the file the dialog names) on the job queue; the page shows it when read."""
-        if self.job is not None:
-            return None
-        path = path or self.ask_open_path()
-        if not path:
-            return None
-        job = self.services.runner.submit(self.tr("Reading a trace"), "cpu", lambda ctx: _reading(path, ctx), Opened)
-        self.job = job
-        self._error = lambda: self.tr("Reading %1…").replace("%1", Path(path).name)
-        job.finished.connect(self._opened)
-        job.failed.connect(lambda _exc: self._ended())
-        job.cancelled.connect(self._ended)
-        self._show_state()
-        return job
+    @property
+    def job(self) -> Job | None:
+        return self.opener.job
 
-    def _ended(self) -> None:
-        self.job = None
-        self._error = lambda: ""
-        self._show_state()
+    def open_trace(self, paths: list[str] | str | None = None) -> Job | None:
+        """Read ``paths`` (or the files the dialog names: one per rank of a run) on the job queue;
+        the page shows them when all are read and diagnosed."""
+        return self.opener.open(paths)
 
     def _opened(self, opened: Opened) -> None:
-        self.job = None
-        if opened.error is not None:
-            problem = opened.error  # kept: the line is written again in the next language
-            self._error = lambda: self.tr("Could not open the trace: %1").replace("%1", i18n.engine_message(problem))
-            self.services.notifier.error(self._error())
-        elif opened.result is not None:
-            self._error = lambda: ""
-            self.show_result(opened.result, opened.path)
+        if opened.result is not None:
+            self.show_result(opened.result, opened.paths[0])
         elif opened.diagnosis is not None:
-            self._error = lambda: ""
-            self.show_diagnosis(opened.diagnosis, opened.path)
-        self._show_state()
-
-    def _open_dialog(self) -> str:
-        path, _filter = QFileDialog.getOpenFileName(
-            self, self.tr("Open a profiler trace"), "",
-            self.tr("Traces (*.json *.json.gz *.gz *.sqlite);;All files (*)"))  # fmt: skip
-        return path
-
-    def _show_state(self) -> None:
-        reading = self.job is not None
-        self.busy.setVisible(reading)
-        self.open_button.setEnabled(not reading)
-        self.status.setText(self._error())
-        self.status.setVisible(bool(self.status.text()))
+            self.show_diagnosis(opened.diagnosis, ", ".join(opened.paths))
 
     # ------------------------------------------------------------ what is shown
 
@@ -261,10 +193,11 @@ class TracePanel(Panel):
         self.path, self.replayed = path or diagnosis.trace.source, False
         self._events = {}
         trace = diagnosis.trace
+        self.chart.rank_codes = {trace.rank_name(rank): f"R{rank}" for rank in trace.ranks}
         self._fill_combo(self.step_combo, [(self.tr("whole trace"), None)] + [
             (self.tr("step %1").replace("%1", str(n)), n) for n in sorted({s.number for s in trace.steps()})])
-        self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [
-            (trace.rank_name(r), r) for r in diagnosis.ranks])  # fmt: skip
+        self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [(self._rank_item(r), r)
+                                                                              for r in diagnosis.ranks])  # fmt: skip
         if len(diagnosis.ranks) > MAX_RANKS_TOGETHER:  # a cluster's every stream at once is no picture
             self.rank_combo.blockSignals(True)
             self.rank_combo.setCurrentIndex(1)
@@ -331,7 +264,14 @@ class TracePanel(Panel):
         self.badge.set_kind(kind)
 
     def _rank_name(self, rank: int) -> str:
-        return str((self.summary.get("rank_names") or {}).get(str(rank), self.tr("rank %1").replace("%1", str(rank))))
+        return rank_title(str((self.summary.get("rank_names") or {}).get(str(rank), f"rank {rank}")))
+
+    def _rank_item(self, rank: int) -> str:
+        """A rank in the rank list: its name, and its file when several files were read as one."""
+        assert self.diagnosis is not None
+        trace = self.diagnosis.trace
+        return rank_title(trace.rank_name(rank)) + (f" ({Path(trace.rank_files[rank]).name})"
+                                                    if rank in trace.rank_files else "")  # fmt: skip
 
     # ------------------------------------------------------------ the timeline
 
@@ -377,6 +317,8 @@ class TracePanel(Panel):
         rows += [(self._rank_name(int(r)), figures) for r, figures in self.summary.get("ranks", {}).items()]
         chosen = self.rank_combo.currentData()
         self.shares.set_rows(rows if self.summary else [], self._rank_name(chosen) if chosen is not None else "")
+        for card in self.findings.cards:  # a rank's name, in the new language too
+            card.where = short_name(self._rank_name(int(card.finding.get("rank", 0))))
         self.findings.retranslate()
         self._show_window_text()
 
@@ -385,23 +327,36 @@ class TracePanel(Panel):
             return self.tr("Open a PyTorch Profiler trace (.json, .json.gz), an Nsight Systems SQLite export or a "
                            "saved lab result: this page shows where each GPU's time went, why it sat idle, and "
                            "which lab teaches the fix.")  # fmt: skip
-        name = Path(self.path).name
         if self.replayed:
             params = self.last_result.params if self.last_result is not None else {}
+            files = params.get("files") or [params.get("file", "?")]
             return (self.tr("Replayed from %1: the diagnosis of %2 (%3) saved with gpulab trace --json, shown as "
                             "saved. It holds no events: open the trace itself to see its timeline.")
-                    .replace("%1", name).replace("%2", Path(str(params.get("file", "?"))).name)
-                    .replace("%3", FORMAT_NAMES.get(str(params.get("format", "")), "?")))  # fmt: skip
+                    .replace("%1", Path(self.path).name).replace("%2", file_names([str(f) for f in files]))
+                    .replace("%3", _format_name(str(params.get("format", "?")))))  # fmt: skip
         assert self.diagnosis is not None
         trace = self.diagnosis.trace
         ranks, steps = str(len(self.diagnosis.ranks)), str(len({s.number for s in trace.steps()}))
         if trace.provenance == "modelled":
             text = self.tr("Modelled: %1 is a modelled run of a gpulab lab (its times computed from a spec sheet, "
                            "not measured); its %3 configurations are shown as ranks.")  # fmt: skip
+        elif len(trace.files) > 1:  # the files are named once, each with its rank
+            text = self.tr("Measured by the profiler that wrote these %6 files (%2), read as one run of %3 ranks: "
+                           "%5; %4 profiler steps.")  # fmt: skip
         else:
             text = self.tr("Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.")
-        return (text.replace("%1", name).replace("%2", FORMAT_NAMES.get(trace.format, trace.format))
-                .replace("%3", ranks).replace("%4", steps))  # fmt: skip
+        return (text.replace("%1", file_names(trace.files)).replace("%2", _format_name(trace.format))
+                .replace("%3", ranks).replace("%4", steps).replace("%5", self._rank_files_text())
+                .replace("%6", str(len(trace.files))))  # fmt: skip
+
+    def _rank_files_text(self) -> str:
+        """Which file each rank came from ("rank 0: a.json, rank 1: b.json"), the first few."""
+        assert self.diagnosis is not None
+        trace = self.diagnosis.trace
+        pairs = [f"{short_name(self._rank_name(r))}: {Path(trace.rank_files[r]).name}" for r in self.diagnosis.ranks
+                 if r in trace.rank_files]  # fmt: skip
+        shown = pairs[:MAX_RANKS_TOGETHER] + (["…"] if len(pairs) > MAX_RANKS_TOGETHER else [])
+        return i18n.localized(", ", "，").join(shown)
 
     def _show_window_text(self) -> None:
         if self.diagnosis is None:
@@ -431,9 +386,6 @@ class TracePanel(Panel):
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("Trace doctor: where did the GPU's time go?"))
-        self.open_button.setText(self.tr("Open trace…"))
-        self.open_button.setToolTip(self.tr("A PyTorch Profiler / Kineto trace, an Nsight Systems SQLite export, a "
-                                            "saved lab result or a saved gpulab trace --json diagnosis"))  # fmt: skip
         self.step_label.setText(self.tr("Step:"))
         self.rank_label.setText(self.tr("Rank:"))
         for combo in (self.step_combo, self.rank_combo):
@@ -441,8 +393,10 @@ class TracePanel(Panel):
                 combo.setItemText(0, self.tr("whole trace") if combo is self.step_combo else self.tr("all ranks"))
         for index in range(1, self.step_combo.count()):
             self.step_combo.setItemText(index, self.tr("step %1").replace("%1", str(self.step_combo.itemData(index))))
+        for index in range(1, self.rank_combo.count() if self.diagnosis is not None else 0):
+            self.rank_combo.setItemText(index, self._rank_item(self.rank_combo.itemData(index)))
         self._show_texts()
-        self._show_state()
+        self.opener.retranslate()
 
     # ------------------------------------------------------------ export
 
@@ -461,5 +415,4 @@ class TracePanel(Panel):
                            self.tr("Open a trace first: there is nothing to export."))  # fmt: skip
 
     def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        self.opener.shutdown()

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpulab.catalogue import from_json, msg
@@ -21,6 +22,8 @@ from ui.widgets.timeline import time_text
 translate = QCoreApplication.translate
 MAX_SHOWN = 30  # a 64-rank trace may have hundreds; the export keeps them all
 EVENTS_SHOWN = 3
+LONGEST_NAME = 90  # characters of an event's name shown (a templated PyTorch kernel's runs to hundreds)
+BREAK_AFTER = ("_", "::", ",", "<", ">", "(", "/", "·")  # where a long name may wrap: it has no spaces
 
 
 def _escape(text: str) -> str:
@@ -58,10 +61,26 @@ def evidence_text(evidence: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def breakable(text: str) -> str:
+    """``text`` with a zero-width space after each of BREAK_AFTER, so a long name with no spaces
+    (``ncclDevKernel_AllReduce_Sum_f32_RING_LL``) wraps in a narrow column instead of widening it."""
+    for mark in BREAK_AFTER:
+        text = text.replace(mark, mark + "\u200b")
+    return text
+
+
+def short_event_name(name: str) -> str:
+    """A name of at most LONGEST_NAME characters, cut in the middle (its start and end tell kernels apart)."""
+    if len(name) <= LONGEST_NAME:
+        return name
+    half = (LONGEST_NAME - 1) // 2
+    return name[:half] + "…" + name[-half:]
+
+
 def events_text(events: Sequence[Mapping[str, Any]]) -> str:
     """The longest events that show a finding: ``name (lane, 12.3 µs)``."""
-    shown = [f"{e.get('name', '?')} ({e.get('lane', '?')}, {time_text(float(e.get('dur_ns', 0)) / 1e9)})"
-             for e in list(events)[:EVENTS_SHOWN]]  # fmt: skip
+    shown = [f"{short_event_name(str(e.get('name', '?')))} ({e.get('lane', '?')}, "
+             f"{time_text(float(e.get('dur_ns', 0)) / 1e9)})" for e in list(events)[:EVENTS_SHOWN]]  # fmt: skip
     return "; ".join(shown)
 
 
@@ -89,7 +108,9 @@ class FindingCard(QFrame):
         self.words.setTextFormat(Qt.TextFormat.RichText)
         self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.lab_button = QPushButton()
+        self.lab_button.setMinimumWidth(1)  # its words wrap to the card (_fit_button), never the card to them
         self.lab_button.clicked.connect(lambda: self.lab_requested.emit(self.lab))
+        self.button_text = ""
         column = QVBoxLayout(self)
         column.setContentsMargins(6, 4, 6, 4)
         column.setSpacing(2)
@@ -105,14 +126,32 @@ class FindingCard(QFrame):
         lines = [f"<b>{_escape(self.where)}</b> — {_escape(message)}", _escape(advice)]
         evidence = evidence_text(found.get("evidence") or {})
         if evidence:
-            lines.append("<small>" + _escape(translate("TraceFindings", "Evidence: %1").replace("%1", evidence))
-                         + "</small>")  # fmt: skip
+            lines.append("<small>" + _escape(translate("TraceFindings", "Evidence: %1").replace(
+                "%1", breakable(evidence))) + "</small>")  # fmt: skip
         events = events_text(found.get("events") or ())
         if events:
-            lines.append("<small>" + _escape(translate("TraceFindings", "Longest: %1").replace("%1", events))
-                         + "</small>")  # fmt: skip
+            lines.append("<small>" + _escape(translate("TraceFindings", "Longest: %1").replace(
+                "%1", breakable(events))) + "</small>")  # fmt: skip
         self.words.setText("<br>".join(lines))
-        self.lab_button.setText(translate("TraceFindings", "Open the %1 lab").replace("%1", lab_title(self.lab)))
+        self.button_text = translate("TraceFindings", "Open the %1 lab").replace("%1", lab_title(self.lab))
+        self._fit_button()
+
+    def _fit_button(self) -> None:
+        """The button's words on as many lines as the card's width needs: a lab's long name on a
+        projector was wider than the findings column and pushed every card past its edge."""
+        room = max(40, self.width() - 24)
+        lines, metrics = [""], self.lab_button.fontMetrics()
+        for word in self.button_text.split(" "):
+            wider = f"{lines[-1]} {word}".strip()
+            if lines[-1] and metrics.horizontalAdvance(wider) > room:
+                lines.append(word)
+            else:
+                lines[-1] = wider
+        self.lab_button.setText("\n".join(lines))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_button()
 
 
 class FindingsList(QScrollArea):

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gpulab.timeline import TimelineOp
+from ui.theme import current_theme
 from ui.widgets.hover_chart import HoverChart
-from ui.widgets.timeline import TimelineChart, row_title
+from ui.widgets.timeline import LABEL_SHARE, TimelineChart, row_title
 
 translate = QCoreApplication.translate
 
@@ -223,21 +224,53 @@ def lane_title(key: str) -> str:
     if " · " not in key:
         return row_title(key)
     who, lane = key.rsplit(" · ", 1)
-    who = short_name(who)
-    if who.startswith("rank ") and who[5:].isdigit():
-        who = translate("TraceTimeline", "rank %1").replace("%1", who[5:])
+    who = rank_title(short_name(who))
     names = {"steps": translate("TraceTimeline", "profiler steps")}
     if lane.startswith("thread "):
         lane = translate("TraceTimeline", "CPU thread %1").replace("%1", lane[7:])
     return f"{who} · {names.get(lane, row_title(lane))}"
 
 
+def rank_title(name: str) -> str:
+    """A rank's name in the interface language: ``rank 3`` -> "rank 3" / "进程 3"; other names
+    (a GPU, a lab configuration) as they are."""
+    number = _rank_number(name)
+    return translate("TraceTimeline", "rank %1").replace("%1", number) if number is not None else name
+
+
+def _rank_number(who: str) -> str | None:
+    """``rank 3`` -> ``3``; any other name (a GPU, a lab configuration) -> None."""
+    return who[5:] if who.startswith("rank ") and who[5:].isdigit() else None
+
+
+def lane_code(lane: str) -> str:
+    """A lane's short name, for a chart short of room: ``stream 7`` -> ``S7``, ``thread 4321`` ->
+    ``T4321`` (an id longer than four digits keeps its last three: ``T…321``), ``default`` -> ``D``."""
+    if lane.startswith("stream ") and lane[7:].isdigit():
+        return "S" + lane[7:]
+    if lane.startswith("thread "):
+        tid = lane[7:]
+        return "T" + (tid if len(tid) <= 4 else "…" + tid[-3:])
+    if lane == "steps":
+        return translate("TraceTimeline", "steps")
+    if lane == "default":
+        return "D"
+    return row_title(lane)
+
+
 class TraceTimeline(TimelineChart):
     """The timeline chart, zoomable. ``set_bounds(span_s)`` sets the whole selection (0..span);
-    the wheel, a drag and a double click move the view inside it and emit ``view_changed(a_s, b_s)``."""
+    the wheel, a drag and a double click move the view inside it and emit ``view_changed(a_s, b_s)``.
+
+    When the lanes' names do not fit beside them (several ranks named alike, a projector's large
+    type), each lane is drawn by its short name (``R1 · S7``: rank 1, stream 7) and the key under
+    the time axis (:meth:`lane_key`) says what the short names stand for, so nothing needs the
+    hover; hovering a lane's name shows it whole too. ``rank_codes`` maps a rank's name to its
+    short one (``R1``)."""
 
     view_changed = Signal(float, float)
     ZOOM_STEP = 1.25
+    MAX_NAMED = 6  # ranks named in the line under the chart; the rank list names the rest
     LEAST_SPAN_S = 1e-7  # 100 ns: no finer than a trace's own resolution matters
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -245,9 +278,101 @@ class TraceTimeline(TimelineChart):
         self.row_titles = lane_title
         self.row_elide = Qt.TextElideMode.ElideMiddle
         self.lane_noun = lambda: translate("TraceTimeline", "lane")
+        self.rank_codes: dict[str, str] = {}
+        self._lane_cache: tuple[tuple[object, ...] | None, tuple[bool, list[str]]] = (None, (False, []))
+        self._key_cache: tuple[tuple[object, ...] | None, int] = (None, 0)
         self.bounds_s = 0.0
         self.view_s = (0.0, 0.0)
         self._drag_from: tuple[float, tuple[float, float]] | None = None
+
+    # ------------------------------------------------------------ lane names
+
+    def short_lanes(self) -> bool:
+        """Whether the lanes are drawn by their short names: their whole names would be cut."""
+        return self._lanes()[0]
+
+    def _whos(self) -> list[str]:
+        """The ranks (by name) the lanes belong to, in order."""
+        return self._lanes()[1]
+
+    def _lanes(self) -> tuple[bool, list[str]]:
+        """(short names?, the ranks), worked out once per operations, width and type: every lane's
+        title asks, and the painting asks for every title more than once."""
+        state = (self.ops, self.width(), self.font().key(), self.lane_noun())  # lane_noun: the language
+        cached = self._lane_cache[0]
+        if cached is None or cached[0] is not self.ops or cached[1:] != state[1:]:
+            rows, metrics = self.rows(), self.fontMetrics()
+            widest = max((metrics.horizontalAdvance(lane_title(key)) for key in rows), default=0)
+            whos = list(dict.fromkeys(key.rsplit(" · ", 1)[0] for key in rows if " · " in key))
+            self._lane_cache = (state, (widest + 16.0 > LABEL_SHARE * self.width(), whos))
+        return self._lane_cache[1]
+
+    def short_title(self, key: str) -> str:
+        """``rank 1 · stream 7`` -> ``R1 · S7``; with one rank on the chart just ``S7``."""
+        if " · " not in key:
+            return lane_code(key)
+        who, lane = key.rsplit(" · ", 1)
+        if len(self._whos()) <= 1:
+            return lane_code(lane)
+        return f"{self.rank_codes.get(who, short_name(who))} · {lane_code(lane)}"
+
+    def shown_row_title(self, key: str) -> str:
+        return self.short_title(key) if self.short_lanes() else lane_title(key)
+
+    def lane_key(self) -> str:
+        """What the short lane names stand for ("" when the lanes show their whole names)."""
+        if not self.ops or not self.short_lanes():
+            return ""
+        whos, parts = self._whos(), []
+        if len(whos) > 1:
+            named = [who for who in whos if _rank_number(short_name(who)) is None]
+            parts += [f"{self.rank_codes.get(who, '?')} = {short_name(who)}" for who in named[:self.MAX_NAMED]]
+            if len(named) > self.MAX_NAMED:
+                parts.append(translate("TraceTimeline", "… (the rank list names them all)"))
+            if len(named) < len(whos):
+                parts.append(translate("TraceTimeline", "R = rank"))
+        lanes = {key.rsplit(" · ", 1)[-1] for key in self.rows()}
+        for found, words in ((lambda lane: lane.startswith("stream "), translate("TraceTimeline", "S = stream")),
+                             (lambda lane: lane == "default", translate("TraceTimeline", "D = default stream")),
+                             (lambda lane: lane.startswith("thread "), translate("TraceTimeline", "T = CPU thread"))):
+            if any(found(lane) for lane in lanes):
+                parts.append(words)
+        parts = [part.replace(" = ", "\u00a0=\u00a0") for part in parts]  # a line breaks between two, not inside one
+        return translate("TraceTimeline", "Lanes: %1").replace("%1", translate("TraceTimeline", "; ").join(parts))
+
+    def key_height(self) -> int:
+        """The height of the lane key under the time axis (0 without one), its lines wrapped to the chart's width."""
+        key, width = self.lane_key(), max(1, self.width() - 16)
+        state = (key, width, self.font().key())
+        if self._key_cache[0] != state:
+            lines = self.fontMetrics().boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap), key)
+            self._key_cache = (state, lines.height() + 6 if key else 0)
+        return self._key_cache[1]
+
+    def plot_rect(self) -> QRectF:
+        """The chart's plot, above the lane key when there is one."""
+        area, key = super().plot_rect(), self.key_height()
+        return QRectF(area.left(), area.top(), area.width(), max(1.0, area.height() - key)) if key else area
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        key, height = self.lane_key(), self.key_height()
+        if not key or not self.ops:
+            return
+        painter = QPainter(self)  # the chart's own painter has ended: the key goes on after it
+        painter.setPen(QColor(current_theme().text))
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+        painter.drawText(QRectF(8, self.height() - height, self.width() - 16, height), flags, key)
+        painter.end()
+
+    def text_at(self, pos: QPointF) -> str:
+        """Over a lane's name: the lane's whole name; over a bar: the operation."""
+        area, rows = self.plot_rect(), self.rows()
+        if rows and pos.x() < area.left() and area.top() <= pos.y() < area.bottom():
+            return lane_title(rows[int((pos.y() - area.top()) // (area.height() / len(rows)))])
+        return super().text_at(pos)
+
+    # ------------------------------------------------------------ the view
 
     def set_bounds(self, span_s: float) -> None:
         self.bounds_s = max(span_s, 0.0)

@@ -25,6 +25,7 @@ from ui.widgets.hover_chart import HoverChart
 translate = QCoreApplication.translate
 
 KIND_ORDER = ("h2d", "kernel", "d2h", "comm", "host")
+LABEL_SHARE = 0.4  # of the chart's width, at most, for the row titles (longer ones are cut)
 ENGINE_ORDER = ("h2d", "copy", "compute", "d2h")
 
 
@@ -136,14 +137,19 @@ class TimelineChart(HoverChart):
     def _line(self) -> int:
         return self.fontMetrics().height()
 
+    def shown_row_title(self, key: str) -> str:
+        """A row's title as drawn beside it (a chart short of room may draw a shorter one; the
+        hover text keeps :attr:`row_titles`)."""
+        return self.row_titles(key)
+
     def label_width(self) -> float:
         metrics = self.fontMetrics()
-        return max((metrics.horizontalAdvance(self.row_titles(key)) for key in self.rows()), default=0) + 16.0
+        return max((metrics.horizontalAdvance(self.shown_row_title(key)) for key in self.rows()), default=0) + 16.0
 
     def plot_rect(self) -> QRectF:
         """Where the bars go: right of the row titles, below the legend, above the time axis."""
         line = self._line()
-        left = min(self.label_width(), 0.4 * self.width())
+        left = min(self.label_width(), LABEL_SHARE * self.width())
         top = max((box.bottom() for _kind, box in self.legend_items()), default=0.0) + 8.0
         return QRectF(left, top, max(1.0, self.width() - left - 12.0), max(1.0, self.height() - top - 2.2 * line - 8))
 
@@ -241,7 +247,7 @@ class TimelineChart(HoverChart):
             top = area.top() + index * row_h
             if index % 2:
                 painter.fillRect(QRectF(area.left(), top, area.width(), row_h), QColor(theme.button))
-            title = metrics.elidedText(self.row_titles(key), self.row_elide, int(area.left() - 12))
+            title = metrics.elidedText(self.shown_row_title(key), self.row_elide, int(area.left() - 12))
             painter.setPen(QColor(theme.text))
             painter.drawText(QRectF(4, top, area.left() - 8, row_h),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)  # fmt: skip

@@ -80,6 +80,25 @@ def busy_kernels(trace: Kineto, start: float = 0.0, count: int = 20, dur: float 
     return t
 
 
+def write_large_trace(path: Path, events: int, rank: int = 0) -> Path:
+    """A trace of ``events`` events written piece by piece, nine in ten of them CPU operators (as in
+    a real Kineto file) and one in ten a kernel with its launch."""
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(f'{{"schemaVersion": 1, "distributedInfo": {{"rank": {rank}}}, "traceEvents": [')
+        for i in range(events):
+            t = i * 2.0
+            if i % 10 == 0:
+                item = {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": t,
+                        "dur": 1.5, "args": {"device": 0, "stream": 7, "correlation": i, "grid": [128, 1, 1]}}
+            else:
+                item = {"ph": "X", "cat": "cpu_op", "name": f"aten::linear_{i % 50}", "pid": 1, "tid": 1, "ts": t,
+                        "dur": 1.0, "args": {"External id": i, "Input Dims": [[64, 1024], [1024, 1024]],
+                                             "Input type": ["float", "float"], "Sequence number": i}}
+            out.write(("," if i else "") + json.dumps(item))
+        out.write("]}")
+    return path
+
+
 NSYS_SCHEMA = """
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, busLocation TEXT, totalMemory INTEGER);

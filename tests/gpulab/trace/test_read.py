@@ -4,7 +4,6 @@ and the timeline lanes; every unreadable file a one-line error naming the file a
 from __future__ import annotations
 
 import gzip
-import json
 import sqlite3
 import tracemalloc
 
@@ -14,7 +13,7 @@ from gpulab.results import Point, Provenance, Result, Series
 from gpulab.timeline import TimelineOp, ops_to_json
 from gpulab.trace import TraceError, diagnose, read_trace, read_traces, step_window, timeline_ops
 from gpulab.trace.model import CPU_LAUNCH, KERNEL, MEMCPY, STEP, SYNC
-from tests.gpulab.trace.builders import Kineto, Nsys, busy_kernels
+from tests.gpulab.trace.builders import Kineto, Nsys, busy_kernels, write_large_trace
 
 
 def _stepped() -> Kineto:
@@ -134,27 +133,9 @@ def test_other_unreadable_files_name_what_is_wrong(tmp_path):
             read_trace(path)
 
 
-def _write_large_trace(path, events: int) -> None:
-    """A trace of ``events`` events written piece by piece, nine in ten of them CPU operators (as in
-    a real Kineto file) and one in ten a kernel with its launch."""
-    with open(path, "w", encoding="utf-8") as out:
-        out.write('{"schemaVersion": 1, "distributedInfo": {"rank": 0}, "traceEvents": [')
-        for i in range(events):
-            t = i * 2.0
-            if i % 10 == 0:
-                item = {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": t,
-                        "dur": 1.5, "args": {"device": 0, "stream": 7, "correlation": i, "grid": [128, 1, 1]}}
-            else:
-                item = {"ph": "X", "cat": "cpu_op", "name": f"aten::linear_{i % 50}", "pid": 1, "tid": 1, "ts": t,
-                        "dur": 1.0, "args": {"External id": i, "Input Dims": [[64, 1024], [1024, 1024]],
-                                             "Input type": ["float", "float"], "Sequence number": i}}
-            out.write(("," if i else "") + json.dumps(item))
-        out.write("]}")
-
-
 def test_a_large_trace_is_streamed_with_memory_far_below_its_size(tmp_path):
     path = tmp_path / "large.json"
-    _write_large_trace(path, 40_000)
+    write_large_trace(path, 40_000)
     size = path.stat().st_size
     tracemalloc.start()
     try:

@@ -291,6 +291,9 @@ def test_on_a_1024x768_projector_each_lane_has_its_own_short_name_and_a_key_says
                                               key).height()  # fmt: skip
     assert chart.key_height() >= needed > 2 * line  # room for every line it wraps to
     assert layout_problems(window, panel) == []
+    shares, room = panel.shares, int(panel.shares.label_width() - 8)
+    drawn = [shares.shown_title(title, shares.fontMetrics(), room) for title, _figures in shares.rows[1:]]
+    assert len(set(drawn)) == len(drawn) and not any("…" in name for name in drawn), drawn  # a code, never "4 s…ned"
     row = chart.rows().index(next(k for k in chart.rows() if chart.shown_row_title(k) == "R1 · S2"))
     area = chart.plot_rect()
     qtbot.mouseMove(chart, pos=QPoint(int(area.left() / 2), int(area.top() + (row + 0.5) * area.height() / 14)))

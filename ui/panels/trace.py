@@ -194,6 +194,7 @@ class TracePanel(Panel):
         self._events = {}
         trace = diagnosis.trace
         self.chart.rank_codes = {trace.rank_name(rank): f"R{rank}" for rank in trace.ranks}
+        self.shares.codes = self.chart.rank_codes
         self._fill_combo(self.step_combo, [(self.tr("whole trace"), None)] + [
             (self.tr("step %1").replace("%1", str(n)), n) for n in sorted({s.number for s in trace.steps()})])
         self._fill_combo(self.rank_combo, [(self.tr("all ranks"), None)] + [(self._rank_item(r), r)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
+from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gpulab.timeline import TimelineOp
@@ -97,6 +97,7 @@ class SharesBars(HoverChart):
         self.rows: list[tuple[str, Mapping[str, Any]]] = []
         self.hidden_rows = 0
         self.chosen = ""
+        self.codes: Mapping[str, str] = {}  # a rank's name -> its code on the timeline's lanes (R1)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_rows(self, rows: Sequence[tuple[str, Mapping[str, Any]]], chosen: str = "") -> None:
@@ -202,6 +203,14 @@ class SharesBars(HoverChart):
                              .replace("%1", str(self.hidden_rows)))  # fmt: skip
         painter.end()
 
+    def shown_title(self, title: str, metrics: QFontMetrics, room: int) -> str:
+        """A row's name as drawn in ``room`` px: whole (short form), else its lane code (R2: "4 s…ned"
+        told no configuration from another, and the lanes' key names R2), else cut in the middle."""
+        name = short_name(title)
+        if metrics.horizontalAdvance(name) > room and title in self.codes:
+            name = self.codes[title]
+        return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room)
+
     def _paint_titles(self, painter: QPainter, ink: QColor) -> None:
         top, row_h, left = self._rows_top(self.width()), self.row_height(), self.label_width()
         for index, (title, _figures) in enumerate(self.rows):
@@ -210,7 +219,7 @@ class SharesBars(HoverChart):
             painter.setFont(font)
             # Cut in the middle: ranks named alike ("4 streams, pinned", "4 streams, pageable") differ
             # at the end, which a cut at the right would drop from every one of them.
-            text = painter.fontMetrics().elidedText(short_name(title), Qt.TextElideMode.ElideMiddle, int(left - 8))
+            text = self.shown_title(title, painter.fontMetrics(), int(left - 8))
             painter.setPen(ink)
             painter.drawText(QRectF(2, top + index * row_h, left - 8, row_h),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)  # fmt: skip

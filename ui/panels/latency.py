@@ -82,7 +82,8 @@ class LatencyPanel(LabPanel):
             self.hiding.prepare()  # the kernel is emulated only once the tab is seen
 
     def fit_to_view(self) -> None:
-        """Presenter mode: the latency-hiding tab's lines whole (a room sees no tooltips)."""
+        """Presenter mode: the ladder's and the latency-hiding tab's lines whole (a room sees no tooltips)."""
+        self.ladder.show_whole(self.whole_lines)
         self.hiding.show_whole(self.whole_lines)
 
     def show_tab(self, index: int) -> None:

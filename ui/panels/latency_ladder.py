@@ -87,6 +87,11 @@ class LadderView(QWidget):
         column.addLayout(gpu_heading)
         column.addWidget(self.gpu_line)
 
+    def show_whole(self, whole: bool) -> None:
+        """Every line whole (presenter mode: a room sees no tooltips), or cut at its lines with the rest on hover."""
+        for label, lines in ((self.hint, 2), (self.gpu_title, 2), (self.gpu_line, 6)):
+            label.set_lines(label.min_lines, None if whole else lines)
+
     def retranslate(self) -> None:
         self.cpu_title.setText(self.tr("This CPU, pointer chase"))
         self.gpu_title.setText(self.tr("A GPU, published"))

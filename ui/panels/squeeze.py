@@ -182,7 +182,7 @@ class SqueezePanel(LabPanel):
         lines: list[Message] = [] if self.is_short() else [msg("squeeze.doctor.heading")]
         lines += [change.message() for change in changes]
         self.doctor.setText("\n".join(i18n.engine_message(line) for line in lines))
-        self.doctor.setVisible(True)
+        self.doctor.setVisible(self._doctor_fits())
 
     def _show_notes(self, result: Result) -> None:
         """The notes less the verdict, which has its own box above them."""
@@ -200,12 +200,22 @@ class SqueezePanel(LabPanel):
         self._fit_verdict()
         left = self.page_height() - self.page_height() // 2 - self.key.minimumHeight() - self.verdict.minimumHeight()
         room_px = left - self.notes.minimumHeight() - self.doctor.lines_height(1)  # a line spare: the rest re-wraps
+        self.doctor_room_px = room_px
         lines = 1
         while not short and self.doctor.lines_height(lines + 1) <= room_px:
             lines += 1
-        self.doctor.set_lines(0, lines)
+        self.doctor.set_lines(0, None if self.whole_lines else lines)
         self._axis_label()
         self._show_changes()
+
+    whole_lines = False  # presenter mode (a lesson sets it): the verdict whole, the doctor whole or not at all
+    doctor_room_px = 0  # the height the doctor's lines may take, see fit_to_view
+
+    def _doctor_fits(self) -> bool:
+        """Presenter mode: the doctor's lines whole in the room the verdict leaves them, or not shown
+        (a room sees no tooltips, and half a list of findings would read as the whole of it)."""
+        needed_px = self.doctor.needed_height(self.doctor.contentsRect().width())
+        return not self.whole_lines or needed_px <= self.doctor_room_px + self.doctor.lines_height(1)
 
     def _fit_verdict(self) -> None:
         """The verdict whole where the half page beside the chart has room for it; on a short page a
@@ -216,7 +226,8 @@ class SqueezePanel(LabPanel):
         lines = 2
         while self.verdict.lines_height(lines + 1) <= room_px:
             lines += 1
-        self.verdict.set_lines(2, None if lines > 12 else lines)  # a tall page has room for any verdict
+        whole = lines > 12 or self.whole_lines  # a tall page has room for any verdict; a room sees no tooltips
+        self.verdict.set_lines(2, None if whole else lines)
 
     def _axis_label(self) -> None:
         """The time axis named under the chart, but on a short page the key's "ms per step" says it."""

@@ -11,6 +11,8 @@ Which events mean what (``cat`` and ``args`` as Kineto writes them): ``kernel``,
 ``gpu_memset`` on ``args.stream`` of ``args.device``; ``cuda_runtime``/``cuda_driver`` calls with
 ``args.correlation`` (the kernel's ``args.correlation`` matches its launch); ``ProfilerStep#N``
 and data-loader ranges as ``user_annotation`` or ``cpu_op``; the rank from ``distributedInfo``.
+A trace a gpulab lab wrote says in ``gpulab.provenance`` what its times are (a modelled step's
+are a model's, never called measured); any other file is a profiler's measurement.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from gpulab.trace.model import (
     TraceError,
 )
 
+PROVENANCES = ("measured", "modelled", "emulated")  # what a gpulab-written trace may say its times are
 CHUNK_BYTES = 1 << 16  # each chunk's events are built as dicts before they are dropped: keep it small
 GPU_CATEGORIES = {"kernel": KERNEL, "gpu_memcpy": MEMCPY, "gpu_memset": MEMSET,
                   "memcpy": MEMCPY, "memset": MEMSET}  # the last two: Kineto before 2021 # fmt: skip
@@ -169,8 +172,9 @@ def reading(handle: IO[bytes], source: str, first: bytes, rank: int | None = Non
         prefixes = {"item": reader.add}
     else:
         prefixes = {"traceEvents.item": reader.add, "distributedInfo.rank": reader.state_rank,
-                    "deviceProperties.item.name": lambda value: setattr(
-            trace, "device", trace.device or str(value))}  # fmt: skip
+                    "deviceProperties.item.name": lambda value: setattr(trace, "device", trace.device or str(value)),
+                    "gpulab.provenance": lambda value: setattr(
+                        trace, "provenance", str(value) if value in PROVENANCES else trace.provenance)}  # fmt: skip
     sinks = {prefix: ijson.sendable_list() for prefix in prefixes}
     coroutines = [ijson.items_coro(sinks[prefix], prefix, use_float=True) for prefix in prefixes]
     try:

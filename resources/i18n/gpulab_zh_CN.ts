@@ -2833,6 +2833,10 @@
         <translation>由写出这 %6 个文件（%2）的性能分析器实测，合为一次 %3 个进程的运行读取：%5；%4 个性能分析步。</translation>
     </message>
     <message>
+        <source>Modelled: %1 (%2) is a gpulab lab&apos;s modelled run written as a profiler trace (its GPU times computed from a spec sheet, not measured): %3 ranks, %4 profiler steps.</source>
+        <translation>模型估算：%1（%2）是 gpulab 某个实验的模型估算运行，写成了性能追踪文件（GPU 时间由规格表算出，并非实测）：%3 个进程，%4 个性能分析步。</translation>
+    </message>
+    <message>
         <source>Measured by the profiler that wrote %1 (%2): %3 ranks, %4 profiler steps.</source>
         <translation>由写出 %1（%2）的性能分析器实测：%3 个进程，%4 个性能分析步。</translation>
     </message>

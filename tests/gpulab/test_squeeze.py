@@ -185,3 +185,23 @@ def test_the_graphs_note_says_why_they_help_little_when_kernels_are_long():
 
     assert graphs_key(squeeze.Params(shape="wide")) == "squeeze.note.graphs-little"
     assert graphs_key(squeeze.Params()) == "squeeze.note.graphs-help"
+
+
+def test_a_modelled_step_written_as_a_trace_is_read_back_as_modelled_never_measured(tmp_path):
+    """The trace says in its gpulab field what its times are; a profiler's own file says nothing
+    and stays measured."""
+    import dataclasses
+
+    from gpulab.trace import read_trace
+
+    result = drive(squeeze.run(squeeze.Params(shape="small", loader_workers=16), Context()))
+    modelled = [dataclasses.replace(s, provenance=dataclasses.replace(s.provenance, kind="modelled"))
+                for s in result.series]  # as on a machine without a GPU, whatever this one has
+    document = squeeze.chrome_trace(dataclasses.replace(result, series=(result.series[0], *modelled[1:])))
+    assert document["gpulab"] == {"provenance": "modelled"}
+    path = tmp_path / "squeeze.json"
+    path.write_text(json.dumps(document))
+    assert read_trace(path).provenance == "modelled"
+    del document["gpulab"]
+    path.write_text(json.dumps(document))
+    assert read_trace(path).provenance == "measured"

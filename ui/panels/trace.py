@@ -338,9 +338,12 @@ class TracePanel(Panel):
         assert self.diagnosis is not None
         trace = self.diagnosis.trace
         ranks, steps = str(len(self.diagnosis.ranks)), str(len({s.number for s in trace.steps()}))
-        if trace.provenance == "modelled":
+        if trace.provenance == "modelled" and trace.format == "gpulab":
             text = self.tr("Modelled: %1 is a modelled run of a gpulab lab (its times computed from a spec sheet, "
                            "not measured); its %3 configurations are shown as ranks.")  # fmt: skip
+        elif trace.provenance == "modelled":  # a lab's modelled run written as a profiler trace (squeeze)
+            text = self.tr("Modelled: %1 (%2) is a gpulab lab's modelled run written as a profiler trace (its GPU "
+                           "times computed from a spec sheet, not measured): %3 ranks, %4 profiler steps.")
         elif len(trace.files) > 1:  # the files are named once, each with its rank
             text = self.tr("Measured by the profiler that wrote these %6 files (%2), read as one run of %3 ranks: "
                            "%5; %4 profiler steps.")  # fmt: skip

@@ -342,8 +342,12 @@ def chrome_trace(result: Result) -> dict[str, Any]:
              if p.extra.get("trace")]  # fmt: skip
     if not steps:
         raise ValueError("the result holds no training step to write as a trace")
+    from gpulab.trace.labtimeline import weakest  # the doctor's rule: any modelled time makes it modelled
+
     device = next((s.provenance.device for s in result.series), "")
-    return chrome.steps_trace(steps, device)
+    kinds = [s.provenance.details.get("original_kind", s.provenance.kind) if s.provenance.kind == "replayed"
+             else s.provenance.kind for s in result.series if any(p.extra.get("trace") for p in s.points)]  # fmt: skip
+    return chrome.steps_trace(steps, device, weakest([str(kind) for kind in kinds]))
 
 
 def part_seconds(point: Point) -> dict[str, float]:

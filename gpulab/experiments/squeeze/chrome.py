@@ -50,9 +50,11 @@ def _renumbered(name: str, number: int) -> str:
     return f"ProfilerStep#{number}" if name.startswith("ProfilerStep#") else name
 
 
-def steps_trace(steps: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]], device: str) -> dict[str, Any]:
+def steps_trace(steps: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]], device: str,
+                provenance: str = "measured") -> dict[str, Any]:  # fmt: skip
     """The trace document of ``steps``: (configuration name, its events as stored, step seconds) each,
-    one profiler step per configuration, in order."""
+    one profiler step per configuration, in order. ``provenance`` (what the times are: a modelled
+    step's are a model's) goes in a ``gpulab`` field, which the trace doctor reads and other viewers ignore."""
     events: list[dict[str, Any]] = []
     offset_us, correlation_base = 0.0, 0
     for number, (name, stored, step_s) in enumerate(steps, start=1):
@@ -67,7 +69,7 @@ def steps_trace(steps: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]],
         offset_us += step_s * 1e6 + GAP_BETWEEN_STEPS_US
     return {"schemaVersion": 1, "deviceProperties": [{"id": DEVICE, "name": device}],
             "distributedInfo": {"rank": 0, "world_size": 1}, "displayTimeUnit": "ms",
-            "traceEvents": sorted(events, key=lambda e: e["ts"])}  # fmt: skip
+            "gpulab": {"provenance": provenance}, "traceEvents": sorted(events, key=lambda e: e["ts"])}  # fmt: skip
 
 
 def stored(events: Iterable[TraceEvent]) -> list[dict[str, Any]]:

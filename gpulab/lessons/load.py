@@ -25,7 +25,8 @@ A file, Chinese before English in every text::
     source = "NVIDIA, CUDA C++ Programming Guide, SIMT Architecture"
     url = "https://..."
 
-A page whose lab is still to come writes ``coming = "trace-doctor"`` and no lab, preset or number.
+A page whose lab is still to come writes ``coming = "<id>"`` (an id of :data:`.views.COMING_LABS`) and no
+lab, preset or number.
 Unknown keys are errors (a typo must not silently drop a field). Every error is a
 :class:`LessonFormatError` naming the file, the page and the field.
 """

@@ -32,6 +32,7 @@ MAIN = (View("main"),)
 OWN_PANEL_LABS: dict[str, tuple[str, ...]] = {
     "cpu-vs-gpu": ("matmul", "vector-add"),
     "experiments": (),  # the generic run page runs every lab
+    "trace": ("trace-doctor",),  # the Trace doctor page opens the lab's sample trace (a lesson's adapter)
 }
 
 PANEL_VIEWS: dict[str, tuple[View, ...]] = {
@@ -56,15 +57,15 @@ PANEL_VIEWS: dict[str, tuple[View, ...]] = {
                 View("hiding", 2, "Latency hiding")),
     "scheduling": (View("gantt", 0, "Gantt"), View("utilisation", 1, "Utilisation"),
                    View("lost", 2, "Lost GPU-hours")),
+    "trace": MAIN,
 }
 """Views by panel name. The first view of a panel is the one a page gets when it names none."""
 
-COMING_LABS: dict[str, str] = {
-    "trace-doctor": "trace doctor in a lesson; the Trace doctor page is under Check",
-}
+COMING_LABS: dict[str, str] = {}
 """Labs the curriculum needs that are not built yet (id -> what it is, in English); a page may
 say its lab is coming with one of these ids. When one is built it joins the registry, and the
-test that no coming id is a registered lab asks for the pages to be made live."""
+test that no coming id is a registered lab asks for the pages to be made live. None is coming
+now: the last, the trace doctor inside a lesson, is the ``trace-doctor`` lab."""
 
 
 def default_panel(lab: str) -> str:

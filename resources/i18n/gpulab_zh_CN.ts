@@ -1275,10 +1275,6 @@
 <context>
     <name>LessonLab</name>
     <message>
-        <source>the trace doctor inside a lesson (meanwhile, open the Trace doctor page under Check)</source>
-        <translation>在课程里直接使用性能追踪诊断（在此之前，请打开侧栏“检查”下的“性能追踪诊断”页）</translation>
-    </message>
-    <message>
         <source>The lab for this page is still to come: %1.</source>
         <translation>这一页的实验尚未完成：%1。</translation>
     </message>
@@ -2741,6 +2737,13 @@
     <message>
         <source>%1 more findings are in the exported result.</source>
         <translation>另有 %1 条发现，见导出的结果。</translation>
+    </message>
+</context>
+<context>
+    <name>TraceLessonLab</name>
+    <message>
+        <source>The sample trace has no profiler step %1.</source>
+        <translation>示例追踪里没有第 %1 个性能分析步。</translation>
     </message>
 </context>
 <context>

@@ -52,7 +52,7 @@ def test_the_welcome_page_names_the_device_in_one_line_and_the_labs_by_chapter(q
     welcome = open_panel(qtbot, window, "welcome")
     assert "CPU only" in welcome.device_line.text() and "every number says which" in welcome.device_line.text()
     assert "Latency and warps" in welcome.lab_lines[0].text() and "Roofline" in welcome.lab_lines[1].text()
-    assert "(to come)" in welcome.lab_lines[3].text()  # chapter 3's trace doctor inside a lesson
+    assert welcome.lab_lines[3].text().endswith("Squeeze a training step · Trace doctor")  # none to come now
 
 
 def test_a_newcomer_starts_on_the_welcome_page_and_a_returning_user_where_they_left(qtbot):
@@ -160,10 +160,13 @@ def test_t_runs_the_try_this_change_with_the_change_in_the_form(qtbot, window):
     assert tuple(panel.last_result.params["kways"]) == (2, 4, 8)
 
 
-def test_a_coming_page_says_its_lab_is_still_to_come_and_runs_nothing(qtbot, window):
-    viewer = open_viewer(qtbot, window, 3, "trace-doctor")
+def test_a_coming_page_says_its_lab_is_still_to_come_and_runs_nothing(qtbot, window, monkeypatch):
+    from tests.gpulab.lessons.coming import COMING_WHAT, with_a_coming_page
+
+    page = with_a_coming_page(monkeypatch)
+    viewer = open_viewer(qtbot, window, 3, page.id)
     assert viewer.lab.currentWidget() is viewer.lab.coming
-    assert "still to come" in viewer.lab.coming.text() and "Trace doctor page" in viewer.lab.coming.text()
+    assert "still to come" in viewer.lab.coming.text() and COMING_WHAT in viewer.lab.coming.text()
     assert not viewer.run_button.isEnabled() and "still to come" in viewer.number.message.text()
     qtbot.keyClick(viewer, Key.Key_R)
     assert viewer.running is None and window.services.runner.is_idle()

@@ -36,12 +36,20 @@ LESSON_NOTE_LINES = 1  # the lab's notes beside a lesson: the page's text and bi
 
 
 def coming_title(lab: str) -> str:
-    """What a lab still to come will be, in the window's language."""
-    titles = {
-        "trace-doctor": translate("LessonLab", "the trace doctor inside a lesson (meanwhile, open the Trace doctor "
-                                                "page under Check)"),
-    }
-    return titles.get(lab, lessons.COMING_LABS.get(lab, lab))
+    """What a lab still to come will be (in English, as :data:`gpulab.lessons.views.COMING_LABS` says:
+    none is coming now, and a new one gets its words in the window's language here)."""
+    return lessons.COMING_LABS.get(lab, lab)
+
+
+def _trace_lab(panel: Panel) -> Panel:
+    from ui.panels.lesson_trace import TraceLessonLab  # only for a lesson page that shows it
+
+    return TraceLessonLab(panel)  # type: ignore[arg-type]
+
+
+LESSON_ADAPTERS: dict[str, Callable[[Panel], Panel]] = {"trace": _trace_lab}
+"""Pages a lesson shows that are no lab's page (no form, no lab Run): each wrapped in an adapter
+that takes the page's preset and runs it on the page's own controls."""
 
 
 def settings_of(panel: QWidget) -> QWidget | None:
@@ -88,11 +96,14 @@ class LabHost(QStackedWidget):
         if name not in self.panels:
             panel = panel_spec(name).factory(self.services)
             compact(panel)
+            if name in LESSON_ADAPTERS:  # a page without a lab's form and Run gets them from its adapter
+                panel = LESSON_ADAPTERS[name](panel)
             if hasattr(panel, "page_height"):  # half of the lesson's page, not of the lab's part of it
                 panel.page_height = self.page_height  # type: ignore[method-assign]
             controls = getattr(panel, "run_controls", None)
-            if controls is not None:
-                controls.ended.connect(lambda state, p=panel: self._ended(p, state))
+            ended = getattr(panel, "run_ended", None) or (controls.ended if controls is not None else None)
+            if ended is not None:
+                ended.connect(lambda state, p=panel: self._ended(p, state))
             self.panels[name] = panel
             self.addWidget(panel)
             self._whole_lines(panel)
@@ -179,6 +190,9 @@ class LabHost(QStackedWidget):
     def fill(self, panel: Panel, page: lessons.Page, change: bool) -> Any:
         """Put the page's preset (and its try-this change when ``change``) in the panel's form; the Params."""
         params = lessons.page_params(page, change)
+        if hasattr(panel, "take_preset"):  # an adapted page (the Trace doctor): it reads them when it runs
+            panel.take_preset(params)
+            return params
         form = getattr(panel, "form", None)
         if form is None:  # CPU vs GPU: its lists hold its sweeps, the run takes the Params
             panel.choices.show_experiment_of(params)  # type: ignore[attr-defined]
@@ -200,7 +214,9 @@ class LabHost(QStackedWidget):
         if panel is None or not page.is_live or getattr(panel, "job", None) is not None:
             return False
         params = self.fill(panel, page, change)
-        if hasattr(panel, "run_sweep"):
+        if hasattr(panel, "run_preset"):
+            panel.run_preset(params)
+        elif hasattr(panel, "run_sweep"):
             panel.run_sweep(params)  # its Run sweep reads its lists; the Params carry the preset's sizes
         else:
             panel.run_button.click()  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from gpulab.catalogue import render
 from gpulab.cli import main
 from gpulab.lessons import LessonFormatError, MissingNumber
 from gpulab.results import Point, Result
+from tests.gpulab.lessons.coming import COMING_WHAT, coming_page, with_a_coming_page
 
 LIVE = [(c, p) for c in lessons.chapters() for p in c.pages if p.is_live]
 NO_MPI = importlib.util.find_spec("mpi4py") is None
@@ -74,7 +75,7 @@ def test_a_run_without_the_series_or_point_is_a_clear_error_naming_what_it_has()
     with pytest.raises(MissingNumber, match=r"no point at x=0 \(its x: 1, 2"):
         lessons.big_number(page, moved)
     with pytest.raises(MissingNumber, match="lab is still to come"):
-        lessons.big_number(lessons.chapter(3).page("trace-doctor"), result)
+        lessons.big_number(coming_page(), result)
 
 
 def _shifted_x(result: Result, key: str) -> Result:
@@ -131,7 +132,14 @@ def test_the_cli_lists_the_chapters_in_chinese_and_english(capsys):
     assert "第 0 章" in zh and "第 5 章" in zh and "[divergence]" in zh
     assert main(["lesson", "3", "--lang", "en"]) == 0
     en = capsys.readouterr().out
-    assert en.startswith("Chapter 3: Squeezing one GPU") and "(trace doctor in a lesson" in en
+    assert en.startswith("Chapter 3: Squeezing one GPU")
+    assert "[trace-doctor] Measure first, then change  — trace-doctor" in en
+
+
+def test_the_cli_lists_a_coming_page_by_what_its_lab_will_be(capsys, monkeypatch):
+    page = with_a_coming_page(monkeypatch)
+    assert main(["lesson", "3", "--lang", "en"]) == 0
+    assert f"[{page.id}] Hologram  — ({COMING_WHAT})" in capsys.readouterr().out
 
 
 def test_the_cli_prints_a_page_and_the_big_number_of_its_run(capsys):
@@ -146,10 +154,11 @@ def test_the_cli_prints_a_page_and_the_big_number_of_its_run(capsys):
     assert "from this run: emulated on SIMT emulator" in out
 
 
-def test_the_cli_shows_a_coming_page_without_running_it(capsys):
-    assert main(["lesson", "3", "--page", "trace-doctor", "--run"]) == 0
+def test_the_cli_shows_a_coming_page_without_running_it(capsys, monkeypatch):
+    page = with_a_coming_page(monkeypatch)
+    assert main(["lesson", "3", "--page", page.id, "--run"]) == 0
     out = capsys.readouterr().out
-    assert "实验尚未完成：trace doctor" in out and "要记住的数字" not in out
+    assert f"实验尚未完成：{COMING_WHAT}" in out and "要记住的数字" not in out
 
 
 def test_the_cli_names_a_page_that_does_not_exist(capsys):

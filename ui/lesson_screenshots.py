@@ -2,7 +2,8 @@
 
 One window, the projector theme, each page opened as ``gpulab --lesson N --page P --presenter``
 opens it, grabbed once its jobs are idle: ``<chapter>-<page>-<id>-<lang>-<W>x<H>.png``. With
-``--run`` each live page's preset is run first (R), so the big number is on the picture. A reviewer
+``--run`` each live page's preset is run first (R), so the big number is on the picture, and the
+run's seconds are printed (from R to the page idle again: what a lecture waits). A reviewer
 opens them and looks for clipped or overlapping text, and for Run or the number below the fold.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -51,7 +53,11 @@ def shoot(out: Path, languages: Sequence[str], sizes: Sequence[tuple[int, int]],
                 viewer.open_page(chapter, index)
                 wait_for(app, window.services.runner.is_idle, RUN_TIMEOUT_S)
                 if run and size == sizes[0] and viewer.run_page():
+                    started = time.monotonic()
                     wait_for(app, lambda v=viewer: v.running is None, RUN_TIMEOUT_S)
+                    wait_for(app, window.services.runner.is_idle, RUN_TIMEOUT_S)  # the page's after-work too
+                    print(f"{chapter}.{index} {viewer.page.id} [{lang}]: run {time.monotonic() - started:.1f} s",
+                          flush=True)  # fmt: skip
                 wait_for(app, lambda: False, 0.3)  # pyqtgraph's deferred layout and paint
                 image = window.grab().toImage()
                 path = out / f"{chapter}-{index}-{viewer.page.id}-{lang}-{size[0]}x{size[1]}.png"

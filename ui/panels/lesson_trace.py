@@ -88,6 +88,7 @@ class TraceLessonLab(Panel):
             self.run_ended.emit("failed")
             return
         combo.setCurrentIndex(index)  # the page judges that step, as a person's choice in the list would
+        self._split()  # the window's words over the timeline are known only now
         self.last_result = trace_doctor.result_of(self.trace.diagnosis, self.params)
         self.run_ended.emit("done")
 
@@ -104,8 +105,8 @@ class TraceLessonLab(Panel):
         trace, splitter = self.trace, self.trace.splitter
         splitter.setOrientation(Qt.Orientation.Vertical)
         trace._split_by_user = True  # the page's own split shares the width: this one is the lesson's
-        above_px = trace.window_label.height() + trace.picture.layout().spacing()  # the window's words
-        picture_px = above_px + self.page_height() // 2 + splitter.handleWidth()
+        trace.chart.setMinimumHeight(self.page_height() // 2)  # never less, whatever the words above it take
+        picture_px = trace.picture.minimumSizeHint().height()
         splitter.setSizes([picture_px, max(1, splitter.height() - picture_px)])
 
     def page_height(self) -> int:

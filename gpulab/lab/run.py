@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpulab.catalogue import Message, plain, render
 
@@ -83,6 +83,18 @@ class Context:
             raise Cancelled("cancelled")
 
 
+
+T = TypeVar("T")
+
+
+def drain(gen: Generator[Any, Any, T]) -> T:
+    """A generator run to its end, its yields dropped: what it returns (a reader or a model that
+    reports progress to a page, called where nothing listens)."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as done:
+            return done.value
 def drive(
     gen: ExperimentGen,
     on_event: Callable[[Event], None] | None = None,

@@ -176,12 +176,9 @@ def simulate(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, c
 
 def run(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, cycles: int = 20_000) -> SmRun:
     """:func:`simulate` to the end, without states."""
-    generator = simulate(stream, warps, config, cycles)
-    while True:
-        try:
-            next(generator)
-        except StopIteration as stop:
-            return stop.value
+    from gpulab.lab.run import drain
+
+    return drain(simulate(stream, warps, config, cycles))
 
 
 def sweep(stream: Sequence[int] | np.ndarray, warp_counts: Sequence[int], config: SmConfig,

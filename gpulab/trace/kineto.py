@@ -151,12 +151,9 @@ def _int(value: Any) -> int:
 
 def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Trace:
     """:func:`reading` driven to its end, in one go (a trace held in memory, a script)."""
-    steps = reading(handle, source, first, rank)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+    from gpulab.lab.run import drain
+
+    return drain(reading(handle, source, first, rank))
 
 
 def reading(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Generator[None, None, Trace]:

@@ -18,10 +18,10 @@ import os
 import zlib
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO
 
 from gpulab.catalogue import msg
-from gpulab.lab.run import Progress
+from gpulab.lab.run import Progress, drain
 from gpulab.trace import kineto, labtimeline, nsys
 from gpulab.trace.model import Trace, TraceError
 
@@ -31,27 +31,18 @@ PEEK_BYTES = 4096
 RESULT_MARK = b'"gpulab.result/'
 REPORT_BYTES = 1 << 18  # a progress report (and a chance to stop) every 256 KiB of a file read
 
-T = TypeVar("T")
 Reading = Generator[Progress, None, Trace]
 Report = Callable[[float], Progress]  # the fraction of one file read -> the report for the whole reading
 
 
-def _drain(steps: Generator[object, None, T]) -> T:
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
-
-
 def read_trace(path: str | Path, rank: int | None = None) -> Trace:
     """The trace in ``path``; ``rank`` overrides a Kineto file's own rank."""
-    return _drain(reading_trace(path, rank))
+    return drain(reading_trace(path, rank))
 
 
 def read_traces(paths: Sequence[str | Path]) -> Trace:
     """Several files of one run as one trace (see :func:`reading_traces`). One file is just :func:`read_trace`."""
-    return _drain(reading_traces(paths))
+    return drain(reading_traces(paths))
 
 
 def reading_trace(path: str | Path, rank: int | None = None) -> Reading:

@@ -195,19 +195,17 @@ def cut_lines(view) -> list[str]:
 
 def cut_combos(page) -> list[str]:
     """Combo boxes whose shown entry is wider than their text field (a combo cuts it, no ellipsis)."""
-    from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+    from PySide6.QtWidgets import QComboBox
+
+    from tests.ui.walk import combo_field_width
 
     found = []
     for combo in page.findChildren(QComboBox):
         if not combo.isVisible():
             continue
-        option = QStyleOptionComboBox()
-        combo.initStyleOption(option)
-        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                             QStyle.SubControl.SC_ComboBoxEditField, combo)  # fmt: skip
-        needed = combo.fontMetrics().horizontalAdvance(combo.currentText())
-        if needed > field.width():
-            found.append(f"{combo.currentText()!r}: {needed} px in {field.width()}")
+        needed, room = combo.fontMetrics().horizontalAdvance(combo.currentText()), combo_field_width(combo)
+        if needed > room:
+            found.append(f"{combo.currentText()!r}: {needed} px in {room}")
     return found
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QPushButton, QStyle, QStyleOptionComboBox, QTabBar
+from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QPushButton, QTabBar
 
 from gpulab import lessons
-from tests.ui.walk import fully_shown, layout_problems, switch_language, wait_idle
+from tests.ui.walk import combo_field_width, fully_shown, layout_problems, switch_language, wait_idle
 
 PAGES = [(c.number, i) for c in lessons.chapters() for i in range(1, len(c.pages) + 1)]
 SLACK_PX = 2  # rounding between a font's advance and the widget's pixels
@@ -53,13 +53,10 @@ def elided_texts(viewer) -> list[str]:
     for combo in viewer.findChildren(QComboBox):
         if not combo.isVisible():
             continue
-        option = QStyleOptionComboBox()
-        combo.initStyleOption(option)
-        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                             QStyle.SubControl.SC_ComboBoxEditField, combo)  # fmt: skip
         text = combo.shown_text() if hasattr(combo, "shown_text") else combo.currentText()
-        if combo.fontMetrics().horizontalAdvance(text) > field.width() + SLACK_PX:
-            found.append(f"the list shows {text!r} in {field.width()} px")
+        room = combo_field_width(combo)
+        if combo.fontMetrics().horizontalAdvance(text) > room + SLACK_PX:
+            found.append(f"the list shows {text!r} in {room} px")
     for items in viewer.findChildren(QListWidget):
         if not items.isVisible() or items.wordWrap():
             continue

@@ -108,6 +108,16 @@ def switch_theme(window, name: str) -> None:
     window.theme_actions[name].trigger()
 
 
+def combo_field_width(combo: QComboBox) -> int:
+    """The width of a combo box's text field: what its shown entry must fit (a combo cuts, no ellipsis)."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                        QStyle.SubControl.SC_ComboBoxEditField, combo).width()  # fmt: skip
+
+
 def fully_shown(widget) -> bool:
     """Every pixel of ``widget`` is on screen (not scrolled away, not cut by the window's edge)."""
     return widget.isVisible() and widget.visibleRegion().boundingRect().size() == widget.size()

@@ -48,9 +48,12 @@ class LadderView(QWidget):
         for side in ("left", "bottom"):
             self.plot.getPlotItem().getAxis(side).setStyle(maxTextLevel=0)  # decades only: minor labels crowd
         self.edges = []
-        for index, (name, size) in enumerate(cache_edges()):
+        edges = cache_edges()
+        for index, (name, size) in enumerate(edges):
+            # The largest cache's name stands left of its line: right of it, the plot's edge cut it ("L3 32").
+            side = (1, 0.5) if index == len(edges) - 1 and index > 0 else (0, 0.5)
             line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False, label=f"{name} {bytes_text(size)}",
-                                   labelOpts={"position": 0.92 - 0.12 * index, "anchors": [(0, 0.5), (0, 0.5)]})
+                                   labelOpts={"position": 0.92 - 0.12 * index, "anchors": [side, side]})
             self.plot.addItem(line)
             self.edges.append(line)
         self.hint = WrapLabel(max_lines=2)

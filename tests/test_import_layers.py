@@ -19,12 +19,14 @@ The layers, lowest first (:data:`LAYERS`); a file may import its own layer and t
 5. ``gpulab.model``: the analytical models. Above the cluster engines, not in the core: the
    cluster layout model draws on :mod:`gpulab.cluster.topology`. The models and the lab platform
    do not import each other; the order between them is the cluster's.
-6. ``gpulab.experiments``: the labs, built on all of the above.
+6. ``gpulab.trace``: the trace doctor, reading profiler traces and the labs' saved timelines. It
+   needs only the core and the lab platform; the labs use it (the squeeze lab's doctor, the
+   trace-doctor lab that judges a shipped sample), so it sits below them.
+7. ``gpulab.experiments``: the labs, built on all of the above.
    ``gpulab.lessons`` (the lesson track: pages that name labs, presets and the number to read) sits
    just above them: it runs the labs through the registry.
-7. ``gpulab.validation``: prices each published row through the labs' own model code.
-8. ``gpulab.check``: the sanity check, measuring with the labs' code and judging the results.
-9. ``gpulab.trace``: the trace doctor, reading profiler traces and the labs' saved timelines.
+8. ``gpulab.validation``: prices each published row through the labs' own model code.
+9. ``gpulab.check``: the sanity check, measuring with the labs' code and judging the results.
 10. What a person runs: ``gpulab.bench``, ``gpulab.commands``, ``gpulab.cli``, ``gpulab.frontend``.
 11. ``ui``: the Qt front end.
 
@@ -58,11 +60,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("lab platform", ("gpulab.lab",)),
     ("cluster engines", ("gpulab.cluster",)),
     ("models", ("gpulab.model", "gpulab.occupancy", "gpulab.latency")),
+    ("trace doctor", ("gpulab.trace",)),
     ("labs", ("gpulab.experiments",)),
     ("lessons", ("gpulab.lessons",)),
     ("validation", ("gpulab.validation",)),
     ("sanity check", ("gpulab.check",)),
-    ("trace doctor", ("gpulab.trace",)),
     ("commands", ("gpulab.bench", "gpulab.commands", "gpulab.cli", "gpulab.frontend")),
     ("front end", ("ui",)),
 )

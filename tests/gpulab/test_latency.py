@@ -288,3 +288,17 @@ def test_gpu_chase_on_the_gpu_walks_right_and_dram_is_slower_than_l1() -> None:
         chain = ladder.build_chain(rung.working_set_bytes, 0)
         assert rung.final_index == kernels.chase_walk(chain, 0, rung.loads)
     assert 0 < small.cycles_per_load < large.cycles_per_load
+
+
+def test_a_rung_swamped_by_noise_falls_back_to_the_long_run_never_to_zero() -> None:
+    pytest.importorskip("numba")
+    # A clock whose short runs take 9 ms and long runs 8 ms: the difference is negative (it read 0 ns,
+    # and the lesson's DRAM-over-L1 ratio 0x); the long run per load is the honest figure.
+    ticks = iter([0, 9_000_000, 0, 9_000_000, 0, 9_000_000, 0, 8_000_000, 0, 8_000_000, 0, 8_000_000])
+    rung = ladder.measure_rung(4096, loads=1 << 10, repeats=3, clock=lambda: next(ticks))
+    assert rung.ns_per_load == pytest.approx(8e6 / (2 << 10))
+    # A clean pair keeps the difference: 1 ms of overhead per call, 1 ns per load.
+    clean = iter([0, 1_000_000 + 1024, 0, 1_000_000 + 1024, 0, 1_000_000 + 1024,
+                  0, 1_000_000 + 2048, 0, 1_000_000 + 2048, 0, 1_000_000 + 2048])
+    rung = ladder.measure_rung(4096, loads=1 << 10, repeats=3, clock=lambda: next(clean))
+    assert rung.ns_per_load == pytest.approx(1.0) and rung.call_overhead_ns == pytest.approx(1e6)

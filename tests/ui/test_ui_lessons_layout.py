@@ -18,8 +18,8 @@ SLACK_PX = 2  # rounding between a font's advance and the widget's pixels
 
 def clipped_labels(viewer, presenting: bool = True) -> list[str]:
     """Labels cut by their width: a one-line label narrower than its text, any label wider than its
-    parent, a label that shows its text cut short ('…'): in presenter mode at all (a room sees no
-    tooltips), out of it without the whole text in its tooltip."""
+    parent or cut by a scroll area's edge, a label that shows its text cut short ('…'): in presenter
+    mode at all (a room sees no tooltips), out of it without the whole text in its tooltip."""
     found = []
     for label in viewer.findChildren(QLabel):
         if not label.isVisible() or not label.text():
@@ -27,6 +27,9 @@ def clipped_labels(viewer, presenting: bool = True) -> list[str]:
         parent = label.parentWidget()
         if label.geometry().right() > parent.rect().right() + 1:
             found.append(f"{label.text()[:30]!r} runs past its container")
+        seen = label.visibleRegion().boundingRect()  # a scroll area (its horizontal bar off) cuts its right edge
+        if not seen.isEmpty() and seen.width() < label.width() - 1:
+            found.append(f"{label.text()[:30]!r} is cut by its container's edge: {seen.width()} of {label.width()} px")
         if not label.wordWrap() and label.sizeHint().width() > label.width() + 1:
             found.append(f"{label.text()[:30]!r} is {label.width()} px wide for {label.sizeHint().width()} px of text")
         shown = label.shown_text() if hasattr(label, "shown_text") else label.text()

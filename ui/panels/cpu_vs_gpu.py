@@ -104,6 +104,8 @@ class CpuVsGpuPanel(Panel):
         self.placeholders = [PlotPlaceholder(self.rate_plot), PlotPlaceholder(self.time_plot)]
         self.legend_title = QLabel()
         self.legend_box = SeriesList(self.rate_plot)
+        # A folded column fits its series: measured once the list's new rows have their type (next turn)
+        self.rate_plot.legend_changed.connect(lambda: QTimer.singleShot(0, self, self._fit_controls))
         self.race_tab = RaceTab(self.rate_plot)
         self.tabs = QTabWidget()
         for page in (self.rate_plot, self.time_plot, self.race_tab):
@@ -359,8 +361,10 @@ class CpuVsGpuPanel(Panel):
             sum(b.sizeHint().width() for b in buttons) + self.run_controls.layout().spacing()
             if not self.run_controls.isHidden() else 0,
             self.export_button.sizeHint().width() if not self.export_button.isHidden() else 0,
-            # Folded away in a lesson, only the series are left: a column for their names, the plot the rest.
+            # Folded away in a lesson, only the series are left: a column for their names, the plot the rest,
+            # never narrower than a series' line sample beside its badge (in presenter type the badge cut).
             self.FOLDED_CHARS * self.fontMetrics().averageCharWidth(),
+            self.legend_box.minimumSizeHint().width(),
         )
         margins = self.controls.layout().contentsMargins()
         scrollbar = self.controls_scroll.verticalScrollBar().sizeHint().width()

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from gpulab.lab.run import drain
+
 COMPUTE, LOAD, STORE = 0, 1, 2
 OP_NAMES = ("compute", "load", "store")
 # What a warp does in a cycle (the animation's colours): issuing, ready but another warp of its
@@ -176,8 +178,6 @@ def simulate(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, c
 
 def run(stream: Sequence[int] | np.ndarray, warps: int, config: SmConfig, cycles: int = 20_000) -> SmRun:
     """:func:`simulate` to the end, without states."""
-    from gpulab.lab.run import drain
-
     return drain(simulate(stream, warps, config, cycles))
 
 

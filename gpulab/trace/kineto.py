@@ -24,6 +24,7 @@ from typing import IO, Any
 import ijson
 
 from gpulab.catalogue import msg
+from gpulab.lab.run import drain
 from gpulab.trace import classify
 from gpulab.trace.model import (
     CPU_LAUNCH,
@@ -151,8 +152,6 @@ def _int(value: Any) -> int:
 
 def read(handle: IO[bytes], source: str, first: bytes, rank: int | None = None) -> Trace:
     """:func:`reading` driven to its end, in one go (a trace held in memory, a script)."""
-    from gpulab.lab.run import drain
-
     return drain(reading(handle, source, first, rank))
 
 

@@ -234,3 +234,22 @@ def test_a_short_log_axis_labels_only_as_many_decades_as_have_room(qtbot, theme)
         qtbot.waitUntil(lambda: len(drawn()) == 7)
     finally:
         apply_theme("light")
+
+
+def test_an_axis_title_longer_than_its_axis_wraps_below_the_tick_labels_and_unwraps_when_wide(qtbot, plot):
+    """pyqtgraph writes a title on one line centred on its axis, both ends off the plot: here it wraps
+    to the axis' length, clear of the tick labels, and goes back to one line when the plot widens."""
+    axis = plot.getPlotItem().getAxis("bottom")
+    plot.setLabel("bottom", "variant (" + ", ".join(f"{i} = a kernel with a long name" for i in range(6)) + ")")
+
+    def placed() -> bool:  # the plot's layout is redone later, in the event loop
+        top, ticks_bottom = axis.label.pos().y(), axis.textHeight + axis.style["tickTextOffset"][1]
+        return (axis.label.boundingRect().width() <= axis.width() + 1
+                and top >= ticks_bottom - 4  # the title's box starts below the tick labels
+                and top + axis.label.boundingRect().height() <= axis.height() + 6)  # fmt: skip
+
+    qtbot.waitUntil(placed)
+    assert axis.label.document().firstBlock().layout().lineCount() > 1
+    plot.setLabel("bottom", "size (B)")
+    qtbot.waitUntil(lambda: axis.extra_title_px == 0)
+    assert axis.label.boundingRect().width() < axis.width() / 2

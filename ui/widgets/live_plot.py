@@ -24,6 +24,7 @@ from gpulab.results import Point, Result
 from ui.i18n import engine_message, localized
 from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
+from ui.widgets.plot_axes import DecadeAxis
 
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
 RIGHT_OF_LINE, LEFT_OF_LINE = (-0.05, 0.0), (1.05, 0.0)  # text anchors of a marker label
@@ -83,47 +84,6 @@ class PlotPlaceholder(QLabel):
         theme = current_theme()
         size = theme.font_pt + self.larger_pt
         self.setStyleSheet(f"color: {theme.muted}; font-size: {size}pt; background: transparent;")
-
-
-class DecadeAxis(pg.AxisItem):
-    """An axis whose log scale labels the decades and leaves the ticks between them unlabelled.
-
-    pyqtgraph puts 2·10³, 3·10³ … on the same tick level as 10³ when the view spans a few
-    decades, so in projector type they are written on top of each other."""
-
-    def __init__(self, orientation: str, **options: Any) -> None:
-        super().__init__(orientation, **options)
-        # Our axis titles carry their unit in the text ("working set (B)") and a lab may write the
-        # ticks itself (KiB ... GiB): pyqtgraph's automatic SI scaling would add "(x1e+09)" to the
-        # title and divide the numbers.
-        self.enableAutoSIPrefix(False)
-
-    def getSIPrefixEnableRanges(self) -> Any:
-        # pyqtgraph 0.14 still computes a scale with the prefix disabled (its issue 2899), and
-        # setLabel resets any ranges set before: with the prefix off, no range gets one.
-        return super().getSIPrefixEnableRanges() if self.autoSIPrefix else ()
-
-    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> list[Any]:
-        first, last = math.floor(minVal), math.ceil(maxVal)
-        decades = [v for v in range(first, last + 1) if minVal <= v <= maxVal]
-        # A short axis over many decades (a chart under its table in projector type) has less
-        # room per decade than a label takes: label every 2nd, 3rd ... decade, the rest stay lines.
-        per_decade_px = size / max(maxVal - minVal, 1e-9)
-        step = max(1, math.ceil(self._label_extent_px() / max(per_decade_px, 1e-9)))
-        labelled = [float(v) for v in decades if v % step == 0]
-        unlabelled = [float(v) for v in decades if v % step != 0]
-        between = [v + math.log10(k) for v in range(first, last) for k in range(2, 10)]
-        if per_decade_px < 3 * len(range(2, 10)):  # under 3 px apart the lines between make a grey band
-            between = []
-        return [(float(step), labelled), (None, unlabelled + [v for v in between if minVal < v < maxVal])]
-
-    def _label_extent_px(self) -> float:
-        """Pixels a decade's label needs along this axis, with a gap: its line height upright, the
-        width of "10⁻⁸" across."""
-        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
-        if self.orientation in ("left", "right"):
-            return 1.3 * metrics.height()
-        return metrics.horizontalAdvance("10⁻⁸") + metrics.averageCharWidth()
 
 
 class LivePlot(pg.PlotWidget):

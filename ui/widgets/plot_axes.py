@@ -1,0 +1,104 @@
+"""The axes of the lab's plots: decades labelled on a log scale, and a title that wraps.
+
+pyqtgraph writes an axis title on one line centred on the axis, so a long one (the divergence
+lab's x axis spells out every variant) runs past both ends, off the plot. Here a title longer
+than its axis wraps onto as many lines as it needs, centred, and the axis grows to hold them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics, QTextOption
+
+
+class DecadeAxis(pg.AxisItem):
+    """An axis whose log scale labels the decades and leaves the ticks between them unlabelled.
+
+    pyqtgraph puts 2·10³, 3·10³ … on the same tick level as 10³ when the view spans a few
+    decades, so in projector type they are written on top of each other."""
+
+    extra_title_px = 0.0  # what the title's wrapped lines add to the axis' depth (also while pyqtgraph builds it)
+
+    def __init__(self, orientation: str, **options: Any) -> None:
+        super().__init__(orientation, **options)
+        # Our axis titles carry their unit in the text ("working set (B)") and a lab may write the
+        # ticks itself (KiB ... GiB): pyqtgraph's automatic SI scaling would add "(x1e+09)" to the
+        # title and divide the numbers.
+        self.enableAutoSIPrefix(False)
+        centred = QTextOption(Qt.AlignmentFlag.AlignHCenter)
+        self.label.document().setDefaultTextOption(centred)
+
+    def getSIPrefixEnableRanges(self) -> Any:
+        # pyqtgraph 0.14 still computes a scale with the prefix disabled (its issue 2899), and
+        # setLabel resets any ranges set before: with the prefix off, no range gets one.
+        return super().getSIPrefixEnableRanges() if self.autoSIPrefix else ()
+
+    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> list[Any]:
+        first, last = math.floor(minVal), math.ceil(maxVal)
+        decades = [v for v in range(first, last + 1) if minVal <= v <= maxVal]
+        # A short axis over many decades (a chart under its table in projector type) has less
+        # room per decade than a label takes: label every 2nd, 3rd ... decade, the rest stay lines.
+        per_decade_px = size / max(maxVal - minVal, 1e-9)
+        step = max(1, math.ceil(self._label_extent_px() / max(per_decade_px, 1e-9)))
+        labelled = [float(v) for v in decades if v % step == 0]
+        unlabelled = [float(v) for v in decades if v % step != 0]
+        between = [v + math.log10(k) for v in range(first, last) for k in range(2, 10)]
+        if per_decade_px < 3 * len(range(2, 10)):  # under 3 px apart the lines between make a grey band
+            between = []
+        return [(float(step), labelled), (None, unlabelled + [v for v in between if minVal < v < maxVal])]
+
+    def _label_extent_px(self) -> float:
+        """Pixels a decade's label needs along this axis, with a gap: its line height upright, the
+        width of "10⁻⁸" across."""
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        if self.orientation in ("left", "right"):
+            return 1.3 * metrics.height()
+        return metrics.horizontalAdvance("10⁻⁸") + metrics.averageCharWidth()
+
+    # ------------------------------------------------------------ a title that wraps
+
+    def along_px(self) -> float:
+        """The axis' length: the room its title has on one line."""
+        return self.size().width() if self.orientation in ("top", "bottom") else self.size().height()
+
+    def wrap_title(self) -> None:
+        """The title on one line where it fits, otherwise wrapped to the axis' length; the axis
+        deepens by what pyqtgraph does not reserve for the lines added."""
+        if getattr(self, "label", None) is None:  # while pyqtgraph builds or closes the axis
+            return
+        self.label.setTextWidth(-1)
+        one_line = self.label.boundingRect()
+        along = self.along_px()
+        if along > 0 and one_line.width() > along:
+            self.label.setTextWidth(along)
+        # pyqtgraph reserves 0.8 of the title's height and lets the rest overlap the tick labels'
+        # margin, right for one line: more lines need the rest of what they add.
+        extra = max(0.0, 0.2 * (self.label.boundingRect().height() - one_line.height()))
+        if extra != self.extra_title_px:
+            self.extra_title_px = extra
+            self._updateHeight() if self.orientation in ("top", "bottom") else self._updateWidth()
+
+    def resizeEvent(self, ev: Any = None) -> None:
+        self.wrap_title()  # a new length wraps the title anew, before pyqtgraph places it
+        super().resizeEvent(ev)
+
+    def _updateLabel(self) -> None:
+        super()._updateLabel()
+        self.wrap_title()
+        self.resizeEvent()  # placed again: its wrapped size changed
+
+    def _updateHeight(self) -> None:
+        super()._updateHeight()
+        if self.fixedHeight is None and self.isVisible() and self.label.isVisible() and self.extra_title_px:
+            self.setMaximumHeight(self.maximumHeight() + self.extra_title_px)
+            self.setMinimumHeight(self.maximumHeight())
+
+    def _updateWidth(self) -> None:
+        super()._updateWidth()
+        if self.fixedWidth is None and self.isVisible() and self.label.isVisible() and self.extra_title_px:
+            self.setMaximumWidth(self.maximumWidth() + self.extra_title_px)
+            self.setMinimumWidth(self.maximumWidth())

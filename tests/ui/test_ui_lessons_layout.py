@@ -5,9 +5,10 @@ scrolling, the lab's picture at least half the page, nothing overlapping."""
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QPushButton, QTabBar
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QListWidget, QPushButton, QTabBar, QTableView
 
 from gpulab import lessons
 from tests.ui.walk import combo_field_width, fully_shown, layout_problems, switch_language, wait_idle
@@ -71,7 +72,63 @@ def elided_texts(viewer) -> list[str]:
         text = button.text().replace("&", "")
         if button.isVisible() and text and button.fontMetrics().horizontalAdvance(text) > button.width() - 4:
             found.append(f"the button {text!r} is {button.width()} px wide")
+    return found + cut_axis_titles(viewer) + cut_cells(viewer)
+
+
+def cut_axis_titles(viewer) -> list[str]:
+    """A plot's axis title longer than its axis: pyqtgraph centres it and lets both ends run past."""
+    found = []
+    for plot in viewer.findChildren(pg.PlotWidget):
+        if not plot.isVisible():
+            continue
+        for side, entry in plot.getPlotItem().axes.items():
+            axis = entry["item"]
+            if not axis.isVisible() or not axis.label.isVisible() or not axis.labelText:
+                continue
+            length = axis.label.boundingRect().width()  # along the axis (an upright title is turned)
+            room = axis.width() if side in ("top", "bottom") else axis.height()
+            if length > room + SLACK_PX:
+                found.append(f"the {side} axis title {axis.labelText[:30]!r} is {length:.0f} px on {room:.0f} px")
     return found
+
+
+def cut_cells(viewer) -> list[str]:
+    """A table's cell or header whose words do not fit its column (on one line, or wrapped in its row's
+    height): the table draws it with '…' and the rest only shows on hover."""
+    found = []
+    for table in viewer.findChildren(QTableView):
+        if not table.isVisible() or table.model() is None:
+            continue
+        model, header = table.model(), table.horizontalHeader()
+        for column in range(model.columnCount()):
+            if table.isColumnHidden(column):
+                continue
+            room = table.columnWidth(column)
+            title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+            if header.isVisible() and header.sectionSizeFromContents(column).width() > room + SLACK_PX:
+                found.append(f"the column title {title!r} is cut in {room} px")
+            for row in range(model.rowCount()):
+                index = model.index(row, column)
+                text = str(index.data() or "")
+                if text and not fits_cell(table, index, text, room, table.rowHeight(row)):
+                    found.append(f"the cell {text[:30]!r} is cut in {room} px")
+                    break  # one a column is enough to say
+    return found
+
+
+def fits_cell(table, index, text: str, width: int, height: int) -> bool:
+    """Whether the cell's ``text`` fits ``width`` x ``height`` px: on one line by the view's own size
+    hint (its margins, icon and font), or wrapped, where the table wraps, within its row's height."""
+    need = table.sizeHintForIndex(index).width()
+    if need <= width + SLACK_PX:
+        return True
+    if not table.wordWrap():
+        return False
+    metrics = table.fontMetrics()
+    inner = width - (need - metrics.horizontalAdvance(text))  # less the margins the hint adds
+    wrapped = metrics.boundingRect(QRect(0, 0, max(inner, 1), 100_000), Qt.TextFlag.TextWordWrap, text)
+    # no word wider than the column, and the row as tall as the view says its wrapped cells need
+    return wrapped.width() <= inner + SLACK_PX and height + SLACK_PX >= table.sizeHintForRow(index.row())
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -197,3 +254,21 @@ def test_the_ring_and_tree_steps_beside_a_lesson_cut_no_text_at_any_step(qtbot, 
     window.presenter.set_on(False)
     switch_language(window, "en")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_geometry_checks_see_a_cut_axis_title_and_a_cut_table_cell(qtbot, window):
+    """An axis title longer than its axis and a table column narrower than its words are found."""
+    window.presenter.full_screen = False
+    window.resize(1024, 768)
+    viewer = window.open_lesson(4, 1)
+    window.presenter.set_on(False)
+    table = viewer.lab.current_panel().explorer.table
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    table.setColumnWidth(3, 12)  # as narrow as the header allows
+    found = "\n".join(elided_texts(viewer))
+    assert f"the column title 'GB / GPU' is cut in {table.columnWidth(3)} px" in found
+    assert f"the cell '{table.item(0, 3).text()}' is cut in {table.columnWidth(3)} px" in found
+    viewer.open_page(2, 2)
+    plot = viewer.lab.current_panel().plot
+    plot.setLabel("bottom", "an_unbroken_word_" * 60)  # a title wraps at spaces: one word cannot
+    assert "the bottom axis title 'an_unbroken_word_an_unbroken_" in "\n".join(elided_texts(viewer))

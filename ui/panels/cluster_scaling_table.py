@@ -30,14 +30,15 @@ def headers() -> list[str]:
 
 
 def row_texts(plan: parallelism.Plan, spec: object, best: bool, published: bool = False) -> list[str]:
-    """The cells of one plan, in the current language (★ the best plan, ◆ the published layout)."""
+    """The cells of one plan, in the current language (★ the best plan, ◆ the published layout; each
+    reason a plan cannot run on a line of its own)."""
     layout = plan.layout
     reasons = cluster_scaling.plan_reasons(plan, spec)
     fits = translate("PlanTable", "yes") if plan.fits else translate("PlanTable", "no")
     marks = ("★ " if best else "") + ("◆ " if published else "")
     return [marks + str(layout.dp), str(layout.tp), str(layout.pp), f"{plan.memory.total / 1e9:.1f}",
             fits, f"{plan.bubble * 100:.0f}%", f"{plan.step_s:.1f}", f"{plan.efficiency * 100:.0f}%",
-            "; ".join(i18n.engine_message(r) for r in reasons)]  # fmt: skip
+            "\n".join(i18n.engine_message(r) for r in reasons)]  # fmt: skip
 
 
 class PlanTable(QTableWidget):
@@ -52,8 +53,10 @@ class PlanTable(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().hide()
         header = self.horizontalHeader()
+        # Every column as wide as its words, the reasons too: a projector shows no tooltips, and the
+        # table scrolls sideways where the page is narrow.
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(REASON_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a reason a line
         self.retranslate()
 
     def show_plans(self, plans: Sequence[parallelism.Plan], spec: object,

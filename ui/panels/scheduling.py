@@ -44,6 +44,7 @@ def _table(columns: int) -> QTableWidget:
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     table.horizontalHeader().setStretchLastSection(True)
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a long cell wraps
     return table
 
 
@@ -146,7 +147,8 @@ class SchedulingPanel(LabPanel):
         self.queue_table.setRowCount(len(shown))
         for i, row in enumerate(shown):
             kind = classes.get(row.kind, row.kind)
-            values = (str(row.job), kind, str(row.gpus), row.state, f"{row.hours:.1f}", row.nodes)
+            nodes = row.nodes.replace(",", ", ")  # a job on many ranges of nodes wraps there, never cut short
+            values = (str(row.job), kind, str(row.gpus), row.state, f"{row.hours:.1f}", nodes)
             for j, value in enumerate(values):
                 self.queue_table.setItem(i, j, QTableWidgetItem(value))
 

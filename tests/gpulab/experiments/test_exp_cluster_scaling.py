@@ -41,7 +41,7 @@ def test_the_notes_compare_the_model_with_metas_llama3_figures():
     ({"model": "gpt-1.3b", "tp": "3"}, "TP 3 does not divide the 16 attention heads"),
     ({"model": "gpt-1.3b", "pp": "32"}, "PP 32 is more stages than the 24 layers"),
     ({"gpus": "64", "dp": "2", "tp": "2", "pp": "2"}, "DP × TP × PP = 2 × 2 × 2 = 8, not the 64 GPUs"),
-    ({"dp": "3"}, "the batch of 2048 sequences does not split"),
+    ({"dp": "3"}, "batch 2048 not divisible by DP 3 × 1"),
 ])  # fmt: skip
 def test_impossible_planner_inputs_are_named(assignments, problem):
     with pytest.raises(ParamError) as caught:

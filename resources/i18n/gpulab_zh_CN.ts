@@ -1382,6 +1382,13 @@
     </message>
 </context>
 <context>
+    <name>LivePlot</name>
+    <message>
+        <source>right axis</source>
+        <translation>右轴</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>gpulab — where a GPU&apos;s time goes</source>

@@ -24,7 +24,7 @@ from gpulab.results import Point, Result
 from ui.i18n import engine_message, localized
 from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
-from ui.widgets.plot_axes import DecadeAxis
+from ui.widgets.plot_axes import DecadeAxis, RightAxes
 
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
 RIGHT_OF_LINE, LEFT_OF_LINE = (-0.05, 0.0), (1.05, 0.0)  # text anchors of a marker label
@@ -116,6 +116,8 @@ class LivePlot(pg.PlotWidget):
         self.log_y = bool(log_y)
         self.x_text = x_text
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.right = RightAxes(self.getPlotItem())
+        self.on_right: set[str] = set()  # series drawn on a right axis: another unit than the left's
         self.series: dict[str, list[Point]] = {}
         self.kinds: dict[str, str] = {}
         self.labels: dict[str, Note] = {}  # series name -> the name carrying its label message
@@ -138,6 +140,8 @@ class LivePlot(pg.PlotWidget):
 
     def clear_series(self) -> None:
         self.getPlotItem().clear()
+        self.right.clear()
+        self.on_right.clear()
         self.curves.clear()
         self.series.clear()
         self.kinds.clear()
@@ -203,6 +207,7 @@ class LivePlot(pg.PlotWidget):
     def restyle(self) -> None:
         """Theme colours and widths for every curve and marker (after a theme change)."""
         style_plot(self)
+        self.right.restyle()
         for series in self.curves:
             self._style_curve(series)
         self._style_markers()
@@ -213,12 +218,14 @@ class LivePlot(pg.PlotWidget):
             return
         self._dirty = False
         xs_all = [float(p.x) for points in self.series.values() for p in points]
-        ys_all = [self.y_of(p) for points in self.series.values() for p in points]
+        ys_all = [self.y_of(p) for name, points in self.series.items() if name not in self.on_right for p in points]
         log_x = self.fixed_log_x if self.fixed_log_x is not None else _spans_decades(xs_all)
         log_y = self.fixed_log_y if self.fixed_log_y is not None else _spans_decades(ys_all)
         if (log_x, log_y) != (self.log_x, self.log_y):  # a new log mode re-lays out the plot: only when needed
             self.log_x, self.log_y = log_x, log_y
             self.setLogMode(x=log_x, y=log_y)
+            for name in self.on_right:  # the plot's log mode reaches only the curves in its own view
+                self.curves[name].setLogMode(log_x, False)
             self._place_decorations()
         for name in self.curves:
             self._set_curve_data(name)
@@ -233,7 +240,8 @@ class LivePlot(pg.PlotWidget):
     def _fit_to_points(self) -> None:
         """Ticks at the x values run; the view fitted to the points, with room above for labels."""
         xs = sorted({float(p.x) for points in self.series.values() for p in points if p.x > 0})
-        ys = [v for points in self.series.values() for v in map(self.y_of, points) if v > 0 or not self.log_y]
+        ys = [v for name, points in self.series.items() if name not in self.on_right
+              for v in map(self.y_of, points) if v > 0 or not self.log_y]  # fmt: skip
         if not xs or not ys:
             return
         assert self.x_text is not None
@@ -311,7 +319,24 @@ class LivePlot(pg.PlotWidget):
             first = result.series[0]
             self.setLabel("bottom", _axis_text(engine_message(first.x_label), first.x_unit))
             self.setLabel("left", _axis_text(engine_message(first.y_label), first.y_unit))
+            moved = [self._to_right(s) for s in result.series if s.y_unit != first.y_unit and s.name in self.curves]
+            if any(moved):  # the left axis' log mode and fit were chosen with them: choose again
+                self._dirty = True
+                self.redraw()
         self.legend_changed.emit()
+
+    def _to_right(self, series: Any) -> bool:
+        """Draw ``series`` on the right axis for its unit (a count beside percentages), titled as it
+        says; whether it moved there now."""
+        title = _axis_text(engine_message(series.y_label), series.y_unit)
+        view, curve = self.right.view(series.y_unit, title), self.curves[series.name]
+        self.on_right.add(series.name)
+        if curve.getViewBox() is view:
+            return False
+        self.getPlotItem().removeItem(curve)
+        view.addItem(curve)
+        curve.setLogMode(self.log_x, False)
+        return True
 
     def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
         """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
@@ -449,8 +474,12 @@ class LivePlot(pg.PlotWidget):
         ]
 
     def legend_note(self, series: Any) -> str:
-        """The legend's note for a series (``series`` as legend_entries names it), or ''."""
-        return self.series_notes.get(str(series), "")
+        """The legend's note for a series (``series`` as legend_entries names it), or '': the lab's
+        few words, and which axis reads it where the plot has one at the right."""
+        notes = [self.series_notes.get(str(series), "")]
+        if str(series) in self.on_right:
+            notes.append(self.tr("right axis"))
+        return ", ".join(note for note in notes if note)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):

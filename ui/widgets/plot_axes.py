@@ -102,3 +102,68 @@ class DecadeAxis(pg.AxisItem):
         if self.fixedWidth is None and self.isVisible() and self.label.isVisible() and self.extra_title_px:
             self.setMaximumWidth(self.maximumWidth() + self.extra_title_px)
             self.setMinimumWidth(self.maximumWidth())
+
+
+class RightAxes:
+    """Axes at a plot's right, each with a view of its own, for series in a unit the left axis does
+    not measure: a count drawn against "branch efficiency (%)" reads as 800 %. The views share the
+    plot's x, follow its size and lie under it (the mouse stays the plot's). The axes are new ones:
+    pyqtgraph's log mode would reach the plot's own right axis, and these stay linear."""
+
+    def __init__(self, item: pg.PlotItem) -> None:
+        self.item = item
+        self.keys: list[Any] = []  # what each axis measures (stable across languages)
+        self.views: list[pg.ViewBox] = []
+        self.axes: list[pg.AxisItem] = []
+        item.vb.sigResized.connect(self.follow)
+
+    def view(self, key: Any, title: str) -> pg.ViewBox:
+        """The view of the axis measuring ``key``, titled ``title`` (made and shown on first use)."""
+        if key not in self.keys:
+            self._add(key)
+        index = self.keys.index(key)
+        self.axes[index].setLabel(title)
+        return self.views[index]
+
+    def _add(self, key: Any) -> None:
+        axis = DecadeAxis("right")
+        self.item.layout.addItem(axis, 2, 3 + len(self.views))  # beyond the plot's own (hidden) right axis
+        view = pg.ViewBox(enableMenu=False)  # at a view's own depth, under the plot: the mouse stays the plot's
+        view.setMouseEnabled(False, False)
+        self.item.scene().addItem(view)
+        axis.linkToView(view)
+        view.setXLink(self.item.vb)
+        self.keys.append(key)
+        self.views.append(view)
+        self.axes.append(axis)
+        self.restyle()
+        self.follow()
+
+    def follow(self) -> None:
+        """Each view over the plot's own, so x agrees (after a resize or a new range)."""
+        for view in self.views:
+            view.setGeometry(self.item.vb.sceneBoundingRect())
+            view.linkedViewChanged(self.item.vb, view.XAxis)
+
+    def restyle(self) -> None:
+        """The axes drawn as the left one is (the theme's pen, text and type)."""
+        left = self.item.getAxis("left")
+        for axis in self.axes:
+            axis.setPen(left.pen())
+            axis.setTextPen(left.textPen())
+            axis.setTickFont(left.style.get("tickFont"))
+            axis.label.setFont(left.label.font())
+            axis.setStyle(maxTextLevel=0)
+
+    def clear(self) -> None:
+        """No right axes: their curves, views and axes go."""
+        for view in self.views:
+            for child in list(view.addedItems):
+                view.removeItem(child)
+            if view.scene() is not None:
+                view.scene().removeItem(view)
+        for axis in self.axes:
+            self.item.layout.removeItem(axis)
+            if axis.scene() is not None:
+                axis.scene().removeItem(axis)
+        self.keys, self.views, self.axes = [], [], []

@@ -158,7 +158,7 @@ def test_a_marker_label_stays_whole_inside_the_plot_wherever_its_line_is(qtbot, 
 
 
 def test_a_marker_label_too_wide_for_either_side_breaks_into_two_lines(qtbot, plot):
-    from ui.widgets.live_plot import two_lines
+    from ui.widgets.plot_marks import two_lines
 
     assert two_lines("GPU wins from 2^16") == "GPU wins\nfrom 2^16"
     assert two_lines("2^16") == "2^16"
@@ -253,3 +253,11 @@ def test_an_axis_title_longer_than_its_axis_wraps_below_the_tick_labels_and_unwr
     plot.setLabel("bottom", "size (B)")
     qtbot.waitUntil(lambda: axis.extra_title_px == 0)
     assert axis.label.boundingRect().width() < axis.width() / 2
+
+
+def test_an_axis_title_with_a_less_than_sign_is_shown_whole(qtbot, plot):
+    """pyqtgraph writes the title as HTML: "(tid < s)" must not start a tag that swallows the rest."""
+    plot.setLabel("bottom", "variant (0 = interleaved (tid % 2s), 1 = sequential (tid < s), 2 = warp shuffle)")
+    axis = plot.getPlotItem().getAxis("bottom")
+    assert axis.label.toPlainText().strip().endswith("2 = warp shuffle)")
+    assert "tid < s" in axis.label.toPlainText()

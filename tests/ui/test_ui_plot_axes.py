@@ -111,3 +111,17 @@ def test_the_wheel_over_a_plot_with_a_right_axis_still_zooms_the_plot(qtbot):
     qtbot.waitUntil(lambda: vb.viewRange()[0][1] - vb.viewRange()[0][0] < (x1 - x0) * 0.95
                     and vb.viewRange()[1][1] - vb.viewRange()[1][0] < (y1 - y0) * 0.95)  # fmt: skip
     assert plot.right.views[0].viewRange()[0] == pytest.approx(vb.viewRange()[0], abs=0.01)  # x follows
+
+
+def test_a_percentage_axis_starts_at_zero_and_another_unit_keeps_its_fit(qtbot):
+    """40 % at the bottom edge would read as nothing: a linear % axis has 0 at its foot."""
+    plot = LivePlot(log_x=None, log_y=None)
+    qtbot.addWidget(plot)
+    plot.resize(600, 400)
+    plot.show()
+    shown(plot, Result("divergence", {}, (series("a", "branch efficiency", "%", [50, 100, 40]),)))
+    low, high = plot.getPlotItem().vb.viewRange()[1]
+    assert -0.05 * high < low <= 0 and 100 <= high <= 110
+    plot.clear_series()
+    shown(plot, Result("stream", {}, (series("b", "bandwidth", "GB/s", [50, 100, 40]),)))
+    qtbot.waitUntil(lambda: plot.getPlotItem().vb.viewRange()[1][0] > 30)  # fitted to the values, not to 0

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpulab.catalogue import Note
@@ -25,9 +25,9 @@ from ui.i18n import engine_message, localized
 from ui.theme import current_theme, curve_pen, style_plot
 from ui.widgets.badge import kind_label
 from ui.widgets.plot_axes import DecadeAxis, RightAxes
+from ui.widgets.plot_marks import PlotMarks
 
 REDRAW_MS = 100  # curves are redrawn at most 10 times a second, whatever the point rate
-RIGHT_OF_LINE, LEFT_OF_LINE = (-0.05, 0.0), (1.05, 0.0)  # text anchors of a marker label
 LINE_SAMPLES = {"modelled": "┅┅┅", "replayed": "┈┈┈"}  # others are solid: ━━━
 FLAGGED_ALPHA = 110  # of 255: a flagged point's outline, faded beside the clean ones
 
@@ -86,7 +86,7 @@ class PlotPlaceholder(QLabel):
         self.setStyleSheet(f"color: {theme.muted}; font-size: {size}pt; background: transparent;")
 
 
-class LivePlot(pg.PlotWidget):
+class LivePlot(PlotMarks, pg.PlotWidget):
     """Curves keyed by series name, growing point by point; ``label_series`` finishes a run.
 
     ``y_of`` says what a point shows upward (its ``y`` unless told otherwise, e.g. its time in
@@ -118,6 +118,7 @@ class LivePlot(pg.PlotWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.right = RightAxes(self.getPlotItem())
         self.on_right: set[str] = set()  # series drawn on a right axis: another unit than the left's
+        self.percent = False  # the left axis reads percentages (it starts at 0)
         self.series: dict[str, list[Point]] = {}
         self.kinds: dict[str, str] = {}
         self.labels: dict[str, Note] = {}  # series name -> the name carrying its label message
@@ -142,6 +143,7 @@ class LivePlot(pg.PlotWidget):
         self.getPlotItem().clear()
         self.right.clear()
         self.on_right.clear()
+        self.percent = False
         self.curves.clear()
         self.series.clear()
         self.kinds.clear()
@@ -218,7 +220,7 @@ class LivePlot(pg.PlotWidget):
             return
         self._dirty = False
         xs_all = [float(p.x) for points in self.series.values() for p in points]
-        ys_all = [self.y_of(p) for name, points in self.series.items() if name not in self.on_right for p in points]
+        ys_all = self.left_ys()
         log_x = self.fixed_log_x if self.fixed_log_x is not None else _spans_decades(xs_all)
         log_y = self.fixed_log_y if self.fixed_log_y is not None else _spans_decades(ys_all)
         if (log_x, log_y) != (self.log_x, self.log_y):  # a new log mode re-lays out the plot: only when needed
@@ -240,8 +242,7 @@ class LivePlot(pg.PlotWidget):
     def _fit_to_points(self) -> None:
         """Ticks at the x values run; the view fitted to the points, with room above for labels."""
         xs = sorted({float(p.x) for points in self.series.values() for p in points if p.x > 0})
-        ys = [v for name, points in self.series.items() if name not in self.on_right
-              for v in map(self.y_of, points) if v > 0 or not self.log_y]  # fmt: skip
+        ys = [v for v in self.left_ys() if v > 0 or not self.log_y]
         if not xs or not ys:
             return
         assert self.x_text is not None
@@ -253,8 +254,9 @@ class LivePlot(pg.PlotWidget):
         x_pad = self._x_pad(x_high - x_low)
         y_low, y_high = min(map(to_y, ys)), max(map(to_y, ys))
         span = max(y_high - y_low, 0.5 if self.log_y else abs(y_high) * 0.1 or 1.0)
-        self.setRange(xRange=(x_low - x_pad, x_high + x_pad), yRange=(y_low - 0.08 * span, y_high + 0.15 * span),
-                      padding=0)  # fmt: skip
+        from_zero = self.percent and not self.log_y and y_low >= 0  # 0 % at the foot, with its tick label
+        bottom = -0.03 * (y_high + 0.15 * span) if from_zero else y_low - 0.08 * span
+        self.setRange(xRange=(x_low - x_pad, x_high + x_pad), yRange=(bottom, y_high + 0.15 * span), padding=0)
         self._fitted = self.getViewBox().viewRange()
 
     def _x_pad(self, span: float) -> float:
@@ -323,7 +325,21 @@ class LivePlot(pg.PlotWidget):
             if any(moved):  # the left axis' log mode and fit were chosen with them: choose again
                 self._dirty = True
                 self.redraw()
+            self.percent = first.y_unit == "%"
+            self._percent_from_zero()
         self.legend_changed.emit()
+
+    def left_ys(self) -> list[float]:
+        """The values the left axis reads (a right axis' series have their own)."""
+        return [self.y_of(p) for name, points in self.series.items() if name not in self.on_right for p in points]
+
+    def _percent_from_zero(self) -> None:
+        """A linear percentage axis starts at 0 %: fitted to the values, 40 % at the bottom edge
+        reads as nothing. (A plot fitted to its sizes does it in its own fit.)"""
+        ys = self.left_ys()
+        if self.percent and not self.log_y and self.x_text is None and ys and min(ys) >= 0:
+            top = max(ys) * 1.08 or 1.0
+            self.getViewBox().setYRange(-0.03 * top, top, padding=0)  # a little under 0, so 0 gets its tick label
 
     def _to_right(self, series: Any) -> bool:
         """Draw ``series`` on the right axis for its unit (a count beside percentages), titled as it
@@ -338,129 +354,10 @@ class LivePlot(pg.PlotWidget):
         curve.setLogMode(self.log_x, False)
         return True
 
-    def add_marker(self, x: float, text: str) -> pg.InfiniteLine:
-        """A vertical dotted line at ``x`` with a boxed label (a crossover, a cache size)."""
-        position = _view_value(x, self.log_x)
-        # At the top, in the room the view keeps above the curves; the side is chosen by _side_markers.
-        options = {"position": 0.98, "anchors": [RIGHT_OF_LINE, RIGHT_OF_LINE]}
-        line = pg.InfiniteLine(pos=position, angle=90, movable=False, label=text, labelOpts=options)
-        line.marker_text = text  # the whole label; _side_markers may break it in two
-        line.raw_value = x
-        self.addItem(line, ignoreBounds=True)
-        self.markers.append(line)
-        self._style_markers()
-        return line
-
-    def add_level(self, y: float, text: str) -> pg.InfiniteLine:
-        """A horizontal dashed line at ``y`` with a boxed label at its right end (a ceiling, a peak)."""
-        options = {"position": 0.98, "anchors": [(1.0, 1.0), (1.0, 1.0)]}  # above the line, at the right
-        line = pg.InfiniteLine(pos=_view_value(y, self.log_y), angle=0, movable=False, label=text, labelOpts=options)
-        line.raw_value = y
-        # Under the curves: a ceiling's label sits where the curves reach the ceiling, and must not
-        # hide the points it is about (its box still masks the grid behind the words).
-        line.setZValue(-10)
-        self.addItem(line, ignoreBounds=True)
-        self.levels.append(line)
-        self._style_markers()
-        return line
-
-    def clear_decorations(self) -> None:
-        """Remove every marker and level line and the legend's notes (the curves stay)."""
-        for line in [*self.markers, *self.levels]:
-            self.removeItem(line)
-        self.markers.clear()
-        self.levels.clear()
-        self.series_notes.clear()
-        self.legend_changed.emit()
-
     def set_series_note(self, series: str, text: str) -> None:
         """A few words the legend shows after the series' name (its percent of peak)."""
         self.series_notes[series] = text
         self.legend_changed.emit()
-
-    def _place_decorations(self) -> None:
-        """Markers and levels at their values in the axes' current (log or linear) units."""
-        for line in self.markers:
-            line.setValue(_view_value(line.raw_value, self.log_x))
-        for line in self.levels:
-            line.setValue(_view_value(line.raw_value, self.log_y))
-
-    def _style_markers(self) -> None:
-        """Markers and their labels in the theme's text colour and type size, on an opaque box."""
-        theme = current_theme()
-        font = QFont()
-        font.setPointSize(theme.font_pt)
-        font.setBold(True)
-        level_font = QFont(font)  # a ceiling's words are smaller than a marker's: they run along the curves
-        level_font.setBold(False)
-        level_font.setPointSize(max(8, theme.font_pt - 2))
-        for line in self.levels:
-            line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DashLine))
-            line.label.setColor(theme.text)
-            line.label.fill = pg.mkBrush(theme.base)
-            line.label.setFont(level_font)
-            line.label.update()
-        for line in self.markers:
-            line.setPen(pg.mkPen(theme.text, width=max(2, theme.line_width // 2 + 1), style=Qt.PenStyle.DotLine))
-            line.label.setColor(theme.text)
-            line.label.fill = pg.mkBrush(theme.base)
-            line.label.border = pg.mkPen(theme.text)
-            line.label.setFont(font)
-            line.label.update()
-        self._side_markers()
-
-    def set_marker_text(self, line: pg.InfiniteLine, text: str) -> None:
-        """A new label for marker ``line`` (e.g. in another language), placed again."""
-        line.marker_text = text
-        line.label.setFormat(text)
-        self._side_markers()
-
-    def _side_markers(self) -> None:
-        """Each marker's label on the side of its line where it fits whole: right when there is room,
-        else left, else the roomier side (a label past the plot's edge is cut off)."""
-        (x_low, x_high), _ = self.getViewBox().viewRange()
-        width_px = self.getViewBox().width()
-        if width_px <= 0 or x_high <= x_low:
-            return
-        for line in self.markers:
-            metrics = QFontMetrics(line.label.textItem.font())
-            text = getattr(line, "marker_text", line.label.format)
-            right_px = (x_high - line.value()) / (x_high - x_low) * width_px
-            left_px = width_px - right_px
-            if metrics.horizontalAdvance(text) + 12 > max(left_px, right_px):
-                text = two_lines(text)  # too wide for either side: a second line halves it
-            label_px = max(metrics.horizontalAdvance(part) for part in text.split("\n")) + 12
-            right = right_px >= label_px or right_px >= left_px
-            span = label_px / width_px * (x_high - x_low)
-            xs = (line.value(), line.value() + span) if right else (line.value() - span, line.value())
-            height = (metrics.height() * (text.count("\n") + 1) + 8) / max(1.0, self.getViewBox().height())
-            top = not self._curves_in(xs, (1.0 - height - 0.04, 1.0)) or self._curves_in(xs, (0.0, height + 0.04))
-            anchor = (RIGHT_OF_LINE if right else LEFT_OF_LINE)[0], 0.0 if top else 1.0
-            line.label.anchors = [anchor, anchor]
-            line.label.setPosition(0.98 if top else 0.02)  # at the top unless a curve is there
-            line.label.setFormat(text)
-            line.label.updatePosition()
-
-    def _curves_in(self, xs: tuple[float, float], band: tuple[float, float]) -> bool:
-        """Whether a curve passes through x in ``xs`` (view units) at a height in ``band``
-        (fractions of the view's height, 0 at the bottom)."""
-        _x_range, (y_low, y_high) = self.getViewBox().viewRange()
-        if y_high <= y_low:
-            return False
-        for curve in self.curves.values():
-            x, y = curve.getData()
-            if x is None or len(x) == 0:
-                continue
-            order = np.argsort(x)
-            x, y = np.asarray(x)[order], np.asarray(y)[order]
-            inside = (x >= xs[0]) & (x <= xs[1])
-            if x[0] > xs[1] or x[-1] < xs[0]:
-                continue
-            ys = np.concatenate([y[inside], np.interp(xs, x, y)])  # the points and the span's edges
-            frac = (ys - y_low) / (y_high - y_low)
-            if np.any((frac >= band[0]) & (frac <= band[1])):
-                return True
-        return False
 
     def points_of(self, series: str) -> list[Point]:
         return list(self.series.get(series, ()))
@@ -558,18 +455,6 @@ def _entry_html(name: str, colour: str, kind: str, note: str = "") -> str:
     return f"{sample}&nbsp;{label}" + (f" ({escape(note)})" if note else "")
 
 
-def _view_value(value: float, log: bool) -> float:
-    """Where ``value`` sits on an axis in pyqtgraph's units (its log10 on a log axis)."""
-    return math.log10(value) if log and value > 0 else value
-
-
-def two_lines(text: str) -> str:
-    """``text`` broken at the space nearest its middle (unchanged when it has no space)."""
-    spaces = [i for i, ch in enumerate(text) if ch == " "]
-    if not spaces:
-        return text
-    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
-    return f"{text[:cut]}\n{text[cut + 1:]}"
 
 
 def thinned(ticks: list[tuple[float, str]], room_px: float, metrics: Any) -> list[tuple[float, str]]:

@@ -8,6 +8,7 @@ than its axis wraps onto as many lines as it needs, centred, and the axis grows 
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import pyqtgraph as pg
@@ -85,6 +86,16 @@ class DecadeAxis(pg.AxisItem):
     def resizeEvent(self, ev: Any = None) -> None:
         self.wrap_title()  # a new length wraps the title anew, before pyqtgraph places it
         super().resizeEvent(ev)
+
+    def labelString(self) -> str:
+        # pyqtgraph puts the title into HTML as it is: "sequential (tid < s)" lost all after the "<".
+        # Our titles are plain text, so they are escaped first.
+        text, units = self.labelText, self.labelUnits
+        self.labelText, self.labelUnits = escape(text), escape(units)
+        try:
+            return super().labelString()
+        finally:
+            self.labelText, self.labelUnits = text, units
 
     def _updateLabel(self) -> None:
         super()._updateLabel()

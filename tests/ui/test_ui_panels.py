@@ -99,7 +99,7 @@ def test_running_an_experiment_grows_one_curve_per_series_and_labels_its_provena
     assert list(xs) == [1, 2, 3, 4, 5, 6] and list(ys) == [1, 4, 9, 16, 25, 36]
     assert len(panel.plot.getPlotItem().listDataItems()) == 1
     assert not panel.legend.isHidden()
-    assert "squares — <b>EMULATED</b>" in panel.legend.text()
+    assert panel.legend.text().startswith("<b>EMULATED</b>:") and "squares" in panel.legend.text()
     assert panel.provenance == "emulated"
     assert panel.notes.toPlainText() == "a fake note"
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
@@ -167,7 +167,7 @@ def test_a_point_that_carries_its_provenance_labels_the_curve_while_it_runs(
     job = panel.run_experiment()
     try:
         qtbot.waitUntil(lambda: panel.provenance == "modelled", timeout=5000)
-        assert "H100 model — <b>MODELLED</b>" in panel.legend.text()
+        assert panel.legend.text().startswith("<b>MODELLED</b>:") and "H100 model" in panel.legend.text()
         pen = panel.plot.curves["H100 model"].opts["pen"]
         assert pen.style() == Qt.PenStyle.DashLine
     finally:

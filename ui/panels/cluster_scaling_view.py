@@ -24,7 +24,7 @@ from ui.panels.cluster_scaling_table import PlanTable
 from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.flow_layout import WrapLabel
 from ui.widgets.legend_box import LegendBox
-from ui.widgets.live_plot import LivePlot, SeriesLegend
+from ui.widgets.live_plot import GroupedLegend, LivePlot
 
 translate = QCoreApplication.translate
 ALGORITHM_KEYS = {"ring": "experiment.cluster-scaling.param.algorithms.choice.ring",
@@ -72,7 +72,7 @@ class ScalingExplorer(QWidget):
         self.sliders = ScalingSliders()
         self.sliders.changed.connect(self._slider_moved)
         self.allreduce_plot, self.scaling_plot = _plot("ms"), _plot("%")
-        self.legends = [SeriesLegend(self.allreduce_plot), SeriesLegend(self.scaling_plot)]
+        self.legends = [GroupedLegend(self.allreduce_plot), GroupedLegend(self.scaling_plot)]
         self.badge = ProvenanceBadge("modelled")
         # At most three and two lines (the rest in the tooltip): the chart under them keeps the room
         # it needs for its ticks on a projector. The goodput comes first, so a cut never hides it.

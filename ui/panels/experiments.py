@@ -39,7 +39,7 @@ from ui.widgets.export import (
     tab_title,
 )
 from ui.widgets.legend_box import LegendBox
-from ui.widgets.live_plot import LivePlot, PlotPlaceholder, SeriesLegend
+from ui.widgets.live_plot import GroupedLegend, LivePlot, PlotPlaceholder, SeriesLegend
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import ParamsForm
 from ui.widgets.run_controls import RunControls
@@ -225,7 +225,7 @@ class ExperimentsPanel(Panel):
 
     LEAST_NOTE_LINES = 4  # the notes box shows at least this many lines (the rest scrolls)
     MOST_NOTE_LINES = 0  # and at most this many (0: no cap; beside a lesson the page's own text speaks)
-    LEGEND: type[SeriesLegend] = SeriesLegend  # GroupedLegend says each provenance word once, for many series
+    LEGEND: type[SeriesLegend] = GroupedLegend  # each provenance word once ("— MODELLED" after each wrapped)
     FORM_SHARE = 0.45  # of the panel's width, at most, for the widest field (whole sizes where there is room)
     CONTROLS_SHARE = 0.55  # of the splitter's width, at most, for the controls column
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from gpulab.results import Point, Result, Series
 from ui.panels.lab_panel import LabPanel
-from ui.widgets.live_plot import GroupedLegend
 
 
 def largest_k(result: Result) -> float | None:
@@ -31,7 +30,6 @@ class LaunchPanel(LabPanel):
     """Launch overhead & CUDA Graphs: µs per step against K, the cost at the largest K in the legend."""
 
     EXPERIMENT = "launch"
-    LEGEND = GroupedLegend  # four modelled ways and two measured: each provenance word once
 
     def decorate(self, result: Result) -> None:
         k = largest_k(result)

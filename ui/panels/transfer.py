@@ -23,7 +23,6 @@ from ui.panels.transfer_view import (
     is_bar_point,
     spread_out,
 )
-from ui.widgets.live_plot import GroupedLegend
 
 PERCENT_LABELS = 4  # at most this many percentages on the main curve: more would hide it
 SHORT_PANEL_LINES = 34  # a panel fewer text lines tall than this keeps two lines of notes (they scroll)
@@ -58,7 +57,6 @@ class TransferPanel(LabPanel):
     """PCIe transfers: pinned and pageable copies each way, modelled links, round trips vs one batch."""
 
     EXPERIMENT = "transfer"
-    LEGEND = GroupedLegend  # six modelled links: each provenance word once
 
     def _make_widgets(self) -> None:
         super()._make_widgets()

@@ -308,3 +308,28 @@ def test_the_ladder_shows_the_published_figures_of_the_chosen_architecture_with_
     choose(qtbot, ladder.gpu_combo, "sm_86")
     assert ladder.gpu_line.text() == "No published figures for this architecture (sm_86)."
     assert not ladder.gpu_badge.isVisible()
+
+
+def test_the_hiding_tab_starts_from_the_dram_latency_of_the_gpu_the_ladder_shows(qtbot, panel):
+    """The ladder tab's GPU (picked in its list) gives the hiding tab its DRAM latency and its
+    source; a GPU with no figure leaves it; a latency the user typed stays theirs."""
+    view = panel.hiding
+    choose(qtbot, panel.ladder.gpu_combo, "sm_90")
+    click_tab(qtbot, panel.tabs, HIDING)
+    assert view.latency_box.value() == 700  # H100 SXM's published DRAM latency, cycles
+    assert "sm_90" in view.source_line.text()
+    hiding_ready(qtbot, panel)
+    assert view.animation.latency == 700
+    click_tab(qtbot, panel.tabs, LADDER)
+    choose(qtbot, panel.ladder.gpu_combo, "sm_86")  # no figures listed: the view keeps H100's
+    choose(qtbot, panel.ladder.gpu_combo, "a100-sxm4-80gb")
+    assert view.latency_box.value() == 550 and "sm_80" in view.source_line.text()
+    click_tab(qtbot, panel.tabs, HIDING)
+    view.latency_box.setFocus()
+    view.latency_box.selectAll()
+    qtbot.keyClicks(view.latency_box, "900")  # the box writes its unit after the number
+    qtbot.keyClick(view.latency_box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.latency_box.value() == 900)
+    click_tab(qtbot, panel.tabs, LADDER)
+    choose(qtbot, panel.ladder.gpu_combo, "sm_90")
+    assert view.latency_box.value() == 900 and "you gave" in view.source_line.text()

@@ -45,6 +45,9 @@ class LatencyPanel(LabPanel):
         for page in (self.ladder, self.calculator, self.hiding):
             self.tabs.addTab(page, "")
         self.tabs.currentChanged.connect(self._tab_chosen)
+        # The hiding tab starts from the DRAM latency of the GPU the ladder tab shows beside the CPU.
+        self.ladder.gpu_combo.currentIndexChanged.connect(lambda _i: self._gpu_chosen())
+        self._gpu_chosen()
         self._hiding_prepared = False
         for page in (self.calculator, self.hiding):
             page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
@@ -80,6 +83,11 @@ class LatencyPanel(LabPanel):
         elif not self._hiding_prepared:
             self._hiding_prepared = True
             self.hiding.prepare()  # the kernel is emulated only once the tab is seen
+
+    def _gpu_chosen(self) -> None:
+        from gpulab.occupancy import resolve_arch
+
+        self.hiding.use_gpu(resolve_arch(str(self.ladder.gpu_combo.currentData())))
 
     def fit_to_view(self) -> None:
         """Presenter mode: the ladder's and the latency-hiding tab's lines whole (a room sees no tooltips)."""

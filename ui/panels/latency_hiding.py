@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -35,7 +35,7 @@ from ui.widgets.badge import ProvenanceBadge
 from ui.widgets.flow_layout import FlowBox, WrapLabel, group
 
 DEFAULT_KERNEL = "matmul_tiled"  # enough arithmetic per load that the issue slots fill as warps are added
-PUBLISHED_ARCH = "sm_75"  # the architecture whose DRAM latency the view starts with
+PUBLISHED_ARCH = "sm_75"  # the architecture whose DRAM latency the view starts with (the ladder tab's first GPU)
 FALLBACK_LATENCY = 400  # cycles, the SM model's default, where no published figure is listed
 SPEEDS = (1, 5, 25, 100)  # cycles per tick
 TICK_MS = 40
@@ -48,9 +48,9 @@ def most_warps() -> int:
     return max(arch_limits(arch).max_warps_per_sm for arch in known_archs())
 
 
-def published_latency() -> tuple[int, gpu_levels.GpuLevels | None]:
-    """(cycles, the published levels) of the DRAM latency the view starts with (None: no figure listed)."""
-    levels = gpu_levels.levels(PUBLISHED_ARCH)
+def published_latency(arch: str = PUBLISHED_ARCH) -> tuple[int, gpu_levels.GpuLevels | None]:
+    """(cycles, the published levels) of ``arch``'s DRAM latency (None: no figure listed)."""
+    levels = gpu_levels.levels(arch)
     return (FALLBACK_LATENCY, None) if levels is None else (levels.dram_mid_cycles, levels)
 
 
@@ -77,6 +77,7 @@ class HidingView(QWidget):
         self.animation = SmAnimation()
         self.sweep: dict[str, Any] | None = None
         self._asked: tuple = ()  # the settings of the newest request (older answers are dropped)
+        self.arch = PUBLISHED_ARCH  # whose published DRAM latency the view uses (while the user gives none)
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(lambda: self.step(self.speed()))
@@ -232,15 +233,30 @@ class HidingView(QWidget):
 
     def _show_source(self) -> None:
         """The latency's origin in one short line: the source's name; its full title and address on hover."""
-        latency, levels = published_latency()
+        latency, levels = published_latency(self.arch)
         if levels is not None and self.latency_box.value() == latency:
-            text = self.tr("Latency: the DRAM latency published for %1 (%2).").replace("%1", PUBLISHED_ARCH)
+            text = self.tr("Latency: the DRAM latency published for %1 (%2).").replace("%1", self.arch)
             self.source_line.setText(text.replace("%2", levels.source_short))
             self.source_line.setToolTip(f"{levels.source_title}\n{levels.source_url}")
         else:
             self.source_line.setText(self.tr("Latency: %1 cycles, the figure you gave.")
                                      .replace("%1", str(self.latency_box.value())))  # fmt: skip
             self.source_line.setToolTip("")
+
+    def use_gpu(self, arch: str) -> None:
+        """Take the DRAM latency published for ``arch`` (the GPU the ladder tab shows), unless the
+        user gave a figure of their own; with no figure listed for it the latency stays."""
+        old, _levels = published_latency(self.arch)
+        new, levels = published_latency(arch)
+        if levels is None or self.latency_box.value() != old:
+            return
+        self.arch = arch
+        with QSignalBlocker(self.latency_box):
+            self.latency_box.setValue(new)
+        if self._asked:  # already shown: run it again with the new latency
+            self.prepare()
+        else:
+            self._show_source()
 
     # ------------------------------------------------------------ choosing
 

@@ -455,8 +455,6 @@ def _entry_html(name: str, colour: str, kind: str, note: str = "") -> str:
     return f"{sample}&nbsp;{label}" + (f" ({escape(note)})" if note else "")
 
 
-
-
 def thinned(ticks: list[tuple[float, str]], room_px: float, metrics: Any) -> list[tuple[float, str]]:
     """Every k-th tick, the smallest k at which the labels (and a gap of two characters each) fit
     in ``room_px``: crowded labels overlap into an unreadable row, fewer stay legible."""

@@ -1,4 +1,5 @@
-"""The axes of the lab's plots: decades labelled on a log scale, and a title that wraps.
+"""The axes of the lab's plots: decades labelled on a log scale, a title that wraps, and axes at
+the right for series in another unit.
 
 pyqtgraph writes an axis title on one line centred on the axis, so a long one (the divergence
 lab's x axis spells out every variant) runs past both ends, off the plot. Here a title longer

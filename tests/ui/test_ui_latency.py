@@ -9,6 +9,7 @@ import itertools
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.ui.test_ui_lessons_layout import elided_texts
 from tests.ui.test_ui_walkthrough import has_chinese
 from tests.ui.walk import choose, click, click_tab, open_panel, overlaps, settle, switch_language, wait_idle
 from ui.panels.latency import CALCULATOR, HIDING, LADDER
@@ -258,6 +259,8 @@ def test_each_tab_fits_a_1024x768_projector_without_clipped_labels(qtbot, projec
         tab = panel.tabs.currentWidget()
         assert not clipped_labels(tab), clipped_labels(tab)
         assert not overlaps(tab), overlaps(tab)
+        # the tab bar whole (the form's long labels wrap rather than widen its column) and the GPU list's name whole
+        assert not elided_texts(panel), elided_texts(panel)
         shown = panel.parentWidget()
         assert panel.height() <= shown.height() and panel.width() <= shown.width(), "the page scrolls"
     wait_idle(qtbot, window)

@@ -213,6 +213,7 @@ class ParamsForm(QWidget):
             assert params_type is not None
             self.editors[field.name] = field_editor(params_type, field, field_default(field))
             self.labels[field.name] = QLabel()
+            self.labels[field.name].setWordWrap(True)  # a long name wraps, not the column widens
             self.layout_.addRow(self.labels[field.name], self.editors[field.name])
         self.retranslate()
         self.fit()

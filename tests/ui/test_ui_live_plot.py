@@ -261,3 +261,14 @@ def test_an_axis_title_with_a_less_than_sign_is_shown_whole(qtbot, plot):
     axis = plot.getPlotItem().getAxis("bottom")
     assert axis.label.toPlainText().strip().endswith("2 = warp shuffle)")
     assert "tid < s" in axis.label.toPlainText()
+
+
+def test_decades_are_written_one_way_along_an_axis():
+    """pyqtgraph writes "0.1 1 10¹": one axis, two notations. Within 0.001 to 1000 plain numbers,
+    beyond it powers of ten for every label."""
+    from ui.widgets.plot_axes import DecadeAxis
+
+    axis = DecadeAxis("left")
+    assert axis.logTickStrings([-2.0, -1.0, 0.0, 1.0], 1.0, 1.0) == ["0.01", "0.1", "1", "10"]
+    assert axis.logTickStrings([0.0, 1.0, 2.0, 5.0], 1.0, 1.0) == ["10⁰", "10¹", "10²", "10⁵"]
+    assert axis.logTickStrings([-8.0, -4.0], 1.0, 1.0) == ["10⁻⁸", "10⁻⁴"]

@@ -40,8 +40,11 @@ class LadderView(QWidget):
         super().__init__(parent)
         import pyqtgraph as pg
 
+        from ui.widgets.plot_axes import DecadeAxis
+
         self.points: list[tuple[float, float]] = []
-        self.plot = pg.PlotWidget()
+        # Decades only, written one way: pyqtgraph's own axis labelled 2·10¹ ... 9·10¹ over each other
+        self.plot = pg.PlotWidget(axisItems={"left": DecadeAxis("left"), "bottom": DecadeAxis("bottom")})
         self.plot.setMenuEnabled(False)
         self.plot.setLogMode(x=True, y=True)
         self.curve = self.plot.plot([], [], symbol="o", symbolSize=7)

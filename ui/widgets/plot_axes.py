@@ -16,6 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QTextOption
 
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
 
 class DecadeAxis(pg.AxisItem):
     """An axis whose log scale labels the decades and leaves the ticks between them unlabelled.
@@ -52,6 +54,17 @@ class DecadeAxis(pg.AxisItem):
         if per_decade_px < 3 * len(range(2, 10)):  # under 3 px apart the lines between make a grey band
             between = []
         return [(float(step), labelled), (None, unlabelled + [v for v in between if minVal < v < maxVal])]
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        """The decades written one way along the whole axis: plain numbers where every label is
+        between 0.001 and 1000 ("0.01 0.1 1 10"), otherwise powers of ten ("10⁰ 10¹ 10²").
+        pyqtgraph mixes them ("0.1 1 10¹"), which reads as two scales."""
+        exponents = [round(v + math.log10(scale)) for v in values]
+        if not values or any(abs(v + math.log10(scale) - e) > 1e-6 for v, e in zip(values, exponents, strict=True)):
+            return super().logTickStrings(values, scale, spacing)  # not whole decades: pyqtgraph's own
+        if all(-3 <= e <= 3 for e in exponents):
+            return [f"{10.0**e:.{max(0, -e)}f}" for e in exponents]
+        return ["10" + str(e).translate(SUPERSCRIPTS) for e in exponents]
 
     def _label_extent_px(self) -> float:
         """Pixels a decade's label needs along this axis, with a gap: its line height upright, the

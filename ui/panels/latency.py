@@ -85,9 +85,7 @@ class LatencyPanel(LabPanel):
             self.hiding.prepare()  # the kernel is emulated only once the tab is seen
 
     def _gpu_chosen(self) -> None:
-        from gpulab.occupancy import resolve_arch
-
-        self.hiding.use_gpu(resolve_arch(str(self.ladder.gpu_combo.currentData())))
+        self.hiding.use_gpu(self.ladder.arch())
 
     def fit_to_view(self) -> None:
         """Presenter mode: the ladder's and the latency-hiding tab's lines whole (a room sees no tooltips)."""

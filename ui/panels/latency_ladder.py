@@ -119,10 +119,14 @@ class LadderView(QWidget):
         else:
             self.hint.setText(self.tr("Press Run: this CPU's ladder is measured, one working set at a time."))
 
-    def show_levels(self) -> None:
+    def arch(self) -> str:
+        """The architecture of the GPU chosen in the list (a GPU's name resolves to its sm_XX)."""
         from gpulab.occupancy import resolve_arch
 
-        arch = resolve_arch(str(self.gpu_combo.currentData()))
+        return resolve_arch(str(self.gpu_combo.currentData()))
+
+    def show_levels(self) -> None:
+        arch = self.arch()
         levels = gpu_levels.levels(arch)
         self.gpu_badge.setVisible(levels is not None)
         if levels is None:

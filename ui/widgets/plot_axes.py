@@ -113,8 +113,7 @@ class DecadeAxis(pg.AxisItem):
 
     def _updateLabel(self) -> None:
         super()._updateLabel()
-        self.wrap_title()
-        self.resizeEvent()  # placed again: its wrapped size changed
+        self.resizeEvent()  # wrapped and placed again: a new title has a new size
 
     def _updateHeight(self) -> None:
         super()._updateHeight()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit
 
+from ui.widgets.layout_parts import widgets as layout_widgets
+
 JOB_TIMEOUT_MS = 30_000
 
 
@@ -172,8 +174,7 @@ def overlaps(page) -> list[str]:
         layout = widget.layout() if widget.isVisible() else None
         if layout is None:
             continue
-        items = [layout.itemAt(i).widget() for i in range(layout.count())]
-        shown = [w for w in items if w is not None and w.isVisible()]
+        shown = [w for w in layout_widgets(layout) if w.isVisible()]  # not itemAt: see ui/widgets/layout_parts.py
         for i, first in enumerate(shown):
             for second in shown[i + 1 :]:
                 if first.geometry().intersects(second.geometry()):

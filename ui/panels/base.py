@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QSize, Signal
 from PySide6.QtWidgets import QBoxLayout, QLayout, QWidget
 
 from ui.services import Services
+from ui.widgets.layout_parts import items as layout_items
 
 
 class Panel(QWidget):
@@ -62,12 +63,12 @@ def least_height(layout: QLayout, width: int) -> int:
     the rest at their minimum (a column's parts added up, a row's tallest)."""
     margins = layout.contentsMargins()
     inner = max(1, width - margins.left() - margins.right())
-    items = [item for item in (layout.itemAt(i) for i in range(layout.count())) if not item.isEmpty()]
+    shown = [item for item in layout_items(layout) if not item.isEmpty()]  # not itemAt: see layout_parts
     column = isinstance(layout, QBoxLayout) and layout.direction() in (
         QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.BottomToTop)  # fmt: skip
     # In a row each part wraps at the width the row gave it (the whole width before the first layout).
     heights = [_item_height(item, inner if column or item.geometry().width() <= 0 else item.geometry().width())
-               for item in items]  # fmt: skip
+               for item in shown]  # fmt: skip
     if not heights:
         return margins.top() + margins.bottom()
     total = sum(heights) + max(0, layout.spacing()) * (len(heights) - 1) if column else max(heights)

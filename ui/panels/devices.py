@@ -23,6 +23,7 @@ from ui import i18n
 from ui.device_text import short_reason
 from ui.panels.base import Panel
 from ui.services import Services
+from ui.widgets.layout_parts import widgets as layout_widgets
 from ui.widgets.monitor import MonitorStrip
 
 Rows = list[tuple[str, str]]
@@ -190,9 +191,9 @@ class DevicesPanel(Panel):
     def _arrange_groups(self) -> None:
         """The forms side by side when they fit the width (a wide screen), else one under another;
         the scroll area as tall as they are at most, so the monitor below gets the rest of the height."""
-        widgets = [self.groups_layout.itemAt(i).widget() for i in range(self.groups_layout.count())]
+        widgets = layout_widgets(self.groups_layout)  # not itemAt: see layout_parts
         spacing = self.groups_layout.spacing()
-        wanted = sum(w.sizeHint().width() + spacing for w in widgets if w is not None)
+        wanted = sum(w.sizeHint().width() + spacing for w in widgets)
         beside = bool(widgets) and wanted <= self.scroll.viewport().width()
         self.groups_layout.setDirection(
             QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom

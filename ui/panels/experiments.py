@@ -43,6 +43,7 @@ from ui.widgets.live_plot import GroupedLegend, LivePlot, PlotPlaceholder, Serie
 from ui.widgets.notes_box import NotesBox, lines_for
 from ui.widgets.params_form import ParamsForm
 from ui.widgets.run_controls import RunControls
+from ui.widgets.tab_order import order_tabs
 
 translate = QCoreApplication.translate
 
@@ -314,6 +315,7 @@ class ExperimentsPanel(Panel):
         self.experiment_combo.setToolTip(self.experiment_combo.currentText())  # may be clipped
         self._offer_gpu_fields()
         self._fit_controls()
+        order_tabs(self.splitter.widget(0))  # the new fields were made after Run: Tab reaches them first
 
     def _offer_gpu_fields(self) -> None:
         """GPU-only fields (time kernels on the GPU) greyed out, with the reason, on a machine without

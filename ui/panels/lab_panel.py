@@ -66,15 +66,17 @@ class LabPanel(ExperimentsPanel):
         page.insertWidget(page.indexOf(self.heading), heading_row(self.heading, self.validation_button))
         self.experiment_label.hide()  # one experiment: the heading names it
         self.experiment_combo.hide()
-        # The form scrolls on a short screen instead of squeezing; Run and Export stay under it,
-        # on screen whatever the form's length (a 1024x768 projector holds few fields).
+        # The form scrolls on a short screen instead of squeezing; the device, Run and Export stay
+        # under it, on screen whatever the form's length (a 1024x768 projector holds few fields:
+        # the operator-fusion form left "Run on" half below the fold).
         self.controls_scroll = ControlsScroll()
         pinned = QWidget()
         column = QVBoxLayout(pinned)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.controls_scroll, 1)
-        for widget in (self.run_controls, self.export_button):
+        column.addWidget(self.controls_scroll)
+        for widget in (self.device_label, self.device_combo, self.run_controls, self.export_button):
             column.addWidget(widget)  # taken out of the scrolled column
+        column.addStretch(1)  # room to spare goes under Export; the form shrinks (and scrolls) first
         controls = self.splitter.widget(0)
         self.splitter.insertWidget(0, pinned)
         self.controls_scroll.setWidget(controls)

@@ -120,9 +120,9 @@ class StreamsPanel(LabPanel):
     def _build_layout(self) -> None:
         super()._build_layout()
         self.description.hide()  # the heading says it (its tooltip too): the form needs the room in projector type
-        # How the timeline's rows are drawn, under the device: above the table it cost the timeline
+        # How the timeline's rows are drawn, under the form: above the table it cost the timeline
         # a line of a 1024x768 projector screen.
-        at = self.controls_column.indexOf(self.device_combo) + 1
+        at = self.controls_column.indexOf(self.form) + 1
         self.controls_column.insertWidget(at, self.rows_label)
         self.controls_column.insertWidget(at + 1, self.rows_combo)
 

@@ -15,7 +15,8 @@ def item_wrappers() -> int:
     """Python wrappers of layout items (not layouts) PySide holds now."""
     if not hasattr(Shiboken, "getAllValidWrappers"):
         pytest.skip("this shiboken6 cannot list its wrappers")
-    return sum(1 for obj in Shiboken.getAllValidWrappers() if isinstance(obj, QLayoutItem) and not hasattr(obj, "parent"))
+    wrappers = Shiboken.getAllValidWrappers()
+    return sum(1 for obj in wrappers if isinstance(obj, QLayoutItem) and not hasattr(obj, "parent"))
 
 
 def test_parts_are_in_the_layouts_order_with_nested_layouts_and_without_spacers(qtbot):

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLayoutItem, QLi
 from shiboken6 import Shiboken
 
 from ui.panels.base import least_height
-from ui.widgets.layout_parts import items, parts, widgets
+from ui.widgets.layout_parts import items, part_at, parts, widgets
 
 
 def item_wrappers() -> int:
@@ -36,6 +36,8 @@ def test_parts_are_in_the_layouts_order_with_nested_layouts_and_without_spacers(
     assert [type(part).__name__ for part in found] == ["QLabel", "QLabel", "QHBoxLayout", "QLabel"]
     assert found[1] is title and found[2] is row and found[3] is last
     assert parts(row) == [first, second] and widgets(column)[1:] == [title, last]
+    assert part_at(column, 1) is title and part_at(column, 2) is None and part_at(column, 3) is row  # 2: the stretch
+    assert part_at(column, 9) is None
 
 
 def test_walking_a_form_leaves_no_item_wrapper_that_outlives_the_item(qtbot):

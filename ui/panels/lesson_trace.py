@@ -16,12 +16,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLayout, QVBoxLayout, QWidget
 
 from gpulab.results import Result
 from ui import i18n
 from ui.panels.base import Panel
 from ui.panels.trace import TracePanel
+from ui.widgets.layout_parts import part_at
 
 # The page's own cut of its lines (whole in presenter mode): at most this many lines, the rest on hover
 WRAPPED_LINES = {"status": 2, "about": 3, "window_label": 2}
@@ -48,7 +49,8 @@ class TraceLessonLab(Panel):
         about the file (the lesson's text says what the sample is and how it was made), and no empty
         Step and Rank lists before the sample is read (they would make the lab too wide for its column)."""
         trace = self.trace
-        top, controls = trace.layout().itemAt(0).layout(), trace.layout().itemAt(1).layout()
+        top, controls = part_at(trace.layout(), 0), part_at(trace.layout(), 1)  # not itemAt: see layout_parts
+        assert isinstance(top, QLayout) and isinstance(controls, QLayout)
         top.removeWidget(trace.badge)
         controls.addWidget(trace.badge)
         trace.about.hide()

@@ -10,6 +10,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from ui.widgets.layout_parts import part_at
+
 # A host at least this wide and tall (pixels) is "large": the lanes need a fraction of the right
 # column's height there, so the tabs fill the rest of it (1920 x 1080 in any theme; not 1366 x 768).
 LARGE_PX = (1400, 850)
@@ -98,8 +100,8 @@ class TabArea(QObject):
             return  # a right column without a layout has no room to hold them
         self.beside = beside
         if beside:
-            first = self.right.layout().itemAt(0)
-            after = 1 if first is not None and first.widget() is not None else 0  # after the lanes, if there
+            first = part_at(self.right.layout(), 0)  # not itemAt: see layout_parts
+            after = 1 if isinstance(first, QWidget) else 0  # after the lanes, if there
             self.right.layout().insertWidget(after, self.tabs, 3)  # the rest of the column
         else:
             self.splitter.addWidget(self.tabs)

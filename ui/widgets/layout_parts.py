@@ -34,3 +34,8 @@ def items(layout: QLayout) -> list[QLayoutItem]:
     """``parts`` as layout items, for what only an item answers (its smart minimum size, whether
     it is empty): a nested layout is one; a widget gets an item of its own, owned here."""
     return [QWidgetItem(part) if isinstance(part, QWidget) else part for part in parts(layout)]
+
+
+def part_at(layout: QLayout, index: int) -> QWidget | QLayout | None:
+    """The widget or nested layout at ``index`` of ``layout`` (None for a spacer or past the end)."""
+    return next((part for part in parts(layout) if layout.indexOf(part) == index), None)

@@ -2191,6 +2191,10 @@
         <translation>失败：%1</translation>
     </message>
     <message>
+        <source>Keyboard: %1</source>
+        <translation>键盘：%1</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from tests.ui.walk import choose, open_panel
+from tests.ui.walk import choose, open_panel, switch_language, type_into, wait_idle
 
 
 def tab_walk(qtbot, start: QWidget, steps: int, backwards: bool = False) -> list[QWidget]:
@@ -55,3 +55,33 @@ def test_a_new_experiments_fields_come_before_run_on_the_run_experiment_page(qtb
     assert visited[: len(fields)] == fields
     assert visited[len(fields):] == [panel.device_combo, panel.run_button]
 
+
+
+def test_ctrl_return_in_a_field_runs_the_lab_and_run_says_so(qtbot, window):
+    panel = open_panel(qtbot, window, "fusion")
+    window.activateWindow()
+    repeats = panel.form.editors["repeats"]
+    type_into(qtbot, repeats, "1")
+    sizes = panel.form.editors["sizes"].edit
+    type_into(qtbot, sizes, "1024")
+    qtbot.keyClick(sizes, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # typed, then run: no mouse
+    assert panel.job is not None and not panel.run_button.isEnabled()
+    qtbot.keyClick(sizes, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # while it runs: nothing more
+    wait_idle(qtbot, window)
+    assert panel.last_result is not None and tuple(panel.last_result.params["sizes"]) == (1024,)
+    assert "Ctrl+Return" in panel.run_button.toolTip()
+    switch_language(window, "zh")
+    assert panel.run_button.toolTip().startswith("键盘：Ctrl+")  # Qt names the key in Chinese too (回车)
+
+
+def test_ctrl_return_on_the_check_page_runs_the_quick_check(qtbot, window):
+    from tests.gpulab.check.fakes import FakeGpu, FakeLayer
+
+    panel = open_panel(qtbot, window, "check")
+    panel.device_layer, panel.only = FakeLayer(FakeGpu(0)), ["software.cuda"]
+    window.activateWindow()
+    panel.run_button.setFocus()
+    keypad = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.KeypadModifier
+    qtbot.keyClick(panel.run_button, Qt.Key.Key_Enter, keypad)  # Enter on the number pad
+    wait_idle(qtbot, window)
+    assert panel.report is not None and panel.report.mode == "quick"

@@ -115,6 +115,7 @@ class CheckPanel(Panel):
         self.full_button = QPushButton()
         self.run_controls.add_run_button(self.full_button)
         self.run_controls.run_clicked.connect(lambda: self.start("quick"))
+        self.run_controls.run_by_keys(self)
         self.full_button.clicked.connect(lambda: self.start("full"))
         self.open_button = QPushButton()
         self.open_button.clicked.connect(lambda: self.open_report())

@@ -93,6 +93,7 @@ class CpuVsGpuPanel(Panel):
         self.choices = SweepControls()
         self.run_controls = RunControls(lambda: self.tr("Run sweep"))
         self.run_controls.run_clicked.connect(self.run_sweep)
+        self.run_controls.run_by_keys(self)
         self.run_controls.lock_while_running(self.choices.inputs(), self.choices.usable_when_idle)
         self.run_controls.ended.connect(lambda _state: self.race_tab.refill(self.choices.experiment))
         self.export_button = ExportButton()

@@ -103,6 +103,7 @@ class ExperimentsPanel(Panel):
         self.run_controls.run_clicked.connect(self.run_experiment)
         self.run_controls.lock_while_running([self.experiment_combo, self.form, self.device_combo])
         self.run_controls.ended.connect(self._ended)
+        self.run_controls.run_by_keys(self)
         # The column's widgets, by the names scripts and tests know them.
         self.run_button, self.cancel_button = self.run_controls.run_button, self.run_controls.cancel_button
         self.progress, self.status = self.run_controls.progress, self.run_controls.status

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from gpulab.catalogue import Message
@@ -19,6 +20,7 @@ from ui.i18n import engine_message
 from ui.jobs import Job, plain_error
 
 PROGRESS_STEPS = 1000
+RUN_KEYS = ("Ctrl+Return", "Ctrl+Enter")  # Enter beside the letters, and on the keypad
 
 
 class RunControls(QWidget):
@@ -35,6 +37,7 @@ class RunControls(QWidget):
         self.extra_run_buttons: list[QPushButton] = []
         self.usable_when_idle: Callable[[QWidget], bool] = lambda _widget: True
         self.status_text: Callable[[], str] = lambda: ""
+        self.run_keys_on: QWidget | None = None  # the page where Ctrl+Return presses Run
         self._make_widgets()
         self.retranslate()
 
@@ -66,6 +69,19 @@ class RunControls(QWidget):
         the controls grey it out while a job runs."""
         self.buttons.insertWidget(self.buttons.indexOf(self.cancel_button), button)
         self.extra_run_buttons.append(button)
+
+    def run_by_keys(self, page: QWidget) -> None:
+        """Ctrl+Return anywhere on ``page``, a field being typed in too, presses Run: change a number,
+        run again, without reaching for the mouse (the warp visualizer's key, on every lab)."""
+        for key in RUN_KEYS:
+            shortcut = QShortcut(QKeySequence(key), page, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(self._run_by_key)
+        self.run_keys_on = page
+        self.retranslate()
+
+    def _run_by_key(self) -> None:
+        if self.run_button.isEnabled() and self.run_button.isVisible():  # not while it runs, nor where Run is folded
+            self.run_button.click()
 
     # ------------------------------------------------------------ the job
 
@@ -131,6 +147,9 @@ class RunControls(QWidget):
 
     def retranslate(self) -> None:
         self.run_button.setText(self.run_text())
+        if self.run_keys_on is not None:
+            key = QKeySequence(RUN_KEYS[0]).toString(QKeySequence.SequenceFormat.NativeText)
+            self.run_button.setToolTip(self.tr("Keyboard: %1").replace("%1", key))
         self.cancel_button.setText(self.tr("Cancel"))
         self.status.setText(self.status_text())
 

@@ -1,10 +1,12 @@
 """The squeeze lab's measured step, without a GPU: a small fake of the CuPy calls it uses.
 
-The fake keeps a clock that each kernel, copy, launch and graph replay moves by a known amount,
-so the phases the step reads from its events are known exactly; it records every allocation and
-every host synchronisation made while a stream is capturing (the step must make none), and it
-injects the failures a real GPU can give (a refused capture, out of memory, an allocation inside
-the capture). The ``gpu``-marked tests at the end run the real path; they skip without a GPU.
+The fake keeps a clock that each kernel, copy, launch and graph replay moves by a known amount
+(a kernel queued behind the holding kernel runs without the host's gap before it), so the phases
+the step reads from its events are known exactly; it records every allocation and every host
+synchronisation made while a stream is capturing (the step must make none), refuses a matmul
+while capturing as CuPy does (cupy/cupy#6290), and it injects the failures a real GPU can give
+(a refused capture, out of memory, an allocation inside the capture). The ``gpu``-marked tests
+at the end run the real path; they skip without a GPU.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class FakeCupy:
         self.launches: list[tuple[str, tuple[str, ...]]] = []  # (kernel, input dtypes), eager ones only
         self.graphs: list[FakeGraph] = []
         self.pinned_ids: set[int] = set()
+        self.held = False  # the holding kernel runs: what is queued behind it runs back to back
+        self.holds_ns: list[int] = []
         fake = self
 
         class Namespace:
@@ -107,16 +111,18 @@ class FakeCupy:
     def launch(self, name: str, inputs: tuple[Any, ...]) -> None:
         dtypes = tuple(str(a.dtype) for a in inputs if isinstance(a, np.ndarray))
         if self.capturing is not None:
+            if self.fail == "alloc-in-capture":
+                self.zeros((2,), np.float32)  # a temporary, as a kernel needing a copy would make
             self.capturing.captured.append(name)
             return
         self.launches.append((name, dtypes))
-        self.now += GAP_S + KERNEL_S
+        self.now += KERNEL_S if self.held else GAP_S + KERNEL_S
 
     def matmul(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
         assert a.shape[1] == b.shape[0] and out.shape == (a.shape[0], b.shape[1]), "matmul shapes"
         assert a.dtype == b.dtype == out.dtype, "matmul in one precision"
-        if self.fail == "alloc-in-capture" and self.capturing is not None:
-            self.zeros(out.shape, out.dtype)  # a temporary, as a matmul needing a copy would make
+        if self.capturing is not None:  # CuPy's own refusal, whatever the driver would allow
+            raise NotImplementedError("calling cuBLAS API during stream capture is currently unsupported")
         self.launch("gemm", (a, b))
         return out
 
@@ -129,6 +135,17 @@ class FakeCupy:
             fake.launch(name, args)
 
         return call
+
+    def RawKernel(self, source: str, name: str) -> Any:
+        assert name == "hold_gpu" and "globaltimer" in source
+        fake = self
+
+        def hold(grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]) -> None:
+            assert fake.capturing is None, "the GPU is held only for timing, never in a graph"
+            fake.holds_ns.append(int(args[0]))
+            fake.held = True
+
+        return hold
 
     def h2d(self, arr: np.ndarray, stream: Any) -> None:
         if self.capturing is not None:
@@ -171,6 +188,7 @@ class FakeStream:
     def synchronize(self) -> None:
         if self.fake.capturing is not None:
             self.fake.synced_in_capture.append("stream.synchronize")
+        self.fake.held = False
 
 
 class FakeGraph:
@@ -191,6 +209,7 @@ class FakeEvent:
     def synchronize(self) -> None:
         if self.fake.capturing is not None:
             self.fake.synced_in_capture.append("event.synchronize")
+        self.fake.held = False
 
 
 def setups() -> list[step.Setup]:
@@ -209,7 +228,14 @@ def test_nothing_is_allocated_or_synchronised_while_capturing(setup):
     phases = device.phases(1e-3)
     assert fake.allocated_in_capture == [] and fake.synced_in_capture == []
     assert fake.allocations == allocated  # the timed runs allocate nothing either
-    assert fake.graphs and len(fake.graphs[0].nodes) == phases.kernels == len(device.ops)
+    gemms = sum(op.name == "gemm" for op in device.ops)
+    assert phases.kernels == len(device.ops) and gemms > 0
+    if setup.cuda_graphs:  # the element-wise runs as graphs, the matmuls between them
+        assert sum(len(graph.nodes) for graph in fake.graphs) + gemms == phases.kernels
+        assert "gemm" not in {node for graph in fake.graphs for node in graph.nodes}
+        assert phases.launches == len(fake.graphs) + gemms < phases.kernels
+    else:  # nothing captured: the kernels are launched one by one
+        assert fake.graphs == [] and phases.launches == phases.kernels
 
 
 def test_the_phases_are_the_event_times_of_each_part():
@@ -218,8 +244,8 @@ def test_the_phases_are_the_event_times_of_each_part():
     n = phases.kernels
     assert phases.h2d_s == pytest.approx(SMALL.batch_bytes / PAGEABLE_B_S)
     assert phases.span_s == pytest.approx(n * (GAP_S + KERNEL_S)) == pytest.approx(phases.eager_s)
-    assert phases.replay_s == pytest.approx(GRAPH_LAUNCH_S + n * KERNEL_S)
-    assert phases.launch_gaps_s == pytest.approx(n * GAP_S - GRAPH_LAUNCH_S)
+    assert phases.replay_s == pytest.approx(n * KERNEL_S)  # behind the held GPU: no host gap inside
+    assert phases.launch_gaps_s == pytest.approx(n * GAP_S)
     assert phases.readback_s == pytest.approx(READBACK_S)
     assert phases.data_s == 1e-3
 
@@ -238,7 +264,10 @@ def test_each_switch_changes_what_it_should():
     assert fused.kernels < base.kernels
     assert {d for name, dtypes in base_fake.launches if name == "gemm" for d in dtypes} == {"float32"}
     assert {d for name, dtypes in mixed_fake.launches if name == "gemm" for d in dtypes} == {"float16"}
-    assert graphs.span_s == pytest.approx(graphs.replay_s) and graphs.launch_gaps_s == 0
+    gemms = sum(op.name == "gemm" for op in StepOnDevice(FakeCupy(), np.empty, SMALL, step.Setup()).ops)
+    pieces = graphs.launches - gemms  # the graphs of element-wise runs
+    assert graphs.launch_gaps_s == pytest.approx(pieces * GRAPH_LAUNCH_S + gemms * GAP_S)
+    assert 0 < graphs.launch_gaps_s < base.launch_gaps_s  # fewer launches, not none: the matmuls stay eager
     assert graphs.eager_gaps_s == pytest.approx(base.launch_gaps_s)
 
 
@@ -252,7 +281,7 @@ def test_a_refused_capture_raises_a_measure_error_naming_it():
 def test_an_allocation_inside_the_capture_is_caught_by_the_pool_check():
     fake = FakeCupy(fail="alloc-in-capture")
     with pytest.raises(MeasureError) as caught:
-        StepOnDevice(fake, fake.empty_pinned, SMALL, step.Setup()).phases(1e-3)
+        StepOnDevice(fake, fake.empty_pinned, SMALL, step.Setup(cuda_graphs=True)).phases(1e-3)
     assert caught.value.stage == "capture" and "memory pool grew" in str(caught.value)
 
 
@@ -305,6 +334,16 @@ def test_on_a_gpu_every_configuration_is_measured_and_labelled_so(monkeypatch):
     assert {p.extra["kind"] for s in result.series for p in s.points} == {"measured"}
     keys = [note.message.key for note in result.notes]
     assert "squeeze.note.measured" in keys and "squeeze.note.fp16-not-bf16" in keys  # bf16 chosen, FP16 run
+    pieces = next(n for n in result.notes if n.message.key == "squeeze.note.graph-pieces")
+    assert 0 < dict(pieces.message.args)["launches"] < dict(pieces.message.args)["kernels"]
+    # The verdict and the loader's note say where the GPU's part came from: measured here, not modelled
+    # (on an H200 they said "the modelled NVIDIA H200" and "the GPU's part is modelled").
+    from gpulab.catalogue import render
+
+    said = [render(n.message, lang) for n in result.notes for lang in ("en", "zh")
+            if n.message.key.startswith("squeeze.verdict.") or n.message.key == "squeeze.note.loader"]
+    assert said and all("Fake GPU 80GB" in text for text in said)
+    assert not any("modelled" in text or "模型估算" in text or "建模" in text for text in said)
     assert "squeeze.assumption.kernels" not in keys  # no model behind a measured ladder
     assert any(key.startswith("squeeze.verdict.") for key in keys)
     for s in result.series:
@@ -312,14 +351,22 @@ def test_on_a_gpu_every_configuration_is_measured_and_labelled_so(monkeypatch):
         assert sum(extra["parts"].values()) == pytest.approx(extra["seconds"])
 
 
-def test_a_refused_capture_models_every_configuration_and_says_why(monkeypatch):
+def test_a_refused_capture_models_the_configurations_with_graphs_and_says_why(monkeypatch):
     result = run_on(FakeCupy(fail="capture"), monkeypatch)
-    assert {s.provenance.kind for s in result.series} == {"modelled"}  # never labelled measured
-    assert {p.extra["kind"] for s in result.series for p in s.points} == {"modelled"}
+    graphs = [s for s in result.series if "cuda_graphs" in s.points[0].extra["switches"]]
+    assert graphs and {s.provenance.kind for s in graphs} == {"modelled"}  # never labelled measured
+    assert {s.provenance.kind for s in result.series if s not in graphs} == {"measured"}  # no capture needed
     failures = [n for n in result.notes if n.message.key == "squeeze.note.measure-failed"]
-    assert len(failures) == len(result.series)
+    assert len(failures) == len(graphs)
     assert all("StreamCaptureUnsupported" in str(dict(n.message.args)["error"]) for n in failures)
-    assert "squeeze.note.measured" not in [n.message.key for n in result.notes]
+    assert "squeeze.note.graph-pieces" not in [n.message.key for n in result.notes]
+
+
+def test_the_kernels_own_time_is_taken_behind_a_held_gpu_longer_than_the_host_takes_to_queue():
+    fake = FakeCupy()
+    phases = StepOnDevice(fake, fake.empty_pinned, SMALL, step.Setup()).phases(1e-3)
+    assert len(fake.holds_ns) == measured.REPEATS
+    assert min(fake.holds_ns) >= max(2 * phases.eager_s, measured.HOLD_LEAST_S) * 1e9 * 0.999
 
 
 def test_out_of_memory_on_one_configuration_models_that_one_only(monkeypatch):
@@ -365,3 +412,18 @@ def test_a_real_run_is_measured_on_this_gpu():
     result = drive(squeeze.run(squeeze.Params(shape="small"), Context()))
     assert {s.provenance.kind for s in result.series} == {"measured"}, [n.message for n in result.notes]
     assert {s.provenance.device for s in result.series} == {cuda.device_name()}
+
+
+# ---------------------------------------------------------------- the holding kernel, compiled as the GPU will
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_the_holding_kernel_compiles_with_nvrtc_and_reads_the_global_timer(arch):
+    from gpulab import nvrtc
+
+    try:
+        cubin, _ = nvrtc.compile_cubin(measured.HOLD_SOURCE, "hold_gpu.cu", arch)
+        ptx = nvrtc.compile_ptx(measured.HOLD_SOURCE, "hold_gpu.cu", "compute_" + arch[3:])
+    except nvrtc.NvrtcUnavailable as exc:
+        pytest.skip(f"NVRTC is not installed: {exc}")
+    assert cubin and "%globaltimer" in (ptx[0] if isinstance(ptx, tuple) else ptx)

@@ -157,7 +157,7 @@ def measured_point(index: int, config: Configuration, params: Params, loading: L
     parts = breakdown(events, step_s)
     extra = {"kind": "measured", "configuration": config.key, "switches": list(config.switches),
              "ladder": config.ladder, "seconds": step_s, "parts": parts.as_dict(),
-             "utilisation": parts.utilisation, "kernels": phases.kernels,
+             "utilisation": parts.utilisation, "kernels": phases.kernels, "launches": phases.launches,
              "kernel_mean_s": phases.replay_s / max(phases.kernels, 1),
              "issue_s": phases.eager_gaps_s / max(phases.kernels, 1),
              "phases": {"h2d_s": phases.h2d_s, "span_s": phases.span_s, "replay_s": phases.replay_s,
@@ -253,7 +253,7 @@ def graphs_note(series: list[Series]) -> Message | None:
     return None
 
 
-def verdict_notes(series: list[Series], gpu: str) -> list[Message]:
+def verdict_notes(series: list[Series], gpu: Message) -> list[Message]:
     found = verdict(series)
     if found is None:
         return [msg("squeeze.verdict.no-switch")]
@@ -299,9 +299,11 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     yield Progress(1.0, msg("progress.done"))
     kinds = {s.provenance.kind for s in series}
     graphs = graphs_note(series)
-    notes = merge_notes(verdict_notes(series, device if kinds == {"measured"} else spec.name),
-                        [graphs] if graphs else [], _loader_notes(loading, mlp), failed,
-                        _gpu_notes(params, kinds, device), [msg("squeeze.note.readback")],
+    where = msg("squeeze.where.measured", gpu=device) if kinds == {"measured"} else msg("squeeze.where.modelled",
+                                                                                          gpu=spec.name)
+    notes = merge_notes(verdict_notes(series, where),
+                        [graphs] if graphs else [], _loader_notes(loading, mlp, kinds, device), failed,
+                        _gpu_notes(params, kinds, device, series), [msg("squeeze.note.readback")],
                         [msg("squeeze.note.claim-unsourced"), msg("squeeze.note.utilisation"),
                          msg("squeeze.note.workers", workers=params.loader_workers), msg("squeeze.note.unvalidated")],
                         step_costs(spec, mlp, Setup(), loading.seconds).assumptions if "modelled" in kinds else [],
@@ -309,7 +311,17 @@ def run(params: Params, ctx: Context) -> ExperimentGen:
     return Result("squeeze", params_to_dict(params), tuple(series), notes)
 
 
-def _gpu_notes(params: Params, kinds: set[str], device: str) -> list[Message]:
+def _graph_pieces_notes(series: list[Series]) -> list[Message]:
+    """How a measured configuration with CUDA Graphs launched its step: CuPy captures no cuBLAS
+    call, so its graphs hold the element-wise runs and the matmuls go between them."""
+    for one in series:
+        extra = one.points[0].extra if one.points else {}
+        if one.provenance.kind == "measured" and "cuda_graphs" in extra.get("switches", ()):
+            return [msg("squeeze.note.graph-pieces", launches=extra["launches"], kernels=extra["kernels"])]
+    return []
+
+
+def _gpu_notes(params: Params, kinds: set[str], device: str, series: list[Series]) -> list[Message]:
     """Where the GPU's numbers come from: no GPU (why), measured (how), or both (a mixed ladder)."""
     if "measured" not in kinds:
         status = cuda.cuda_status()
@@ -319,14 +331,18 @@ def _gpu_notes(params: Params, kinds: set[str], device: str) -> list[Message]:
     notes = [msg("squeeze.note.measured", device=device, repeats=REPEATS)]
     if params.mixed_precision and params.precision == "bf16":
         notes.append(msg("squeeze.note.fp16-not-bf16"))
+    notes.extend(_graph_pieces_notes(series))
     if "modelled" in kinds:
         notes.append(msg("squeeze.note.mixed-kinds"))
     return notes
 
 
-def _loader_notes(loading: LoaderTiming, mlp: Mlp) -> list[Message]:
+def _loader_notes(loading: LoaderTiming, mlp: Mlp, kinds: set[str], device: str) -> list[Message]:
+    part = {frozenset({"measured"}): "measured", frozenset({"measured", "modelled"}): "mixed"}.get(frozenset(kinds),
+                                                                                                  "modelled")
+    gpu_part = msg(f"squeeze.gpu-part.{part}", gpu=device) if part != "modelled" else msg("squeeze.gpu-part.modelled")
     notes = [msg("squeeze.note.loader", ms=f"{loading.seconds * 1e3:.3g}", batch=mlp.batch, hidden=mlp.hidden,
-                 samples=loading.samples)]  # fmt: skip
+                 samples=loading.samples, gpu_part=gpu_part)]  # fmt: skip
     if loading.noise:
         notes.insert(0, msg("squeeze.note.loader-noisy", reasons=noise_messages(loading.noise)))
     return notes

@@ -13,16 +13,21 @@ switches change the step as they do in the model:
 * **mixed precision**: the matmuls run in float16 on float16 copies of the float32 master
   weights. CuPy has no bfloat16 (cupy/cupy#7527), so mixed precision here is FP16 whatever the
   lab's ``precision`` says, and a note says so;
-* **CUDA Graphs**: the step's kernels are captured once (``Stream.begin_capture`` /
-  ``end_capture`` on a non-blocking stream; capture is refused on the legacy default stream) and
-  replayed with ``Graph.launch``.
+* **CUDA Graphs**: the step's kernels are captured (``Stream.begin_capture`` / ``end_capture``
+  on a non-blocking stream; capture is refused on the legacy default stream) and replayed with
+  ``Graph.launch``. CuPy refuses cuBLAS calls while a stream captures ("calling cuBLAS API during
+  stream capture is currently unsupported", cupy/cupy#6290; seen with CuPy 14.2 on an H200), so
+  each run of element-wise kernels between two matmuls is one graph and the matmuls are launched
+  between the graphs: fewer launches, not one.
 
 Each phase is timed with a pair of CUDA events (``cupy.cuda.Event``, ``record(stream)``,
 ``synchronize()``, ``cupy.cuda.get_elapsed_time`` in milliseconds): the batch copy (pinned or
-pageable), the step's kernels as the configuration issues them (one by one, or one graph
-launch), the same kernels replayed from a graph (the GPU's own time: a graph removes the host's
-launch gaps, so the difference is the launch gaps; the graph's per-node gaps stay in compute),
-and the loss read back. The data wait is the CPU loader's, measured by the caller.
+pageable), the step's kernels as the configuration issues them (one by one, or its graphs), the
+kernels' own time, and the loss read back. The kernels' own time is each kernel between two
+events, all of them queued behind a kernel that holds the GPU until the host has queued the
+rest (:data:`HOLD_SOURCE`), so the GPU runs them back to back and no launch gap falls inside a
+pair; the issued span minus that is the launch gaps. The data wait is the CPU loader's,
+measured by the caller.
 
 A capture that grows the memory pool (``cupy.get_default_memory_pool().total_bytes()``) or
 fails, and an out-of-memory error, raise :class:`MeasureError`; the lab then models that
@@ -53,6 +58,19 @@ from gpulab.experiments.squeeze.step import (
 )
 
 REPEATS = 5  # event-timed repeats of each phase; the median is kept
+HOLD_LEAST_S, HOLD_MOST_S = 1e-3, 0.2  # how long the GPU is held while the host queues the timed kernels
+
+# Busy on one thread until ``ns`` nanoseconds of the GPU's global timer have passed. What the host
+# queues behind it meanwhile then runs back to back, without the GPU waiting for a launch.
+HOLD_SOURCE = r"""
+extern "C" __global__ void hold_gpu(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+"""
 WARMUP = 2  # untimed runs first: kernels compiled and loaded, cuBLAS handle made, before any capture
 ADAM = (0.9, 0.999, 1e-3, 1e-8)  # beta1, beta2, learning rate, eps (values do not change the timing)
 
@@ -70,10 +88,12 @@ class Phases:
     """One configuration's measured phases, seconds each (medians of :data:`REPEATS`).
 
     ``span_s``: the step's kernels as the configuration issues them (event-timed from before the
-    first launch to after the last kernel); ``replay_s``: the same kernels replayed from a CUDA
-    Graph (the GPU's own time, node gaps included); ``eager_s``: the kernels launched one by one
-    (the span itself when the configuration does not use graphs); ``readback_s``: the loss copied back and waited
-    for. ``data_s`` is the CPU loader's time for one batch (measured apart)."""
+    first launch to after the last kernel); ``replay_s``: the kernels' own GPU time (each between
+    two events, run back to back behind a held GPU, summed); ``eager_s``: the kernels launched one
+    by one (the span itself when the configuration does not use graphs); ``readback_s``: the loss
+    copied back and waited for; ``launches``: the launches the configuration makes a step (the
+    kernels, or its graphs and the matmuls between them). ``data_s`` is the CPU loader's time for
+    one batch (measured apart)."""
 
     data_s: float
     h2d_s: float
@@ -82,15 +102,16 @@ class Phases:
     readback_s: float
     kernels: int
     eager_s: float = 0.0
+    launches: int = 0
 
     @property
     def eager_gaps_s(self) -> float:
-        """The kernels launched one by one minus their replay: the launch gaps without graphs."""
+        """The kernels launched one by one minus their own time: the launch gaps without graphs."""
         return max(self.eager_s - self.replay_s, 0.0)
 
     @property
     def launch_gaps_s(self) -> float:
-        """The span minus the replay: the GPU waiting for the host's next launch (never negative)."""
+        """The span minus the kernels' own time: the GPU waiting for the host's next launch (never negative)."""
         return max(self.span_s - self.replay_s, 0.0)
 
 
@@ -149,6 +170,25 @@ class _Op:
         self.name, self.call = name, call
 
 
+class StepGraph:
+    """The step as CUDA Graphs of its element-wise runs, its matmuls launched between them (CuPy
+    cannot capture a cuBLAS call); ``parts`` are graphs and matmul ops, in the step's order."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+
+    @property
+    def launches(self) -> int:
+        return len(self.parts)
+
+    def launch(self, stream: Any) -> None:
+        for part in self.parts:
+            if isinstance(part, _Op):
+                part.call()  # on the current stream: the caller's ``with stream``
+            else:
+                part.launch(stream)
+
+
 class StepOnDevice:
     """The MLP's buffers on one device, its step as a list of kernels, and their event timing.
 
@@ -167,6 +207,7 @@ class StepOnDevice:
             raise MeasureError("allocate", f"{type(exc).__name__}: {exc}") from exc
         self._kernels: dict[tuple[str, ...], Any] = {}
         self.ops = self._ops()
+        self._hold = cp.RawKernel(HOLD_SOURCE, "hold_gpu")
 
     # ------------------------------------------------------------ buffers
 
@@ -293,27 +334,56 @@ class StepOnDevice:
         for op in self.ops:
             op.call()
 
-    def capture(self) -> Any:
-        """The step's kernels captured as a ``cupy.cuda.Graph``; MeasureError when the capture fails
-        or made the memory pool grow (an allocation inside the capture)."""
+    def pieces(self) -> list[list[_Op]]:
+        """The step's kernels cut at each matmul: a run of element-wise kernels, or one matmul."""
+        pieces: list[list[_Op]] = []
+        for op in self.ops:
+            if op.name == "gemm" or not pieces or pieces[-1][0].name == "gemm":
+                pieces.append([op])
+            else:
+                pieces[-1].append(op)
+        return pieces
+
+    def capture(self) -> StepGraph:
+        """The step as graphs of its element-wise runs and the matmuls between them; MeasureError
+        when a capture fails or made the memory pool grow (an allocation inside the capture)."""
         pool = self.cp.get_default_memory_pool()
         before = pool.total_bytes()
+        parts = [piece[0] if piece[0].name == "gemm" else self._capture(piece) for piece in self.pieces()]
+        grown = pool.total_bytes() - before
+        if grown > 0:
+            raise MeasureError("capture", f"the memory pool grew by {grown} bytes during the capture")
+        return StepGraph(parts)
+
+    def _capture(self, piece: list[_Op]) -> Any:
         with self.stream:
             try:
                 self.stream.begin_capture()
             except Exception as exc:  # the driver's refusal, named in the note
                 raise MeasureError("capture", f"{type(exc).__name__}: {exc}") from exc
-            graph = None
             try:
-                self.enqueue()
+                for op in piece:
+                    op.call()
             except Exception as exc:
                 raise MeasureError("capture", f"{type(exc).__name__}: {exc}") from exc
             finally:
                 graph = self.stream.end_capture()  # always ends the capture, so the stream stays usable
-        grown = pool.total_bytes() - before
-        if grown > 0:
-            raise MeasureError("capture", f"the memory pool grew by {grown} bytes during the capture")
         return graph
+
+    def kernel_time(self, hold_s: float) -> float:
+        """Seconds of the kernels' own GPU time: each between two events, all queued behind a kernel
+        that holds the GPU for ``hold_s`` (longer than the host takes to queue them), so they run
+        back to back and no wait for the host falls inside a pair."""
+        pairs = []
+        self._hold((1,), (1,), (np.uint64(int(hold_s * 1e9)),))
+        for op in self.ops:
+            start, end = self.cp.cuda.Event(), self.cp.cuda.Event()
+            start.record(self.stream)
+            op.call()
+            end.record(self.stream)
+            pairs.append((start, end))
+        pairs[-1][1].synchronize()
+        return sum(float(self.cp.cuda.get_elapsed_time(start, end)) for start, end in pairs) / 1e3
 
     def _events(self, work: Callable[[], Any], stream: Any) -> float:
         """Seconds of ``work`` on ``stream`` between two recorded events (the host waits on the end one)."""
@@ -340,15 +410,17 @@ class StepOnDevice:
                     self._copy_in(self.stream)
                     self.enqueue()
                 self.stream.synchronize()
-                graph = self.capture()
+                graph = self.capture() if self.setup.cuda_graphs else None
+                issue = (lambda: graph.launch(self.stream)) if graph is not None else self.enqueue
                 copy_stream = self.copy_stream if self.setup.prefetch else self.stream
                 samples: dict[str, list[float]] = {"h2d": [], "span": [], "replay": [], "eager": [], "readback": []}
                 for _ in range(REPEATS):
                     samples["h2d"].append(self._events(lambda: self._copy_in(copy_stream), copy_stream))
-                    issue = (lambda: graph.launch(self.stream)) if self.setup.cuda_graphs else self.enqueue
                     samples["span"].append(self._events(issue, self.stream))
-                    samples["replay"].append(self._events(lambda: graph.launch(self.stream), self.stream))
                     samples["eager"].append(self._events(self.enqueue, self.stream))
+                    # held for twice the eager span: the host queues the kernels, and their events, within it
+                    hold_s = min(max(2 * samples["eager"][-1], HOLD_LEAST_S), HOLD_MOST_S)
+                    samples["replay"].append(self.kernel_time(hold_s))
                     samples["readback"].append(self._events(self._read_loss, self.stream))
         except MeasureError:
             raise
@@ -357,5 +429,6 @@ class StepOnDevice:
         median = {key: float(np.median(values)) for key, values in samples.items()}
         if not all(math.isfinite(value) and value >= 0 for value in median.values()):
             raise MeasureError("run", f"an event time was not a finite duration: {median}")
+        launches = graph.launches if graph is not None else len(self.ops)
         return Phases(data_s, median["h2d"], median["span"], median["replay"], median["readback"], len(self.ops),
-                      median["eager"])
+                      median["eager"], launches)

@@ -50,9 +50,8 @@ def require_cupy() -> Any:
     return cupy
 
 
-@cache
-def _compiled_module(device_index: int, source: str, options: tuple[str, ...],
-                     name_expressions: tuple[str, ...] = ()) -> Any:
+def _new_module(device_index: int, source: str, options: tuple[str, ...],
+                name_expressions: tuple[str, ...] = ()) -> Any:
     cupy = require_cupy()
     with cupy.cuda.Device(device_index):
         module = cupy.RawModule(code=source, options=options,
@@ -64,6 +63,11 @@ def _compiled_module(device_index: int, source: str, options: tuple[str, ...],
     return module
 
 
+# Memoized: one module per device, source and options, shared by every caller. Its __constant__
+# symbols keep the values its source gives; values a caller sets go to a module of its own.
+_compiled_module = cache(_new_module)
+
+
 def get_kernel(source: str, entry: str, device_index: int = 0,
                options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> Any:
     """A compiled ``cupy.RawKernel`` for ``entry``; modules are memoized per device and source.
@@ -72,16 +76,22 @@ def get_kernel(source: str, entry: str, device_index: int = 0,
     return module.get_function(entry)
 
 
-def fill_constants(source: str, entry: str, data: dict[str, Any], device_index: int = 0,
-                   options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> None:
-    """Copy ``data`` (symbol name -> numpy values) to the start of the module's ``__constant__``
-    symbols, as ``cudaMemcpyToSymbol`` does (the module :func:`get_kernel` compiles)."""
+def kernel_with_constants(source: str, entry: str, data: dict[str, Any], device_index: int = 0,
+                          options: tuple[str, ...] = DEFAULT_NVRTC_OPTIONS) -> Any:
+    """A ``cupy.RawKernel`` for ``entry`` whose ``__constant__`` symbols start with ``data`` (symbol
+    name -> numpy values, copied as ``cudaMemcpyToSymbol`` does), from a module of its own: set in
+    the shared module, a warp session's weights stayed there for every later user of the source
+    (the kernel check's stencil_1d then disagreed with numpy on an H200)."""
     cupy = require_cupy()
-    module = _compiled_module(device_index, source, options, (entry,) if "<" in entry else ())
+    # CuPy memoizes loaded modules by source and options (a second RawModule of the same code shares
+    # the first's __constant__ memory): the marked source is another module, the shared one untouched.
+    private = source + "\n// gpulab: __constant__ values set by the caller\n"
+    module = _new_module(device_index, private, options, (entry,) if "<" in entry else ())
     with cupy.cuda.Device(device_index):
         for name, values in data.items():
             host = np.ascontiguousarray(values).reshape(-1)
             cupy.ndarray(host.shape, host.dtype, module.get_global(name)).set(host)
+    return module.get_function(entry)
 
 
 def to_device(args: Sequence[Any]) -> list[Any]:

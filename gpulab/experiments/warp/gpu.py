@@ -49,10 +49,12 @@ def run_on_gpu(
 
     cupy = cuda.require_cupy()
     options = cuda.DEFAULT_NVRTC_OPTIONS + (() if session.fmad else ("--fmad=false",))
-    kernel = cuda.get_kernel(session.source, session.entry, device_index, options)
+    if session.constants:  # a module of its own: the shared one keeps the source's values
+        kernel = cuda.kernel_with_constants(session.source, session.entry, _constant_data(session), device_index,
+                                            options)  # fmt: skip
+    else:
+        kernel = cuda.get_kernel(session.source, session.entry, device_index, options)
     with cupy.cuda.Device(device_index):
-        if session.constants:
-            cuda.fill_constants(session.source, session.entry, _constant_data(session), device_index, options)
         device_args = cuda.to_device(fresh_args)
         launch = lambda: kernel(  # noqa: E731
             session.shape.grid, session.shape.block, tuple(device_args), shared_mem=session.shared_mem

@@ -32,3 +32,13 @@ def test_on_a_gpu_a_pointer_into_the_input_fmad_and_constants_are_as_the_session
                              fmad=fmad, constants=constants)  # fmt: skip
     run = ws.run_on_gpu(session, spec.build_args(preset), repeats=2, rtol=0, atol=0)  # bit for bit
     assert run.all_match
+    # The session's weights went to a module of its own: the shared one still has the source's.
+    import cupy
+
+    from gpulab import cuda
+
+    args = spec.build_args(preset)
+    device_args = cuda.to_device(args)
+    cuda.get_kernel(spec.source, spec.entry)(preset.grid, preset.block, tuple(device_args))
+    host = [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in device_args]
+    assert spec.matches(host, spec.expected(args))

@@ -241,7 +241,9 @@ def test_the_real_layer_measures_every_check_on_a_gpu():
     rates = [row.value for row in rows_of(report, "gpu.matmul") if row.value is not None]
     assert rates and all(rate > 0 for rate in rates)
     (launch,) = rows_of(report, "gpu.launch")
-    assert launch.value is not None and 0.5 < launch.value < 1000
+    # A measured, finite number of microseconds (an H200 gave 11 µs alone, 1039-1874 µs with
+    # 16 test workers sharing it): no bound on how slow a busy GPU may be, only on the unit.
+    assert launch.value is not None and 0.5 < launch.value < 1e6
 
 
 def test_the_software_check_asks_the_device_layer_for_nccl_so_a_missing_one_is_named():

@@ -318,7 +318,11 @@ def test_on_a_gpu_every_kernel_is_timed_and_placed_under_the_local_roof():
     for point in points.values():
         assert point.extra["seconds"] > 0
         if point.extra["bound"] is not None:  # the local GPU is in the spec table
-            assert 0 < point.extra["percent_of_roof"] < 150
+            assert point.extra["percent_of_roof"] > 0
+            if point.extra["percent_of_roof"] >= 150:  # above the roof only where the caches explain it:
+                # counted without reuse, matmul_naive's sectors are 340x its unique bytes and an H200
+                # ran it at 211% of its no-reuse roof (the A6000 validation row says about 5x above)
+                assert point.extra["sector_bytes"] > 10 * point.extra["unique_bytes"], point.extra["entry"]
     assert points["vector_add"].extra["attained_gb_s"] > 0
     assert points["vector_add"].extra["bound"] in ("memory-bound", None)
 

@@ -72,6 +72,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(skip)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """A GPU test runs alone on the GPU (see tests/gpu_turn.py); a skipped one takes no turn."""
+    if item.get_closest_marker("gpu") is None or item.get_closest_marker("skip") is not None:
+        yield
+        return
+    from tests.gpu_turn import gpu_turn
+
+    with gpu_turn():
+        yield
+
+
 @pytest.fixture(autouse=True)
 def fails_on_leaked_python_threads():
     """Fail any test that leaves a Python thread running (a second of grace to finish)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 try:
     import fcntl
-except ImportError:  # not on Windows: there the GPU tests share the GPU
+except ImportError:  # Windows has no fcntl: there the GPU tests share the GPU
     fcntl = None  # type: ignore[assignment]
 
 LOCK_PATH = Path(tempfile.gettempdir()) / "gpulab-pytest-gpu.lock"

@@ -15,14 +15,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget, QWidgetItem
 
 
+def _placed(layout: QLayout) -> list[tuple[int, QWidget | QLayout]]:
+    """(index, part) of every widget and nested layout ``layout`` places, by index (spacers left out)."""
+    owner = layout.parentWidget()
+    children = owner.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly) if owner else []
+    nested = [child for child in layout.children() if isinstance(child, QLayout)]
+    placed = [(layout.indexOf(part), part) for part in [*children, *nested]]
+    return sorted(((index, part) for index, part in placed if index >= 0), key=lambda pair: pair[0])
+
+
 def parts(layout: QLayout) -> list[QWidget | QLayout]:
     """The widgets and nested layouts ``layout`` places, in its order (spacers left out)."""
-    owner = layout.parentWidget()
-    widgets = owner.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly) if owner else []
-    nested = [child for child in layout.children() if isinstance(child, QLayout)]
-    placed = [(layout.indexOf(widget), widget) for widget in widgets]
-    placed += [(layout.indexOf(sub), sub) for sub in nested]
-    return [part for index, part in sorted(placed, key=lambda pair: pair[0]) if index >= 0]
+    return [part for _index, part in _placed(layout)]
 
 
 def widgets(layout: QLayout) -> list[QWidget]:
@@ -38,4 +42,4 @@ def items(layout: QLayout) -> list[QLayoutItem]:
 
 def part_at(layout: QLayout, index: int) -> QWidget | QLayout | None:
     """The widget or nested layout at ``index`` of ``layout`` (None for a spacer or past the end)."""
-    return next((part for part in parts(layout) if layout.indexOf(part) == index), None)
+    return next((part for at, part in _placed(layout) if at == index), None)

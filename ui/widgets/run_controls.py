@@ -37,7 +37,7 @@ class RunControls(QWidget):
         self.extra_run_buttons: list[QPushButton] = []
         self.usable_when_idle: Callable[[QWidget], bool] = lambda _widget: True
         self.status_text: Callable[[], str] = lambda: ""
-        self.run_keys_on: QWidget | None = None  # the page where Ctrl+Return presses Run
+        self.runs_by_keys = False  # Ctrl+Return presses Run on the panel (its tooltip says so)
         self._make_widgets()
         self.retranslate()
 
@@ -76,7 +76,7 @@ class RunControls(QWidget):
         for key in RUN_KEYS:
             shortcut = QShortcut(QKeySequence(key), page, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(self._run_by_key)
-        self.run_keys_on = page
+        self.runs_by_keys = True
         self.retranslate()
 
     def _run_by_key(self) -> None:
@@ -147,7 +147,7 @@ class RunControls(QWidget):
 
     def retranslate(self) -> None:
         self.run_button.setText(self.run_text())
-        if self.run_keys_on is not None:
+        if self.runs_by_keys:
             key = QKeySequence(RUN_KEYS[0]).toString(QKeySequence.SequenceFormat.NativeText)
             self.run_button.setToolTip(self.tr("Keyboard: %1").replace("%1", key))
         self.cancel_button.setText(self.tr("Cancel"))

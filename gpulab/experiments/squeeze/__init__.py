@@ -338,9 +338,10 @@ def _gpu_notes(params: Params, kinds: set[str], device: str, series: list[Series
 
 
 def _loader_notes(loading: LoaderTiming, mlp: Mlp, kinds: set[str], device: str) -> list[Message]:
-    part = {frozenset({"measured"}): "measured", frozenset({"measured", "modelled"}): "mixed"}.get(frozenset(kinds),
-                                                                                                  "modelled")
-    gpu_part = msg(f"squeeze.gpu-part.{part}", gpu=device) if part != "modelled" else msg("squeeze.gpu-part.modelled")
+    if "measured" not in kinds:
+        gpu_part = msg("squeeze.gpu-part.modelled")
+    else:  # every configuration on the GPU, or some modelled where they could not run there
+        gpu_part = msg("squeeze.gpu-part.measured" if kinds == {"measured"} else "squeeze.gpu-part.mixed", gpu=device)
     notes = [msg("squeeze.note.loader", ms=f"{loading.seconds * 1e3:.3g}", batch=mlp.batch, hidden=mlp.hidden,
                  samples=loading.samples, gpu_part=gpu_part)]  # fmt: skip
     if loading.noise:

@@ -196,6 +196,18 @@ def after_run_problems(window, viewer, where: str) -> list[str]:
     return [f"{where}: {p}" for p in found]
 
 
+def settled_problems(qtbot, window, viewer, where: str) -> list[str]:
+    """:func:`after_run_problems` once the page has reflowed: a resize or a step relays the page out
+    over the next turns of the event loop, and on CI's loaded machine a check read straight after
+    the 8-rank run's resize once saw the page mid-reflow (818 px in a 760 px view; alone it fits).
+    What is still wrong after the bound is reported."""
+    try:
+        qtbot.waitUntil(lambda: not after_run_problems(window, viewer, where), timeout=3000)
+    except qtbot.TimeoutError:
+        pass
+    return after_run_problems(window, viewer, where)
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_after_its_run_every_page_still_fits_with_run_and_the_big_number_on_screen(qtbot, window, lang):
     """The big number arrives with the run (a value, its badge, what it means, where it ran), and the
@@ -248,7 +260,7 @@ def test_the_ring_and_tree_steps_beside_a_lesson_cut_no_text_at_any_step(qtbot, 
                     if step:
                         click(qtbot, panel.transport.forward_button)
                     where = f"{size} {lang} {ranks} ranks, {panel.algorithm} step {step}"
-                    problems += after_run_problems(window, viewer, where)
+                    problems += settled_problems(qtbot, window, viewer, where)
                 assert "Verified" in panel.check_text.text() or "已验证" in panel.check_text.text()
                 click(qtbot, panel.transport.start_button)
     window.presenter.set_on(False)
